@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "jetsam",
+  products: [
+    .executable(name: "jetsamd", targets: ["jetsamd"]),
+    .executable(name: "jetsamctl", targets: ["jetsamctl"]),
+    .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
+    .library(name: "JetsamCore", targets: ["JetsamCore"]),
+    .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
+  ],
+  targets: [
+    // C libraries, imported as they are; all conversion lives in JetsamShell.
+    .systemLibrary(name: "CCgroup", pkgConfig: "libcgroup", providers: [.apt(["libcgroup-dev"])]),
+    .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // Raw syscalls and function-like macros that Swift cannot call directly.
+    .target(name: "CJetsamShim"),
+
+    // The pure policy core: events in, actions out. No I/O, no clock.
+    .target(name: "JetsamCore"),
+    // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
+    .target(name: "JetsamProtocol", dependencies: ["JetsamCore"]),
+    // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
+    .target(
+      name: "JetsamShell",
+      dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim", "CCgroup", "CSystemd"]
+    ),
+
+    .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
+    .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "CJetsamShim"]),
+    // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
+    .executableTarget(name: "jetsam-testapp"),
+
+    .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
+    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
+    .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,48 @@
+// Thin wrappers for Linux syscalls and macros that Swift's Glibc module does not expose.
+// Every symbol carries the jetsam_ prefix. Each returns what the syscall returns (-1 with errno set on failure).
+#pragma once
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+/// pidfd_open(2).
+int jetsam_pidfd_open(pid_t pid, unsigned int flags);
+/// pidfd_send_signal(2) with no siginfo.
+int jetsam_pidfd_send_signal(int pidfd, int sig);
+/// process_mrelease(2): reap a killed process's memory now, on the caller's time (kernel 5.15+).
+int jetsam_process_mrelease(int pidfd);
+/// eventfd(2) with EFD_CLOEXEC|EFD_NONBLOCK.
+int jetsam_eventfd(void);
+/// waitid(P_PIDFD, pidfd, info, options).
+int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options);
+/// prctl(PR_SET_CHILD_SUBREAPER, 1).
+int jetsam_set_child_subreaper(void);
+/// prctl(PR_SET_PDEATHSIG, sig).
+int jetsam_set_pdeathsig(int sig);
+
+/// Fields of a siginfo_t filled in by waitid or sd-event's child source (they live in a union Swift cannot name).
+pid_t jetsam_siginfo_pid(const siginfo_t *info);
+int jetsam_siginfo_code(const siginfo_t *info);
+int jetsam_siginfo_status(const siginfo_t *info);
+
+/// The CLD_* si_code values for a child's state change.
+enum {
+  JETSAM_CLD_EXITED = CLD_EXITED,
+  JETSAM_CLD_KILLED = CLD_KILLED,
+  JETSAM_CLD_DUMPED = CLD_DUMPED,
+  JETSAM_CLD_STOPPED = CLD_STOPPED,
+  JETSAM_CLD_CONTINUED = CLD_CONTINUED,
+};
+
+/// waitid(2) idtype and option values, exposed because release builds lose P_PIDFD in some files.
+enum {
+  JETSAM_P_PIDFD = 3,
+  JETSAM_WEXITED = WEXITED,
+  JETSAM_WSTOPPED = WSTOPPED,
+  JETSAM_WNOHANG = WNOHANG,
+  JETSAM_WNOWAIT = WNOWAIT,
+};
+
+/// Block signals in the calling thread (use first thing in main, before any thread starts).
+int jetsam_block_signals(const int *signals, int count);

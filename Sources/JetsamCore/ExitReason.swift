@@ -1,0 +1,23 @@
+/// Why an app's process ended, in the taxonomy of MetricKit's `MXAppExitMetric`.
+public enum ExitReason: String, Codable, Sendable, CaseIterable {
+  /// Exited with status 0.
+  case normalAppExit
+  /// Non-zero exit status, SIGABRT, SIGTRAP, or another fatal signal nobody in jetsam sent.
+  case abnormal
+  /// Killed by the kernel's cgroup OOM killer at the app's own memory cap.
+  case memoryResourceLimit
+  /// Killed for its CPU cap (reserved; a later issue enforces it).
+  case cpuResourceLimit
+  /// Killed by jetsam to relieve device memory pressure.
+  case memoryPressure
+  /// SIGSEGV or SIGBUS.
+  case badAccess
+  /// SIGILL.
+  case illegalInstruction
+  /// Missed a lifecycle-event deadline (reserved; 0x8badf00d).
+  case appWatchdog
+  /// Suspended while holding a file lock (reserved).
+  case suspendedWithLockedFile
+  /// A background task was never ended (reserved; 0x2182bad2).
+  case backgroundTaskAssertionTimeout
+}

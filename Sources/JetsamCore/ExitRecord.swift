@@ -1,0 +1,90 @@
+/// One line of the durable exit log: everything known about one app process's death.
+///
+/// The policy fills in what it decides (reason, state, times, pressure, snapshot); the shell fills in what it
+/// measures (wall-clock `time`, memory and CPU figures) before the record is written and fsync'd.
+public struct ExitRecord: Codable, Hashable, Sendable {
+  /// Wall-clock time of the exit, RFC 3339 (filled by the shell).
+  public var time: String
+  /// The app's name.
+  public var app: String
+  /// The main process's pid.
+  public var pid: Int32
+  /// Per-app launch counter: 1 for the first launch, 2 after one relaunch, …
+  public var launch: Int
+  /// The MetricKit exit reason.
+  public var reason: ExitReason
+  /// Namespace and code, e.g. `JETSAM memory-pressure`, `SIGNAL 0xb`, `EXIT 3`.
+  public var terminationReason: String
+  /// The coarse state the app died in: `foreground`, `background` or `suspended`.
+  public var state: String
+  /// The signal that ended the process, if one did.
+  public var signal: Int32?
+  /// The exit status, if the process exited.
+  public var exitCode: Int32?
+  /// Memory charged to the app's cgroup when it was killed or when its exit was seen (shell).
+  public var memoryBytes: Int64
+  /// The highest memory charged to the app's cgroup in its life (shell).
+  public var peakMemoryBytes: Int64
+  /// The app's memory cap, if it had one (shell).
+  public var memoryLimitBytes: Int64?
+  /// CPU time used by the app's cgroup (shell).
+  public var cpuSeconds: Double
+  /// Seconds from spawn to exit.
+  public var aliveSeconds: Double
+  /// Seconds in the state it died in (for `suspended`, from the moment its last process stopped).
+  public var stateSeconds: Double
+  /// The device's pressure level at the exit.
+  public var pressureLevel: PressureLevel
+  /// Bytes available to the device at the last sample before the exit.
+  public var deviceAvailableBytes: Int64
+  /// Every app at the moment of a jetsam kill (XNU's jetsam snapshot); nil for other exits.
+  public var snapshot: [SnapshotEntry]?
+
+  public init(
+    time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,
+    state: String, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0, peakMemoryBytes: Int64 = 0,
+    memoryLimitBytes: Int64? = nil, cpuSeconds: Double = 0, aliveSeconds: Double, stateSeconds: Double,
+    pressureLevel: PressureLevel, deviceAvailableBytes: Int64, snapshot: [SnapshotEntry]? = nil
+  ) {
+    self.time = time
+    self.app = app
+    self.pid = pid
+    self.launch = launch
+    self.reason = reason
+    self.terminationReason = terminationReason
+    self.state = state
+    self.signal = signal
+    self.exitCode = exitCode
+    self.memoryBytes = memoryBytes
+    self.peakMemoryBytes = peakMemoryBytes
+    self.memoryLimitBytes = memoryLimitBytes
+    self.cpuSeconds = cpuSeconds
+    self.aliveSeconds = aliveSeconds
+    self.stateSeconds = stateSeconds
+    self.pressureLevel = pressureLevel
+    self.deviceAvailableBytes = deviceAvailableBytes
+    self.snapshot = snapshot
+  }
+}
+
+/// One app in a jetsam snapshot, taken when a victim is chosen.
+public struct SnapshotEntry: Codable, Hashable, Sendable {
+  public var name: String
+  public var pid: Int32
+  public var band: Band
+  /// Coarse state: `foreground`, `background`, `suspended`.
+  public var state: String
+  /// Memory charged to the app's cgroup at the kill (filled by the shell; 0 until then).
+  public var memoryBytes: Int64
+  /// Seconds since the app entered its current band.
+  public var secondsInBand: Double
+
+  public init(name: String, pid: Int32, band: Band, state: String, memoryBytes: Int64 = 0, secondsInBand: Double) {
+    self.name = name
+    self.pid = pid
+    self.band = band
+    self.state = state
+    self.memoryBytes = memoryBytes
+    self.secondsInBand = secondsInBand
+  }
+}

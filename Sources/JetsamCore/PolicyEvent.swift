@@ -1,0 +1,145 @@
+/// Everything that can happen to the policy: requests from users, results of the shell's I/O, kernel
+/// observations, and the passing of time. Each carries the instant it happened.
+public enum PolicyEvent: Sendable, Equatable {
+  // MARK: Requests (may be refused with a PolicyError; the state is then unchanged)
+
+  /// Declares an app (or updates it while not running): its configured band lift and, after a daemon
+  /// restart, how many launches it already had.
+  case configure(app: String, bandFloor: Band?, launchCount: Int)
+  /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
+  /// foreground app moves to the background if the slots are full); otherwise it launches into the background.
+  case launch(app: String, foreground: Bool, at: Instant)
+  /// Bring a running app to the foreground (resuming it if suspended), or cold-start it if not running.
+  case activate(app: String, at: Instant)
+  /// Move a foreground app to the background.
+  case moveToBackground(app: String, at: Instant)
+  /// Suspend a background (or foreground, via background) app.
+  case suspend(app: String, at: Instant)
+  /// Resume a suspended app into the background.
+  case resume(app: String, at: Instant)
+  /// Kill an app now and record the exit with `reason` (a user reproducing an exit on demand).
+  case kill(app: String, reason: ExitReason, at: Instant)
+  /// End an app gracefully: SIGTERM, then SIGKILL when `PolicyConfig.terminateGrace` runs out.
+  case terminate(app: String, at: Instant)
+  /// Force a pressure level regardless of measurements (`nil` returns to measured levels).
+  case forceLevel(PressureLevel?, at: Instant)
+
+  // MARK: Results of the shell's actions
+
+  /// The process for the app's pending launch runs (inside its cgroup) with this pid.
+  case spawned(app: String, pid: Int32, at: Instant)
+  /// The launch failed before the app ran; nothing ran outside the cgroup.
+  case spawnFailed(app: String, message: String, at: Instant)
+  /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
+  case suspendCompleted(app: String, at: Instant)
+
+  // MARK: Kernel observations
+
+  /// A fresh reading of the memory available to the device.
+  case memorySampled(available: Int64, at: Instant)
+  /// The app's main process ended and its cgroup is empty. `oomKilled` is true when the kernel's OOM
+  /// killer acted in the app's own cgroup (its `oom_kill` counter rose).
+  case exited(app: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant)
+
+  // MARK: Time
+
+  /// The instant `JetsamPolicy.nextDeadline` named (or later) has come.
+  case tick(at: Instant)
+}
+
+/// What the policy decides the shell must do, in order.
+public enum PolicyAction: Sendable, Equatable {
+  /// Start the app's process in its cgroup; answer with `spawned` or `spawnFailed`.
+  case spawn(app: String, launch: Int)
+  /// Stop every process of the app (SIGSTOP or freezer); answer with `suspendCompleted`.
+  case suspend(app: String, pid: Int32)
+  /// Continue every process of the app.
+  case resume(app: String, pid: Int32)
+  /// Kill the app's whole cgroup now. `snapshot` is set for jetsam (pressure) kills; the shell fills in
+  /// each entry's memory before keeping it for the record.
+  case kill(app: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?)
+  /// Ask the app to end (SIGTERM to its main process).
+  case terminate(app: String, pid: Int32)
+  /// The app moved to a new state and band (the shell follows with oom_score_adj, notifications).
+  case stateChanged(app: String, from: LifecycleState, to: LifecycleState, band: Band)
+  /// The device's pressure level changed.
+  case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
+  /// Write this exit record durably (after filling in the measured fields), then report it.
+  case recordExit(ExitRecord)
+}
+
+/// A request the policy refuses, with a message for the user.
+public enum PolicyError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// No app of that name has been configured or launched.
+  case unknownApp(String)
+  /// The request does not fit the app's current state (e.g. suspending a not-running app).
+  case illegalTransition(app: String, from: LifecycleState, request: String)
+
+  public var description: String {
+    switch self {
+    case .unknownApp(let name): "no app named \"\(name)\""
+    case .illegalTransition(let app, let from, let request):
+      "cannot \(request) \(app): it is \(from.rawValue)"
+    }
+  }
+}
+
+/// Tunables of the policy (the shell builds this from the config file).
+public struct PolicyConfig: Sendable, Equatable {
+  /// Pressure thresholds in bytes available to the device.
+  public var thresholds: PressureThresholds
+  /// How many apps may be in the foreground at once (1 on a phone).
+  public var foregroundSlots: Int
+  /// A background app is suspended after this long in the background; nil: never automatically.
+  public var backgroundGrace: Duration?
+  /// A jetsam victim that has not exited this long after its kill no longer blocks the next kill.
+  public var killTimeout: Duration
+  /// Time between SIGTERM and SIGKILL for a graceful terminate.
+  public var terminateGrace: Duration
+
+  public init(
+    thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,
+    killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5)
+  ) {
+    self.thresholds = thresholds
+    self.foregroundSlots = foregroundSlots
+    self.backgroundGrace = backgroundGrace
+    self.killTimeout = killTimeout
+    self.terminateGrace = terminateGrace
+  }
+}
+
+/// A read-only view of one app as the policy sees it (for `ps`, snapshots and the shell).
+public struct AppStatus: Sendable, Equatable {
+  public var name: String
+  public var state: LifecycleState
+  /// The effective band: the state's natural band, lifted by `bandFloor`.
+  public var band: Band
+  /// The configured lift, if any.
+  public var bandFloor: Band?
+  /// The main pid while running.
+  public var pid: Int32?
+  /// Launches so far (the current one's number while running).
+  public var launch: Int
+  /// When the app entered its current state.
+  public var stateEnteredAt: Instant
+  /// When the app entered its current band (for suspended apps: when its last process stopped).
+  public var bandEnteredAt: Instant
+  /// When the current process was spawned.
+  public var spawnedAt: Instant?
+
+  public init(
+    name: String, state: LifecycleState, band: Band, bandFloor: Band?, pid: Int32?, launch: Int,
+    stateEnteredAt: Instant, bandEnteredAt: Instant, spawnedAt: Instant?
+  ) {
+    self.name = name
+    self.state = state
+    self.band = band
+    self.bandFloor = bandFloor
+    self.pid = pid
+    self.launch = launch
+    self.stateEnteredAt = stateEnteredAt
+    self.bandEnteredAt = bandEnteredAt
+    self.spawnedAt = spawnedAt
+  }
+}

@@ -1,0 +1,127 @@
+import CSystemd
+import Glibc
+import JetsamCore
+
+/// The daemon's one event loop (sd-event): every kernel source feeds it and every handler runs on its thread,
+/// so the policy's state needs no lock.
+///
+/// sd-event also sends the systemd watchdog keep-alive from inside the loop (`sd_event_set_watchdog`), so a
+/// stuck loop really stops the pings.
+public final class EventLoop {
+  let event: OpaquePointer
+
+  /// Creates a loop. Signals to watch with ``onSignal(_:handler:)`` must already be blocked in every thread.
+  public init() throws(SystemError) {
+    var e: OpaquePointer?
+    let r = sd_event_new(&e)
+    guard r >= 0, let e else { throw SystemError(code: -r, "sd_event_new") }
+    event = e
+  }
+
+  deinit { sd_event_unref(event) }
+
+  /// Calls `handler` with the returned epoll events whenever `fd` is ready for `events` (EPOLLIN, EPOLLPRI…).
+  public func watch(fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws(SystemError)
+    -> EventSource
+  {
+    let box = EventSource.Callbacks(io: handler)
+    var source: OpaquePointer?
+    let r = sd_event_add_io(
+      event, &source, fd, events,
+      { _, _, revents, userdata in
+        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().io?(revents)
+        return 0
+      }, Unmanaged.passUnretained(box).toOpaque())
+    guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_io fd \(fd)") }
+    return EventSource(source: source, callbacks: box)
+  }
+
+  /// A one-shot timer on CLOCK_MONOTONIC, armed at `deadline` (or disarmed when nil); re-arm with
+  /// ``EventSource/schedule(at:)``. Accuracy is 1 µs: sd-event's default slack is 250 ms.
+  public func timer(at deadline: Instant?, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+    let box = EventSource.Callbacks(fire: handler)
+    var source: OpaquePointer?
+    let r = sd_event_add_time(
+      event, &source, CLOCK_MONOTONIC, UInt64.max, 1,
+      { _, _, userdata in
+        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().fire?()
+        return 0
+      }, Unmanaged.passUnretained(box).toOpaque())
+    guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_time") }
+    let timer = EventSource(source: source, callbacks: box)
+    timer.schedule(at: deadline)
+    return timer
+  }
+
+  /// Calls `handler` when `signal` arrives (through a signalfd; the signal must be blocked already).
+  public func onSignal(_ signal: Int32, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+    let box = EventSource.Callbacks(fire: handler)
+    var source: OpaquePointer?
+    let r = sd_event_add_signal(
+      event, &source, signal,
+      { _, _, userdata in
+        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().fire?()
+        return 0
+      }, Unmanaged.passUnretained(box).toOpaque())
+    guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_signal \(signal)") }
+    return EventSource(source: source, callbacks: box)
+  }
+
+  /// Sends systemd's WATCHDOG=1 from the loop itself at half of WATCHDOG_USEC, if the service has a watchdog.
+  public func enableWatchdog() {
+    _ = sd_event_set_watchdog(event, 1)
+  }
+
+  /// Runs until ``exit(code:)``; returns the exit code.
+  public func run() throws(SystemError) -> Int32 {
+    let r = sd_event_loop(event)
+    if r < 0 { throw SystemError(code: -r, "sd_event_loop") }
+    return r
+  }
+
+  /// Makes ``run()`` return `code` after the current iteration.
+  public func exit(code: Int32) {
+    _ = sd_event_exit(event, code)
+  }
+}
+
+/// One registered source of an ``EventLoop``; cancel it to stop watching (its callback is then released).
+public final class EventSource {
+  final class Callbacks {
+    let io: ((UInt32) -> Void)?
+    let fire: (() -> Void)?
+    init(io: ((UInt32) -> Void)? = nil, fire: (() -> Void)? = nil) {
+      self.io = io
+      self.fire = fire
+    }
+  }
+
+  private var source: OpaquePointer?
+  // Held here because sd-event keeps only an unretained pointer to it as userdata.
+  private var callbacks: Callbacks?
+
+  init(source: OpaquePointer, callbacks: Callbacks) {
+    self.source = source
+    self.callbacks = callbacks
+  }
+
+  deinit { cancel() }
+
+  /// Arms a timer source for `deadline`, or disarms it with nil.
+  public func schedule(at deadline: Instant?) {
+    guard let source else { return }
+    if let deadline {
+      _ = sd_event_source_set_time(source, MonotonicClock.microseconds(deadline))
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT.rawValue))
+    } else {
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF.rawValue))
+    }
+  }
+
+  /// Stops the source for good.
+  public func cancel() {
+    if let source { sd_event_source_disable_unref(source) }
+    source = nil
+    callbacks = nil
+  }
+}

@@ -1,0 +1,79 @@
+import Glibc
+
+/// An owned file descriptor with the few operations the shell needs; the caller closes it explicitly.
+///
+/// A plain value rather than a class: who owns an fd is stated where it is stored, and closing is explicit
+/// (an fd handed to sd-event or to a child process must not be closed behind its back by a deinit).
+public struct FileDescriptor: Hashable, Sendable {
+  /// The raw descriptor number.
+  public let rawValue: Int32
+
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// Opens a path with `O_CLOEXEC` added to the flags.
+  public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError)
+    -> FileDescriptor
+  {
+    let fd = try systemCall("open \(path)") { Glibc.open(path, flags | O_CLOEXEC, mode) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Closes the descriptor (never retried: Linux releases it even when close reports EINTR).
+  public func close() { _ = Glibc.close(rawValue) }
+
+  /// Reads up to `capacity` bytes from `offset` (pread), returning them.
+  public func read(at offset: Int64 = 0, capacity: Int = 4096) throws(SystemError) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: capacity)
+    let count = try buffer.withUnsafeMutableBytes { (raw) throws(SystemError) -> Int in
+      try systemCall("pread fd \(rawValue)") { pread(rawValue, raw.baseAddress, raw.count, off_t(offset)) }
+    }
+    buffer.removeSubrange(count...)
+    return buffer
+  }
+
+  /// Reads the whole content from offset 0 as text (kernfs files are small and fit one read).
+  public func readText(capacity: Int = 4096) throws(SystemError) -> String {
+    String(decoding: try read(capacity: capacity), as: UTF8.self)
+  }
+
+  /// Writes all of `bytes`, looping over partial writes.
+  public func writeAll(_ bytes: some Collection<UInt8>) throws(SystemError) {
+    let array = Array(bytes)
+    var written = 0
+    while written < array.count {
+      let n = try array.withUnsafeBytes { (raw) throws(SystemError) -> Int in
+        try systemCall("write fd \(rawValue)") {
+          Glibc.write(rawValue, raw.baseAddress! + written, raw.count - written)
+        }
+      }
+      written += n
+    }
+  }
+
+  /// Writes a string in one `write` call, as cgroupfs control files require.
+  public func writeText(_ text: String) throws(SystemError) {
+    try writeAll(Array(text.utf8))
+  }
+}
+
+/// Reads a small file (cgroupfs, procfs) whole, as text.
+public func readTextFile(_ path: String, capacity: Int = 65536) throws(SystemError) -> String {
+  let fd = try FileDescriptor.open(path, O_RDONLY)
+  defer { fd.close() }
+  var result = [UInt8]()
+  var offset: Int64 = 0
+  while true {
+    let chunk = try fd.read(at: offset, capacity: capacity)
+    if chunk.isEmpty { break }
+    result += chunk
+    offset += Int64(chunk.count)
+  }
+  return String(decoding: result, as: UTF8.self)
+}
+
+/// Writes `text` to an existing file (a cgroupfs or procfs control file) in a single write.
+public func writeTextFile(_ path: String, _ text: String) throws(SystemError) {
+  let fd = try FileDescriptor.open(path, O_WRONLY)
+  defer { fd.close() }
+  try fd.writeText(text)
+}
