@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,6 +33,12 @@ int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options) {
   return waitid((idtype_t)JETSAM_P_PIDFD, (id_t)pidfd, info, options);
 }
 
+long jetsam_statfs_type(const char *path) {
+  struct statfs info;
+  if (statfs(path, &info) < 0) return -1;
+  return (long)info.f_type;
+}
+
 int jetsam_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
 int jetsam_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
@@ -45,4 +52,25 @@ int jetsam_block_signals(const int *signals, int count) {
   sigemptyset(&set);
   for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
   return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+#include <stdio.h>
+void jetsam_stdout_line_buffered(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+_Static_assert(JETSAM_EPOLLIN == EPOLLIN && JETSAM_EPOLLPRI == EPOLLPRI && JETSAM_EPOLLOUT == EPOLLOUT &&
+                   JETSAM_EPOLLERR == EPOLLERR && JETSAM_EPOLLHUP == EPOLLHUP,
+               "epoll bits");
+
+int jetsam_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) return -1;
+  *pid = cred.pid;
+  *uid = cred.uid;
+  *gid = cred.gid;
+  return 0;
 }

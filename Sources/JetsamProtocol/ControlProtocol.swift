@@ -1,1 +1,181 @@
 import JetsamCore
+
+/// The control socket's protocol: one JSON object per line each way, over a Unix stream socket.
+///
+/// A client sends a ``ControlRequest``; the daemon answers each with one ``ControlResponse`` line, in order.
+/// `exits` with `follow` then keeps the connection open and sends one ``ControlResponse`` with `event`
+/// set for every new exit record. Documented in PROTOCOL-CONTROL.md.
+public enum ControlProtocol {
+  /// The protocol version this build speaks; requests carry it as `v`.
+  public static let version = 1
+  /// The longest request line the daemon reads; a longer one is answered with `requestTooLarge`.
+  public static let maxRequestBytes = 64 * 1024
+}
+
+/// The verbs of the control protocol.
+public enum ControlVerb: String, Codable, Sendable, CaseIterable {
+  case status, ps, launch, activate, background, suspend, resume, terminate, kill, exits, pressure
+}
+
+/// One request line.
+public struct ControlRequest: Codable, Sendable, Equatable {
+  /// Protocol version (1).
+  public var v: Int
+  /// What to do.
+  public var verb: ControlVerb
+  /// The app, for app verbs.
+  public var app: String?
+  /// `launch`: an ad-hoc command (argv) for an app not in the config.
+  public var command: [String]?
+  /// `launch`: extra environment variables.
+  public var env: [String: String]?
+  /// `launch`: caps and band overriding the config.
+  public var memoryLimit: Int64?
+  public var cpuLimit: Double?
+  public var band: Band?
+  /// `launch`: start in the background instead of the foreground.
+  public var background: Bool?
+  /// `kill`: the reason to record (default memoryPressure).
+  public var reason: ExitReason?
+  /// `exits`: only records after this RFC 3339 time.
+  public var since: String?
+  /// `exits`: keep the connection open and stream new records.
+  public var follow: Bool?
+  /// `pressure`: `get` (default), `set`, `clear`, `allocate`, `release`.
+  public var action: String?
+  /// `pressure set`: the level to force.
+  public var level: PressureLevel?
+  /// `pressure allocate`: bytes to charge to the device.
+  public var size: Int64?
+
+  public init(verb: ControlVerb, app: String? = nil) {
+    self.v = ControlProtocol.version
+    self.verb = verb
+    self.app = app
+  }
+}
+
+/// An error answer's machine-readable code.
+public enum ControlErrorCode: String, Codable, Sendable {
+  case badRequest, requestTooLarge, unsupportedVersion, unknownApp, illegalTransition, permissionDenied
+  case launchFailed, internalError
+}
+
+/// An error answer.
+public struct ControlError: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+  public var code: ControlErrorCode
+  public var message: String
+  public init(_ code: ControlErrorCode, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+  public var description: String { message }
+}
+
+/// One response line.
+public struct ControlResponse: Codable, Sendable {
+  public var v: Int = ControlProtocol.version
+  /// True on success; false with `error` set.
+  public var ok: Bool
+  public var error: ControlError?
+  /// The verb's result (one of these is set, by verb).
+  public var apps: [AppInfo]?
+  public var app: AppInfo?
+  public var status: StatusInfo?
+  public var pressure: PressureInfo?
+  public var exits: [ExitRecord]?
+  /// Set on streamed lines of `exits --follow`: `exit`.
+  public var event: String?
+  public var record: ExitRecord?
+
+  public init(ok: Bool) { self.ok = ok }
+
+  public static func failure(_ error: ControlError) -> ControlResponse {
+    var response = ControlResponse(ok: false)
+    response.error = error
+    return response
+  }
+}
+
+/// One app in `ps`.
+public struct AppInfo: Codable, Sendable, Equatable {
+  public var name: String
+  public var pid: Int32?
+  /// `foreground`, `background`, `suspended`, `notRunning`.
+  public var state: String
+  /// The detailed lifecycle state (`foregroundActive`, `launching`, …).
+  public var lifecycleState: LifecycleState
+  public var band: Band
+  public var memoryBytes: Int64
+  public var memoryLimitBytes: Int64?
+  public var stateSeconds: Double
+  /// The launch counter.
+  public var launch: Int
+
+  public init(
+    name: String, pid: Int32?, state: String, lifecycleState: LifecycleState, band: Band, memoryBytes: Int64,
+    memoryLimitBytes: Int64?, stateSeconds: Double, launch: Int
+  ) {
+    self.name = name
+    self.pid = pid
+    self.state = state
+    self.lifecycleState = lifecycleState
+    self.band = band
+    self.memoryBytes = memoryBytes
+    self.memoryLimitBytes = memoryLimitBytes
+    self.stateSeconds = stateSeconds
+    self.launch = launch
+  }
+}
+
+/// The daemon's status.
+public struct StatusInfo: Codable, Sendable, Equatable {
+  public var version: String
+  public var uptimeSeconds: Double
+  /// `v1` (hybrid: v1 controllers plus the unified hierarchy) or `v2`.
+  public var cgroupMode: String
+  /// `signal` or `freezer`.
+  public var suspendMode: String
+  public var deviceCgroup: String
+  /// App counts per coarse state.
+  public var appsByState: [String: Int]
+  public var recordsWritten: Int
+  public var recordLog: String
+  public init(
+    version: String, uptimeSeconds: Double, cgroupMode: String, suspendMode: String, deviceCgroup: String,
+    appsByState: [String: Int], recordsWritten: Int, recordLog: String
+  ) {
+    self.version = version
+    self.uptimeSeconds = uptimeSeconds
+    self.cgroupMode = cgroupMode
+    self.suspendMode = suspendMode
+    self.deviceCgroup = deviceCgroup
+    self.appsByState = appsByState
+    self.recordsWritten = recordsWritten
+    self.recordLog = recordLog
+  }
+}
+
+/// The device's pressure picture.
+public struct PressureInfo: Codable, Sendable, Equatable {
+  public var level: PressureLevel
+  public var forcedLevel: PressureLevel?
+  /// `device` (an emulated RAM size) or `host` (the whole machine).
+  public var mode: String
+  public var ramBytes: Int64
+  public var availableBytes: Int64
+  public var thresholds: PressureThresholds
+  public var balloonBytes: Int64
+  public init(
+    level: PressureLevel, forcedLevel: PressureLevel?, mode: String, ramBytes: Int64, availableBytes: Int64,
+    thresholds: PressureThresholds, balloonBytes: Int64
+  ) {
+    self.level = level
+    self.forcedLevel = forcedLevel
+    self.mode = mode
+    self.ramBytes = ramBytes
+    self.availableBytes = availableBytes
+    self.thresholds = thresholds
+    self.balloonBytes = balloonBytes
+  }
+}

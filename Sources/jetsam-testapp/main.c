@@ -1,1 +1,320 @@
-int main(void) { return 0; }
+// jetsam-testapp: a small program that misbehaves on request, for jetsam's tests, demo and benchmarks.
+//
+//   jetsam-testapp idle                       pause forever
+//   jetsam-testapp alloc MB [--rate MB_PER_S] [--hold] [--mark-file PATH --mark-at MB]
+//                                             touch MB MiB in 1 MiB malloc'd chunks, optionally rate-limited;
+//                                             --mark-file gets the CLOCK_MONOTONIC nanoseconds at which the total
+//                                             reached --mark-at MiB; --hold pauses forever afterwards (else exit 0)
+//   jetsam-testapp crash segv|bus|ill|abort|trap [--core]
+//                                             die of that signal for real; --core raises RLIMIT_CORE first
+//   jetsam-testapp exit N                     exit with status N
+//   jetsam-testapp fork-child [--pid-file PATH]
+//                                             fork a child that sleeps forever, publish its pid, pause
+//   jetsam-testapp forkbomb [--report PATH] [--max N]
+//                                             fork until fork fails (EAGAIN under pids.max), report, pause
+//   jetsam-testapp spin                       burn CPU forever
+//
+// Files written for a reader that polls (mark, pid, report) are written to PATH.tmp, fsync'd and renamed, so a
+// reader never sees a partial value. Misuse exits 64 (EX_USAGE); an unexpected failure exits 70 (EX_SOFTWARE).
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_USAGE = 64, EXIT_SOFTWARE = 70 };
+static const size_t MIB = 1024 * 1024;
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: jetsam-testapp idle\n"
+          "       jetsam-testapp alloc MB [--rate MB_PER_S] [--hold] [--mark-file PATH --mark-at MB]\n"
+          "       jetsam-testapp crash segv|bus|ill|abort|trap [--core]\n"
+          "       jetsam-testapp exit N\n"
+          "       jetsam-testapp fork-child [--pid-file PATH]\n"
+          "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
+          "       jetsam-testapp spin\n");
+  exit(EXIT_USAGE);
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "jetsam-testapp: %s: %s\n", what, strerror(errno));
+  exit(EXIT_SOFTWARE);
+}
+
+// Sleeps until a signal ends the process. pause() returns after a handled signal; there are none, but loop anyway.
+static void pause_forever(void) {
+  for (;;) pause();
+}
+
+static double parse_number(const char *text, const char *what) {
+  char *end = NULL;
+  errno = 0;
+  double value = strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || value < 0) {
+    fprintf(stderr, "jetsam-testapp: %s must be a non-negative number, not '%s'\n", what, text);
+    exit(EXIT_USAGE);
+  }
+  return value;
+}
+
+static uint64_t monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+// Writes `text` to PATH.tmp, fsyncs it and renames it over PATH: a poller sees nothing or the whole value.
+static void publish_file(const char *path, const char *text) {
+  char temporary[4096];
+  if (snprintf(temporary, sizeof temporary, "%s.tmp", path) >= (int)sizeof temporary) {
+    errno = ENAMETOOLONG;
+    die(path);
+  }
+  int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) die(temporary);
+  size_t length = strlen(text);
+  if (write(fd, text, length) != (ssize_t)length) die(temporary);
+  if (fsync(fd) < 0) die(temporary);
+  close(fd);
+  if (rename(temporary, path) < 0) die(path);
+}
+
+// ---- alloc -----------------------------------------------------------------------------------------------------
+
+static int command_alloc(int argc, char **argv) {
+  if (argc < 1) usage();
+  double total_mb = parse_number(argv[0], "MB");
+  double rate = 0, mark_at = -1;
+  int hold = 0;
+  const char *mark_file = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--hold") == 0) {
+      hold = 1;
+    } else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) {
+      rate = parse_number(argv[++i], "--rate");
+    } else if (strcmp(argv[i], "--mark-file") == 0 && i + 1 < argc) {
+      mark_file = argv[++i];
+    } else if (strcmp(argv[i], "--mark-at") == 0 && i + 1 < argc) {
+      mark_at = parse_number(argv[++i], "--mark-at");
+    } else {
+      usage();
+    }
+  }
+  if ((mark_file == NULL) != (mark_at < 0)) {
+    fprintf(stderr, "jetsam-testapp: --mark-file and --mark-at go together\n");
+    exit(EXIT_USAGE);
+  }
+
+  size_t chunks = (size_t)total_mb;
+  int marked = 0;
+  uint64_t start = monotonic_ns();
+  for (size_t touched = 0;; touched++) {
+    // The mark goes out as soon as `touched` MiB are resident (so --mark-at 0 marks before the first chunk).
+    if (mark_file != NULL && !marked && (double)touched >= mark_at) {
+      char text[32];
+      snprintf(text, sizeof text, "%llu", (unsigned long long)monotonic_ns());
+      publish_file(mark_file, text);
+      marked = 1;
+    }
+    if (touched == chunks) break;
+
+    if (rate > 0) {
+      // Chunk n is due at start + n / rate seconds; sleeping to an absolute time keeps the rate from drifting.
+      uint64_t due = start + (uint64_t)((double)touched / rate * 1e9);
+      struct timespec deadline = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {
+      }
+    }
+    // The chunks are leaked on purpose. A non-zero fill makes every page really resident (no shared zero page).
+    char *chunk = malloc(MIB);
+    if (chunk == NULL) die("malloc");
+    memset(chunk, 0xA5, MIB);
+
+    size_t now = touched + 1;
+    if (now % 16 == 0 || now == chunks) printf("allocated %zu MiB\n", now);
+  }
+  printf("done: %zu MiB in %.3f s\n", chunks, (double)(monotonic_ns() - start) / 1e9);
+  if (hold) pause_forever();
+  return 0;
+}
+
+// ---- crash -----------------------------------------------------------------------------------------------------
+
+// Kept out of line and reached through a volatile pointer so that the compiler cannot prove anything and must
+// emit the real faulting access.
+__attribute__((noinline)) static void crash_segv(void) {
+  int *volatile nowhere = NULL;
+  *nowhere = 42;
+}
+
+// SIGBUS: map one page of an empty file and read it. The page lies entirely beyond end-of-file.
+__attribute__((noinline)) static void crash_bus(void) {
+  int fd = memfd_create("jetsam-testapp-bus", MFD_CLOEXEC);
+  if (fd < 0) die("memfd_create");
+  volatile char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) die("mmap");
+  (void)page[0];
+}
+
+// SIGILL: an instruction that is architecturally undefined. (__builtin_trap is SIGILL on x86-64 but SIGTRAP on
+// arm64, hence the explicit instructions.)
+__attribute__((noinline)) static void crash_ill(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ volatile("ud2");
+#elif defined(__aarch64__)
+  __asm__ volatile("udf #0");
+#else
+  raise(SIGILL);
+#endif
+}
+
+static int command_crash(int argc, char **argv) {
+  if (argc < 1) usage();
+  const char *kind = argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--core") != 0) usage();
+    // Let the kernel write a core (into the working directory, or to a core_pattern pipe), so the exit is
+    // reported as CLD_DUMPED.
+    struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
+    if (setrlimit(RLIMIT_CORE, &unlimited) < 0) die("setrlimit RLIMIT_CORE");
+  }
+  // Make sure the signal takes its default, fatal action even if a launcher left it ignored or blocked.
+  int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGTRAP};
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+    signal(signals[i], SIG_DFL);
+    sigaddset(&set, signals[i]);
+  }
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  fflush(stdout);
+
+  if (strcmp(kind, "segv") == 0) {
+    crash_segv();
+  } else if (strcmp(kind, "bus") == 0) {
+    crash_bus();
+  } else if (strcmp(kind, "ill") == 0) {
+    crash_ill();
+  } else if (strcmp(kind, "abort") == 0) {
+    abort();
+  } else if (strcmp(kind, "trap") == 0) {
+    raise(SIGTRAP);
+  } else {
+    usage();
+  }
+  fprintf(stderr, "jetsam-testapp: crash %s did not crash\n", kind);
+  return EXIT_SOFTWARE;
+}
+
+// ---- exit ------------------------------------------------------------------------------------------------------
+
+static int command_exit(int argc, char **argv) {
+  if (argc != 1) usage();
+  char *end = NULL;
+  long status = strtol(argv[0], &end, 10);
+  if (end == argv[0] || *end != '\0' || status < 0 || status > 255) usage();
+  return (int)status;
+}
+
+// ---- fork-child ------------------------------------------------------------------------------------------------
+
+static int command_fork_child(int argc, char **argv) {
+  const char *pid_file = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--pid-file") == 0 && i + 1 < argc) {
+      pid_file = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  fflush(stdout);  // or the child would print the parent's buffered output again
+  pid_t child = fork();
+  if (child < 0) die("fork");
+  if (child == 0) pause_forever();
+
+  char text[32];
+  snprintf(text, sizeof text, "%d", (int)child);
+  if (pid_file != NULL) publish_file(pid_file, text);
+  printf("child %s\n", text);
+  pause_forever();
+  return 0;
+}
+
+// ---- forkbomb --------------------------------------------------------------------------------------------------
+
+static int command_forkbomb(int argc, char **argv) {
+  const char *report = NULL;
+  // A safety cap, so that running it by mistake outside a pids-limited cgroup does not take the machine down.
+  long max = 4096;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--report") == 0 && i + 1 < argc) {
+      report = argv[++i];
+    } else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc) {
+      max = (long)parse_number(argv[++i], "--max");
+    } else {
+      usage();
+    }
+  }
+  fflush(stdout);
+  long forked = 0;
+  int failure = 0;
+  while (forked < max) {
+    pid_t child = fork();
+    if (child == 0) pause_forever();
+    if (child < 0) {
+      failure = errno;
+      break;
+    }
+    forked++;
+  }
+  // "forked=N errno=E": E is 0 when the --max cap stopped the loop rather than a failing fork.
+  char text[64];
+  snprintf(text, sizeof text, "forked=%ld errno=%d\n", forked, failure);
+  if (report != NULL) publish_file(report, text);
+  printf("%s", text);
+  pause_forever();
+  return 0;
+}
+
+// ---- spin ------------------------------------------------------------------------------------------------------
+
+static int command_spin(void) {
+  volatile uint64_t counter = 0;
+  for (;;) counter++;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  // Line-buffered even into a pipe, so a reader sees progress as it happens.
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc < 2) usage();
+  const char *command = argv[1];
+  int rest = argc - 2;
+  char **args = argv + 2;
+
+  if (strcmp(command, "idle") == 0 && rest == 0) {
+    pause_forever();
+  } else if (strcmp(command, "alloc") == 0) {
+    return command_alloc(rest, args);
+  } else if (strcmp(command, "crash") == 0) {
+    return command_crash(rest, args);
+  } else if (strcmp(command, "exit") == 0) {
+    return command_exit(rest, args);
+  } else if (strcmp(command, "fork-child") == 0) {
+    return command_fork_child(rest, args);
+  } else if (strcmp(command, "forkbomb") == 0) {
+    return command_forkbomb(rest, args);
+  } else if (strcmp(command, "spin") == 0 && rest == 0) {
+    return command_spin();
+  }
+  usage();
+  return EXIT_USAGE;
+}

@@ -1,1 +1,226 @@
-// placeholder
+import CJetsamShim
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// jetsamctl: a thin client; every decision is the daemon's.
+struct Invocation {
+  var socket = ProcessInfo.processInfo.environment["JETSAM_SOCKET"] ?? "/run/jetsam/jetsamd.sock"
+  var json = false
+  var verb = ""
+  var rest: [String] = []
+}
+
+func parseGlobal(_ arguments: [String]) throws -> Invocation {
+  var invocation = Invocation()
+  var index = 0
+  while index < arguments.count {
+    let argument = arguments[index]
+    switch argument {
+    case "--socket":
+      guard index + 1 < arguments.count else { throw CLIError.usage("--socket needs a path") }
+      invocation.socket = arguments[index + 1]
+      index += 2
+    case "--json":
+      invocation.json = true
+      index += 1
+    case "-h", "--help":
+      print(Help.main)
+      exit(0)
+    default:
+      if argument.hasPrefix("-") { throw CLIError.usage("unknown option \(argument)") }
+      invocation.verb = argument
+      // Verb arguments; --json may still appear among them.
+      for rest in arguments[(index + 1)...] {
+        if rest == "--json" && !invocation.rest.contains("--") { invocation.json = true } else { invocation.rest.append(rest) }
+      }
+      return invocation
+    }
+  }
+  throw CLIError.usage("no verb given")
+}
+
+/// Splits verb arguments into options (with values) and positionals; `--` ends options.
+struct VerbArguments {
+  var positional: [String] = []
+  var options: [String: [String]] = [:]
+  var flags: Set<String> = []
+  var trailing: [String]? = nil
+
+  init(_ arguments: [String], valued: Set<String>, flags allowed: Set<String>, verb: String) throws {
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      if argument == "--" {
+        trailing = Array(arguments[(index + 1)...])
+        return
+      } else if argument == "-h" || argument == "--help" {
+        print(Help.verbs[verb] ?? Help.main)
+        exit(0)
+      } else if valued.contains(argument) {
+        guard index + 1 < arguments.count else { throw CLIError.usage("\(verb): \(argument) needs a value") }
+        options[argument, default: []].append(arguments[index + 1])
+        index += 2
+        continue
+      } else if allowed.contains(argument) {
+        flags.insert(argument)
+      } else if argument.hasPrefix("-") {
+        throw CLIError.usage("\(verb): unknown option \(argument)")
+      } else {
+        positional.append(argument)
+      }
+      index += 1
+    }
+  }
+
+  func one(_ option: String) -> String? { options[option]?.last }
+}
+
+func requireName(_ args: VerbArguments, _ verb: String) throws -> String {
+  guard args.positional.count == 1 else {
+    throw CLIError.usage("\(verb) takes exactly one app name\n\n\(Help.verbs[verb] ?? "")")
+  }
+  return args.positional[0]
+}
+
+func parseSize(_ text: String, _ what: String) throws -> Int64 {
+  let trimmed = text.trimmingCharacters(in: .whitespaces)
+  let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+  var unit = trimmed.dropFirst(digits.count).lowercased()
+  if unit.hasSuffix("ib") { unit = String(unit.dropLast(2)) } else if unit.hasSuffix("b") && unit.count > 1 { unit = String(unit.dropLast()) }
+  let scale: Double? = ["": 1, "k": 1024, "m": 1_048_576, "g": 1_073_741_824, "t": 1_099_511_627_776][unit]
+  guard let value = Double(digits), let scale else { throw CLIError.usage("\(what): \"\(text)\" is not a size (e.g. 512M, 2G, bytes)") }
+  return Int64(value * scale)
+}
+
+/// RFC 3339 as is, or a relative `10m`/`2h`/`30s`/`1d` turned into an RFC 3339 time that long ago.
+func parseTime(_ text: String) throws -> String {
+  if let _ = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return text }
+  if let _ = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return text }
+  let digits = text.prefix { $0.isNumber }
+  let scale: Double? = ["s": 1, "m": 60, "h": 3600, "d": 86400][String(text.dropFirst(digits.count))]
+  guard let value = Double(digits), let scale else {
+    throw CLIError.usage("--since: \"\(text)\" is neither RFC 3339 nor a relative time like 10m")
+  }
+  return Date(timeIntervalSinceNow: -value * scale).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+}
+
+func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
+  let verbName = invocation.verb
+  guard let verb = ControlVerb(rawValue: verbName) else {
+    throw CLIError.usage("unknown verb \"\(verbName)\"\n\n\(Help.main)")
+  }
+  switch verb {
+  case .launch:
+    let args = try VerbArguments(
+      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env"], flags: ["--background"], verb: verbName)
+    var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
+    request.command = args.trailing
+    if let memory = args.one("--memory-limit") { request.memoryLimit = try parseSize(memory, "--memory-limit") }
+    if let cpu = args.one("--cpu-limit") {
+      guard let value = Double(cpu.hasSuffix("%") ? String(cpu.dropLast()) : cpu), value > 0 else {
+        throw CLIError.usage("--cpu-limit: \"\(cpu)\" is not a positive percentage")
+      }
+      request.cpuLimit = value
+    }
+    if let band = args.one("--band") {
+      guard let parsed = Band(name: band) else { throw CLIError.usage("--band: \"\(band)\" is not a band (idle, background, mail, foreground, audio, critical)") }
+      request.band = parsed
+    }
+    for pair in args.options["--env"] ?? [] {
+      guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else { throw CLIError.usage("--env: \"\(pair)\" is not K=V") }
+      request.env = (request.env ?? [:]).merging([String(pair[..<eq]): String(pair[pair.index(after: eq)...])]) { $1 }
+    }
+    if args.flags.contains("--background") { request.background = true }
+    return request
+  case .activate, .background, .suspend, .resume, .terminate:
+    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    return ControlRequest(verb: verb, app: try requireName(args, verbName))
+  case .kill:
+    let args = try VerbArguments(invocation.rest, valued: ["--reason"], flags: [], verb: verbName)
+    var request = ControlRequest(verb: .kill, app: try requireName(args, verbName))
+    if let reason = args.one("--reason") {
+      guard let parsed = ExitReason(rawValue: reason) else {
+        throw CLIError.usage("--reason: \"\(reason)\" is not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))")
+      }
+      request.reason = parsed
+    }
+    return request
+  case .ps, .status:
+    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    guard args.positional.isEmpty else { throw CLIError.usage("\(verbName) takes no arguments") }
+    return ControlRequest(verb: verb)
+  case .exits:
+    let args = try VerbArguments(invocation.rest, valued: ["--app", "--since"], flags: ["--follow"], verb: verbName)
+    guard args.positional.isEmpty else { throw CLIError.usage("exits takes no positional arguments (use --app NAME)") }
+    var request = ControlRequest(verb: .exits, app: args.one("--app"))
+    if let since = args.one("--since") { request.since = try parseTime(since) }
+    if args.flags.contains("--follow") { request.follow = true }
+    return request
+  case .pressure:
+    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    var request = ControlRequest(verb: .pressure)
+    switch args.positional.first {
+    case nil: request.action = "get"
+    case "set":
+      guard args.positional.count == 2, let level = PressureLevel(name: args.positional[1]) else {
+        throw CLIError.usage("pressure set needs a level: normal, warning, urgent, critical")
+      }
+      request.action = "set"
+      request.level = level
+    case "clear", "release":
+      guard args.positional.count == 1 else { throw CLIError.usage("pressure \(args.positional[0]) takes no arguments") }
+      request.action = args.positional[0]
+    case "allocate":
+      guard args.positional.count == 2 else { throw CLIError.usage("pressure allocate needs a SIZE, e.g. 512M") }
+      request.action = "allocate"
+      request.size = try parseSize(args.positional[1], "pressure allocate")
+    case let other?:
+      throw CLIError.usage("pressure: unknown action \"\(other)\"\n\n\(Help.verbs["pressure"]!)")
+    }
+    return request
+  }
+}
+
+let encoder: JSONEncoder = {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  return encoder
+}()
+
+func printJSON<T: Encodable>(_ value: T) {
+  print(String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
+}
+
+func run() throws {
+  let invocation = try parseGlobal(Array(CommandLine.arguments.dropFirst()))
+  let request = try buildRequest(invocation)
+  let client = try ControlClient(path: invocation.socket)
+  let response = try client.send(request)
+  guard response.ok else {
+    if invocation.json { printJSON(response) }
+    throw CLIError.failed(response.error?.message ?? "request failed")
+  }
+  Output(json: invocation.json).show(response, for: request)
+  if request.follow == true {
+    while let line = try client.nextResponse() {
+      if let record = line.record { Output(json: invocation.json).showExits([record], header: false) }
+    }
+  }
+}
+
+// Line-buffered so that `exits --follow` lines reach a pipe as they come.
+jetsam_stdout_line_buffered()
+do {
+  try run()
+} catch CLIError.usage(let message) {
+  FileHandle.standardError.write(Data("jetsamctl: \(message)\n".utf8))
+  exit(64)
+} catch CLIError.failed(let message) {
+  FileHandle.standardError.write(Data("jetsamctl: \(message)\n".utf8))
+  exit(1)
+} catch {
+  FileHandle.standardError.write(Data("jetsamctl: \(error)\n".utf8))
+  exit(1)
+}

@@ -16,6 +16,8 @@ int jetsam_process_mrelease(int pidfd);
 int jetsam_eventfd(void);
 /// waitid(P_PIDFD, pidfd, info, options).
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options);
+/// statfs(2)'s f_type for a path (e.g. 0x63677270, CGROUP2_SUPER_MAGIC, for a cgroup2 mount), or -1 with errno.
+long jetsam_statfs_type(const char *path);
 /// prctl(PR_SET_CHILD_SUBREAPER, 1).
 int jetsam_set_child_subreaper(void);
 /// prctl(PR_SET_PDEATHSIG, sig).
@@ -46,3 +48,20 @@ enum {
 
 /// Block signals in the calling thread (use first thing in main, before any thread starts).
 int jetsam_block_signals(const int *signals, int count);
+
+/// Makes stdout line-buffered (Swift 6 cannot touch the C `stdout` global).
+void jetsam_stdout_line_buffered(void);
+
+/// epoll event bits for sd-event io sources (the Glibc module does not export <sys/epoll.h>).
+enum {
+  JETSAM_EPOLLIN = 0x001,
+  JETSAM_EPOLLPRI = 0x002,
+  JETSAM_EPOLLOUT = 0x004,
+  JETSAM_EPOLLERR = 0x008,
+  JETSAM_EPOLLHUP = 0x010,
+};
+
+/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC).
+int jetsam_accept_nonblocking(int fd);
+/// The peer's credentials of a connected Unix socket (SO_PEERCRED); 0 on success.
+int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);

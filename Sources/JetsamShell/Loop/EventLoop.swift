@@ -112,10 +112,16 @@ public final class EventSource {
     guard let source else { return }
     if let deadline {
       _ = sd_event_source_set_time(source, MonotonicClock.microseconds(deadline))
-      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT.rawValue))
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
     } else {
-      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF.rawValue))
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
     }
+  }
+
+  /// Changes which epoll events an io source waits for (e.g. adds EPOLLOUT while output is queued).
+  public func setIOEvents(_ events: UInt32) {
+    guard let source else { return }
+    _ = sd_event_source_set_io_events(source, events)
   }
 
   /// Stops the source for good.

@@ -24,8 +24,8 @@ public struct FileDescriptor: Hashable, Sendable {
   /// Reads up to `capacity` bytes from `offset` (pread), returning them.
   public func read(at offset: Int64 = 0, capacity: Int = 4096) throws(SystemError) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: capacity)
-    let count = try buffer.withUnsafeMutableBytes { (raw) throws(SystemError) -> Int in
-      try systemCall("pread fd \(rawValue)") { pread(rawValue, raw.baseAddress, raw.count, off_t(offset)) }
+    let count = try systemCall("pread fd \(rawValue)") {
+      buffer.withUnsafeMutableBytes { pread(rawValue, $0.baseAddress, $0.count, off_t(offset)) }
     }
     buffer.removeSubrange(count...)
     return buffer
@@ -41,10 +41,8 @@ public struct FileDescriptor: Hashable, Sendable {
     let array = Array(bytes)
     var written = 0
     while written < array.count {
-      let n = try array.withUnsafeBytes { (raw) throws(SystemError) -> Int in
-        try systemCall("write fd \(rawValue)") {
-          Glibc.write(rawValue, raw.baseAddress! + written, raw.count - written)
-        }
+      let n = try systemCall("write fd \(rawValue)") {
+        array.withUnsafeBytes { Glibc.write(rawValue, $0.baseAddress! + written, $0.count - written) }
       }
       written += n
     }

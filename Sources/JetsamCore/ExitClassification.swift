@@ -1,0 +1,106 @@
+/// A kill the policy asked the shell for; it decides how the SIGKILL that follows is recorded.
+public enum RequestedKill: Sendable, Equatable {
+  /// Jetsam chose the app as its victim under memory pressure.
+  case jetsam
+  /// A user asked for the app to be killed and recorded with this reason.
+  case user(ExitReason)
+  /// A graceful terminate ran out of time and was escalated to SIGKILL.
+  case terminateEscalation
+}
+
+/// Why a process ended, in the words of an exit record: the MetricKit reason and the namespaced code.
+public struct ExitClassification: Sendable, Equatable {
+  /// The MetricKit exit reason.
+  public var reason: ExitReason
+  /// Namespace and code, e.g. `JETSAM memory-pressure`, `SIGNAL 0xb`, `EXIT 3`.
+  public var terminationReason: String
+
+  public init(reason: ExitReason, terminationReason: String) {
+    self.reason = reason
+    self.terminationReason = terminationReason
+  }
+
+  /// Classifies a process's end.
+  ///
+  /// - Parameters:
+  ///   - end: how the kernel says the process ended.
+  ///   - requestedKill: the kill the policy asked for, if any.
+  ///   - sentTerminate: whether the policy sent a graceful terminate (SIGTERM).
+  ///   - oomKilled: whether the kernel's OOM killer acted in the app's own cgroup.
+  public static func classify(
+    _ end: ProcessEnd, requestedKill: RequestedKill?, sentTerminate: Bool, oomKilled: Bool
+  ) -> ExitClassification {
+    let killedBySIGKILL = end.signal == SignalNumber.kill
+
+    // Our own SIGKILL is the one that landed: the kill we asked for names the reason. A process that died
+    // some other way first (exited, crashed) is classified by what really happened.
+    if killedBySIGKILL, let requestedKill {
+      switch requestedKill {
+      case .jetsam: return ExitClassification(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure")
+      case .user(let reason): return ExitClassification(reason: reason, terminationReason: reason.requestedKillCode)
+      case .terminateEscalation:
+        return ExitClassification(reason: .abnormal, terminationReason: "JETSAM terminate-timeout")
+      }
+    }
+    // Nobody in jetsam sent this SIGKILL, but the cgroup's OOM killer fired: the app hit its own cap.
+    if killedBySIGKILL && oomKilled {
+      return ExitClassification(reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit")
+    }
+    // An app that honours our SIGTERM (exits cleanly or lets the signal kill it) ended normally.
+    if sentTerminate && (end == .exited(code: 0) || end.signal == SignalNumber.terminate) {
+      return ExitClassification(reason: .normalAppExit, terminationReason: "JETSAM terminate")
+    }
+    switch end {
+    case .exited(code: 0):
+      return ExitClassification(reason: .normalAppExit, terminationReason: "EXIT 0")
+    case .exited(let code):
+      return ExitClassification(reason: .abnormal, terminationReason: "EXIT \(code)")
+    case .signaled(let signal, _):
+      return ExitClassification(reason: signalReason(signal), terminationReason: signalCode(signal))
+    }
+  }
+
+  /// The exit reason of a fatal signal nobody in jetsam asked for.
+  static func signalReason(_ signal: Int32) -> ExitReason {
+    switch signal {
+    case SignalNumber.segmentationFault, SignalNumber.busError: .badAccess
+    case SignalNumber.illegalInstruction: .illegalInstruction
+    default: .abnormal
+    }
+  }
+
+  /// `SIGNAL 0x` and the signal number in lowercase hex, as in Apple's crash reports.
+  static func signalCode(_ signal: Int32) -> String {
+    "SIGNAL 0x" + String(signal, radix: 16)
+  }
+}
+
+extension ProcessEnd {
+  /// The signal that ended the process, if one did.
+  public var signal: Int32? {
+    if case .signaled(let signal, _) = self { signal } else { nil }
+  }
+
+  /// The exit status, if the process exited.
+  public var exitCode: Int32? {
+    if case .exited(let code) = self { code } else { nil }
+  }
+}
+
+extension ExitReason {
+  /// The termination reason recorded when a user kills an app asking for this reason: the code the real
+  /// system would have logged for such an exit.
+  public var requestedKillCode: String {
+    switch self {
+    case .memoryPressure: "JETSAM memory-pressure"
+    case .memoryResourceLimit: "JETSAM per-process-limit"
+    case .cpuResourceLimit: "JETSAM cpu-limit"
+    case .appWatchdog: "RUNNINGBOARD 0x8badf00d"
+    case .backgroundTaskAssertionTimeout: "RUNNINGBOARD 0x2182bad2"
+    case .suspendedWithLockedFile: "RUNNINGBOARD 0xdead10cc"
+    case .normalAppExit, .abnormal: "JETSAM requested"
+    case .badAccess: ExitClassification.signalCode(SignalNumber.segmentationFault)
+    case .illegalInstruction: ExitClassification.signalCode(SignalNumber.illegalInstruction)
+    }
+  }
+}

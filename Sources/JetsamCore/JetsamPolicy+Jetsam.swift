@@ -1,0 +1,36 @@
+/// A jetsam kill waiting for its victim to exit.
+struct JetsamKill: Sendable {
+  var app: String
+  var pid: Int32
+  /// After this the victim no longer blocks the next kill.
+  var deadline: Instant
+}
+
+/// The jetsam loop: one victim at a time while the level is urgent or worse.
+extension JetsamPolicy {
+  /// Kills the next victim if the level calls for it and nothing holds jetsam back.
+  mutating func runJetsam(at: Instant) -> [PolicyAction] {
+    // While a level is forced no sample can change it, so waiting for one would stall the loop.
+    guard level >= .urgent, jetsamKill == nil, !owesFreshSample || forcedLevel != nil else { return [] }
+    // Apps already being killed (including a victim past its kill timeout) are never chosen again.
+    let candidates = trackedApps.values.filter { $0.requestedKill == nil }.map(\.status)
+    guard let victim = VictimSelection.victim(among: candidates, level: level), let pid = victim.pid else {
+      return []
+    }
+    let snapshot = snapshot(at: at)
+    trackedApps[victim.name]!.requestedKill = .jetsam
+    trackedApps[victim.name]!.jetsamSnapshot = snapshot
+    jetsamKill = JetsamKill(app: victim.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
+    return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]
+  }
+
+  /// Every running app at `at`, in kill order (XNU's jetsam snapshot; the shell fills in the memory).
+  func snapshot(at: Instant) -> [SnapshotEntry] {
+    let running = trackedApps.values.filter { $0.state.isRunning && $0.pid != nil }.map(\.status)
+    return VictimSelection.killOrder(running).map { app in
+      SnapshotEntry(
+        name: app.name, pid: app.pid!, band: app.band, state: app.state.coarseName,
+        secondsInBand: at.seconds(since: app.bandEnteredAt))
+    }
+  }
+}

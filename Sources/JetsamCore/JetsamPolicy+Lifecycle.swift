@@ -1,0 +1,147 @@
+/// App lifecycle: launching, the foreground slots, background, suspension.
+extension JetsamPolicy {
+  mutating func configure(_ name: String, bandFloor: Band?, launchCount: Int) throws(PolicyError) {
+    guard var app = trackedApps[name] else {
+      // Declared before anything happened to it: its times start at the clock's origin.
+      trackedApps[name] = TrackedApp(name: name, bandFloor: bandFloor, launch: launchCount, at: Instant(nanoseconds: 0))
+      return
+    }
+    guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "configure") }
+    app.bandFloor = bandFloor
+    // After a daemon restart the counter must not go back, or two records would share a launch number.
+    app.launch = max(app.launch, launchCount)
+    trackedApps[name] = app
+  }
+
+  mutating func launch(_ name: String, foreground: Bool, at: Instant) throws(PolicyError) -> [PolicyAction] {
+    let app = try known(name)
+    guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "launch") }
+    let changed = move(name, to: .launching, at: at)
+    trackedApps[name]!.launch += 1
+    trackedApps[name]!.launchesToForeground = foreground
+    return [changed, .spawn(app: name, launch: trackedApps[name]!.launch)]
+  }
+
+  mutating func spawned(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
+    guard trackedApps[name]?.state == .launching else { return [] }
+    trackedApps[name]!.pid = pid
+    trackedApps[name]!.spawnedAt = at
+    guard trackedApps[name]!.launchesToForeground else { return [move(name, to: .background, at: at)] }
+    return makeRoomInForeground(for: name, at: at) + [move(name, to: .foregroundActive, at: at)]
+  }
+
+  mutating func spawnFailed(_ name: String, at: Instant) -> [PolicyAction] {
+    guard trackedApps[name]?.state == .launching else { return [] }
+    // Nothing ran, so there is no exit to record; the launch number stays used.
+    let changed = move(name, to: .terminated, at: at)
+    trackedApps[name]!.forgetProcess()
+    return [changed]
+  }
+
+  mutating func activate(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
+    let app = try known(name)
+    switch app.state {
+    case .notRunning, .terminated:
+      return try launch(name, foreground: true, at: at)
+    case .launching:
+      trackedApps[name]!.launchesToForeground = true
+      return []
+    case .suspended:
+      var actions: [PolicyAction] = [.resume(app: name, pid: app.pid!), move(name, to: .background, at: at)]
+      actions += makeRoomInForeground(for: name, at: at)
+      actions.append(move(name, to: .foregroundInactive, at: at))
+      actions.append(move(name, to: .foregroundActive, at: at))
+      return actions
+    case .background:
+      var actions = makeRoomInForeground(for: name, at: at)
+      actions.append(move(name, to: .foregroundInactive, at: at))
+      actions.append(move(name, to: .foregroundActive, at: at))
+      return actions
+    case .foregroundInactive:
+      return [move(name, to: .foregroundActive, at: at)]
+    case .foregroundActive:
+      return []
+    }
+  }
+
+  mutating func moveToBackground(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
+    let app = try known(name)
+    guard app.state.holdsForegroundSlot else {
+      throw .illegalTransition(app: name, from: app.state, request: "background")
+    }
+    return leaveForeground(name, at: at)
+  }
+
+  mutating func suspend(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
+    let app = try known(name)
+    guard app.state.holdsForegroundSlot || app.state == .background else {
+      throw .illegalTransition(app: name, from: app.state, request: "suspend")
+    }
+    return suspendNow(name, at: at)
+  }
+
+  mutating func resume(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
+    let app = try known(name)
+    guard app.state == .suspended else { throw .illegalTransition(app: name, from: app.state, request: "resume") }
+    // The reverse of suspend (state first, then the stop): the process runs again, then the state says so.
+    return [.resume(app: name, pid: app.pid!), move(name, to: .background, at: at)]
+  }
+
+  mutating func suspendCompleted(_ name: String, at: Instant) {
+    guard trackedApps[name]?.state == .suspended else { return }
+    // Suspended time counts from the moment the last process stopped, not from the request.
+    trackedApps[name]!.bandEnteredAt = at
+  }
+
+  /// Suspends a foreground or background app, through the background; the suspend action follows the states.
+  mutating func suspendNow(_ name: String, at: Instant) -> [PolicyAction] {
+    var actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
+    actions.append(move(name, to: .suspended, at: at))
+    // Provisional until suspendCompleted says when the last process actually stopped.
+    trackedApps[name]!.bandEnteredAt = at
+    actions.append(.suspend(app: name, pid: trackedApps[name]!.pid!))
+    return actions
+  }
+
+  /// Moves a foreground app to the background, through foregroundInactive.
+  mutating func leaveForeground(_ name: String, at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    if trackedApps[name]!.state == .foregroundActive { actions.append(move(name, to: .foregroundInactive, at: at)) }
+    actions.append(move(name, to: .background, at: at))
+    return actions
+  }
+
+  /// Sends the earliest arrivals in the foreground to the background until `name` fits in the slots.
+  mutating func makeRoomInForeground(for name: String, at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    while true {
+      let others = trackedApps.values.filter { $0.name != name && $0.state.holdsForegroundSlot }
+      guard others.count >= config.foregroundSlots,
+        let earliest = others.min(by: { $0.foregroundArrival < $1.foregroundArrival })
+      else { return actions }
+      actions += leaveForeground(earliest.name, at: at)
+    }
+  }
+
+  /// Moves an app to `next`, keeping its times, band and grace deadline right, and says so.
+  ///
+  /// Every state change of the policy goes through here, so no illegal move can slip out.
+  mutating func move(_ name: String, to next: LifecycleState, at: Instant) -> PolicyAction {
+    var app = trackedApps[name]!
+    let from = app.state
+    precondition(from.canMove(to: next), "jetsam policy bug: \(name) cannot move from \(from) to \(next)")
+    let oldBand = app.band
+    if next.holdsForegroundSlot && !from.holdsForegroundSlot {
+      app.foregroundArrival = foregroundArrivals
+      foregroundArrivals += 1
+    }
+    app.state = next
+    app.stateEnteredAt = at
+    // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
+    if app.band != oldBand { app.bandEnteredAt = at }
+    // Each background stint has its own grace; leaving the background cancels it.
+    app.graceDeadline = next == .background ? config.backgroundGrace.map { at.advanced(by: $0) } : nil
+    trackedApps[name] = app
+    return .stateChanged(app: name, from: from, to: next, band: app.band)
+  }
+}

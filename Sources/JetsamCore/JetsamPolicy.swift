@@ -1,0 +1,99 @@
+/// The whole jetsam policy as a value: events in, actions out, no I/O and no clock.
+///
+/// The shell feeds it every request, result, observation and timer tick, and performs the actions it
+/// returns in order. After each event it re-arms its timer at ``nextDeadline``.
+public struct JetsamPolicy: Sendable {
+  /// The tunables in force (replace them with ``reconfigure(_:)``).
+  public private(set) var config: PolicyConfig
+
+  /// Every configured app by name.
+  var trackedApps: [String: TrackedApp] = [:]
+  /// Arrival counter for the foreground slots.
+  var foregroundArrivals = 0
+
+  /// The level measured from the samples, with the thresholds' hysteresis applied.
+  var measuredLevel: PressureLevel = .normal
+  /// The last sample of memory available to the device, if any arrived yet.
+  public internal(set) var availableBytes: Int64?
+  /// A level forced by a user, overriding the measured level; nil when measurements rule.
+  public internal(set) var forcedLevel: PressureLevel?
+
+  /// The jetsam kill waiting for its victim to exit, if any.
+  var jetsamKill: JetsamKill?
+  /// Set when a jetsam victim exits: the last sample predates the memory it gave back, so jetsam waits for
+  /// a fresh one before choosing again.
+  var owesFreshSample = false
+
+  public init(config: PolicyConfig) {
+    self.config = config
+  }
+
+  /// The pressure level in force: the forced level if any, else the measured one.
+  public var level: PressureLevel { forcedLevel ?? measuredLevel }
+
+  /// The app called `name`, if it has been configured.
+  public func app(named name: String) -> AppStatus? { trackedApps[name]?.status }
+
+  /// Every configured app, sorted by name.
+  public var apps: [AppStatus] { trackedApps.keys.sorted().map { trackedApps[$0]!.status } }
+
+  /// Replaces the tunables; they apply from the next event (deadlines already set keep their time).
+  public mutating func reconfigure(_ config: PolicyConfig) {
+    self.config = config
+  }
+
+  /// Handles one event and returns what the shell must do, in order.
+  ///
+  /// Requests throw a ``PolicyError`` when refused, and the policy is then unchanged. Results and
+  /// observations never throw: one about an unknown app or an old pid is ignored and returns no action.
+  public mutating func handle(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
+    // Work on a copy so a refused request leaves no half-applied change behind.
+    var next = self
+    let actions = try next.apply(event)
+    self = next
+    return actions
+  }
+
+  private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
+    switch event {
+    case .configure(let name, let bandFloor, let launchCount):
+      try configure(name, bandFloor: bandFloor, launchCount: launchCount)
+      return []
+    case .launch(let name, let foreground, let at):
+      return try launch(name, foreground: foreground, at: at)
+    case .activate(let name, let at):
+      return try activate(name, at: at)
+    case .moveToBackground(let name, let at):
+      return try moveToBackground(name, at: at)
+    case .suspend(let name, let at):
+      return try suspend(name, at: at)
+    case .resume(let name, let at):
+      return try resume(name, at: at)
+    case .kill(let name, let reason, _):
+      return try kill(name, reason: reason)
+    case .terminate(let name, let at):
+      return try terminate(name, at: at)
+    case .forceLevel(let forced, let at):
+      return forceLevel(forced, at: at)
+    case .spawned(let name, let pid, let at):
+      return spawned(name, pid: pid, at: at)
+    case .spawnFailed(let name, _, let at):
+      return spawnFailed(name, at: at)
+    case .suspendCompleted(let name, let at):
+      suspendCompleted(name, at: at)
+      return []
+    case .memorySampled(let available, let at):
+      return memorySampled(available: available, at: at)
+    case .exited(let name, let pid, let end, let oomKilled, let at):
+      return exited(name, pid: pid, end: end, oomKilled: oomKilled, at: at)
+    case .tick(let at):
+      return tick(at: at)
+    }
+  }
+
+  /// The app called `name`, or `unknownApp`.
+  func known(_ name: String) throws(PolicyError) -> TrackedApp {
+    guard let app = trackedApps[name] else { throw .unknownApp(name) }
+    return app
+  }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A byte count written as `512M`, `2G`, `1.5GiB`, `4096` (plain bytes) in config files and on the command line.
+public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
+  public var bytes: Int64
+  public init(bytes: Int64) { self.bytes = bytes }
+
+  /// Parses `512M`, `2G`, `1.5GiB`, `100K`, `4096`; nil when it is not a size.
+  public init?(parsing text: String) {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+    var unit = trimmed.dropFirst(digits.count).lowercased()
+    guard let value = Double(digits), value >= 0 else { return nil }
+    for suffix in ["ib", "b"] where unit.hasSuffix(suffix) && unit.count > suffix.count - 1 {
+      unit = String(unit.dropLast(suffix.count))
+      break
+    }
+    let multiplier: Double
+    switch unit {
+    case "": multiplier = 1
+    case "k": multiplier = 1024
+    case "m": multiplier = 1_048_576
+    case "g": multiplier = 1_073_741_824
+    case "t": multiplier = 1_099_511_627_776
+    default: return nil
+    }
+    bytes = Int64(value * multiplier)
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let number = try? container.decode(Int64.self) {
+      guard number >= 0 else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a size")
+      }
+      bytes = number
+      return
+    }
+    let text = try container.decode(String.self)
+    guard let size = ByteSize(parsing: text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "\"\(text)\" is not a size (use e.g. 512M, 2G or plain bytes)")
+    }
+    self = size
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(bytes)
+  }
+
+  /// Human form, e.g. `512M`, `1.5G`.
+  public var description: String { ByteSize.format(bytes) }
+
+  /// Formats a byte count in the largest binary unit that keeps at least one whole unit.
+  public static func format(_ bytes: Int64) -> String {
+    let units: [(String, Int64)] = [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
+    for (name, size) in units where abs(bytes) >= size {
+      let value = Double(bytes) / Double(size)
+      return value == value.rounded() ? "\(Int64(value))\(name)" : String(format: "%.1f%@", value, name)
+    }
+    return "\(bytes)"
+  }
+}
+
+/// A duration written as `500ms`, `10s`, `2m`, `1h`, or a plain number of seconds.
+public struct ConfigDuration: Hashable, Sendable, Codable {
+  public var duration: Duration
+  public init(_ duration: Duration) { self.duration = duration }
+
+  /// Parses `500ms`, `10s`, `1.5s`, `2m`, `1h`; nil when it is not a duration.
+  public init?(parsing text: String) {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+    guard let value = Double(digits), value >= 0 else { return nil }
+    let scale: Double
+    switch trimmed.dropFirst(digits.count) {
+    case "ms": scale = 0.001
+    case "", "s": scale = 1
+    case "m": scale = 60
+    case "h": scale = 3600
+    default: return nil
+    }
+    duration = .nanoseconds(Int64(value * scale * 1e9))
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let seconds = try? container.decode(Double.self), seconds >= 0 {
+      duration = .nanoseconds(Int64(seconds * 1e9))
+      return
+    }
+    let text = (try? container.decode(String.self)) ?? "?"
+    guard let parsed = ConfigDuration(parsing: text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "\"\(text)\" is not a duration (use e.g. 500ms, 10s, 2m)")
+    }
+    self = parsed
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+  }
+}
+
+/// A memory amount that is either absolute (`512M`) or a share of the device's RAM (`25%`).
+public enum MemoryAmount: Hashable, Sendable, Codable {
+  case bytes(Int64)
+  case percentOfRAM(Double)
+
+  /// The amount in bytes on a device with `ram` bytes.
+  public func bytes(ofRAM ram: Int64) -> Int64 {
+    switch self {
+    case .bytes(let b): b
+    case .percentOfRAM(let p): Int64(Double(ram) * p / 100)
+    }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let text = try? container.decode(String.self), text.hasSuffix("%") {
+      guard let percent = Double(text.dropLast()), (0...100).contains(percent) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not a percentage")
+      }
+      self = .percentOfRAM(percent)
+    } else {
+      self = .bytes(try ByteSize(from: decoder).bytes)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .bytes(let b): try container.encode(b)
+    case .percentOfRAM(let p): try container.encode("\(p)%")
+    }
+  }
+}
+
+/// A key the decoder did not expect, used to reject unknown config keys instead of silently ignoring them.
+struct AnyCodingKey: CodingKey {
+  var stringValue: String
+  var intValue: Int?
+  init(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) {
+    self.stringValue = String(intValue)
+    self.intValue = intValue
+  }
+}
+
+extension Decoder {
+  /// Throws a decoding error naming the first key of this object that is not in `known`.
+  func rejectUnknownKeys<Key: CodingKey & CaseIterable>(_ keys: Key.Type) throws {
+    let container = try self.container(keyedBy: AnyCodingKey.self)
+    let known = Set(Key.allCases.map(\.stringValue))
+    for key in container.allKeys where !known.contains(key.stringValue) {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: codingPath + [key],
+          debugDescription: "unknown key (known keys: \(known.sorted().joined(separator: ", ")))"))
+    }
+  }
+}

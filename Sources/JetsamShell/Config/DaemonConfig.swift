@@ -1,0 +1,290 @@
+import Foundation
+import JetsamCore
+
+/// The daemon's configuration: `config/jetsamd.json5` documents every key.
+public struct DaemonConfig: Sendable, Codable, Equatable {
+  /// The emulated device.
+  public var device = DeviceConfig()
+  /// How apps are suspended, and when.
+  public var suspend = SuspendConfig()
+  /// Caps applied to every app unless the app overrides them.
+  public var defaults = AppCaps()
+  /// How many apps may be in the foreground at once.
+  public var foregroundSlots = 1
+  /// A jetsam victim still alive this long after its SIGKILL no longer blocks the next kill.
+  public var killTimeout = ConfigDuration(.seconds(2))
+  /// Time from SIGTERM to SIGKILL when an app is terminated gracefully.
+  public var terminateGrace = ConfigDuration(.seconds(5))
+  /// Where the exit record log and the state file live.
+  public var stateDirectory = "/var/lib/jetsam"
+  /// Where the control socket lives.
+  public var runtimeDirectory = "/run/jetsam"
+  /// Members of this group may use the control socket (root always may); nil: root only.
+  public var controlGroup: String? = "jetsam"
+  /// The daemon's own oom_score_adj: low, so the kernel's OOM killer takes apps first.
+  public var daemonOOMScoreAdj: Int32 = -900
+  /// Configured apps by name.
+  public var apps: [String: AppConfig] = [:]
+
+  public init() {}
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
+    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, apps
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = DaemonConfig()
+    device = try c.decodeIfPresent(DeviceConfig.self, forKey: .device) ?? d.device
+    suspend = try c.decodeIfPresent(SuspendConfig.self, forKey: .suspend) ?? d.suspend
+    defaults = try c.decodeIfPresent(AppCaps.self, forKey: .defaults) ?? d.defaults
+    foregroundSlots = try c.decodeIfPresent(Int.self, forKey: .foregroundSlots) ?? d.foregroundSlots
+    killTimeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .killTimeout) ?? d.killTimeout
+    terminateGrace = try c.decodeIfPresent(ConfigDuration.self, forKey: .terminateGrace) ?? d.terminateGrace
+    stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory) ?? d.stateDirectory
+    runtimeDirectory = try c.decodeIfPresent(String.self, forKey: .runtimeDirectory) ?? d.runtimeDirectory
+    controlGroup = c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
+    daemonOOMScoreAdj = try c.decodeIfPresent(Int32.self, forKey: .daemonOOMScoreAdj) ?? d.daemonOOMScoreAdj
+    apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
+    if foregroundSlots < 1 {
+      throw DecodingError.dataCorruptedError(
+        forKey: .foregroundSlots, in: c, debugDescription: "must be at least 1")
+    }
+  }
+}
+
+/// The emulated device: its RAM and where its pressure levels start.
+public struct DeviceConfig: Sendable, Codable, Equatable {
+  /// The device's RAM, or `host` to make the device the whole machine (MemAvailable).
+  public var ram: RAMSetting = .bytes(2 << 30)
+  /// The device cgroup's name, created under the daemon's own cgroup.
+  public var cgroupName = "jetsam-device"
+  /// Per-level thresholds of memory available to the device.
+  public var thresholds = ThresholdConfig()
+  /// A CPU cap for all apps together (percent of one core), so that busy apps never starve the daemon.
+  public var appsCPULimit: Double? = nil
+
+  public init() {}
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case ram, cgroupName, thresholds, appsCPULimit }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = DeviceConfig()
+    ram = try c.decodeIfPresent(RAMSetting.self, forKey: .ram) ?? d.ram
+    cgroupName = try c.decodeIfPresent(String.self, forKey: .cgroupName) ?? d.cgroupName
+    thresholds = try c.decodeIfPresent(ThresholdConfig.self, forKey: .thresholds) ?? d.thresholds
+    appsCPULimit = try c.decodeIfPresent(Double.self, forKey: .appsCPULimit)
+    if cgroupName.isEmpty || cgroupName.contains("/") || cgroupName.hasPrefix(".") {
+      throw DecodingError.dataCorruptedError(
+        forKey: .cgroupName, in: c, debugDescription: "\"\(cgroupName)\" is not a plain cgroup name")
+    }
+  }
+}
+
+/// The device's RAM: a size, or the whole host.
+public enum RAMSetting: Sendable, Codable, Equatable {
+  case bytes(Int64)
+  case host
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if (try? container.decode(String.self)) == "host" {
+      self = .host
+    } else {
+      self = .bytes(try ByteSize(from: decoder).bytes)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .host: try container.encode("host")
+    case .bytes(let b): try container.encode(b)
+    }
+  }
+}
+
+/// Thresholds per level, each as bytes or a percentage of RAM available.
+public struct ThresholdConfig: Sendable, Codable, Equatable {
+  public struct Bounds: Sendable, Codable, Equatable {
+    public var enter: MemoryAmount
+    public var clear: MemoryAmount
+    enum CodingKeys: String, CodingKey, CaseIterable { case enter, clear }
+    public init(enter: MemoryAmount, clear: MemoryAmount) {
+      self.enter = enter
+      self.clear = clear
+    }
+    public init(from decoder: any Decoder) throws {
+      try decoder.rejectUnknownKeys(CodingKeys.self)
+      let c = try decoder.container(keyedBy: CodingKeys.self)
+      enter = try c.decode(MemoryAmount.self, forKey: .enter)
+      clear = try c.decode(MemoryAmount.self, forKey: .clear)
+    }
+  }
+
+  public var warning = Bounds(enter: .percentOfRAM(25), clear: .percentOfRAM(30))
+  public var urgent = Bounds(enter: .percentOfRAM(15), clear: .percentOfRAM(20))
+  public var critical = Bounds(enter: .percentOfRAM(5), clear: .percentOfRAM(10))
+
+  public init() {}
+  enum CodingKeys: String, CodingKey, CaseIterable { case warning, urgent, critical }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = ThresholdConfig()
+    warning = try c.decodeIfPresent(Bounds.self, forKey: .warning) ?? d.warning
+    urgent = try c.decodeIfPresent(Bounds.self, forKey: .urgent) ?? d.urgent
+    critical = try c.decodeIfPresent(Bounds.self, forKey: .critical) ?? d.critical
+  }
+
+  /// The thresholds in bytes for a device with `ram` bytes.
+  public func resolved(ram: Int64) -> PressureThresholds {
+    func bounds(_ b: Bounds) -> PressureThresholds.Bounds {
+      .init(enter: b.enter.bytes(ofRAM: ram), clear: b.clear.bytes(ofRAM: ram))
+    }
+    return PressureThresholds(warning: bounds(warning), urgent: bounds(urgent), critical: bounds(critical))
+  }
+}
+
+/// How apps are suspended.
+public struct SuspendConfig: Sendable, Codable, Equatable {
+  public enum Mode: String, Sendable, Codable, Equatable {
+    /// SIGSTOP to every process of the app's cgroup (state `T`); SIGCONT to resume.
+    case signal
+    /// The cgroup v2 freezer (`cgroup.freeze`; state `S`), also on the hybrid layout's unified hierarchy.
+    case freezer
+  }
+  public var mode: Mode = .signal
+  /// A background app is suspended after this long; null: only on request.
+  public var backgroundGrace: ConfigDuration? = ConfigDuration(.seconds(10))
+
+  public init() {}
+  enum CodingKeys: String, CodingKey, CaseIterable { case mode, backgroundGrace }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = SuspendConfig()
+    if let text = try c.decodeIfPresent(String.self, forKey: .mode) {
+      guard let parsed = Mode(rawValue: text) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .mode, in: c, debugDescription: "\"\(text)\" is not a suspend mode (signal, freezer)")
+      }
+      mode = parsed
+    }
+    backgroundGrace =
+      c.contains(.backgroundGrace)
+      ? try c.decodeIfPresent(ConfigDuration.self, forKey: .backgroundGrace) : d.backgroundGrace
+  }
+}
+
+/// Resource caps of an app (each nil: unlimited).
+public struct AppCaps: Sendable, Codable, Equatable {
+  /// Hard memory cap: the kernel OOM-kills the app past it (recorded as memoryResourceLimit).
+  public var memoryLimit: ByteSize? = nil
+  /// CPU quota in percent of one core (150 = one and a half cores).
+  public var cpuLimit: Double? = nil
+  /// Most processes and threads the app may have (a fork bomb stays inside).
+  public var pidsLimit: Int? = 512
+
+  public init(memoryLimit: ByteSize? = nil, cpuLimit: Double? = nil, pidsLimit: Int? = 512) {
+    self.memoryLimit = memoryLimit
+    self.cpuLimit = cpuLimit
+    self.pidsLimit = pidsLimit
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case memoryLimit, cpuLimit, pidsLimit }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    memoryLimit = try c.decodeIfPresent(ByteSize.self, forKey: .memoryLimit)
+    cpuLimit = try c.decodeIfPresent(Double.self, forKey: .cpuLimit)
+    pidsLimit = try c.decodeIfPresent(Int.self, forKey: .pidsLimit)
+    if let cpu = cpuLimit, cpu <= 0 {
+      throw DecodingError.dataCorruptedError(forKey: .cpuLimit, in: c, debugDescription: "must be above 0")
+    }
+    if let pids = pidsLimit, pids < 1 {
+      throw DecodingError.dataCorruptedError(forKey: .pidsLimit, in: c, debugDescription: "must be at least 1")
+    }
+  }
+
+  /// These caps with every cap `other` sets taking precedence.
+  public func overridden(by other: AppCaps?) -> AppCaps {
+    guard let other else { return self }
+    return AppCaps(
+      memoryLimit: other.memoryLimit ?? memoryLimit, cpuLimit: other.cpuLimit ?? cpuLimit,
+      pidsLimit: other.pidsLimit ?? pidsLimit)
+  }
+}
+
+/// One configured app.
+public struct AppConfig: Sendable, Codable, Equatable {
+  /// The program and its arguments.
+  public var command: [String]
+  /// Extra environment variables.
+  public var env: [String: String] = [:]
+  /// Working directory (default: the state directory).
+  public var workingDirectory: String? = nil
+  /// Run as this user (name); default: the daemon's user.
+  public var user: String? = nil
+  /// The app's band floor, e.g. `audio` for an app that must survive background kills.
+  public var band: Band? = nil
+  /// Caps overriding the defaults.
+  public var caps: AppCaps? = nil
+
+  public init(command: [String]) { self.command = command }
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    command = try c.decode([String].self, forKey: .command)
+    if command.isEmpty {
+      throw DecodingError.dataCorruptedError(forKey: .command, in: c, debugDescription: "must not be empty")
+    }
+    env = try c.decodeIfPresent([String: String].self, forKey: .env) ?? [:]
+    workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
+    user = try c.decodeIfPresent(String.self, forKey: .user)
+    band = try c.decodeIfPresent(Band.self, forKey: .band)
+    if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
+      let caps = try AppCaps(from: decoder, keys: c)
+      self.caps = caps
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(command, forKey: .command)
+    try c.encode(env, forKey: .env)
+    try c.encodeIfPresent(workingDirectory, forKey: .workingDirectory)
+    try c.encodeIfPresent(user, forKey: .user)
+    try c.encodeIfPresent(band, forKey: .band)
+    try c.encodeIfPresent(caps?.memoryLimit, forKey: .memoryLimit)
+    try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
+    try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
+  }
+}
+
+extension AppCaps {
+  /// Reads the cap keys that sit directly in an app's table (`memoryLimit`, `cpuLimit`, `pidsLimit`).
+  init(from decoder: any Decoder, keys c: KeyedDecodingContainer<AppConfig.CodingKeys>) throws {
+    memoryLimit = try c.decodeIfPresent(ByteSize.self, forKey: .memoryLimit)
+    cpuLimit = try c.decodeIfPresent(Double.self, forKey: .cpuLimit)
+    pidsLimit = try c.decodeIfPresent(Int.self, forKey: .pidsLimit)
+    if let cpu = cpuLimit, cpu <= 0 {
+      throw DecodingError.dataCorruptedError(forKey: .cpuLimit, in: c, debugDescription: "must be above 0")
+    }
+    if let pids = pidsLimit, pids < 1 {
+      throw DecodingError.dataCorruptedError(forKey: .pidsLimit, in: c, debugDescription: "must be at least 1")
+    }
+  }
+}

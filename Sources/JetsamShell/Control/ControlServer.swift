@@ -1,0 +1,289 @@
+import CJetsamShim
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// The control socket: a Unix stream socket speaking one JSON object per line (see PROTOCOL-CONTROL.md).
+///
+/// Every connection is non-blocking and bounded: a request line longer than
+/// ``ControlProtocol/maxRequestBytes`` is answered with `requestTooLarge` and skipped without being
+/// buffered, and a client that stops reading is dropped once ``maxQueuedOutput`` bytes wait for it, so no
+/// client can block or bloat the daemon.
+final class ControlServer {
+  /// Output queued for one client beyond which the client is considered stuck and dropped.
+  static let maxQueuedOutput = 8 << 20
+
+  typealias Handler = (ControlRequest, ControlConnection) -> ControlResponse
+
+  let path: String
+  private let listener: FileDescriptor
+  private var listenSource: EventSource?
+  private let loop: EventLoop
+  private let log: Logger
+  private let handler: Handler
+  private let allowedGroup: gid_t?
+  private var connections: [Int32: ControlConnection] = [:]
+
+  init(loop: EventLoop, path: String, allowedGroup: String?, log: Logger, handler: @escaping Handler) throws {
+    self.loop = loop
+    self.path = path
+    self.log = log
+    self.handler = handler
+    self.allowedGroup = allowedGroup.flatMap { name in getgrnam(name).map { $0.pointee.gr_gid } }
+
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let fd = try systemCall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    listener = FileDescriptor(rawValue: fd)
+    do {
+      try ControlServer.removeStaleSocket(path)
+      var address = try ControlServer.address(path)
+      try systemCall("bind \(path)") {
+        withUnsafePointer(to: &address) {
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+      }
+      // The file's mode matches the access rule: root and the control group (checked again per peer).
+      chmod(path, self.allowedGroup == nil ? 0o600 : 0o660)
+      if let gid = self.allowedGroup { chown(path, 0, gid) }
+      try systemCall("listen \(path)") { listen(fd, 64) }
+      listenSource = try loop.watch(fd: fd, events: EpollEvents.readable) { [unowned self] _ in self.acceptAll() }
+    } catch {
+      listener.close()
+      throw error
+    }
+  }
+
+  /// Refuses new connections (shutdown); existing ones are served until ``close()``.
+  func stopAccepting() {
+    listenSource?.cancel()
+    listenSource = nil
+  }
+
+  /// Closes every connection and the socket, removing its file.
+  func close() {
+    stopAccepting()
+    for connection in connections.values { connection.close() }
+    connections = [:]
+    listener.close()
+    unlink(path)
+  }
+
+  /// Sends a new exit record to every `exits --follow` client whose filter matches.
+  func broadcast(_ record: ExitRecord) {
+    for connection in connections.values {
+      guard let follow = connection.follow, follow.app == nil || follow.app == record.app else { continue }
+      var line = ControlResponse(ok: true)
+      line.event = "exit"
+      line.record = record
+      connection.send(line)
+    }
+    connections = connections.filter { !$0.value.closed }
+  }
+
+  private func acceptAll() {
+    while true {
+      let fd = jetsam_accept_nonblocking(listener.rawValue)
+      if fd < 0 {
+        if errno == EINTR { continue }
+        if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept on \(path): \(SystemError.current("accept"))") }
+        return
+      }
+      let connection = ControlConnection(fd: FileDescriptor(rawValue: fd), server: self)
+      connection.permitted = isPermitted(fd)
+      do {
+        connection.source = try loop.watch(fd: fd, events: EpollEvents.readable) { [unowned self, unowned connection] events in
+          self.service(connection, events: events)
+        }
+        connections[fd] = connection
+      } catch {
+        log.warning("watching a control connection: \(error)")
+        connection.close()
+      }
+    }
+  }
+
+  private func isPermitted(_ fd: Int32) -> Bool {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+    guard jetsam_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return false }
+    if uid == 0 || uid == geteuid() { return true }
+    guard let group = allowedGroup else { return false }
+    if gid == group { return true }
+    // Supplementary groups of the peer's user.
+    guard let passwd = getpwuid(uid) else { return false }
+    var count: Int32 = 64
+    var groups = [gid_t](repeating: 0, count: 64)
+    if getgrouplist(passwd.pointee.pw_name, gid, &groups, &count) < 0 { return false }
+    return groups.prefix(Int(count)).contains(group)
+  }
+
+  private func service(_ connection: ControlConnection, events: UInt32) {
+    if events & EpollEvents.writable != 0 { connection.flush() }
+    let readable: UInt32 = EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error
+    if events & readable != 0 {
+      connection.readAvailable { [unowned self] line in self.answer(line, on: connection) }
+    }
+    if connection.closed { connections[connection.fd.rawValue] = nil }
+  }
+
+  private func answer(_ line: ControlConnection.Line, on connection: ControlConnection) {
+    let response: ControlResponse
+    switch line {
+    case .tooLarge:
+      response = .failure(ControlError(.requestTooLarge, "request longer than \(ControlProtocol.maxRequestBytes) bytes"))
+    case .text(let bytes):
+      if !connection.permitted {
+        response = .failure(ControlError(.permissionDenied, "permission denied: only root and members of the control group may control jetsamd"))
+      } else {
+        switch ControlRequestParser.parse(bytes) {
+        case .failure(let error): response = .failure(error)
+        case .success(let request): response = handler(request, connection)
+        }
+      }
+    }
+    connection.send(response)
+  }
+
+  fileprivate func dropped(_ connection: ControlConnection) {
+    log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
+  }
+
+  private static func address(_ path: String) throws -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw SystemError(code: ENAMETOOLONG, "socket path \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (i, b) in bytes.enumerated() { raw[i] = b }
+    }
+    return address
+  }
+
+  /// Removes a socket file left by a daemon that died; refuses if another daemon still answers on it.
+  private static func removeStaleSocket(_ path: String) throws {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return }
+    guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+      throw SystemError(code: EEXIST, "\(path) exists and is not a socket")
+    }
+    let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    defer { Glibc.close(probe) }
+    var address = try address(path)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if connected == 0 { throw SystemError(code: EADDRINUSE, "another jetsamd is listening on \(path)") }
+    unlink(path)
+  }
+}
+
+/// Which new exit records a following client wants.
+struct FollowFilter {
+  var app: String?
+}
+
+/// One client of the control socket.
+final class ControlConnection {
+  enum Line {
+    case text([UInt8])
+    case tooLarge
+  }
+
+  let fd: FileDescriptor
+  var source: EventSource?
+  var permitted = false
+  /// Set by `exits --follow`: new records stream to this client.
+  var follow: FollowFilter?
+  private(set) var closed = false
+  private unowned let server: ControlServer
+  private var input: [UInt8] = []
+  private var discarding = false
+  private var output: [UInt8] = []
+  private let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+
+  init(fd: FileDescriptor, server: ControlServer) {
+    self.fd = fd
+    self.server = server
+  }
+
+  /// Reads what is there and calls `onLine` for each complete line; an over-long line is reported once and
+  /// its bytes are dropped as they arrive, never accumulated.
+  func readAvailable(_ onLine: (Line) -> Void) {
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while !closed {
+      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno != EAGAIN { close() }
+        return
+      }
+      if n == 0 {
+        close()
+        return
+      }
+      for byte in chunk[0..<n] {
+        if byte == UInt8(ascii: "\n") {
+          if discarding {
+            discarding = false
+          } else {
+            onLine(.text(input))
+          }
+          input.removeAll(keepingCapacity: true)
+        } else if !discarding {
+          input.append(byte)
+          if input.count > ControlProtocol.maxRequestBytes {
+            discarding = true
+            input.removeAll()
+            onLine(.tooLarge)
+          }
+        }
+      }
+    }
+  }
+
+  /// Queues one response line and writes as much as the socket takes now.
+  func send(_ response: ControlResponse) {
+    guard !closed else { return }
+    guard var data = try? encoder.encode(response) else { return }
+    data.append(UInt8(ascii: "\n"))
+    output += data
+    if output.count > ControlServer.maxQueuedOutput {
+      server.dropped(self)
+      close()
+      return
+    }
+    flush()
+  }
+
+  func flush() {
+    while !output.isEmpty && !closed {
+      let n = output.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN { break }
+        close()
+        return
+      }
+      output.removeFirst(n)
+    }
+    let wanted = EpollEvents.readable | (output.isEmpty ? 0 : EpollEvents.writable)
+    source?.setIOEvents(wanted)
+  }
+
+  func close() {
+    guard !closed else { return }
+    closed = true
+    source?.cancel()
+    source = nil
+    fd.close()
+  }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import Glibc
+import JetsamCore
+
+extension Daemon {
+  /// Carries out the policy's actions in order.
+  func perform(_ actions: [PolicyAction]) {
+    for action in actions {
+      switch action {
+      case .spawn(let app, let launch): spawn(app, launch: launch)
+      case .suspend(let app, _): suspend(app)
+      case .resume(let app, _): resume(app)
+      case .kill(let app, _, let reason, let snapshot): kill(app, reason: reason, snapshot: snapshot)
+      case .terminate(let app, _): terminate(app)
+      case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
+      case .levelChanged(let from, let to, let available):
+        log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
+      case .recordExit(let record): recordExit(record)
+      }
+    }
+  }
+
+  // MARK: Launch
+
+  private func spawn(_ name: String, launch: Int) {
+    guard let spec = launchSpecs[name] ?? config.apps[name] else {
+      enqueue(.spawnFailed(app: name, message: "no command for \(name)", at: MonotonicClock.now()))
+      return
+    }
+    let caps = config.defaults.overridden(by: spec.caps)
+    var cgroup: AppCgroup?
+    do {
+      let appCgroup = try device.makeApp(
+        name: name,
+        limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+      cgroup = appCgroup
+      let output = try FileDescriptor.open(
+        "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
+      defer { output.close() }
+      var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JETSAM_") && $0.key != "NOTIFY_SOCKET" && $0.key != "LISTEN_FDS" && $0.key != "LISTEN_PID" && $0.key != "WATCHDOG_USEC" && $0.key != "WATCHDOG_PID" }
+      for (key, value) in spec.env { environment[key] = value }
+      environment["JETSAM_APP"] = name
+      environment["JETSAM_LAUNCH"] = String(launch)
+      let request = SpawnRequest(
+        arguments: spec.command,
+        environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
+        workingDirectory: spec.workingDirectory ?? stateDirectory,
+        user: try spec.user.map { name throws in try SpawnUser.lookup(name: name) },
+        cgroupDirectory: appCgroup.spawnDirectory,
+        joinProcsFiles: appCgroup.joinProcsFiles,
+        oomScoreAdj: Daemon.oomScoreAdj(for: .foreground),
+        stdin: nil, stdout: output, stderr: output)
+      let process = try spawnProcess(request)
+      let app = AppProcess(name: name, launch: launch, cgroup: appCgroup, pid: process.pid, pidfd: process.pidfd)
+      processes[name] = app
+      appliedBands[name] = .foreground
+      app.exitSource = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
+        [unowned self] _ in self.mainProcessEnded(name)
+      }
+      log.info("launched \(name) #\(launch) pid \(process.pid) in \(appCgroup.displayPath)")
+      enqueue(.spawned(app: name, pid: process.pid, at: MonotonicClock.now()))
+    } catch {
+      if let cgroup, processes[name] == nil { try? cgroup.remove() }
+      log.error("launch of \(name) failed: \(error)")
+      enqueue(.spawnFailed(app: name, message: "\(error)", at: MonotonicClock.now()))
+    }
+  }
+
+  // MARK: Suspend and resume
+
+  private func suspend(_ name: String) {
+    guard let app = processes[name] else { return }
+    do {
+      switch config.suspend.mode {
+      case .signal: try stopEveryProcess(of: app)
+      case .freezer: try freeze(app)
+      }
+    } catch {
+      log.error("suspending \(name): \(error)")
+    }
+    // Suspended time counts from here: the moment the last process was seen stopped.
+    enqueue(.suspendCompleted(app: name, at: MonotonicClock.now()))
+  }
+
+  /// SIGSTOPs every process of the app's cgroup and waits until each shows state `T`, re-reading the
+  /// cgroup in case a process forked while the signals went out.
+  private func stopEveryProcess(of app: AppProcess) throws {
+    for _ in 0..<200 {
+      let pids = try app.cgroup.processIDs()
+      for pid in pids { Glibc.kill(pid, SIGSTOP) }
+      let running = pids.filter { pid in
+        guard let state = processState(pid: pid) else { return false }  // gone
+        return !"TtZX".contains(state)
+      }
+      if running.isEmpty { return }
+      usleep(100)
+    }
+    throw SystemError(code: ETIMEDOUT, "waiting for \(app.name)'s processes to stop")
+  }
+
+  private func freeze(_ app: AppProcess) throws {
+    try app.cgroup.freeze()
+    for _ in 0..<10_000 {
+      if try app.cgroup.isFrozen() { return }
+      usleep(100)
+    }
+    throw SystemError(code: ETIMEDOUT, "waiting for \(app.name)'s cgroup to freeze")
+  }
+
+  private func resume(_ name: String) {
+    guard let app = processes[name] else { return }
+    do {
+      try continueEveryProcess(of: app)
+    } catch {
+      log.error("resuming \(name): \(error)")
+    }
+  }
+
+  /// Undoes either kind of suspension (the mode may have been changed by a reload since the app was stopped).
+  func continueEveryProcess(of app: AppProcess) throws {
+    if config.suspend.mode == .freezer || (try? app.cgroup.isFrozen()) == true { try app.cgroup.thaw() }
+    for pid in try app.cgroup.processIDs() { Glibc.kill(pid, SIGCONT) }
+  }
+
+  // MARK: Kill and terminate
+
+  private func kill(_ name: String, reason: ExitReason, snapshot: [SnapshotEntry]?) {
+    guard let app = processes[name], app.end == nil else { return }
+    app.memoryAtKill = try? app.cgroup.memoryUsage()
+    // The main process first (its memory is usually the bulk), then everything else in the cgroup.
+    _ = try? sendSignal(pidfd: app.pidfd, Signal.kill)
+    do { try app.cgroup.killAll() } catch { log.error("cgroup.kill for \(name): \(error)") }
+    releaseMemoryInBackground(app)
+    if let snapshot {
+      app.snapshot = snapshot.map { entry in
+        var entry = entry
+        entry.memoryBytes =
+          entry.name == name ? (app.memoryAtKill ?? 0) : ((try? processes[entry.name]?.cgroup.memoryUsage()) ?? 0)
+        return entry
+      }
+    }
+    log.notice("killing \(name) pid \(app.pid) (\(reason.rawValue), \(ByteSize.format(app.memoryAtKill ?? 0)))")
+  }
+
+  /// Reaps a killed process's memory on another thread (process_mrelease blocks while it frees), so that
+  /// memory comes back sooner than the dying process would free it itself, without stalling the loop.
+  private func releaseMemoryInBackground(_ app: AppProcess) {
+    let fd = dup(app.pidfd.rawValue)
+    guard fd >= 0 else { return }
+    Thread.detachNewThread {
+      _ = try? releaseMemory(pidfd: FileDescriptor(rawValue: fd))
+      Glibc.close(fd)
+    }
+  }
+
+  private func terminate(_ name: String) {
+    guard let app = processes[name] else { return }
+    // A stopped process cannot run its SIGTERM handler: let it run to end itself.
+    try? continueEveryProcess(of: app)
+    _ = try? sendSignal(pidfd: app.pidfd, Signal.terminate)
+  }
+
+  // MARK: States and bands
+
+  private func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
+    log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
+    guard let app = processes[name], to.isRunning, appliedBands[name] != band else { return }
+    appliedBands[name] = band
+    // The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
+    let score = Daemon.oomScoreAdj(for: band)
+    for pid in (try? app.cgroup.processIDs()) ?? [] { try? setOOMScoreAdj(pid: pid, score) }
+  }
+
+  /// oom_score_adj for a band: lower bands are the kernel's first choice, as they are jetsam's.
+  static func oomScoreAdj(for band: Band) -> Int32 {
+    Int32(max(-500, 900 - band.rawValue * 80))
+  }
+
+  // MARK: Exits
+
+  /// The main process ended: reap it, kill whatever it left in the cgroup, and report the app once the
+  /// cgroup is empty (so the memory it frees is back before the next pressure reading).
+  func mainProcessEnded(_ name: String) {
+    guard let app = processes[name], app.end == nil, let end = try? reapExit(pidfd: app.pidfd) else { return }
+    app.end = end
+    app.exitSource?.cancel()
+    app.exitSource = nil
+    if (try? app.cgroup.isPopulated()) == true {
+      try? app.cgroup.killAll()
+      do {
+        app.drainSource = try loop.watch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
+          [unowned self] _ in
+          if (try? app.cgroup.isPopulated()) != true { self.appDrained(name) }
+        }
+      } catch {
+        log.error("watching \(name)'s cgroup empty: \(error)")
+      }
+      // It may have emptied before the watch was armed.
+      if (try? app.cgroup.isPopulated()) == true { return }
+    }
+    appDrained(name)
+  }
+
+  private func appDrained(_ name: String) {
+    guard let app = processes[name], let end = app.end, app.drainSource != nil || true else { return }
+    app.drainSource?.cancel()
+    app.drainSource = nil
+    guard !app.reported else { return }
+    app.reported = true
+    let oomKilled = ((try? app.cgroup.oomKillCount()) ?? 0) > 0
+    dispatch(.exited(app: name, pid: app.pid, end: end, oomKilled: oomKilled, at: MonotonicClock.now()))
+    monitor.sample()
+  }
+
+  /// Completes a record with what the shell measures, writes it durably, then reports it.
+  private func recordExit(_ decided: ExitRecord) {
+    var record = decided
+    record.time = Daemon.timestamp()
+    if let app = processes[record.app] {
+      record.memoryBytes = app.memoryAtKill ?? (try? app.cgroup.memoryUsage()) ?? 0
+      record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
+      record.memoryLimitBytes = try? app.cgroup.memoryLimit()
+      record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      if record.snapshot != nil, let snapshot = app.snapshot { record.snapshot = snapshot }
+      app.close()
+      do { try app.cgroup.remove() } catch { log.warning("removing \(record.app)'s cgroup: \(error)") }
+      processes[record.app] = nil
+      appliedBands[record.app] = nil
+    }
+    unwrittenRecords.append(record)
+    do {
+      while let next = unwrittenRecords.first {
+        try records.append(next)
+        unwrittenRecords.removeFirst()
+        report(next)
+      }
+    } catch {
+      log.error("exit record log \(records.path): \(error); \(unwrittenRecords.count) record(s) kept for retry")
+    }
+    if shuttingDown { finishShutdownIfDone() }
+  }
+
+  /// Tells the world about a record that is already durable.
+  private func report(_ record: ExitRecord) {
+    var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
+    detail += " after \(String(format: "%.1f", record.stateSeconds))s"
+    log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
+    control.broadcast(record)
+  }
+
+  static func timestamp(_ date: Date = Date()) -> String {
+    date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+  }
+
+  // MARK: Shutdown
+
+  /// SIGTERM/SIGINT: end every app gracefully, write their records, remove the cgroups, exit.
+  func beginShutdown() {
+    guard !shuttingDown else { return }
+    shuttingDown = true
+    log.notice("stopping: terminating \(processes.count) app(s)")
+    control.stopAccepting()
+    balloon?.release()
+    balloon = nil
+    for name in processes.keys.sorted() { try? request(.terminate(app: name, at: MonotonicClock.now())) }
+    finishShutdownIfDone()
+  }
+
+  func finishShutdownIfDone() {
+    guard processes.isEmpty else { return }
+    monitor.stop()
+    do { try device.remove() } catch { log.warning("removing device cgroup: \(error)") }
+    control.close()
+    log.notice("stopped; \(records.written) record(s) written this run")
+    loop.exit(code: unwrittenRecords.isEmpty ? 0 : 1)
+  }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// Command-line choices that override the config file.
+public struct DaemonOptions: Sendable {
+  public var socketPath: String?
+  public var stateDirectory: String?
+  public var logger = Logger()
+  public init() {}
+}
+
+/// jetsamd: one event loop that owns the policy, feeds it kernel events, and carries out its actions.
+///
+/// The policy (JetsamCore) decides; this class only does: cgroups, processes, signals, the record log, the
+/// control socket. Every handler runs on the loop's thread, so nothing here needs a lock.
+public final class Daemon {
+  public static let version = "0.1.0"
+
+  let config: DaemonConfig
+  let log: Logger
+  let loop: EventLoop
+  var policy: JetsamPolicy
+  let layout: CgroupLayout
+  let device: DeviceCgroup
+  let records: ExitRecordLog
+  let stateDirectory: String
+  let socketPath: String
+  let startedAt = MonotonicClock.now()
+  let thresholds: PressureThresholds
+  var monitor: PressureMonitor!
+  var control: ControlServer!
+  var deadlineTimer: EventSource!
+  var signalSources: [EventSource] = []
+
+  /// Running apps by name.
+  var processes: [String: AppProcess] = [:]
+  /// The effective config of each app's current or last launch (configured apps merged with launch options).
+  var launchSpecs: [String: AppConfig] = [:]
+  /// Records that could not be written yet (disk full…): retried before every later write, never dropped.
+  var unwrittenRecords: [ExitRecord] = []
+  /// The last band applied to each app's processes' oom_score_adj.
+  var appliedBands: [String: Band] = [:]
+  /// The memory balloon of `pressure allocate`.
+  var balloon: Balloon?
+
+  private var queue: [PolicyEvent] = []
+  private var draining = false
+  var shuttingDown = false
+
+  /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
+  public init(config: DaemonConfig, options: DaemonOptions) throws {
+    self.config = config
+    log = options.logger
+    stateDirectory = options.stateDirectory ?? config.stateDirectory
+    socketPath = options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock"
+    loop = try EventLoop()
+
+    // The daemon must never be what dies under pressure.
+    try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
+
+    try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
+    records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")
+
+    layout = try CgroupLayout.detect()
+    device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
+    if let cpu = config.device.appsCPULimit { try device.setAppsCPULimit(percent: cpu) }
+
+    let counter: MemoryCounter
+    switch config.device.ram {
+    case .host: counter = try .host()
+    case .bytes(let ram): counter = .device(ram: ram, usage: { [device] in try device.memoryUsage() })
+    }
+    thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
+    policy = JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds))
+    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
+      _ = try? policy.handle(.configure(app: name, bandFloor: app.band, launchCount: 0))
+    }
+
+    deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
+    var pressureFDs: [FileDescriptor] = []
+    if let trigger = try? device.pressureTrigger(stallMicroseconds: 100_000, windowMicroseconds: 1_000_000) {
+      pressureFDs.append(trigger)
+    }
+    let usesThresholdFDs = layout.supportsUsageThresholds
+    monitor = try PressureMonitor(
+      loop: loop, counter: counter, thresholds: thresholds,
+      thresholdFDs: usesThresholdFDs
+        ? { [device] (usage: Int64) throws(SystemError) in try device.usageThresholdEventFD(bytes: usage) } : nil,
+      pressureFDs: pressureFDs,
+      onSample: { [unowned self] available, at in self.dispatch(.memorySampled(available: available, at: at)) },
+      onError: { [unowned self] error in self.log.error("reading memory: \(error)") })
+    control = try ControlServer(
+      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log,
+      handler: { [unowned self] request, connection in self.handle(request, from: connection) })
+
+    for signal in [SIGTERM, SIGINT] {
+      signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
+    }
+    loop.enableWatchdog()
+    log.notice(
+      "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
+        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.path)")
+  }
+
+  /// Runs the event loop until shutdown; returns the exit code.
+  public func run() throws -> Int32 {
+    try loop.run()
+  }
+
+  static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds) -> PolicyConfig {
+    PolicyConfig(
+      thresholds: thresholds, foregroundSlots: config.foregroundSlots,
+      backgroundGrace: config.suspend.backgroundGrace?.duration, killTimeout: config.killTimeout.duration,
+      terminateGrace: config.terminateGrace.duration)
+  }
+
+  // MARK: Events into the policy
+
+  /// Feeds an observation or result to the policy and carries out what it decides; events raised while
+  /// carrying out actions are queued and handled in order, never recursively.
+  func dispatch(_ event: PolicyEvent) {
+    queue.append(event)
+    drain()
+  }
+
+  /// Feeds a user request to the policy: a refusal comes back as an error and changes nothing.
+  func request(_ event: PolicyEvent) throws(PolicyError) {
+    let actions = try policy.handle(event)
+    perform(actions)
+    drain()
+  }
+
+  private func drain() {
+    guard !draining else { return }
+    draining = true
+    defer { draining = false }
+    while !queue.isEmpty {
+      let event = queue.removeFirst()
+      do {
+        perform(try policy.handle(event))
+      } catch {
+        log.warning("policy refused \(event): \(error)")
+      }
+    }
+    deadlineTimer.schedule(at: policy.nextDeadline)
+  }
+
+  func enqueue(_ event: PolicyEvent) {
+    queue.append(event)
+  }
+}

@@ -1,0 +1,71 @@
+/// Help texts, one per verb (tested by running the built binary).
+enum Help {
+  static let main = """
+    Usage: jetsamctl [--socket PATH] [--json] VERB [ARGS...]
+
+    Control jetsamd, the jetsam supervisor.
+
+    Verbs:
+      launch NAME [options] [-- CMD ARGS...]   cold-start an app into the foreground
+      activate NAME                            bring an app to the foreground (resume or cold-start)
+      background NAME                          move a foreground app to the background
+      suspend NAME                             suspend an app (SIGSTOP or the cgroup freezer)
+      resume NAME                              resume a suspended app into the background
+      terminate NAME                           end an app gracefully (SIGTERM, then SIGKILL)
+      kill NAME [--reason REASON]              kill an app now and record REASON
+      ps                                       list apps
+      exits [--app NAME] [--since TIME] [--follow]   show exit records
+      pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
+      status                                   daemon status
+
+    Options:
+      --socket PATH   control socket (default $JETSAM_SOCKET or /run/jetsam/jetsamd.sock)
+      --json          machine-readable output
+      -h, --help      this help; VERB --help for a verb's help
+
+    Exit status: 0 success, 1 failed operation, 64 misuse.
+    """
+
+  static let verbs: [String: String] = [
+    "launch": """
+      Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
+                              [--env K=V]... [--background] [-- CMD ARGS...]
+
+      Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
+      app (unless --background). Prints the pid.
+
+        --memory-limit SIZE   hard memory cap, e.g. 512M, 2G, or bytes
+        --cpu-limit PERCENT   CPU quota in percent of one core
+        --band BAND           band floor: idle, background, mail, foreground, audio, critical
+        --env K=V             extra environment variable (repeatable)
+        --background          launch into the background
+      """,
+    "activate": "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",
+    "background": "Usage: jetsamctl background NAME\n\nMove a foreground app to the background.",
+    "suspend": "Usage: jetsamctl suspend NAME\n\nSuspend an app: every process of its cgroup stops (its memory stays resident).",
+    "resume": "Usage: jetsamctl resume NAME\n\nResume a suspended app into the background (not the foreground).",
+    "terminate": "Usage: jetsamctl terminate NAME\n\nEnd an app gracefully: SIGTERM, then SIGKILL when the grace period runs out.",
+    "kill": """
+      Usage: jetsamctl kill NAME [--reason REASON]
+
+      Kill NAME's whole cgroup now and record the exit with REASON (default memoryPressure), to reproduce any
+      exit on demand. Reasons: normalAppExit, abnormal, memoryResourceLimit, cpuResourceLimit, memoryPressure,
+      badAccess, illegalInstruction, appWatchdog, suspendedWithLockedFile, backgroundTaskAssertionTimeout.
+      """,
+    "ps": "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count.",
+    "exits": """
+      Usage: jetsamctl exits [--app NAME] [--since TIME] [--follow] [--json]
+
+      Exit records from the durable record log. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m, 2h,
+      30s). --follow keeps streaming new records as they are written.
+      """,
+    "pressure": """
+      Usage: jetsamctl pressure [--json]
+             jetsamctl pressure set LEVEL        force LEVEL (normal, warning, urgent, critical)
+             jetsamctl pressure clear            back to measured pressure
+             jetsamctl pressure allocate SIZE    charge SIZE of real memory to the device (a balloon)
+             jetsamctl pressure release          release the balloon
+      """,
+    "status": "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",
+  ]
+}

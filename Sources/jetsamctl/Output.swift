@@ -1,0 +1,92 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+
+/// Prints responses as tables for people or JSON for scripts.
+struct Output {
+  var json: Bool
+
+  func show(_ response: ControlResponse, for request: ControlRequest) {
+    switch request.verb {
+    case .ps:
+      json ? printJSON(response.apps ?? []) : table(response.apps ?? [])
+    case .status:
+      guard let status = response.status else { return }
+      if json { return printJSON(status) }
+      print("jetsamd \(status.version), up \(String(format: "%.0f", status.uptimeSeconds))s")
+      print("cgroups: \(status.cgroupMode), suspend: \(status.suspendMode), device: \(status.deviceCgroup)")
+      let counts = status.appsByState.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+      print("apps: \(counts.isEmpty ? "none" : counts.joined(separator: ", "))")
+      print("exit records: \(status.recordsWritten) written this run, log \(status.recordLog)")
+    case .pressure:
+      guard let pressure = response.pressure else { return }
+      if json { return printJSON(pressure) }
+      let forced = pressure.forcedLevel.map { " (forced \($0.name))" } ?? ""
+      print("level: \(pressure.level.name)\(forced)")
+      print("device: \(pressure.mode), RAM \(ByteSize(pressure.ramBytes)), available \(ByteSize(pressure.availableBytes))")
+      for (name, b) in [("warning", pressure.thresholds.warning), ("urgent", pressure.thresholds.urgent), ("critical", pressure.thresholds.critical)] {
+        print("  \(name.padding(toLength: 8, withPad: " ", startingAt: 0)) enter ≤ \(ByteSize(b.enter)), clear ≥ \(ByteSize(b.clear)) available")
+      }
+      if pressure.balloonBytes > 0 { print("balloon: \(ByteSize(pressure.balloonBytes))") }
+    case .exits:
+      showExits(response.exits ?? [], header: true)
+    default:
+      guard let app = response.app else { return }
+      if json { return printJSON(app) }
+      if request.verb == .launch {
+        print(app.pid.map(String.init) ?? "-")
+      } else {
+        print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")")
+      }
+    }
+  }
+
+  func showExits(_ records: [ExitRecord], header: Bool) {
+    if json {
+      if header { printJSON(records) } else { for record in records { printLine(record) } }
+      return
+    }
+    let rows = records.map { r in
+      [r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
+       String(format: "%.1f", r.stateSeconds), ByteSize(r.memoryBytes).description]
+    }
+    printTable(header ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY"] : nil, rows)
+  }
+
+  private func printLine(_ record: ExitRecord) {
+    let compact = JSONEncoder()
+    compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: (try? compact.encode(record)) ?? Data(), as: UTF8.self))
+  }
+
+  private func table(_ apps: [AppInfo]) {
+    let rows = apps.map { a in
+      [a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize(a.memoryBytes).description,
+       a.memoryLimitBytes.map { ByteSize($0).description } ?? "-", String(format: "%.1f", a.stateSeconds), String(a.launch)]
+    }
+    printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH"], rows)
+  }
+
+  private func printTable(_ header: [String]?, _ rows: [[String]]) {
+    let all = (header.map { [$0] } ?? []) + rows
+    guard let columns = all.first?.count else { return }
+    let widths = (0..<columns).map { c in all.map { $0[c].count }.max() ?? 0 }
+    for row in all {
+      print(row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+        .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+    }
+  }
+}
+
+/// Byte counts for people: 512M, 1.5G.
+struct ByteSize: CustomStringConvertible {
+  var bytes: Int64
+  init(_ bytes: Int64) { self.bytes = bytes }
+  var description: String {
+    for (name, size) in [("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where abs(bytes) >= size {
+      let value = Double(bytes) / Double(size)
+      return value == value.rounded() ? "\(Int64(value))\(name)" : String(format: "%.1f%@", value, name)
+    }
+    return "\(bytes)"
+  }
+}

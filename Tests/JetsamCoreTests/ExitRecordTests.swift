@@ -1,0 +1,133 @@
+import JetsamCore
+import Testing
+
+@Suite struct ExitRecordTests {
+  @Test func aCrashInTheForegroundIsRecordedAndTerminatesTheApp() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(1), foreground: true)
+    policy.sample(Available.warning, at: t(2))
+    let actions = policy.exits("a", sigsegv, at: t(7, ms: 500))
+    let expected = ExitRecord(
+      app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", state: "foreground",
+      signal: SignalNumber.segmentationFault, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
+      pressureLevel: .warning, deviceAvailableBytes: Available.warning, snapshot: nil)
+    #expect(
+      actions == [
+        .stateChanged(app: "a", from: .foregroundActive, to: .terminated, band: .idle), .recordExit(expected),
+      ])
+    let app = try #require(policy.app(named: "a"))
+    #expect(app.state == .terminated)
+    #expect(app.pid == nil)
+    #expect(app.spawnedAt == nil)
+    #expect(app.band == .idle)
+  }
+
+  @Test func stateSecondsCountFromTheLastStateChange() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(1), foreground: true)
+    _ = try policy.handle(.moveToBackground(app: "a", at: t(4)))
+    let record = try #require(policy.exits("a", .exited(code: 2), at: t(10)).records.first)
+    #expect(record.state == "background")
+    #expect(record.aliveSeconds == 9)
+    #expect(record.stateSeconds == 6)
+    #expect(record.exitCode == 2)
+    #expect(record.signal == nil)
+    #expect(record.terminationReason == "EXIT 2")
+    #expect(record.pressureLevel == .normal)
+    #expect(record.deviceAvailableBytes == 0)
+  }
+
+  @Test func suspendedSecondsCountFromWhenTheLastProcessStopped() throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("a", pid: 10, at: t(1), stoppedAt: t(3))
+    let record = try #require(policy.exits("a", .exited(code: 0), at: t(10)).records.first)
+    #expect(record.state == "suspended")
+    #expect(record.stateSeconds == 7)
+    #expect(record.aliveSeconds == 9)
+  }
+
+  @Test func aJetsamKillCarriesTheSnapshotInKillOrder() throws {
+    var policy = JetsamPolicy()
+    try policy.start("fg", pid: 10, at: t(1), foreground: true)
+    try policy.start("music", pid: 11, at: t(2), floor: .audio)
+    try policy.start("bg", pid: 12, at: t(3))
+    try policy.startSuspended("s2", pid: 13, at: t(4), stoppedAt: t(6))
+    try policy.startSuspended("s1", pid: 14, at: t(4), stoppedAt: t(5))
+    _ = try policy.handle(.configure(app: "idle", bandFloor: nil, launchCount: 0))
+
+    let kill = try #require(policy.sample(Available.urgent, at: t(10)).jetsamKills.first)
+    let expectedSnapshot = [
+      SnapshotEntry(name: "s1", pid: 14, band: .idle, state: "suspended", secondsInBand: 5),
+      SnapshotEntry(name: "s2", pid: 13, band: .idle, state: "suspended", secondsInBand: 4),
+      SnapshotEntry(name: "bg", pid: 12, band: .background, state: "background", secondsInBand: 7),
+      SnapshotEntry(name: "fg", pid: 10, band: .foreground, state: "foreground", secondsInBand: 9),
+      SnapshotEntry(name: "music", pid: 11, band: .audio, state: "background", secondsInBand: 8),
+    ]
+    #expect(kill.app == "s1")
+    #expect(kill.snapshot == expectedSnapshot)
+
+    let record = try #require(policy.exits("s1", sigkill, at: t(11)).records.first)
+    #expect(
+      record
+        == ExitRecord(
+          app: "s1", pid: 14, launch: 1, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
+          state: "suspended", signal: SignalNumber.kill, exitCode: nil, aliveSeconds: 7, stateSeconds: 6,
+          pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot))
+  }
+
+  @Test func aStalePidIsIgnored() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(1))
+    policy.exits("a", sigkill, at: t(2))
+    _ = try policy.handle(.launch(app: "a", foreground: false, at: t(3)))
+    policy.observe(.spawned(app: "a", pid: 20, at: t(3)))
+    let before = policy.apps
+    // The first process's exit arrives again, late.
+    #expect(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(4))) == [])
+    #expect(policy.apps == before)
+    let record = try #require(policy.exits("a", .exited(code: 0), at: t(5)).records.first)
+    #expect(record.launch == 2)
+    #expect(record.pid == 20)
+  }
+
+  @Test func observationsAboutUnknownAppsAreIgnored() throws {
+    var policy = JetsamPolicy()
+    #expect(policy.observe(.exited(app: "ghost", pid: 1, end: sigkill, oomKilled: false, at: t(1))) == [])
+    #expect(policy.observe(.spawned(app: "ghost", pid: 1, at: t(1))) == [])
+    #expect(policy.observe(.spawnFailed(app: "ghost", message: "x", at: t(1))) == [])
+    #expect(policy.observe(.suspendCompleted(app: "ghost", at: t(1))) == [])
+    #expect(policy.apps.isEmpty)
+  }
+
+  @Test func theCgroupOOMKillerIsAPerProcessLimit() throws {
+    var policy = JetsamPolicy()
+    try policy.start("hog", pid: 10, at: t(1), foreground: true)
+    let record = try #require(policy.exits("hog", sigkill, oomKilled: true, at: t(2)).records.first)
+    #expect(record.reason == .memoryResourceLimit)
+    #expect(record.terminationReason == "JETSAM per-process-limit")
+    #expect(record.snapshot == nil)
+  }
+
+  @Test(
+    "A victim that ends by itself is classified by what happened and still frees jetsam",
+    arguments: [
+      (ProcessEnd.exited(code: 0), ExitReason.normalAppExit, "EXIT 0"),
+      (.signaled(signal: SignalNumber.segmentationFault, dumpedCore: true), .badAccess, "SIGNAL 0xb"),
+    ])
+  func victimEndsByItself(end: ProcessEnd, reason: ExitReason, code: String) throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("a", pid: 10, at: t(1))
+    try policy.startSuspended("b", pid: 11, at: t(2))
+    #expect(policy.sample(Available.urgent, at: t(10)).killed == ["a"])
+    let exit = policy.exits("a", end, at: t(10, ms: 100))
+    let record = try #require(exit.records.first)
+    #expect(record.reason == reason)
+    #expect(record.terminationReason == code)
+    // It was the chosen victim, so its record keeps the snapshot taken when it was chosen.
+    #expect(record.snapshot?.map(\.name) == ["a", "b"])
+    // The kill is no longer in flight (no timeout pending), and the next victim waits for a fresh sample.
+    #expect(exit.killed == [])
+    #expect(policy.nextDeadline == nil)
+    #expect(policy.sample(Available.urgent, at: t(11)).killed == ["b"])
+  }
+}

@@ -1,0 +1,73 @@
+import JetsamCore
+import Testing
+
+@Suite struct RequestedKillTests {
+  @Test func aUserKillIsRecordedWithTheReasonAskedFor() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(1), foreground: true)
+    let kill = try policy.handle(.kill(app: "a", reason: .appWatchdog, at: t(2)))
+    #expect(kill == [.kill(app: "a", pid: 10, reason: .appWatchdog, snapshot: nil)])
+    let record = try #require(policy.exits("a", sigkill, at: t(3)).records.first)
+    #expect(record.reason == .appWatchdog)
+    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.snapshot == nil)
+  }
+
+  @Test func theFirstKillRequestedDecidesTheRecord() throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("a", pid: 10, at: t(1))
+    #expect(policy.sample(Available.urgent, at: t(2)).killed == ["a"])
+    // The user's kill is passed on, but jetsam's SIGKILL was first.
+    let kill = try policy.handle(.kill(app: "a", reason: .cpuResourceLimit, at: t(3)))
+    #expect(kill == [.kill(app: "a", pid: 10, reason: .cpuResourceLimit, snapshot: nil)])
+    let record = try #require(policy.exits("a", sigkill, at: t(4)).records.first)
+    #expect(record.reason == .memoryPressure)
+  }
+
+  @Test func aHonouredTerminateIsANormalExit() throws {
+    var policy = JetsamPolicy(terminateGrace: .seconds(5))
+    try policy.start("a", pid: 10, at: t(1))
+    #expect(try policy.handle(.terminate(app: "a", at: t(2))) == [.terminate(app: "a", pid: 10)])
+    #expect(policy.nextDeadline == t(7))
+    let record = try #require(policy.exits("a", sigterm, at: t(3)).records.first)
+    #expect(record.reason == .normalAppExit)
+    #expect(record.terminationReason == "JETSAM terminate")
+    #expect(policy.nextDeadline == nil)
+  }
+
+  @Test func anIgnoredTerminateEscalatesToSIGKILLAfterTheGrace() throws {
+    var policy = JetsamPolicy(terminateGrace: .seconds(5))
+    try policy.start("a", pid: 10, at: t(1))
+    _ = try policy.handle(.terminate(app: "a", at: t(2)))
+    // Asking again does not extend the grace.
+    _ = try policy.handle(.terminate(app: "a", at: t(4)))
+    #expect(policy.nextDeadline == t(7))
+    #expect(policy.observe(.tick(at: t(6))) == [])
+    #expect(policy.observe(.tick(at: t(7))) == [.kill(app: "a", pid: 10, reason: .abnormal, snapshot: nil)])
+    #expect(policy.nextDeadline == nil)
+    let record = try #require(policy.exits("a", sigkill, at: t(8)).records.first)
+    #expect(record.reason == .abnormal)
+    #expect(record.terminationReason == "JETSAM terminate-timeout")
+  }
+
+  @Test func noEscalationForAnAppAlreadyBeingKilled() throws {
+    var policy = JetsamPolicy(terminateGrace: .seconds(5))
+    try policy.start("a", pid: 10, at: t(1))
+    _ = try policy.handle(.terminate(app: "a", at: t(2)))
+    _ = try policy.handle(.kill(app: "a", reason: .abnormal, at: t(3)))
+    #expect(policy.observe(.tick(at: t(7))) == [])
+    #expect(policy.nextDeadline == nil)
+  }
+
+  @Test func aKillOrTerminateBeforeTheProcessRunsIsRefused() throws {
+    var policy = JetsamPolicy()
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
+    _ = try policy.handle(.launch(app: "a", foreground: false, at: t(1)))
+    #expect(throws: PolicyError.illegalTransition(app: "a", from: .launching, request: "kill")) {
+      try policy.handle(.kill(app: "a", reason: .abnormal, at: t(2)))
+    }
+    #expect(throws: PolicyError.illegalTransition(app: "a", from: .launching, request: "terminate")) {
+      try policy.handle(.terminate(app: "a", at: t(2)))
+    }
+  }
+}
