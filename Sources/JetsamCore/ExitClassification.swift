@@ -15,6 +15,7 @@ public struct ExitClassification: Sendable, Equatable {
   /// Namespace and code, e.g. `JETSAM memory-pressure`, `SIGNAL 0xb`, `EXIT 3`.
   public var terminationReason: String
 
+  /// A classification from its two parts.
   public init(reason: ExitReason, terminationReason: String) {
     self.reason = reason
     self.terminationReason = terminationReason

@@ -37,7 +37,7 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var pressureLevel: PressureLevel
   /// Bytes available to the device at the last sample before the exit.
   public var deviceAvailableBytes: Int64
-  /// Every app at the moment of a jetsam kill (XNU's jetsam snapshot); nil for other exits.
+  /// Every app at the moment jetsam chose this app as its victim (XNU's jetsam snapshot); nil otherwise.
   public var snapshot: [SnapshotEntry]?
 
   public init(

@@ -24,6 +24,7 @@ public struct JetsamPolicy: Sendable {
   /// a fresh one before choosing again.
   var owesFreshSample = false
 
+  /// A policy with no apps, no sample yet (level normal) and `config` in force.
   public init(config: PolicyConfig) {
     self.config = config
   }

@@ -52,7 +52,10 @@ final class ScratchDevice {
   /// Kills and reaps every child, kills whatever else is in the device's directories, and removes them all.
   func tearDown() {
     for pid in children { kill(pid, SIGKILL) }
-    for pid in children { var status: Int32 = 0; _ = waitpid(pid, &status, 0) }
+    for pid in children {
+      var status: Int32 = 0
+      _ = waitpid(pid, &status, 0)
+    }
     children.removeAll()
     for directory in device.directories { forceRemoveTree(directory) }
   }

@@ -16,10 +16,11 @@ import Testing
 
   @Test func parsesProcCgroupLines() throws {
     let lines = try ProcCgroupLine.parse("3:cpu,cpuacct:/a:b\n0::/user.slice/x.service\n")
-    #expect(lines == [
-      ProcCgroupLine(hierarchyID: 3, controllers: ["cpu", "cpuacct"], path: "/a:b"),
-      ProcCgroupLine(hierarchyID: 0, controllers: [], path: "/user.slice/x.service"),
-    ])
+    #expect(
+      lines == [
+        ProcCgroupLine(hierarchyID: 3, controllers: ["cpu", "cpuacct"], path: "/a:b"),
+        ProcCgroupLine(hierarchyID: 0, controllers: [], path: "/user.slice/x.service"),
+      ])
     #expect(lines.v1Path(of: .cpuacct) == "/a:b")
     #expect(lines.unifiedPath == "/user.slice/x.service")
     #expect(throws: CgroupError.self) { try ProcCgroupLine.parse("garbage\n") }
@@ -43,7 +44,8 @@ import Testing
     let v2Placement = try v2.placement(fromProcCgroup: "0::/system.slice/jetsamd.service\n")
     #expect(v2Placement == CgroupPlacement(unified: "/system.slice/jetsamd.service"))
 
-    let missingPids = Self.hybridProcCgroup.split(separator: "\n").filter { !$0.contains("pids") }.joined(separator: "\n")
+    let missingPids = Self.hybridProcCgroup.split(separator: "\n").filter { !$0.contains("pids") }.joined(
+      separator: "\n")
     #expect(throws: CgroupError.self) { try layout.placement(fromProcCgroup: missingPids) }
   }
 
@@ -63,7 +65,8 @@ import Testing
     let values = AppLimits(memoryBytes: 32 * mebibyte, cpuPercent: 50, pids: 16)
       .controlFileValues(pureV2: false, swapControl: false)
     #expect(values[.memory] == [CgroupFileValue("memory.limit_in_bytes", "33554432")])
-    #expect(values[.cpu] == [CgroupFileValue("cpu.cfs_period_us", "100000"), CgroupFileValue("cpu.cfs_quota_us", "50000")])
+    #expect(
+      values[.cpu] == [CgroupFileValue("cpu.cfs_period_us", "100000"), CgroupFileValue("cpu.cfs_quota_us", "50000")])
     #expect(values[.pids] == [CgroupFileValue("pids.max", "16")])
     let unlimited = AppLimits.unlimited.controlFileValues(pureV2: false, swapControl: false)
     #expect(unlimited[.memory] == [CgroupFileValue("memory.limit_in_bytes", "-1")])
@@ -74,10 +77,11 @@ import Testing
   @Test func limitsMapToV2ControlFiles() {
     let values = AppLimits(memoryBytes: 32 * mebibyte, cpuPercent: 150, pids: 16)
       .controlFileValues(pureV2: true, swapControl: true)
-    #expect(values[.memory] == [
-      CgroupFileValue("memory.max", "33554432"), CgroupFileValue("memory.swap.max", "0"),
-      CgroupFileValue("memory.oom.group", "1"),
-    ])
+    #expect(
+      values[.memory] == [
+        CgroupFileValue("memory.max", "33554432"), CgroupFileValue("memory.swap.max", "0"),
+        CgroupFileValue("memory.oom.group", "1"),
+      ])
     #expect(values[.cpu] == [CgroupFileValue("cpu.max", "150000 100000")])
     let unlimited = AppLimits.unlimited.controlFileValues(pureV2: true, swapControl: false)
     #expect(unlimited[.memory] == [CgroupFileValue("memory.max", "max"), CgroupFileValue("memory.oom.group", "1")])
@@ -194,11 +198,15 @@ struct CgroupTests {
     try app.setLimits(AppLimits(memoryBytes: 48 * mebibyte, cpuPercent: 25))
     #expect(try app.memoryLimit() == 48 * mebibyte)
     #expect(try read(.pids, "pids.max") == "max")
-    #expect(try read(.cpu, scratch.layout.isPureV2 ? "cpu.max" : "cpu.cfs_quota_us") == (scratch.layout.isPureV2 ? "25000 100000" : "25000"))
+    #expect(
+      try read(.cpu, scratch.layout.isPureV2 ? "cpu.max" : "cpu.cfs_quota_us")
+        == (scratch.layout.isPureV2 ? "25000 100000" : "25000"))
 
     try app.setLimits(.unlimited)
     #expect(try app.memoryLimit() == nil)
-    #expect(try read(.cpu, scratch.layout.isPureV2 ? "cpu.max" : "cpu.cfs_quota_us") == (scratch.layout.isPureV2 ? "max 100000" : "-1"))
+    #expect(
+      try read(.cpu, scratch.layout.isPureV2 ? "cpu.max" : "cpu.cfs_quota_us")
+        == (scratch.layout.isPureV2 ? "max 100000" : "-1"))
     #expect(throws: CgroupError.self) { try app.setLimits(AppLimits(cpuPercent: 0)) }
   }
 
@@ -207,6 +215,42 @@ struct CgroupTests {
     defer { scratch.tearDown() }
     #expect(throws: CgroupError.self) { try scratch.device.makeApp(name: "bad", limits: AppLimits(memoryBytes: -1)) }
     #expect(try scratch.device.appNames().isEmpty)
+  }
+
+  @Test func aValueTheKernelRejectsRollsTheAppBack() throws {
+    let scratch = try ScratchDevice("rejected")
+    defer { scratch.tearDown() }
+    // pids.max above PID_MAX_LIMIT passes our validation but the kernel answers EINVAL.
+    #expect {
+      try scratch.device.makeApp(name: "too-many", limits: AppLimits(pids: 10_000_000))
+    } throws: { error in
+      guard let error = error as? CgroupError, case .libcgroup(let code, let errnoValue) = error.reason else {
+        return false
+      }
+      return CgroupError.libcgroupCodeName(code) == "ECGOTHER" && errnoValue == EINVAL
+        && error.operation.contains("pids.max=10000000")
+    }
+    #expect(try scratch.device.appNames().isEmpty)
+    for directory in scratch.device.directories {
+      #expect(access(directory + "/too-many", F_OK) != 0, "\(directory)/too-many left behind")
+    }
+  }
+
+  @Test func aRestartedDaemonReusesTheDeviceAndAdoptsItsApps() throws {
+    let scratch = try ScratchDevice("restart")
+    defer { scratch.tearDown() }
+    let app = try scratch.device.makeApp(name: "survivor", limits: AppLimits(memoryBytes: 96 * mebibyte))
+    let pid = try scratch.startInApp(app, "exec sleep 60")
+
+    let again = try DeviceCgroup.create(layout: scratch.layout, name: scratch.device.name)
+    #expect(again.directories == scratch.device.directories)
+    #expect(try again.appNames() == ["survivor"])
+    let adopted = try again.adoptApp(name: "survivor")
+    #expect(try adopted.processIDs() == [pid])
+    #expect(try adopted.memoryLimit() == 96 * mebibyte)
+    try adopted.killAll()
+    #expect(try waitUntil(.seconds(5)) { try !adopted.isPopulated() })
+    try again.remove()
   }
 
   @Test func capsTheAppsCPUTogetherAndClampsAppCapsToIt() throws {
@@ -255,11 +299,18 @@ struct CgroupTests {
     let start = try app.cpuSeconds()
     #expect(try waitUntil(.seconds(5)) { try app.cpuSeconds() > start + 0.05 }, "the busy loop never ran")
 
-    _ = try app.events()  // re-arm POLLPRI
+    _ = try app.events()  // arms POLLPRI
     try app.freeze()
-    #expect(try waitUntil(.seconds(5)) { try app.isFrozen() })
-    #expect(pollDescriptor(app.eventsDescriptor, events: Int16(POLLPRI), timeout: .zero) & Int16(POLLPRI) != 0)
-    #expect(try app.events() == CgroupEvents(populated: true, frozen: true))
+    // The way the daemon learns it: POLLPRI on cgroup.events, then read it through the same descriptor.
+    var events = CgroupEvents(populated: true, frozen: false)
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !events.frozen && ContinuousClock.now < deadline {
+      if pollDescriptor(app.eventsDescriptor, events: Int16(POLLPRI), timeout: .seconds(1)) & Int16(POLLPRI) != 0 {
+        events = try app.events()
+      }
+    }
+    #expect(events == CgroupEvents(populated: true, frozen: true))
+    #expect(try app.isFrozen())
     #expect(processState(pid) == "S")  // the v2 freezer parks tasks in S, unlike SIGSTOP's T
     let frozenAt = try app.cpuSeconds()
     usleep(300_000)
@@ -313,7 +364,8 @@ struct CgroupTests {
     let scratch = try ScratchDevice("oom")
     defer { scratch.tearDown() }
     let app = try scratch.device.makeApp(name: "hog", limits: AppLimits(memoryBytes: 32 * mebibyte))
-    let pid = try scratch.startInApp(app, "exec /usr/bin/python3 -c 'import time; b = b\"x\" * (100 << 20); time.sleep(60)'")
+    let pid = try scratch.startInApp(
+      app, "exec /usr/bin/python3 -c 'import time; b = b\"x\" * (100 << 20); time.sleep(60)'")
     let status = scratch.waitForExit(pid)
     #expect(status.map { killedBySignal($0, SIGKILL) } == true, "status \(String(describing: status))")
     #expect(try app.oomKillCount() >= 1)
@@ -341,6 +393,26 @@ struct CgroupTests {
     #expect(count >= 1)
     #expect(try device.memoryUsage() >= threshold)
     #expect(throws: SystemError.self) { try device.usageThresholdEventFD(bytes: 0) }
+  }
+
+  @Test func pressureTriggerFiresWhenAnAppStallsOnMemory() throws {
+    let scratch = try ScratchDevice("psi-fire")
+    let scratchFile = "/var/tmp/\(scratch.device.name).data"
+    defer {
+      scratch.tearDown()
+      unlink(scratchFile)
+    }
+    let trigger = try scratch.device.pressureTrigger(stallMicroseconds: 100_000, windowMicroseconds: 2_000_000)
+    defer { trigger.close() }
+    // Writing a file much larger than a 32 MiB cap makes the writer reclaim and wait for writeback: memory stalls,
+    // counted in the unified memory.pressure even though the cap is a v1 one on the hybrid layout.
+    let app = try scratch.device.makeApp(name: "writer", limits: AppLimits(memoryBytes: 32 * mebibyte))
+    _ = try scratch.startInApp(
+      app, "while :; do dd if=/dev/zero of='\(scratchFile)' bs=1M count=256 conv=fsync status=none; done")
+    let revents = pollDescriptor(trigger, events: Int16(POLLPRI), timeout: .seconds(30))
+    #expect(
+      revents & Int16(POLLPRI) != 0,
+      "no PSI event within 30 s: \((try? readTextFile(scratch.device.unifiedDirectory + "/memory.pressure")) ?? "")")
   }
 
   @Test func pressureTriggerOpensOnTheDevicesMemoryPressure() throws {

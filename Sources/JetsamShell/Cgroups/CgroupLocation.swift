@@ -64,9 +64,9 @@ struct CgroupLocation: Sendable {
     var made: [CgroupDirectory] = []
     do {
       for directory in allDirectories {
-        let existed = directory.exists()
+        // Noted before creating: libcgroup leaves the directory behind when writing a value fails.
+        if !directory.exists() { made.append(directory) }
         try directory.create(values: values.filter { directory.controllers.contains($0.key) })
-        if !existed { made.append(directory) }
       }
     } catch {
       for directory in made.reversed() { try? directory.remove(timeout: .zero) }

@@ -40,12 +40,13 @@ public final class DeviceCgroup: Sendable {
       placement.unified = try prepareDelegatedBase(root: root, own: placement.unified)
     }
     let location = CgroupLocation(layout: layout, below: placement, name: name)
+    let existed = location.exists()
     try location.create(values: [:])
     do {
       if location.isPureV2 { try enableUnifiedControllers(in: location.v2.path) }
       return try DeviceCgroup(name: name, layout: layout, location: location)
     } catch {
-      try? location.remove(timeout: .zero)
+      if !existed { try? location.remove(timeout: .zero) }
       throw error
     }
   }

@@ -17,6 +17,8 @@ final class AppProcess {
   var memoryAtKill: Int64?
   /// The snapshot taken at a jetsam kill, with each app's memory filled in.
   var snapshot: [SnapshotEntry]?
+  /// Watches the eventfd the memory-release thread signals when process_mrelease has returned.
+  var releaseSource: EventSource?
   /// Set once its exit went to the policy, so a late cgroup event cannot report it twice.
   var reported = false
 
@@ -32,8 +34,10 @@ final class AppProcess {
   func close() {
     exitSource?.cancel()
     drainSource?.cancel()
+    releaseSource?.cancel()
     exitSource = nil
     drainSource = nil
+    releaseSource = nil
     pidfd.close()
   }
 }

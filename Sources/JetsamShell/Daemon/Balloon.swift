@@ -5,8 +5,8 @@ import JetsamCore
 /// Real memory charged to the device on request (`jetsamctl pressure allocate SIZE`): a process that touches
 /// SIZE bytes and holds them, in a cgroup inside the device that is not an app, so jetsam never picks it.
 final class Balloon {
-  /// The cgroup name: app names cannot start with a dot, so it cannot collide with an app.
-  static let cgroupName = ".balloon"
+  /// The cgroup name: app names must start with a letter or digit, so it cannot collide with an app.
+  static let cgroupName = "_balloon"
 
   let bytes: Int64
   private let cgroup: AppCgroup

@@ -1,3 +1,4 @@
+import CJetsamShim
 import Foundation
 import Glibc
 import JetsamCore
@@ -48,7 +49,7 @@ extension Daemon {
         user: try spec.user.map { name throws in try SpawnUser.lookup(name: name) },
         cgroupDirectory: appCgroup.spawnDirectory,
         joinProcsFiles: appCgroup.joinProcsFiles,
-        oomScoreAdj: Daemon.oomScoreAdj(for: .foreground),
+        oomScoreAdj: oomScoreAdj(for: .foreground),
         stdin: nil, stdout: output, stderr: output)
       let process = try spawnProcess(request)
       let app = AppProcess(name: name, launch: launch, cgroup: appCgroup, pid: process.pid, pidfd: process.pidfd)
@@ -144,12 +145,36 @@ extension Daemon {
 
   /// Reaps a killed process's memory on another thread (process_mrelease blocks while it frees), so that
   /// memory comes back sooner than the dying process would free it itself, without stalling the loop.
+  ///
+  /// The release thread holds a reference to the victim's memory while it works: the app is reported only
+  /// after the thread is done, or the next pressure reading could still count memory that is on its way back.
   private func releaseMemoryInBackground(_ app: AppProcess) {
-    let fd = dup(app.pidfd.rawValue)
-    guard fd >= 0 else { return }
+    let pidfd = dup(app.pidfd.rawValue)
+    let done = jetsam_eventfd()
+    guard pidfd >= 0, done >= 0 else {
+      if pidfd >= 0 { Glibc.close(pidfd) }
+      if done >= 0 { Glibc.close(done) }
+      return
+    }
+    let name = app.name
+    do {
+      app.releaseSource = try loop.watch(fd: done, events: EpollEvents.readable) { [unowned self] _ in
+        Glibc.close(done)
+        guard let app = self.processes[name] else { return }
+        app.releaseSource?.cancel()
+        app.releaseSource = nil
+        self.reportIfGone(name)
+      }
+    } catch {
+      Glibc.close(pidfd)
+      Glibc.close(done)
+      return
+    }
     Thread.detachNewThread {
-      _ = try? releaseMemory(pidfd: FileDescriptor(rawValue: fd))
-      Glibc.close(fd)
+      _ = try? releaseMemory(pidfd: FileDescriptor(rawValue: pidfd))
+      Glibc.close(pidfd)
+      var one: UInt64 = 1
+      _ = Glibc.write(done, &one, 8)
     }
   }
 
@@ -167,13 +192,14 @@ extension Daemon {
     guard let app = processes[name], to.isRunning, appliedBands[name] != band else { return }
     appliedBands[name] = band
     // The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
-    let score = Daemon.oomScoreAdj(for: band)
+    let score = oomScoreAdj(for: band)
     for pid in (try? app.cgroup.processIDs()) ?? [] { try? setOOMScoreAdj(pid: pid, score) }
   }
 
-  /// oom_score_adj for a band: lower bands are the kernel's first choice, as they are jetsam's.
-  static func oomScoreAdj(for band: Band) -> Int32 {
-    Int32(max(-500, 900 - band.rawValue * 80))
+  /// oom_score_adj for a band: lower bands are the kernel's first choice, as they are jetsam's
+  /// (idle 900, background 660, foreground 100, audio and above at the floor).
+  func oomScoreAdj(for band: Band) -> Int32 {
+    max(oomScoreFloor, Int32(900 - band.rawValue * 80))
   }
 
   // MARK: Exits
@@ -202,10 +228,18 @@ extension Daemon {
   }
 
   private func appDrained(_ name: String) {
-    guard let app = processes[name], let end = app.end, app.drainSource != nil || true else { return }
+    guard let app = processes[name] else { return }
     app.drainSource?.cancel()
     app.drainSource = nil
-    guard !app.reported else { return }
+    reportIfGone(name)
+  }
+
+  /// Reports the app's exit to the policy once it is wholly gone: main process reaped, cgroup empty, and
+  /// any memory release finished.
+  private func reportIfGone(_ name: String) {
+    guard let app = processes[name], let end = app.end, !app.reported, app.drainSource == nil,
+      app.releaseSource == nil
+    else { return }
     app.reported = true
     let oomKilled = ((try? app.cgroup.oomKillCount()) ?? 0) > 0
     dispatch(.exited(app: name, pid: app.pid, end: end, oomKilled: oomKilled, at: MonotonicClock.now()))

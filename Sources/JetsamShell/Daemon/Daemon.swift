@@ -42,6 +42,8 @@ public final class Daemon {
   var unwrittenRecords: [ExitRecord] = []
   /// The last band applied to each app's processes' oom_score_adj.
   var appliedBands: [String: Band] = [:]
+  /// The lowest oom_score_adj this daemon may give a process (its own, unless it has CAP_SYS_RESOURCE).
+  let oomScoreFloor: Int32
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
 
@@ -57,8 +59,14 @@ public final class Daemon {
     socketPath = options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock"
     loop = try EventLoop()
 
-    // The daemon must never be what dies under pressure.
+    // The daemon must never be what dies under pressure. Lowering oom_score_adj needs CAP_SYS_RESOURCE; without
+    // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
     try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
+    oomScoreFloor = (try? JetsamShell.oomScoreAdj(pid: getpid())) ?? 0
+    if oomScoreFloor > config.daemonOOMScoreAdj {
+      log.warning(
+        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)")
+    }
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
     records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")

@@ -21,6 +21,7 @@ public final class PressureMonitor {
   private var sources: [EventSource] = []
   private var descriptors: [FileDescriptor] = []
   private var pollTimer: EventSource?
+  private var stopped = false
   /// The last reading.
   public private(set) var lastAvailable: Int64 = 0
   /// Which kernel notifications are in use (for `status`).
@@ -55,6 +56,7 @@ public final class PressureMonitor {
 
   /// Stops every source and closes the fds it owns.
   public func stop() {
+    stopped = true
     pollTimer?.cancel()
     sources.forEach { $0.cancel() }
     sources = []
@@ -64,6 +66,7 @@ public final class PressureMonitor {
 
   /// Reads the counter now and reports it (also called after every exit, so freed memory is measured at once).
   public func sample() {
+    guard !stopped else { return }
     do {
       lastAvailable = try counter.available()
     } catch {

@@ -23,10 +23,14 @@ public struct SpawnRequest: Sendable {
   /// cgroup v1 `cgroup.procs` files the child writes `0` into before exec; if one fails, the program never runs.
   public var joinProcsFiles: [String]
   /// The child's `oom_score_adj` (-1000...1000); always written, so the daemon's own value is never inherited.
+  /// Going below the daemon's own value needs `CAP_SYS_RESOURCE`; without it the spawn fails with stage
+  /// ``SpawnError/Stage/oomScoreAdj`` and `EACCES` (the build machines' root lacks that capability).
   public var oomScoreAdj: Int32
-  /// The program's standard streams; `nil` means `/dev/null`. The descriptors stay owned by the caller.
+  /// The program's standard input; `nil` means `/dev/null`. The descriptor stays owned by the caller.
   public var stdin: FileDescriptor?
+  /// The program's standard output; `nil` means `/dev/null`. The descriptor stays owned by the caller.
   public var stdout: FileDescriptor?
+  /// The program's standard error; `nil` means `/dev/null`. The descriptor stays owned by the caller.
   public var stderr: FileDescriptor?
   /// Extra descriptors the program receives: `source` (owned by the caller) appears as `target` (>= 3, distinct).
   /// Every other descriptor is closed at exec.

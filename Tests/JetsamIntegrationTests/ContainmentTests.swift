@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import JetsamCore
+import Testing
+
+/// An app is its whole cgroup: what it forks lives and dies with it, and a fork bomb stays capped.
+@Suite("Containment", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(2)))
+struct ContainmentTests {
+  @Test("a child forked by an app dies with it")
+  func childDiesWithApp() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pidFile = daemon.directory + "/child.pid"
+    let parent = try daemon.launch("forker", ["fork-child", "--pid-file", pidFile])
+    var child: Int32 = 0
+    try daemon.waitUntil("the child's pid file") {
+      child = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      return child > 0
+    }
+    #expect(isAlive(child))
+    // The child is in the app's cgroup, not the daemon's.
+    let cgroups = try String(contentsOfFile: "/proc/\(child)/cgroup", encoding: .utf8)
+    #expect(cgroups.contains("/\(daemon.cgroupName)/forker"))
+    #expect(try daemon.ctl(["kill", "forker"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.pid == parent)
+    #expect(!isAlive(parent))
+    try daemon.waitUntil("the child to die") { !isAlive(child) }
+  }
+
+  @Test("a fork bomb stays inside its pids cap")
+  func forkBombCapped() throws {
+    let daemon = try DaemonHarness(config: "{ defaults: { pidsLimit: 40 } }")
+    defer { daemon.stop() }
+    let report = daemon.directory + "/forkbomb.txt"
+    let pid = try daemon.launch("bomb", ["forkbomb", "--report", report])
+    var text = ""
+    try daemon.waitUntil("the fork bomb's report") {
+      text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+      return !text.isEmpty
+    }
+    let forked = Int(text.split(whereSeparator: { !$0.isNumber }).first ?? "") ?? -1
+    #expect(forked >= 1 && forked < 40, "forked \(forked) (report: \(text))")
+    #expect(text.contains("EAGAIN") || text.contains("11") || text.lowercased().contains("resource temporarily unavailable"), "\(text)")
+    #expect(isAlive(pid))
+    #expect(try daemon.ctl(["kill", "bomb"]).status == 0)
+    _ = try daemon.waitForRecords(1)
+  }
+}

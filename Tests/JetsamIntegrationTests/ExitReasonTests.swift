@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// Real apps that end in every way the foundation classifies, each checked in the durable record log.
+@Suite("Exit reasons of real processes", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct ExitReasonTests {
+  struct Case: Sendable, CustomStringConvertible {
+    var arguments: [String]
+    var reason: ExitReason
+    var signal: Int32?
+    var exitCode: Int32?
+    var terminationReason: String
+    var description: String { arguments.joined(separator: " ") }
+  }
+
+  static let cases: [Case] = [
+    Case(arguments: ["crash", "segv"], reason: .badAccess, signal: 11, terminationReason: "SIGNAL 0xb"),
+    Case(arguments: ["crash", "bus"], reason: .badAccess, signal: 7, terminationReason: "SIGNAL 0x7"),
+    Case(arguments: ["crash", "ill"], reason: .illegalInstruction, signal: 4, terminationReason: "SIGNAL 0x4"),
+    Case(arguments: ["crash", "abort"], reason: .abnormal, signal: 6, terminationReason: "SIGNAL 0x6"),
+    Case(arguments: ["crash", "trap"], reason: .abnormal, signal: 5, terminationReason: "SIGNAL 0x5"),
+    Case(arguments: ["exit", "3"], reason: .abnormal, exitCode: 3, terminationReason: "EXIT 3"),
+    Case(arguments: ["exit", "0"], reason: .normalAppExit, exitCode: 0, terminationReason: "EXIT 0"),
+  ]
+
+  @Test("each way of ending gets its MetricKit reason", arguments: cases)
+  func classified(_ testCase: Case) throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("crasher", testCase.arguments)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "crasher")
+    #expect(record.pid == pid)
+    #expect(record.launch == 1)
+    #expect(record.reason == testCase.reason)
+    #expect(record.terminationReason == testCase.terminationReason)
+    #expect(record.signal == testCase.signal)
+    #expect(record.exitCode == testCase.exitCode)
+    #expect(record.state == "foreground")
+    #expect(record.snapshot == nil)
+    #expect(!isAlive(pid))
+  }
+
+  @Test("an app touching memory past its cap is killed by the kernel and recorded as memoryResourceLimit")
+  func memoryCap() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.pid == pid)
+    #expect(record.reason == .memoryResourceLimit)
+    #expect(record.terminationReason == "JETSAM per-process-limit")
+    #expect(record.signal == 9)
+    #expect(record.memoryLimitBytes == 32 << 20)
+    #expect(record.peakMemoryBytes >= 30 << 20)
+  }
+
+  @Test("an outside SIGKILL is abnormal, not a memory-limit kill")
+  func outsideKill() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("victim", ["idle"], options: ["--memory-limit", "64M"])
+    kill(pid, SIGKILL)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.reason == .abnormal)
+    #expect(record.terminationReason == "SIGNAL 0x9")
+  }
+
+  @Test("kill --reason records exactly that reason", arguments: [ExitReason.appWatchdog, .memoryPressure, .cpuResourceLimit])
+  func requestedReason(_ reason: ExitReason) throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("target", ["idle"])
+    let result = try daemon.ctl(["kill", "target", "--reason", reason.rawValue])
+    #expect(result.status == 0, "\(result.stderr)")
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.pid == pid)
+    #expect(record.reason == reason)
+    #expect(record.signal == 9)
+  }
+}
