@@ -31,6 +31,8 @@ let package = Package(
     .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "CJetsamShim"]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),
+    // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.
+    .executableTarget(name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim"]),
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),

@@ -100,10 +100,23 @@ final class DaemonHarness {
     try start(arguments: ["--config", configPath, "--foreground", "--verbose"] + extraArguments)
   }
 
+  /// On a pure cgroup v2 host, the cgroup the daemon is started in, as systemd would place a service
+  /// (`/sys/fs/cgroup/<name>.service`); the daemon moves itself into a leaf below it. Nil on the hybrid layout.
+  private(set) var serviceCgroup: String?
+
   private func start(arguments: [String]) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Binaries.jetsamd)
-    process.arguments = arguments
+    if CgroupCleanup.isPureV2 {
+      let service = "/sys/fs/cgroup/\(cgroupName).service"
+      try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
+      serviceCgroup = service
+      // Join the service cgroup before exec, so that the daemon never runs anywhere else.
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", service, Binaries.jetsamd] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: Binaries.jetsamd)
+      process.arguments = arguments
+    }
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
     log.seekToEndOfFile()
@@ -205,7 +218,11 @@ final class DaemonHarness {
       }
       process.waitUntilExit()
     }
-    CgroupCleanup.removeDevice(named: cgroupName)
+    if let serviceCgroup {
+      CgroupCleanup.removeTree(serviceCgroup)
+    } else {
+      CgroupCleanup.removeDevice(named: cgroupName)
+    }
     try? FileManager.default.removeItem(atPath: directory)
   }
 
@@ -245,6 +262,12 @@ func isAlive(_ pid: Int32) -> Bool {
 
 /// Removes a test device cgroup and everything in it, in every hierarchy, killing leftover processes by pid.
 enum CgroupCleanup {
+  /// Whether /sys/fs/cgroup itself is the unified hierarchy (no v1 controllers).
+  static var isPureV2: Bool {
+    !FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified")
+      && FileManager.default.fileExists(atPath: "/sys/fs/cgroup/cgroup.controllers")
+  }
+
   static func removeDevice(named name: String) {
     for directory in deviceDirectories(named: name) where FileManager.default.fileExists(atPath: directory) {
       removeTree(directory)
@@ -275,7 +298,8 @@ enum CgroupCleanup {
     return result
   }
 
-  private static func removeTree(_ directory: String) {
+  /// Removes a cgroup directory and its descendants, killing (by pid) any process still inside.
+  static func removeTree(_ directory: String) {
     let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for child in children {
       var isDirectory: ObjCBool = false

@@ -1,0 +1,1 @@
+print("jetsam-bench: not written yet")
