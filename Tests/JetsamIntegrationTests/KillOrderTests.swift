@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// Jetsam under real memory pressure: 20 suspended apps holding real memory, a foreground app that grows,
+/// and the exit records as the judge.
+@Suite("Jetsam kill order", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct KillOrderTests {
+  /// A 1 GiB device whose urgent level starts at 500M available and clears at 560M.
+  static let config = """
+    {
+      device: { ram: "1G", thresholds: {
+        warning: { enter: "600M", clear: "650M" },
+        urgent: { enter: "500M", clear: "560M" },
+        critical: { enter: "100M", clear: "150M" } } },
+      suspend: { backgroundGrace: null },
+    }
+    """
+
+  /// Launches `count` apps holding `megabytes` each, then suspends them in a shuffled order (not the launch
+  /// order), each showing state T before the next; returns names in suspension order and their pids.
+  static func suspendedApps(_ daemon: DaemonHarness, count: Int, megabytes: Int) throws -> ([String], [String: Int32]) {
+    var pids: [String: Int32] = [:]
+    for index in 0..<count {
+      let name = String(format: "app%02d", index)
+      pids[name] = try daemon.launch(name, ["alloc", String(megabytes), "--hold"])
+    }
+    // Wait until each holds its memory, so later pressure comes only from the foreground app.
+    try daemon.waitUntil("every app to hold its memory") {
+      try daemon.apps().values.allSatisfy { $0.memoryBytes >= Int64(megabytes) << 20 }
+    }
+    var generator = SeededGenerator(seed: 42)
+    let order = pids.keys.sorted().shuffled(using: &generator)
+    for name in order {
+      let result = try daemon.ctl(["suspend", name])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(processState(pids[name]!) == "T", "\(name) not stopped")
+      usleep(5_000)  // distinct suspension times
+    }
+    return (order, pids)
+  }
+
+  @Test("suspended apps die longest-suspended-first with memoryPressure, until pressure clears")
+  func longestSuspendedFirst() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let (order, pids) = try Self.suspendedApps(daemon, count: 20, megabytes: 16)
+    #expect(try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level == .normal)
+
+    // Real memory pressure: a foreground app grows by 250M at 250 MB/s.
+    let camera = try daemon.launch("camera", ["alloc", "250", "--rate", "250", "--hold"])
+    try daemon.waitUntil("the camera to hold its memory") { (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 250 << 20 }
+    try daemon.waitUntil("pressure to clear below urgent") {
+      try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
+    }
+    usleep(300_000)  // any kill still in flight would show up by now
+
+    let records = try daemon.recordsOnDisk()
+    let killed = records.map(\.app)
+    #expect(killed.count >= 2 && killed.count < 20, "killed \(killed)")
+    #expect(killed == Array(order.prefix(killed.count)), "kill order \(killed) is not the suspension order \(order)")
+    for record in records {
+      #expect(record.reason == .memoryPressure)
+      #expect(record.terminationReason == "JETSAM memory-pressure")
+      #expect(record.state == "suspended")
+      #expect(record.signal == 9)
+      #expect(record.pid == pids[record.app])
+      #expect(record.memoryBytes >= 16 << 20)
+      let snapshot = try #require(record.snapshot)
+      #expect(snapshot.first?.name == record.app, "the victim heads its own snapshot")
+      #expect(snapshot.contains { $0.name == "camera" && $0.state == "foreground" })
+      #expect(!isAlive(record.pid))
+    }
+    // Everyone else is untouched: still stopped, still alive.
+    for name in order.dropFirst(killed.count) {
+      #expect(processState(pids[name]!) == "T", "\(name) should still be suspended")
+    }
+    #expect(isAlive(camera))
+    #expect(try daemon.apps()["camera"]?.state == "foreground")
+  }
+
+  @Test("with no suspended app left, background apps die before the foreground app is touched")
+  func escalation() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    // Two background apps holding memory (launched first, pushed to the background by the next launch).
+    let early = try daemon.launch("early", ["alloc", "40", "--hold"])
+    let late = try daemon.launch("late", ["alloc", "40", "--hold"])
+    let camera = try daemon.launch("camera", ["alloc", "480", "--rate", "400", "--hold"])
+    try daemon.waitUntil("pressure to clear") {
+      let grown = (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 480 << 20
+      let level = try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level
+      return grown && level < .urgent
+    }
+    let records = try daemon.recordsOnDisk()
+    #expect(records.map(\.app) == ["early", "late"], "\(records.map(\.app))")
+    #expect(records.allSatisfy { $0.state == "background" && $0.reason == .memoryPressure })
+    #expect(!isAlive(early) && !isAlive(late))
+    #expect(isAlive(camera), "the foreground app dies only at critical")
+  }
+}
+
+/// A tiny deterministic generator, so the shuffled suspension order is the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return state
+  }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// Suspend and resume act on every process of an app, in both modes.
+@Suite("Suspend and resume", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(2)))
+struct SuspendTests {
+  @Test("signal mode stops every process of the app (state T) and resume continues them")
+  func signalMode() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"signal\", backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let pidFile = daemon.directory + "/child.pid"
+    let parent = try daemon.launch("app", ["fork-child", "--pid-file", pidFile])
+    var child: Int32 = 0
+    try daemon.waitUntil("the child's pid") {
+      child = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      return child > 0
+    }
+    #expect(try daemon.ctl(["suspend", "app"]).status == 0)
+    #expect(processState(parent) == "T")
+    #expect(processState(child) == "T")
+    let info = try #require(try daemon.apps()["app"])
+    #expect(info.state == "suspended")
+    #expect(info.band == .idle)
+
+    #expect(try daemon.ctl(["resume", "app"]).status == 0)
+    try daemon.waitUntil("both processes running again") {
+      processState(parent) != "T" && processState(child) != "T"
+    }
+    #expect(try daemon.apps()["app"]?.state == "background")
+  }
+
+  @Test("freezer mode freezes the app's cgroup (state S, cgroup.events frozen 1) and thaws it")
+  func freezerMode() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"freezer\", backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("app", ["spin"])
+    #expect(try daemon.ctl(["suspend", "app"]).status == 0)
+    let events = try frozenFlag(of: pid)
+    #expect(events == true)
+    let before = cpuTicks(pid)
+    usleep(300_000)
+    #expect(cpuTicks(pid) == before, "a frozen spinner used CPU")
+    #expect(try daemon.ctl(["resume", "app"]).status == 0)
+    #expect(try frozenFlag(of: pid) == false)
+    try daemon.waitUntil("the spinner to run again") { cpuTicks(pid) > before }
+  }
+
+  @Test("an app left in the background is suspended after the background grace")
+  func backgroundGrace() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: \"300ms\" } }")
+    defer { daemon.stop() }
+    let first = try daemon.launch("first", ["idle"])
+    try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background
+    #expect(try daemon.apps()["first"]?.state == "background")
+    try daemon.waitUntil("first to be suspended") { try daemon.apps()["first"]?.state == "suspended" }
+    #expect(processState(first) == "T")
+  }
+
+  /// `frozen` from the app's cgroup.events, found through /proc/PID/cgroup (the unified hierarchy's line).
+  private func frozenFlag(of pid: Int32) throws -> Bool? {
+    let lines = try String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8).split(separator: "\n")
+    let path = try #require(lines.first { $0.hasPrefix("0::") }).dropFirst(3)
+    let mount = CgroupCleanup.isPureV2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified"
+    let events = try String(contentsOfFile: "\(mount)\(path)/cgroup.events", encoding: .utf8)
+    return events.split(separator: "\n").first { $0.hasPrefix("frozen ") }.map { $0.hasSuffix("1") }
+  }
+
+  private func cpuTicks(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return -1 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)  // utime + stime
+  }
+}
