@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// Exit records are durable before they are reported: a daemon SIGKILLed in the middle of a kill storm has
+/// lost none of the records any client had already seen.
+@Suite("Durable exit records", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(2)))
+struct DurabilityTests {
+  @Test("SIGKILL of the daemon mid kill storm loses no reported record")
+  func crashMidStorm() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    var pids: [String: Int32] = [:]
+    for index in 0..<20 {
+      let name = String(format: "app%02d", index)
+      pids[name] = try daemon.launch(name, ["alloc", "4", "--hold"])
+      #expect(try daemon.ctl(["suspend", name]).status == 0)
+    }
+
+    // A follower sees each record as it is reported.
+    let follower = try ExitFollower(socket: daemon.socket)
+    defer { follower.stop() }
+    #expect(try daemon.ctl(["pressure", "set", "critical"]).status == 0)
+    try daemon.waitUntil("five reported records") { follower.records.count >= 5 }
+    daemon.crash()
+    let reported = follower.records
+
+    let onDisk = try daemon.recordsOnDisk()
+    let diskKeys = Set(onDisk.map { "\($0.app)/\($0.pid)/\($0.launch)" })
+    for record in reported {
+      #expect(diskKeys.contains("\(record.app)/\(record.pid)/\(record.launch)"), "reported \(record.app) missing on disk")
+    }
+    #expect(onDisk.count >= reported.count)
+    #expect(onDisk.allSatisfy { $0.reason == .memoryPressure })
+    // No record twice.
+    #expect(diskKeys.count == onDisk.count)
+  }
+}
+
+/// Runs `jetsamctl exits --follow --json` and collects the records it prints, line by line.
+final class ExitFollower: @unchecked Sendable {
+  private let process = Process()
+  private let lock = NSLock()
+  private var collected: [ExitRecord] = []
+
+  init(socket: String) throws {
+    process.executableURL = URL(fileURLWithPath: Binaries.jetsamctl)
+    process.arguments = ["--socket", socket, "--json", "exits", "--follow"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let handle = pipe.fileHandleForReading
+    Thread.detachNewThread { [self] in
+      var buffer = Data()
+      while true {
+        let chunk = handle.availableData
+        if chunk.isEmpty { return }
+        buffer.append(chunk)
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+          let line = buffer[buffer.startIndex..<newline]
+          buffer.removeSubrange(buffer.startIndex...newline)
+          // The first output is the (pretty-printed) list of earlier records; streamed lines are single objects.
+          if let record = try? JSONDecoder().decode(ExitRecord.self, from: Data(line)) {
+            self.lock.withLock { self.collected.append(record) }
+          }
+        }
+      }
+    }
+  }
+
+  var records: [ExitRecord] { lock.withLock { collected } }
+
+  func stop() {
+    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    process.waitUntilExit()
+  }
+}
