@@ -139,3 +139,12 @@ func pollDescriptor(_ descriptor: FileDescriptor, events: Int16, timeout: Durati
 func killedBySignal(_ status: Int32, _ signal: Int32) -> Bool { status & 0x7f == signal }
 
 let mebibyte: Int64 = 1 << 20
+
+/// Whether `/var/tmp` is on a disk, where writing a big file under a small memory cap stalls on writeback (memory
+/// pressure); on tmpfs or overlayfs (the cgroup v2 VM) the pages are shmem and the writer is OOM-killed instead.
+let varTmpIsDiskBacked: Bool = {
+  let tmpfs = 0x0102_1994
+  let overlayfs = 0x794c_7630
+  guard let type = try? fileSystemType("/var/tmp") else { return false }
+  return type != tmpfs && type != overlayfs
+}()

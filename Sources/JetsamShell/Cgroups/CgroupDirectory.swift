@@ -66,21 +66,30 @@ struct CgroupDirectory: Sendable, Hashable, CustomStringConvertible {
   func remove(timeout: Duration = .seconds(2)) throws {
     let deadline = ContinuousClock.now + timeout
     while true {
-      do {
-        if controllers.isEmpty {
-          try systemCall("rmdir \(path)") { rmdir(path) }
-        } else {
-          try Libcgroup.delete(relativePath, controllers: controllers)
-        }
-        return
-      } catch let error as SystemError where error.code == ENOENT {
-        return
-      } catch let error as SystemError where error.code == EBUSY {
-        if ContinuousClock.now >= deadline { throw busyError() }
-      } catch let error as CgroupError where Libcgroup.isNonEmpty(error) {
-        if ContinuousClock.now >= deadline { throw busyError() }
-      }
+      if try removeOnce() { return }
+      if ContinuousClock.now >= deadline { throw busyError() }
       usleep(5_000)
+    }
+  }
+
+  /// One removal attempt: true when the directory is gone, false while it is busy (processes or children left).
+  private func removeOnce() throws -> Bool {
+    do {
+      if controllers.isEmpty {
+        try systemCall("rmdir \(path)") { rmdir(path) }
+        return true
+      }
+      try Libcgroup.delete(relativePath, controllers: controllers)
+      // libcgroup 2.0.2 reports success for a cgroup that is not empty: with CGFLAG_DELETE_EMPTY_ONLY its rmdir's
+      // EBUSY becomes ECGNONEMPTY, which cgroup_delete_cgroup_ext then drops (it records ECGNONEMPTY only when an
+      // earlier controller already failed that way). So the directory's absence is the only reliable answer.
+      return !exists()
+    } catch let error as SystemError where error.code == ENOENT {
+      return true
+    } catch let error as SystemError where error.code == EBUSY {
+      return false
+    } catch let error as CgroupError where Libcgroup.isNonEmpty(error) {
+      return false
     }
   }
 

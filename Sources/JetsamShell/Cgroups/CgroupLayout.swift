@@ -109,7 +109,7 @@ private let cgroup2Magic = 0x6367_7270
 /// Swift's Glibc module leaves out `<sys/vfs.h>`, so `statfs` is looked up with `dlsym` and called through a C
 /// function pointer. `struct statfs` begins with `__fsword_t f_type` (a `long`) on every 64-bit Linux target jetsam
 /// builds for; the 256-byte buffer is larger than the whole struct (120 bytes on x86_64 and aarch64).
-private func fileSystemType(_ path: String) throws(SystemError) -> Int {
+func fileSystemType(_ path: String) throws(SystemError) -> Int {
   typealias StatfsFunction = @convention(c) (UnsafePointer<CChar>, UnsafeMutableRawPointer) -> Int32
   guard let symbol = statfsSymbol else { throw SystemError(code: ENOSYS, "statfs \(path) (symbol not found)") }
   let call = unsafeBitCast(symbol, to: StatfsFunction.self)

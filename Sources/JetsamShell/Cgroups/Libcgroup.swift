@@ -82,7 +82,8 @@ enum Libcgroup {
   ///
   /// `CGFLAG_DELETE_EMPTY_ONLY`: without it libcgroup first moves any remaining task into the parent, which would
   /// let an app's process escape its caps into the device (or the daemon's own) cgroup. With it, a cgroup that still
-  /// has tasks fails with `ECGNONEMPTY` (see ``isNonEmpty(_:)``).
+  /// has tasks is left in place, but libcgroup 2.0.2 then returns 0 rather than `ECGNONEMPTY`: callers must check
+  /// that the directory is gone (``CgroupDirectory/remove(timeout:)`` does).
   static func delete(_ relativePath: String, controllers: [CgroupController]) throws(CgroupError) {
     let operation = "delete cgroup \(label(relativePath, controllers))"
     try withGroup(relativePath, controllers: controllers, values: [:], operation) { group in

@@ -54,7 +54,10 @@ public enum ConfigLoader {
     } catch let error as ConfigError {
       throw error
     } catch {
-      throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5: \(describe(error))")
+      // Foundation reports no position for JSON5 syntax errors; name the usual suspects instead.
+      throw ConfigError(
+        file: file, keyPath: "",
+        reason: "not valid JSON5 (\(describe(error))): check brackets, quotes and commas")
     }
   }
 
@@ -122,8 +125,8 @@ public enum ConfigLoader {
     case is Int.Type, is Int32.Type, is Int64.Type: "an integer"
     case is Double.Type: "a number"
     case is Bool.Type: "true or false"
-    case is [String].Type: "a list of strings"
-    default: "\(type)"
+    default:
+      "\(type)".hasPrefix("Array") ? "a list" : "\(type)".hasPrefix("Dictionary") ? "an object" : "\(type)"
     }
   }
 

@@ -1,0 +1,77 @@
+import Foundation
+import JetsamCore
+import Testing
+
+@testable import JetsamShell
+
+@Suite("Config files")
+struct ConfigTests {
+  struct BadConfig: Sendable, CustomStringConvertible {
+    var text: String
+    var message: String
+    var description: String { message }
+  }
+
+  static let badConfigs: [BadConfig] = [
+    BadConfig(
+      text: #"{ apps: { mail: { command: ["x"], memoryLimit: "12Q" } } }"#,
+      message: #"jetsamd.json5: apps.mail.memoryLimit: "12Q" is not a size"#),
+    BadConfig(text: "{ device: { bogus: 1 } }", message: "jetsamd.json5: device.bogus: unknown key"),
+    BadConfig(text: "{ apps: { mail: {} } }", message: "jetsamd.json5: apps.mail.command: missing"),
+    BadConfig(text: #"{ apps: { mail: { command: "x" } } }"#, message: "jetsamd.json5: apps.mail.command: expected a list"),
+    BadConfig(text: #"{ suspend: { mode: "nap" } }"#, message: #"jetsamd.json5: suspend.mode: "nap" is not a suspend mode"#),
+    BadConfig(
+      text: #"{ device: { thresholds: { urgent: { enter: "40%", clear: "45%" } } } }"#,
+      message: "jetsamd.json5: device.thresholds.urgent.enter: must be below warning.enter"),
+    BadConfig(text: "{ foregroundSlots: 0 }", message: "jetsamd.json5: foregroundSlots: must be at least 1"),
+    BadConfig(text: #"{ apps: { "-x": { command: ["a"] } } }"#, message: "jetsamd.json5: apps.-x: app names are"),
+    BadConfig(text: "{ foo", message: "jetsamd.json5: not valid JSON5"),
+    BadConfig(text: #"{ killTimeout: "soon" }"#, message: #"jetsamd.json5: killTimeout: "soon" is not a duration"#),
+  ]
+
+  @Test("a bad config names the file, the key path and the reason", arguments: badConfigs)
+  func rejected(_ bad: BadConfig) {
+    do {
+      _ = try ConfigLoader.parse(bad.text, file: "jetsamd.json5")
+      Issue.record("accepted: \(bad.text)")
+    } catch {
+      #expect(error.description.hasPrefix(bad.message), "got: \(error.description)")
+    }
+  }
+
+  @Test("the shipped default config and every profile are valid")
+  func shippedConfigs() throws {
+    let root = TestBinaries.packageRoot + "/config"
+    let base = try ConfigLoader.load(path: root + "/jetsamd.json5")
+    #expect(base.device.ram == .bytes(2 << 30))
+    #expect(base.suspend.mode == .signal)
+    let profiles = try FileManager.default.contentsOfDirectory(atPath: root + "/profiles").filter { $0.hasSuffix(".json5") }
+    #expect(profiles.count >= 3)
+    for profile in profiles {
+      _ = try ConfigLoader.load(path: root + "/jetsamd.json5", profile: root + "/profiles/" + profile)
+    }
+    let lowEnd = try ConfigLoader.load(path: root + "/jetsamd.json5", profile: root + "/profiles/lowend-1g.json5")
+    #expect(lowEnd.device.ram == .bytes(1 << 30))
+    #expect(lowEnd.suspend.mode == .signal, "keys a profile does not set keep the base config's values")
+  }
+
+  @Test("sizes, durations and percentages parse as documented")
+  func values() throws {
+    let config = try ConfigLoader.parse(
+      """
+      {
+        device: { ram: "1.5G", thresholds: { warning: { enter: "300M", clear: "35%" } } },
+        killTimeout: "250ms", terminateGrace: 3,
+        apps: { a: { command: ["x"], memoryLimit: 1048576, cpuLimit: 50, band: "audio" } },
+      }
+      """, file: "t.json5")
+    #expect(config.device.ram == .bytes(3 << 29))
+    let thresholds = config.device.thresholds.resolved(ram: 1000)
+    #expect(thresholds.warning.clear == 350)
+    #expect(config.device.thresholds.warning.enter == .bytes(300 << 20))
+    #expect(config.killTimeout.duration == .milliseconds(250))
+    #expect(config.terminateGrace.duration == .seconds(3))
+    #expect(config.apps["a"]?.caps?.memoryLimit?.bytes == 1 << 20)
+    #expect(config.apps["a"]?.band == .audio)
+  }
+}
