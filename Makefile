@@ -22,6 +22,8 @@ test: deps
 	@scripts/install-deps.sh test
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build $(BUILD_FLAGS)
+	JETSAM_BIN_DIR=$(BIN_DIR) scripts/demo.sh > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
+	@echo "make demo: ran to completion (log: .build/demo.log)"
 	scripts/test-cgroup-v2.sh
 
 demo: build

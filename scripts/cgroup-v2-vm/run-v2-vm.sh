@@ -125,7 +125,6 @@ hostname v2vm
 mount -t proc proc $R/proc; mount -t sysfs sysfs $R/sys; mount -t devtmpfs devtmpfs $R/dev
 mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null; mount -t devpts devpts $R/dev/pts; mount -t tmpfs shm $R/dev/shm
 mount -t tmpfs run $R/run
-mount -t tmpfs tmp $R/tmp    # an empty /tmp, not the host's
 mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 $R/sys/fs/cgroup || die "cgroup2 mount failed"
 # like systemd on a pure-v2 host: the common controllers are enabled for the root's children
 for c in cpu memory pids io; do echo "+$c" > $R/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; done
@@ -145,7 +144,7 @@ INIT
   rm -rf "$IR"
   log "initramfs built: $(du -h "$INITRD" | cut -f1), modules: $(tr '\n' ' ' < "$KDIR/modules.order")"
 fi
-flock -u 9
+exec 9>&-   # unlocks
 
 # ------------------------------------------------------------------ 2. boot, run, power off
 rm -f "$OUT/rc" "$OUT/guest-output.txt" "$OUT/qemu.pid"
@@ -161,20 +160,23 @@ log "booting ($ACCEL, $SMP vCPU, ${MEM} MiB, kernel $KVER, timeout ${TIMEOUT}s):
 stop_qemu() {
   local pid
   pid=$(cat "$OUT/qemu.pid" 2>/dev/null) || return 0
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; fi
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
 }
 trap 'stop_qemu' EXIT
 trap 'stop_qemu; exit 130' INT
 trap 'stop_qemu; exit 143' TERM
-/usr/bin/time -f "%e %M" -o "$OUT/qemu.time" timeout -k 10 "$TIMEOUT" \
-  qemu-system-x86_64 -nodefaults -no-user-config "${ACCEL_ARGS[@]}" -machine pc -smp "$SMP" -m "$MEM" \
-    -display none -serial stdio -monitor none -no-reboot -nic none -pidfile "$OUT/qemu.pid" \
-    -kernel "$KERNEL_IMG" -initrd "$INITRD" -append "$CMDLINE" \
-    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-    -virtfs local,path="$OUT",mount_tag=hostout,security_model=none,multidevs=remap \
-    </dev/null > >(tee "$OUT/console.log") 2>&1 &
+(
+  /usr/bin/time -f "%e %M" -o "$OUT/qemu.time" timeout -k 10 "$TIMEOUT" \
+    qemu-system-x86_64 -nodefaults -no-user-config "${ACCEL_ARGS[@]}" -machine pc -smp "$SMP" -m "$MEM" \
+      -display none -serial stdio -monitor none -no-reboot -nic none -pidfile "$OUT/qemu.pid" \
+      -kernel "$KERNEL_IMG" -initrd "$INITRD" -append "$CMDLINE" \
+      -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+      -virtfs local,path="$OUT",mount_tag=hostout,security_model=none,multidevs=remap \
+      </dev/null 2>&1 | tee "$OUT/console.log"
+  exit "${PIPESTATUS[0]}"
+) &
 wait $! && qrc=0 || qrc=$?
-sleep 0.2   # let tee flush the last console lines
+rm -f "$OUT/qemu.pid"   # qemu has ended (qemu removes it too): nothing for the trap to kill, not even a reused pid
 read -r qwall qrss < <(tail -1 "$OUT/qemu.time" 2>/dev/null) || true
 grc=$(cat "$OUT/rc" 2>/dev/null || echo none)
 log "qemu exit=$qrc wall=${qwall:-?}s max RSS=$((${qrss:-0} / 1024)) MiB; guest command rc=$grc"

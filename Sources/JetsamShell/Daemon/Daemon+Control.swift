@@ -93,7 +93,9 @@ extension Daemon {
       lifecycleState: status.state, band: status.band,
       memoryBytes: (try? process?.cgroup.memoryUsage()) ?? 0,
       memoryLimitBytes: (try? process?.cgroup.memoryLimit()) ?? nil,
-      stateSeconds: MonotonicClock.now().seconds(since: status.stateEnteredAt), launch: status.launch)
+      // A never-launched app has no time in its state to speak of.
+      stateSeconds: status.launch == 0 ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
+      launch: status.launch)
   }
 
   private func psResponse() -> ControlResponse {
