@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -192,6 +193,15 @@ __attribute__((noreturn)) static void run_child(
   // 3. oom_score_adj (formatted by the parent; lowering it needs CAP_SYS_RESOURCE).
   if (req->set_oom_score_adj && write_control_file("/proc/self/oom_score_adj", oom_text, oom_length) < 0) {
     child_fail(report_fd, JETSAM_SPAWN_STAGE_OOM_SCORE_ADJ, 0);
+  }
+
+  // 3b. The usual descriptor limit, not the daemon's raised one.
+  if (req->nofile_soft_limit) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && req->nofile_soft_limit < limit.rlim_cur) {
+      limit.rlim_cur = req->nofile_soft_limit;
+      (void)setrlimit(RLIMIT_NOFILE, &limit);
+    }
   }
 
   // 4. A session of its own: no controlling terminal, and the daemon's process group signals do not reach it.

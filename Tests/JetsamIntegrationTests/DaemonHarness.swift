@@ -233,7 +233,7 @@ final class DaemonHarness {
       {
         stateDirectory: "\(directory)/state",
         runtimeDirectory: "\(directory)/run",
-        controlGroup: null,
+        \(body.contains("controlGroup:") ? "" : "controlGroup: null,")
         \(body.contains("device:") ? "" : "device: { cgroupName: \"\(cgroupName)\" },")
         \(body.replacingOccurrences(of: "device: {", with: "device: { cgroupName: \"\(cgroupName)\", "))
       }

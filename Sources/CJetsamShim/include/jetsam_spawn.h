@@ -64,6 +64,9 @@ struct jetsam_spawn_request {
   /// When non-zero, oom_score_adj is written to /proc/self/oom_score_adj.
   int set_oom_score_adj;
   int oom_score_adj;
+  /// When non-zero, the soft RLIMIT_NOFILE the program starts with (the daemon raises its own for hundreds of
+  /// apps; programs expect the usual 1024). Best effort: a failure is ignored.
+  unsigned long nofile_soft_limit;
   /// When non-zero, the child drops to uid/gid with exactly these supplementary groups.
   int set_user;
   uid_t uid;

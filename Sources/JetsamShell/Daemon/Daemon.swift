@@ -58,6 +58,7 @@ public final class Daemon {
     stateDirectory = options.stateDirectory ?? config.stateDirectory
     socketPath = options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock"
     loop = try EventLoop()
+    Daemon.raiseDescriptorLimit()
 
     // The daemon must never be what dies under pressure. Lowering oom_score_adj needs CAP_SYS_RESOURCE; without
     // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
@@ -87,9 +88,18 @@ public final class Daemon {
     }
 
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
+    // PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest
+    // the kernel accepts without CAP_SYS_RESOURCE.
     var pressureFDs: [FileDescriptor] = []
-    if let trigger = try? device.pressureTrigger(stallMicroseconds: 100_000, windowMicroseconds: 1_000_000) {
-      pressureFDs.append(trigger)
+    var psiFiles = [device.unifiedDirectory + "/memory.pressure"]
+    if case .host = config.device.ram { psiFiles.append("/proc/pressure/memory") }
+    for file in psiFiles {
+      do {
+        pressureFDs.append(
+          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000))
+      } catch {
+        log.warning("no PSI trigger (\(error)); relying on the other pressure sources")
+      }
     }
     let usesThresholdFDs = layout.supportsUsageThresholds
     monitor = try PressureMonitor(
@@ -115,6 +125,15 @@ public final class Daemon {
   /// Runs the event loop until shutdown; returns the exit code.
   public func run() throws -> Int32 {
     try loop.run()
+  }
+
+  /// Each app holds about ten descriptors (pidfd, cgroup counters, events): lift the soft limit to the hard one
+  /// so that hundreds of apps fit.
+  static func raiseDescriptorLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
   static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds) -> PolicyConfig {

@@ -290,6 +290,7 @@ public func spawnProcess(_ request: SpawnRequest) throws(SpawnError) -> SpawnedP
         spawn.join_procs_count = request.joinProcsFiles.count
         spawn.set_oom_score_adj = 1
         spawn.oom_score_adj = request.oomScoreAdj
+        spawn.nofile_soft_limit = 1024
         if let user = request.user {
           spawn.set_user = 1
           spawn.uid = user.uid

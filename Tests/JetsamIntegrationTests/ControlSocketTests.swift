@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// The control socket answers bad input with precise errors and keeps serving everyone else.
+@Suite("Control socket", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(2)))
+struct ControlSocketTests {
+  struct Malformed: Sendable, CustomStringConvertible {
+    var line: String
+    var code: String
+    var message: String
+    var description: String { line.count > 40 ? String(line.prefix(40)) + "…" : line }
+  }
+
+  static let malformed: [Malformed] = [
+    Malformed(line: "garbage", code: "badRequest", message: "not a JSON object"),
+    Malformed(line: #"{"v":1,"verb":"ps""#, code: "badRequest", message: "not a JSON object"),
+    Malformed(line: #"{"v":1,"verb":"reboot"}"#, code: "badRequest", message: #"verb: unknown verb "reboot""#),
+    Malformed(line: #"{"v":2,"verb":"ps"}"#, code: "unsupportedVersion", message: "v: version 2 is not supported"),
+    Malformed(line: #"{"verb":"ps"}"#, code: "badRequest", message: "v: missing"),
+    Malformed(line: #"{"v":1,"verb":"launch","app":5}"#, code: "badRequest", message: "app: expected a string"),
+    Malformed(line: #"{"v":1,"verb":"kill","app":"x","reason":"bored"}"#, code: "badRequest", message: "reason:"),
+    Malformed(line: #"{"v":1,"verb":"ps","colour":"red"}"#, code: "badRequest", message: "colour: unknown field"),
+    Malformed(line: #"{"v":1,"verb":"suspend"}"#, code: "badRequest", message: "app: missing"),
+    Malformed(line: #"{"v":1,"verb":"suspend","app":"nobody-here"}"#, code: "unknownApp", message: #"no app named "nobody-here""#),
+    Malformed(line: #"{"v":1,"verb":"pressure","action":"explode"}"#, code: "badRequest", message: "action: unknown pressure action"),
+  ]
+
+  @Test("malformed requests get an error naming the problem, on a connection that stays usable", arguments: malformed)
+  func malformedRequest(_ bad: Malformed) throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let client = try RawControlClient(path: daemon.socket)
+    let (code, message) = try client.errorFor(bad.line)
+    #expect(code == bad.code, "\(message)")
+    #expect(message.contains(bad.message), "got: \(message)")
+    // The same connection still works.
+    let (after, _) = try client.errorFor(#"{"v":1,"verb":"status"}"#)
+    #expect(after == nil)
+  }
+
+  @Test("a 10 MB line is refused without being buffered, while a second client keeps working")
+  func hugeLine() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let flooder = try RawControlClient(path: daemon.socket)
+    let bystander = try RawControlClient(path: daemon.socket)
+    let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+    for index in 0..<10 {
+      try flooder.send(chunk)
+      if index == 5 {
+        // Halfway through the flood, another client is served normally.
+        let (code, _) = try bystander.errorFor(#"{"v":1,"verb":"ps"}"#)
+        #expect(code == nil)
+      }
+    }
+    try flooder.send("\n")
+    let response = try flooder.readResponse()
+    #expect((response["error"] as? [String: Any])?["code"] as? String == "requestTooLarge")
+    let (code, _) = try flooder.errorFor(#"{"v":1,"verb":"status"}"#)
+    #expect(code == nil, "the flooder's connection is usable after its oversized line")
+    // The daemon's memory stayed small: it did not keep the 10 MB.
+    let rss = try #require(residentKilobytes(daemon.pid))
+    #expect(rss < 60_000, "jetsamd RSS \(rss) kB after a 10 MB line")
+  }
+
+  @Test("a client that never reads does not block the daemon")
+  func stuckClient() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let stuck = try RawControlClient(path: daemon.socket)
+    // Thousands of requests whose answers are never read fill the socket buffers.
+    let requests = String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 5000)
+    try stuck.send(requests)
+    let result = try daemon.ctl(["ps"])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  @Test("the socket file admits root and the control group only, and peers outside it are refused by credentials")
+  func permissions() throws {
+    let daemon = try DaemonHarness(config: #"{ controlGroup: "nogroup" }"#)
+    defer { daemon.stop() }
+    var st = stat()
+    #expect(lstat(daemon.socket, &st) == 0)
+    #expect(st.st_mode & 0o777 == 0o660)
+    #expect(st.st_gid == getgrnam("nogroup").pointee.gr_gid)
+
+    // `daemon` (uid 1) is not in nogroup: even with the file opened up, the daemon refuses it by credentials.
+    chmod(daemon.socket, 0o666)
+    let outsider = try runCommand(
+      "/usr/bin/setpriv", ["--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+    #expect(outsider.status == 1)
+    #expect(outsider.stderr.contains("permission denied"), "\(outsider.stderr)")
+
+    // nobody's primary group is nogroup, the control group: allowed.
+    let member = try runCommand(
+      "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+    #expect(member.status == 0, "\(member.stderr)")
+  }
+
+  private func residentKilobytes(_ pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+    return line.flatMap { Int($0.split(separator: " ")[1]) }
+  }
+}

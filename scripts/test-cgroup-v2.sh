@@ -1,0 +1,87 @@
+#!/bin/bash
+# The integration tests (Tests/JetsamIntegrationTests: real jetsamd, jetsamctl and apps) on PURE cgroup v2,
+# the layout systemd users run, inside a throw-away QEMU VM. `make test` calls this after the host tests.
+#
+# The build machines have a hybrid v1/v2 layout, so the v2 path cannot be exercised on the host. The VM
+# (scripts/cgroup-v2-vm/run-v2-vm.sh) boots a Debian kernel on the host's own root filesystem (read-only 9p +
+# tmpfs overlay) with a pure cgroup2 hierarchy, and runs the test bundle that `swift build --build-tests`
+# already built, unchanged: scripts/cgroup-v2-vm/guest-tests.sh puts the runner in a non-root cgroup and
+# the harness starts each jetsamd in /sys/fs/cgroup/<name>.service, as systemd would.
+#
+# Exit status: 0 when every selected test passed; 1 on a failure or when no results came back; 124 when
+# the VM hit its time limit. The guest's output streams to stdout; the last line is the verdict:
+#   cgroup-v2-vm: 15 tests passed, 0 failed, 0 skipped (boot 5.9 s, tests 120.0 s, VM 127.1 s, total 130.2 s)
+#
+# Env knobs [defaults]:
+#   BUILD_DIR [<package>/.build/debug]     where jetsamPackageTests.xctest is
+#   JETSAM_BIN_DIR [$BUILD_DIR]            where the tests find jetsamd, jetsamctl, jetsam-testapp
+#   V2_TEST_FILTER ['^JetsamIntegrationTests\.']  Swift Testing --filter regex over test ids (module.Suite/test)
+#   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir: cache/ (kernel, initramfs) makes later runs fast
+#   MEM [3072] SMP [2]                     guest RAM (MiB) and vCPUs (kill-order tests hold ~600 MiB)
+#   TIMEOUT [900]                          VM wall-clock limit (s); the test bundle gets TIMEOUT-60
+#   ACCEL [tcg]                            tcg | kvm (KVM hangs on the nested build machines even with /dev/kvm)
+#   KEEP_VM_OUTPUT [0]                     1: keep the run's dir (console.log, guest-output.txt, results.xml)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/.build/debug}
+BUNDLE=$BUILD_DIR/jetsamPackageTests.xctest
+export JETSAM_BIN_DIR=${JETSAM_BIN_DIR:-$BUILD_DIR}
+FILTER=${V2_TEST_FILTER:-'^JetsamIntegrationTests\.'}
+export VM_DIR=${VM_DIR:-${TMPDIR:-/tmp}/jetsam-v2-vm}
+export MEM=${MEM:-3072} SMP=${SMP:-2} TIMEOUT=${TIMEOUT:-900} ACCEL=${ACCEL:-tcg}
+say() { echo "cgroup-v2-vm: $*"; }
+T0=$(date +%s.%N)
+
+"$ROOT/scripts/install-deps.sh" test
+for f in "$BUNDLE" "$JETSAM_BIN_DIR/jetsamd" "$JETSAM_BIN_DIR/jetsamctl" "$JETSAM_BIN_DIR/jetsam-testapp"; do
+  [ -x "$f" ] || { say "missing $f: run 'swift build --build-tests' first (make test does)"; exit 1; }
+done
+
+mkdir -p "$VM_DIR"
+OUT=$(mktemp -d "$VM_DIR/run.XXXXXX")
+if [ "${KEEP_VM_OUTPUT:-0}" = 1 ]; then
+  trap 'say "run output kept in $OUT"' EXIT
+else
+  trap 'rm -rf "$OUT"' EXIT
+fi
+
+say "running $FILTER from $BUNDLE on pure cgroup v2 (QEMU $ACCEL, $SMP vCPU, $MEM MiB)"
+vm_rc=0
+OUT=$OUT "$ROOT/scripts/cgroup-v2-vm/run-v2-vm.sh" -- \
+  env JETSAM_BIN_DIR="$JETSAM_BIN_DIR" GUEST_TIMEOUT=$((TIMEOUT - 60)) \
+  "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" || vm_rc=$?
+T1=$(date +%s.%N)
+
+# Timings: the guest marks the start and end of the test run with its uptime (boot = uptime at start).
+marks=$(grep -a '^@@cgroup-v2-vm tests-' "$OUT/guest-output.txt" 2>/dev/null || true)
+boot=$(awk '$2 == "tests-start" { print $3 }' <<<"$marks")
+tests=$(awk '$2 == "tests-start" { s = $3 } $2 == "tests-end" { printf "%.1f", $3 - s }' <<<"$marks")
+vm=$(tail -1 "$OUT/qemu.time" 2>/dev/null | cut -d' ' -f1)
+timing="boot ${boot:-?} s, tests ${tests:-?} s, VM ${vm:-?} s, total $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.1f", b - a }') s"
+
+# Results: Swift Testing's xUnit file (one <testcase> per test function; parameterized cases count once).
+xml=$OUT/results.xml
+if [ ! -s "$xml" ]; then
+  case $vm_rc in
+    124) say "TIMED OUT: the VM hit its ${TIMEOUT} s limit before the tests finished ($timing)" ;;
+    *) say "no test results came back (exit status $vm_rc; see the guest output above) ($timing)" ;;
+  esac
+  [ "$vm_rc" = 0 ] && exit 1 || exit "$vm_rc"
+fi
+attr() { grep -o "<testsuite [^>]*" "$xml" | head -1 | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]\+' || echo 0; }
+total=$(attr tests) failures=$(attr failures) errors=$(attr errors) skipped=$(attr skipped)
+failed=$((failures + errors))
+passed=$((total - failed - skipped))
+if [ "$failed" -gt 0 ]; then
+  say "failed tests:"
+  # <testcase classname="M.Suite" name="test()" time="…"> followed by <failure …>
+  awk '/<testcase / { match($0, /classname="[^"]*"/); c = substr($0, RSTART + 11, RLENGTH - 12)
+                      match($0, /name="[^"]*"/); n = substr($0, RSTART + 6, RLENGTH - 7) }
+       /<(failure|error)/ && c != "" { print "  " c "/" n; c = "" }' "$xml" | sed 's/&quot;/"/g; s/&amp;/\&/g'
+fi
+say "$passed tests passed, $failed failed, $skipped skipped ($timing)"
+if [ "$passed" -le 0 ] && [ "$failed" = 0 ]; then say "no test ran (filter $FILTER; $skipped skipped)"; exit 1; fi
+if [ "$failed" -gt 0 ]; then exit 1; fi
+if [ "$vm_rc" != 0 ]; then say "the test bundle or the VM exited with status $vm_rc"; exit "$vm_rc"; fi
+exit 0
