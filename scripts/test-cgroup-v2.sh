@@ -1,6 +1,7 @@
 #!/bin/bash
-# The integration tests (Tests/JetsamIntegrationTests: real jetsamd, jetsamctl and apps) on PURE cgroup v2,
-# the layout systemd users run, inside a throw-away QEMU VM. `make test` calls this after the host tests.
+# The integration tests (Tests/JetsamIntegrationTests: real jetsamd, jetsamctl and apps) and the shell's
+# real-kernel tests (Tests/JetsamShellTests: cgroups, spawning) on PURE cgroup v2, the layout systemd users
+# run, inside a throw-away QEMU VM. `make test` calls this after the host tests.
 #
 # The build machines have a hybrid v1/v2 layout, so the v2 path cannot be exercised on the host. The VM
 # (scripts/cgroup-v2-vm/run-v2-vm.sh) boots a Debian kernel on the host's own root filesystem (read-only 9p +
@@ -15,7 +16,9 @@
 # Env knobs [defaults]:
 #   BUILD_DIR [<package>/.build/debug]     where jetsamPackageTests.xctest is
 #   JETSAM_BIN_DIR [$BUILD_DIR]            where the tests find jetsamd, jetsamctl, jetsam-testapp
-#   V2_TEST_FILTER ['^JetsamIntegrationTests\.']  Swift Testing --filter regex over test ids (module.Suite/test)
+#   V2_TEST_FILTER ['^(JetsamIntegrationTests|JetsamShellTests)\.']
+#                                          Swift Testing --filter regex over test ids (Module.Suite/test())
+#   V2_TEST_ARGS []                        more arguments for the test bundle, e.g. --no-parallel
 #   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir: cache/ (kernel, initramfs) makes later runs fast
 #   MEM [3072] SMP [2]                     guest RAM (MiB) and vCPUs (kill-order tests hold ~600 MiB)
 #   TIMEOUT [900]                          VM wall-clock limit (s); the test bundle gets TIMEOUT-60
@@ -27,7 +30,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/.build/debug}
 BUNDLE=$BUILD_DIR/jetsamPackageTests.xctest
 export JETSAM_BIN_DIR=${JETSAM_BIN_DIR:-$BUILD_DIR}
-FILTER=${V2_TEST_FILTER:-'^JetsamIntegrationTests\.'}
+FILTER=${V2_TEST_FILTER:-'^(JetsamIntegrationTests|JetsamShellTests)\.'}
 export VM_DIR=${VM_DIR:-${TMPDIR:-/tmp}/jetsam-v2-vm}
 export MEM=${MEM:-3072} SMP=${SMP:-2} TIMEOUT=${TIMEOUT:-900} ACCEL=${ACCEL:-tcg}
 say() { echo "cgroup-v2-vm: $*"; }
@@ -50,7 +53,7 @@ say "running $FILTER from $BUNDLE on pure cgroup v2 (QEMU $ACCEL, $SMP vCPU, $ME
 vm_rc=0
 OUT=$OUT "$ROOT/scripts/cgroup-v2-vm/run-v2-vm.sh" -- \
   env JETSAM_BIN_DIR="$JETSAM_BIN_DIR" GUEST_TIMEOUT=$((TIMEOUT - 60)) \
-  "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" || vm_rc=$?
+  "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" ${V2_TEST_ARGS:-} || vm_rc=$?
 T1=$(date +%s.%N)
 
 # Timings: the guest marks the start and end of the test run with its uptime (boot = uptime at start).
@@ -77,8 +80,10 @@ if [ "$failed" -gt 0 ]; then
   say "failed tests:"
   # <testcase classname="M.Suite" name="test()" time="…"> followed by <failure …>
   awk '/<testcase / { match($0, /classname="[^"]*"/); c = substr($0, RSTART + 11, RLENGTH - 12)
-                      match($0, /name="[^"]*"/); n = substr($0, RSTART + 6, RLENGTH - 7) }
-       /<(failure|error)/ && c != "" { print "  " c "/" n; c = "" }' "$xml" | sed 's/&quot;/"/g; s/&amp;/\&/g'
+                      match($0, / name="[^"]*"/); n = substr($0, RSTART + 7, RLENGTH - 8) }
+       /<(failure|error)/ && c != "" { m = ""; if (match($0, /message="[^"]*"/)) m = ": " substr($0, RSTART + 9, RLENGTH - 10)
+                                       print "  " c "/" n m; c = "" }' "$xml" |
+    sed 's/&quot;/"/g; s/&apos;/'"'"'/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g'
 fi
 say "$passed tests passed, $failed failed, $skipped skipped ($timing)"
 if [ "$passed" -le 0 ] && [ "$failed" = 0 ]; then say "no test ran (filter $FILTER; $skipped skipped)"; exit 1; fi

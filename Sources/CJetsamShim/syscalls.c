@@ -74,3 +74,12 @@ int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
   *gid = cred.gid;
   return 0;
 }
+
+void jetsam_reset_interrupt_signals(void) {
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, NULL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+}

@@ -212,6 +212,7 @@ func run() throws {
 
 // Line-buffered so that `exits --follow` lines reach a pipe as they come.
 jetsam_stdout_line_buffered()
+jetsam_reset_interrupt_signals()
 do {
   try run()
 } catch CLIError.usage(let message) {

@@ -74,7 +74,7 @@ final class ExitFollower: @unchecked Sendable {
   var records: [ExitRecord] { lock.withLock { collected } }
 
   func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
   }
 }

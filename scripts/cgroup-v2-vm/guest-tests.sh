@@ -2,11 +2,12 @@
 # Runs INSIDE the cgroup v2 VM (started by scripts/test-cgroup-v2.sh through run-v2-vm.sh): runs the host-built
 # Swift Testing bundle, filtered, with the results as xUnit XML in the shared output dir.
 #
-#   guest-tests.sh OUT_DIR TEST_BUNDLE FILTER
+#   guest-tests.sh OUT_DIR TEST_BUNDLE FILTER [MORE-TEST-ARGS...]
 #
 # Env: JETSAM_BIN_DIR (where the tests find jetsamd, jetsamctl, jetsam-testapp), GUEST_TIMEOUT (s).
 set -u
 OUT=$1 BUNDLE=$2 FILTER=$3
+shift 3
 CG=/sys/fs/cgroup
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
@@ -20,10 +21,10 @@ fi
 # and the harness starts each jetsamd in a sibling /sys/fs/cgroup/<name>.service.
 mkdir -p $CG/jetsam-tests.scope && echo $$ > $CG/jetsam-tests.scope/cgroup.procs || exit 2
 echo "== test runner cgroup: $(cat /proc/self/cgroup)"
-echo "== uptime $(uptime_s)s: running $BUNDLE --testing-library swift-testing --filter '$FILTER'"
+echo "== uptime $(uptime_s)s: running $BUNDLE --testing-library swift-testing --filter '$FILTER' $*"
 echo "@@cgroup-v2-vm tests-start $(uptime_s)"
 timeout -k 10 "${GUEST_TIMEOUT:-840}" "$BUNDLE" --testing-library swift-testing --filter "$FILTER" \
-  --xunit-output "$OUT/results.xml"
+  --xunit-output "$OUT/results.xml" "$@"
 rc=$?
 echo "@@cgroup-v2-vm tests-end $(uptime_s) rc=$rc"
 [ $rc = 124 ] && echo "cgroup-v2-vm: the test bundle hit the guest time limit of ${GUEST_TIMEOUT:-840}s"

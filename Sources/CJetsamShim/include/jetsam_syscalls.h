@@ -65,3 +65,7 @@ enum {
 int jetsam_accept_nonblocking(int fd);
 /// The peer's credentials of a connected Unix socket (SO_PEERCRED); 0 on success.
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// Unblocks every signal in the calling thread and restores default dispositions for SIGINT, SIGTERM and SIGPIPE
+/// (a CLI must stay interruptible whatever mask or dispositions its parent left it).
+void jetsam_reset_interrupt_signals(void);
