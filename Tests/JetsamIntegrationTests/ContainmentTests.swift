@@ -46,4 +46,28 @@ struct ContainmentTests {
     #expect(try daemon.ctl(["kill", "bomb"]).status == 0)
     _ = try daemon.waitForRecords(1)
   }
+
+  @Test("a CPU cap holds a spinning app to its quota")
+  func cpuCap() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("spinner", ["spin"], options: ["--cpu-limit", "20"])
+    usleep(200_000)
+    let before = cpuSeconds(pid)
+    let start = Date()
+    usleep(1_500_000)
+    let used = cpuSeconds(pid) - before
+    let ratio = used / Date().timeIntervalSince(start)
+    // A 20 % quota; generous bound for a shared, noisy machine.
+    #expect(ratio < 0.4, "used \(ratio) of a core under a 20 % cap")
+    #expect(ratio > 0.05, "the spinner should still run")
+  }
+
+  private func cpuSeconds(_ pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
 }

@@ -25,12 +25,24 @@ struct SuspendTests {
     let info = try #require(try daemon.apps()["app"])
     #expect(info.state == "suspended")
     #expect(info.band == .idle)
+    // The kernel's OOM killer would agree with jetsam: a suspended app is its first choice.
+    #expect(oomScore(parent) == 900)
+    #expect(oomScore(child) == 900)
 
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     try daemon.waitUntil("both processes running again") {
       processState(parent) != "T" && processState(child) != "T"
     }
     #expect(try daemon.apps()["app"]?.state == "background")
+    #expect(oomScore(parent) == 660)
+    #expect(try daemon.ctl(["activate", "app"]).status == 0)
+    #expect(oomScore(parent) == 100)
+  }
+
+  private func oomScore(_ pid: Int32) -> Int? {
+    (try? String(contentsOfFile: "/proc/\(pid)/oom_score_adj", encoding: .utf8)).flatMap {
+      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
   }
 
   @Test("freezer mode freezes the app's cgroup (state S, cgroup.events frozen 1) and thaws it")
