@@ -9,6 +9,8 @@ let package = Package(
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
+    .library(name: "JetsamClient", targets: ["JetsamClient"]),
+    .executable(name: "jetsam-demo-app", targets: ["jetsam-demo-app"]),
   ],
   targets: [
     // C libraries, imported as they are; all conversion lives in JetsamShell.
@@ -34,7 +36,13 @@ let package = Package(
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.
     .executableTarget(name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim"]),
 
+    // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
+    .target(name: "JetsamClient"),
+    // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
+    .executableTarget(name: "jetsam-demo-app", dependencies: ["JetsamClient"]),
+
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
+    .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
     .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
   ],

@@ -6,6 +6,10 @@ public enum RequestedKill: Sendable, Equatable {
   case user(ExitReason)
   /// A graceful terminate ran out of time and was escalated to SIGKILL.
   case terminateEscalation
+  /// The app did not acknowledge this lifecycle event in time (0x8badf00d).
+  case watchdog(AppEventKind)
+  /// These background tasks were still open when the app's background time ran out (0x2182bad2).
+  case backgroundTaskTimeout([String])
 }
 
 /// Why a process ended, in the words of an exit record: the MetricKit reason and the namespaced code.
@@ -41,6 +45,12 @@ public struct ExitClassification: Sendable, Equatable {
       case .user(let reason): return ExitClassification(reason: reason, terminationReason: reason.requestedKillCode)
       case .terminateEscalation:
         return ExitClassification(reason: .abnormal, terminationReason: "JETSAM terminate-timeout")
+      case .watchdog:
+        return ExitClassification(reason: .appWatchdog, terminationReason: ExitReason.appWatchdog.requestedKillCode)
+      case .backgroundTaskTimeout:
+        return ExitClassification(
+          reason: .backgroundTaskAssertionTimeout,
+          terminationReason: ExitReason.backgroundTaskAssertionTimeout.requestedKillCode)
       }
     }
     // Nobody in jetsam sent this SIGKILL, but the cgroup's OOM killer fired: the app hit its own cap.

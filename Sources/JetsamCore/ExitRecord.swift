@@ -39,12 +39,21 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var deviceAvailableBytes: Int64
   /// Every app at the moment jetsam chose this app as its victim (XNU's jetsam snapshot); nil otherwise.
   public var snapshot: [SnapshotEntry]?
+  /// For `appWatchdog`: the lifecycle event whose handler hung.
+  public var watchdogEvent: String?
+  /// For `backgroundTaskAssertionTimeout`: the names of the tasks still open.
+  public var openBackgroundTasks: [String]?
+  /// The app's last state summary (up to 128 bytes), handed back at its next launch (filled by the shell).
+  public var stateSummary: String?
+  /// The digest of the state the app last said it saved (filled by the shell).
+  public var stateDigest: String?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,
     state: String, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0, peakMemoryBytes: Int64 = 0,
     memoryLimitBytes: Int64? = nil, cpuSeconds: Double = 0, aliveSeconds: Double, stateSeconds: Double,
-    pressureLevel: PressureLevel, deviceAvailableBytes: Int64, snapshot: [SnapshotEntry]? = nil
+    pressureLevel: PressureLevel, deviceAvailableBytes: Int64, snapshot: [SnapshotEntry]? = nil,
+    watchdogEvent: String? = nil, openBackgroundTasks: [String]? = nil
   ) {
     self.time = time
     self.app = app
@@ -64,6 +73,8 @@ public struct ExitRecord: Codable, Hashable, Sendable {
     self.pressureLevel = pressureLevel
     self.deviceAvailableBytes = deviceAvailableBytes
     self.snapshot = snapshot
+    self.watchdogEvent = watchdogEvent
+    self.openBackgroundTasks = openBackgroundTasks
   }
 }
 

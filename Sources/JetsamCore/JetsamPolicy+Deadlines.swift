@@ -2,7 +2,9 @@
 extension JetsamPolicy {
   /// The earliest instant at which the policy needs a `.tick`, or nil when nothing is pending.
   public var nextDeadline: Instant? {
-    let perApp = trackedApps.values.flatMap { [$0.graceDeadline, $0.terminateDeadline].compactMap { $0 } }
+    let perApp = trackedApps.values.flatMap {
+      [$0.graceDeadline, $0.terminateDeadline].compactMap { $0 } + appChannelDeadlines($0)
+    }
     return (perApp + [jetsamKill?.deadline].compactMap { $0 }).min()
   }
 
@@ -13,11 +15,18 @@ extension JetsamPolicy {
       if let deadline = trackedApps[name]!.terminateDeadline, deadline <= at {
         actions += escalateTerminate(name)
       }
+      actions += appChannelTick(name, at: at)
       if let deadline = trackedApps[name]!.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).
         trackedApps[name]!.graceDeadline = nil
-        // Stopping a process that is being killed would gain nothing.
-        if trackedApps[name]!.requestedKill == nil { actions += suspendNow(name, at: at) }
+        if trackedApps[name]!.requestedKill != nil {
+          // Stopping a process that is being killed would gain nothing.
+        } else if trackedApps[name]!.isBusy {
+          // Not while a background task runs or a handler has not returned: once idle, the grace starts over.
+          trackedApps[name]!.suspendWhenIdle = true
+        } else {
+          actions += suspendNow(name, at: at)
+        }
       }
     }
     if let kill = jetsamKill, kill.deadline <= at {

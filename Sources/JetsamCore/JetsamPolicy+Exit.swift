@@ -7,11 +7,17 @@ extension JetsamPolicy {
       end, requestedKill: app.requestedKill, sentTerminate: app.sentTerminate, oomKilled: oomKilled)
     // A suspended app's time counts from when its last process stopped, which is its band clock.
     let stateSince = app.state == .suspended ? app.bandEnteredAt : app.stateEnteredAt
-    let record = ExitRecord(
+    var record = ExitRecord(
       app: name, pid: pid, launch: app.launch, reason: classification.reason,
       terminationReason: classification.terminationReason, state: app.state.coarseName, signal: end.signal,
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: spawnedAt), stateSeconds: at.seconds(since: stateSince),
       pressureLevel: level, deviceAvailableBytes: availableBytes ?? 0, snapshot: app.jetsamSnapshot)
+    switch app.requestedKill {
+    case .watchdog(let event) where classification.reason == .appWatchdog: record.watchdogEvent = event.rawValue
+    case .backgroundTaskTimeout(let tasks) where classification.reason == .backgroundTaskAssertionTimeout:
+      record.openBackgroundTasks = tasks
+    default: break
+    }
 
     var actions = [move(name, to: .terminated, at: at), .recordExit(record)]
     trackedApps[name]!.forgetProcess()

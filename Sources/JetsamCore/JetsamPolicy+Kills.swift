@@ -10,13 +10,20 @@ extension JetsamPolicy {
 
   mutating func terminate(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
     let app = try known(name)
-    guard let pid = app.pid else { throw .illegalTransition(app: name, from: app.state, request: "terminate") }
+    guard app.pid != nil else { throw .illegalTransition(app: name, from: app.state, request: "terminate") }
     trackedApps[name]!.sentTerminate = true
-    // Asking again repeats the SIGTERM but does not extend the grace.
-    if app.terminateDeadline == nil {
-      trackedApps[name]!.terminateDeadline = at.advanced(by: config.terminateGrace)
+    // An app that speaks the protocol hears willTerminate first and gets its deadline to answer before the
+    // SIGTERM; a suspended app cannot run a handler (iOS sends it none either).
+    if app.speaksProtocol && app.state != .suspended && app.terminateAfterEvent == nil && app.terminateDeadline == nil,
+      let event = deliver(name, AppEvent(id: 0, kind: .willTerminate), at: at),
+      case .deliver(_, _, let delivered) = event
+    {
+      trackedApps[name]!.terminateAfterEvent = delivered.id
+      return [event]
     }
-    return [.terminate(app: name, pid: pid)]
+    guard trackedApps[name]!.terminateAfterEvent == nil else { return [] }
+    // Asking again repeats the SIGTERM but does not extend the grace.
+    return sendTerminate(name, at: at)
   }
 
   /// SIGKILL for an app that ignored its SIGTERM past the grace.

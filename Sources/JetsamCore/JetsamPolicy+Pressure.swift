@@ -6,13 +6,14 @@ extension JetsamPolicy {
     measuredLevel = config.thresholds.level(available: available, current: measuredLevel)
     // This sample was taken after the last victim's memory came back, so jetsam may judge again.
     owesFreshSample = false
-    return levelChange(from: before) + runJetsam(at: at)
+    // Warnings go out before any kill, as iOS's didReceiveMemoryWarning does.
+    return levelChange(from: before) + memoryWarnings(from: before, at: at) + runJetsam(at: at)
   }
 
   mutating func forceLevel(_ forced: PressureLevel?, at: Instant) -> [PolicyAction] {
     let before = level
     forcedLevel = forced
-    return levelChange(from: before) + runJetsam(at: at)
+    return levelChange(from: before) + memoryWarnings(from: before, at: at) + runJetsam(at: at)
   }
 
   /// A `levelChanged` action if the level in force is no longer `before`.

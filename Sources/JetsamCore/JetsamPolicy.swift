@@ -50,7 +50,8 @@ public struct JetsamPolicy: Sendable {
   public mutating func handle(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     // Work on a copy so a refused request leaves no half-applied change behind.
     var next = self
-    let actions = try next.apply(event)
+    var actions = try next.apply(event)
+    if let at = event.instant { actions = next.attachLifecycleEvents(actions, at: at) }
     self = next
     return actions
   }
@@ -89,6 +90,8 @@ public struct JetsamPolicy: Sendable {
       return exited(name, pid: pid, end: end, oomKilled: oomKilled, at: at)
     case .tick(let at):
       return tick(at: at)
+    case .appMessage(let name, let pid, let message, let at):
+      return appMessage(name, pid: pid, message: message, at: at)
     }
   }
 

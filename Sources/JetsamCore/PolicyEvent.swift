@@ -41,6 +41,10 @@ public enum PolicyEvent: Sendable, Equatable {
   /// killer acted in the app's own cgroup (its `oom_kill` counter rose).
   case exited(app: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant)
 
+  /// A message from the app's own channel (or from the shell on its behalf, for hooks). `pid` names the
+  /// process whose channel it came from: a message from an earlier launch is ignored.
+  case appMessage(app: String, pid: Int32, message: AppMessage, at: Instant)
+
   // MARK: Time
 
   /// The instant `JetsamPolicy.nextDeadline` named (or later) has come.
@@ -66,6 +70,22 @@ public enum PolicyAction: Sendable, Equatable {
   case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
   /// Write this exit record durably (after filling in the measured fields), then report it.
   case recordExit(ExitRecord)
+  /// Send a lifecycle event on the app's channel (and run its hook, if it has one).
+  case deliver(app: String, pid: Int32, event: AppEvent)
+  /// Answer the app's request `requestID` with these fields (in order).
+  case reply(app: String, pid: Int32, requestID: Int, fields: [AppField])
+  /// Tell the app a message of its could not be taken.
+  case appError(app: String, pid: Int32, requestID: Int?, code: String, message: String)
+}
+
+/// One `key=value` field of a reply on an app's channel.
+public struct AppField: Sendable, Equatable {
+  public var key: String
+  public var value: String
+  public init(_ key: String, _ value: String) {
+    self.key = key
+    self.value = value
+  }
 }
 
 /// A request the policy refuses, with a message for the user.
@@ -96,16 +116,20 @@ public struct PolicyConfig: Sendable, Equatable {
   public var killTimeout: Duration
   /// Time between SIGTERM and SIGKILL for a graceful terminate.
   public var terminateGrace: Duration
+  /// Watchdog deadlines and background-task budgets of the app side.
+  public var lifecycle: LifecycleTimings
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,
-    killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5)
+    killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5),
+    lifecycle: LifecycleTimings = LifecycleTimings()
   ) {
     self.thresholds = thresholds
     self.foregroundSlots = foregroundSlots
     self.backgroundGrace = backgroundGrace
     self.killTimeout = killTimeout
     self.terminateGrace = terminateGrace
+    self.lifecycle = lifecycle
   }
 }
 
@@ -141,5 +165,19 @@ public struct AppStatus: Sendable, Equatable {
     self.stateEnteredAt = stateEnteredAt
     self.bandEnteredAt = bandEnteredAt
     self.spawnedAt = spawnedAt
+  }
+}
+
+extension PolicyEvent {
+  /// When the event happened (every event but `configure` carries its instant).
+  public var instant: Instant? {
+    switch self {
+    case .configure: nil
+    case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
+      .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .spawned(_, _, let at),
+      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .memorySampled(_, let at),
+      .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .tick(let at):
+      at
+    }
   }
 }

@@ -26,6 +26,26 @@ struct TrackedApp: Sendable {
   /// When an unanswered SIGTERM escalates to SIGKILL.
   var terminateDeadline: Instant?
 
+  // The app's channel.
+
+  /// Whether the app speaks the protocol, so that its acknowledgements are watched.
+  var speaksProtocol = false
+  /// The id the next lifecycle event gets.
+  var nextEventID = 1
+  /// Events sent and not yet acknowledged, by id; those with a deadline are watched.
+  var pendingAcks: [Int: PendingAck] = [:]
+  /// Open background tasks: id → name.
+  var backgroundTasks: [Int: String] = [:]
+  var nextTaskID = 1
+  /// The start of the current background stint (the background-task budget counts from here).
+  var backgroundSince: Instant?
+  /// Whether backgroundTaskWillExpire went out in this stint.
+  var expiryWarned = false
+  /// The background grace ran out while the app was busy (tasks, unacknowledged events): suspend it once idle.
+  var suspendWhenIdle = false
+  /// The willTerminate event whose acknowledgement (or deadline) lets the SIGTERM go out.
+  var terminateAfterEvent: Int?
+
   init(name: String, bandFloor: Band?, launch: Int, at instant: Instant) {
     self.name = name
     self.bandFloor = bandFloor
@@ -50,6 +70,20 @@ struct TrackedApp: Sendable {
     jetsamSnapshot = nil
     sentTerminate = false
     terminateDeadline = nil
+    speaksProtocol = false
+    nextEventID = 1
+    pendingAcks = [:]
+    backgroundTasks = [:]
+    nextTaskID = 1
+    backgroundSince = nil
+    expiryWarned = false
+    suspendWhenIdle = false
+    terminateAfterEvent = nil
+  }
+
+  /// Whether the app is in the middle of something the background grace must not cut short.
+  var isBusy: Bool {
+    !backgroundTasks.isEmpty || pendingAcks.values.contains { $0.deadline != nil }
   }
 
   var status: AppStatus {
@@ -57,6 +91,13 @@ struct TrackedApp: Sendable {
       name: name, state: state, band: band, bandFloor: bandFloor, pid: pid, launch: launch,
       stateEnteredAt: stateEnteredAt, bandEnteredAt: bandEnteredAt, spawnedAt: spawnedAt)
   }
+}
+
+/// A lifecycle event waiting for the app's acknowledgement.
+struct PendingAck: Sendable, Equatable {
+  var kind: AppEventKind
+  /// When the watchdog fires; nil while the app is not watched (it does not speak the protocol, or is suspended).
+  var deadline: Instant?
 }
 
 extension LifecycleState {

@@ -111,6 +111,13 @@ public struct AppInfo: Codable, Sendable, Equatable {
   public var stateSeconds: Double
   /// The launch counter.
   public var launch: Int
+  /// Restoration check after a relaunch: `match`, `mismatch`, or `pending` (see PROTOCOL.md).
+  public var restoration: String?
+  /// The digest saved before the previous exit, and the one this launch restored.
+  public var savedDigest: String?
+  public var restoredDigest: String?
+  /// The app's current state summary.
+  public var stateSummary: String?
 
   public init(
     name: String, pid: Int32?, state: String, lifecycleState: LifecycleState, band: Band, memoryBytes: Int64,

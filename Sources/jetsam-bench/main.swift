@@ -1,1 +1,166 @@
-print("jetsam-bench: not written yet")
+import CJetsamShim
+import Foundation
+import Glibc
+
+// jetsam-bench (`make bench`): jetsamd against earlyoom 1.7 on this machine, in one run.
+//
+// 1. Kill latency: at each allocation rate, jetsamd and earlyoom runs alternate (so that whatever else the machine
+//    does falls on both alike); see JetsamdVictimBench and EarlyoomVictimBench for the method.
+// 2. Suspend and resume of many idle apps through the control socket (SuspendResumeBench), per suspend mode.
+// 3. The daemon's RSS and CPU with those apps suspended, and an idle earlyoom's over the same window (IdleCost).
+// Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
+// is interrupted (CleanupRegistry).
+
+jetsam_stdout_line_buffered()
+signal(SIGPIPE, SIG_IGN)
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("jetsam-bench: \(message)\n".utf8))
+  CleanupRegistry.shared.runAll()
+  exit(1)
+}
+
+func progress(_ message: String) { print("· " + message) }
+
+let options: BenchOptions
+do {
+  options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+  FileHandle.standardError.write(Data("jetsam-bench: \(error)\n".utf8))
+  exit(64)
+}
+guard getuid() == 0 else { fail("needs root (it creates cgroups and runs jetsamd)") }
+CleanupRegistry.shared.installSignalHandlers()
+
+let binaries: Binaries
+do {
+  binaries = try Binaries.locate(override: options.binDirectory)
+} catch {
+  fail("\(error)")
+}
+
+let benchStart = MonotonicTime.now()
+let root = NSTemporaryDirectory() + "jetsam-bench-\(getpid())"
+// Mark files on tmpfs where there is one: the allocator fsyncs them.
+let marks = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/jetsam-bench-\(getpid())" : root + "/marks"
+for directory in [root, marks] {
+  do {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  } catch {
+    fail("cannot create \(directory): \(error)")
+  }
+}
+CleanupRegistry.shared.add {
+  try? FileManager.default.removeItem(atPath: marks)
+  try? FileManager.default.removeItem(atPath: root)
+}
+
+let loadBefore = HostInfo.load
+print("jetsam-bench: jetsamd \(binaries.directory) vs \(HostInfo.earlyoomVersion(binaries.earlyoom))")
+print(
+  "host: kernel \(HostInfo.kernel), \(HostInfo.cores) cores, \(HostInfo.memTotalBytes >> 20) MiB RAM, load \(loadBefore); "
+    + "\(options.runs) runs per tool and rate at \(options.rates.map { "\($0)" }.joined(separator: ", ")) MiB/s")
+
+var results = BenchResults(options: options)
+
+// MARK: 1. Kill latency
+
+do {
+  progress("starting jetsamd for the kill runs")
+  let jetsamd = try JetsamdVictimBench(binaries: binaries, options: options, root: root, marks: marks)
+  defer { jetsamd.stop() }
+  let model = try jetsamd.calibrate()
+  results.model = model
+  progress("allocator charge: \(model)")
+  var earlyoom: EarlyoomVictimBench?
+  if options.earlyoom {
+    do {
+      earlyoom = try EarlyoomVictimBench(binaries: binaries, options: options, root: root, marks: marks, model: model)
+    } catch {
+      results.problems.append("earlyoom not measured: \(error)")
+    }
+  }
+  defer { earlyoom?.stop() }
+  for rate in options.rates {
+    progress("kills at \(rate) MiB/s: \(options.runs) runs each, jetsamd and earlyoom alternating")
+    var jetsamdSeries = VictimSeries(tool: "jetsamd", rate: rate)
+    var earlyoomSeries = earlyoom.map { _ in VictimSeries(tool: "earlyoom", rate: rate) }
+    var jetsamdReady = true
+    do {
+      try jetsamd.prepare(rate: rate)
+    } catch {
+      jetsamdReady = false
+      jetsamdSeries.failures.append("warm-up: \(error)")
+    }
+    if let earlyoom {
+      do {
+        try earlyoom.prepare(rate: rate)
+      } catch {
+        earlyoomSeries?.failures.append("warm-up: \(error)")
+      }
+    }
+    for index in 0..<options.runs {
+      if jetsamdReady {
+        do {
+          jetsamdSeries.add(try jetsamd.measureOnce(rate: rate, index: index))
+        } catch {
+          jetsamdSeries.failures.append("\(error)")
+        }
+      }
+      if let earlyoom {
+        do {
+          earlyoomSeries?.add(try earlyoom.measureOnce(rate: rate, index: index))
+        } catch {
+          earlyoomSeries?.failures.append("\(error)")
+        }
+      }
+    }
+    results.kills.append((jetsamdSeries, earlyoomSeries))
+  }
+} catch {
+  results.problems.append("kill latency not measured: \(error)")
+}
+
+// MARK: 2 and 3. Suspend/resume, idle cost
+
+for (index, mode) in options.suspendModes.enumerated() {
+  do {
+    progress("suspend/resume of \(options.apps) apps, suspend mode \(mode)")
+    let fleet = try SuspendResumeBench(binaries: binaries, options: options, root: root, mode: mode)
+    defer { fleet.stop() }
+    results.suspendResume.append(try fleet.measure())
+    guard index == 0 else { continue }
+    var idleEarlyoom: IdleEarlyoom?
+    if options.earlyoom, let earlyoom = binaries.earlyoom {
+      do {
+        idleEarlyoom = try IdleEarlyoom.start(earlyoom)
+      } catch {
+        results.problems.append("idle earlyoom not measured: \(error)")
+      }
+    }
+    defer { idleEarlyoom?.stop() }
+    progress(String(format: "idle cost over %.0f s (%d suspended apps)", options.idleSeconds, options.apps))
+    MonotonicTime.sleep(milliseconds: 2000)
+    let costs = IdleCost.measure(pids: [fleet.daemon.pid] + (idleEarlyoom.map { [$0.pid] } ?? []), seconds: options.idleSeconds)
+    results.daemonIdle = costs[0]
+    results.earlyoomIdle = costs.count > 1 ? costs[1] : nil
+  } catch {
+    results.problems.append("suspend/resume (\(mode)) not measured: \(error)")
+  }
+}
+
+// MARK: Report
+
+print("")
+print(results.table().render())
+print("")
+for note in results.notes() { print("note: " + note) }
+print(
+  String(
+    format: "note: load average before %@, after %@; bench took %.0f s", loadBefore, HostInfo.load,
+    MonotonicTime.seconds(since: benchStart)))
+print(
+  "note: kill time = the killer's log line read from its pipe (jetsamd: right after the signal; earlyoom: right "
+    + "before); memory back = the counter (jetsamd: device cgroup; earlyoom: a cgroup of the bench) down by 95 % of "
+    + "the victim; p90/p99 are nearest-rank (with 20 runs the p99 is the worst run).")
+CleanupRegistry.shared.runAll()

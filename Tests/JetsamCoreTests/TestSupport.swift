@@ -126,3 +126,10 @@ struct Move: Equatable, CustomStringConvertible {
   }
   var description: String { "\(app): \(from) → \(to)" }
 }
+
+extension [PolicyAction] {
+  /// The actions without the lifecycle events delivered to apps (for tests about states and kills).
+  var withoutEvents: [PolicyAction] {
+    filter { if case .deliver = $0 { false } else { true } }
+  }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JetsamCore
 
 /// The daemon's configuration: `config/jetsamd.json5` documents every key.
@@ -23,6 +24,12 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var controlGroup: String? = "jetsam"
   /// The daemon's own oom_score_adj: low, so the kernel's OOM killer takes apps first.
   public var daemonOOMScoreAdj: Int32 = -900
+  /// Lifecycle-event deadlines (the watchdog).
+  public var watchdog = WatchdogConfig()
+  /// Background-task budget and expiry.
+  public var backgroundTasks = BackgroundTaskConfig()
+  /// Multiplies every watchdog deadline and background-task time (0.1 runs the same rules ten times faster).
+  public var timeScale = 1.0
   /// Configured apps by name.
   public var apps: [String: AppConfig] = [:]
 
@@ -30,7 +37,17 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
-    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, apps
+    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, watchdog, backgroundTasks, timeScale, apps
+  }
+
+  /// The app-side timings for the policy, scaled by ``timeScale``.
+  public var lifecycleTimings: LifecycleTimings {
+    LifecycleTimings(
+      launch: watchdog.launch.duration, foregroundTransition: watchdog.foreground.duration,
+      background: watchdog.background.duration, terminate: watchdog.terminate.duration,
+      backgroundTaskBudget: backgroundTasks.budget.duration,
+      expirationWarning: backgroundTasks.expirationWarning.duration, expirationGrace: backgroundTasks.grace.duration
+    ).scaled(by: timeScale)
   }
 
   public init(from decoder: any Decoder) throws {
@@ -47,10 +64,59 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     runtimeDirectory = try c.decodeIfPresent(String.self, forKey: .runtimeDirectory) ?? d.runtimeDirectory
     controlGroup = c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
     daemonOOMScoreAdj = try c.decodeIfPresent(Int32.self, forKey: .daemonOOMScoreAdj) ?? d.daemonOOMScoreAdj
+    watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
+    backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
+    timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
+    if !(timeScale > 0 && timeScale <= 100) {
+      throw DecodingError.dataCorruptedError(forKey: .timeScale, in: c, debugDescription: "must be above 0 and at most 100")
+    }
     if foregroundSlots < 1 {
       throw DecodingError.dataCorruptedError(
         forKey: .foregroundSlots, in: c, debugDescription: "must be at least 1")
+    }
+  }
+}
+
+/// How long each lifecycle event's handler may take before the watchdog kills the app (iOS defaults).
+public struct WatchdogConfig: Sendable, Codable, Equatable {
+  public var launch = ConfigDuration(.seconds(20))
+  public var foreground = ConfigDuration(.seconds(10))
+  public var background = ConfigDuration(.seconds(5))
+  public var terminate = ConfigDuration(.seconds(5))
+  public init() {}
+  enum CodingKeys: String, CodingKey, CaseIterable { case launch, foreground, background, terminate }
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = WatchdogConfig()
+    launch = try c.decodeIfPresent(ConfigDuration.self, forKey: .launch) ?? d.launch
+    foreground = try c.decodeIfPresent(ConfigDuration.self, forKey: .foreground) ?? d.foreground
+    background = try c.decodeIfPresent(ConfigDuration.self, forKey: .background) ?? d.background
+    terminate = try c.decodeIfPresent(ConfigDuration.self, forKey: .terminate) ?? d.terminate
+  }
+}
+
+/// Background time for apps that hold background tasks.
+public struct BackgroundTaskConfig: Sendable, Codable, Equatable {
+  /// From entering the background.
+  public var budget = ConfigDuration(.seconds(30))
+  /// backgroundTaskWillExpire goes out this long before the budget runs out.
+  public var expirationWarning = ConfigDuration(.seconds(5))
+  /// Tasks still open this long after the budget ran out are killed.
+  public var grace = ConfigDuration(.seconds(1))
+  public init() {}
+  enum CodingKeys: String, CodingKey, CaseIterable { case budget, expirationWarning, grace }
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let d = BackgroundTaskConfig()
+    budget = try c.decodeIfPresent(ConfigDuration.self, forKey: .budget) ?? d.budget
+    expirationWarning = try c.decodeIfPresent(ConfigDuration.self, forKey: .expirationWarning) ?? d.expirationWarning
+    grace = try c.decodeIfPresent(ConfigDuration.self, forKey: .grace) ?? d.grace
+    if expirationWarning.duration > budget.duration {
+      throw DecodingError.dataCorruptedError(
+        forKey: .expirationWarning, in: c, debugDescription: "must not be longer than the budget")
     }
   }
 }
@@ -237,11 +303,15 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var band: Band? = nil
   /// Caps overriding the defaults.
   public var caps: AppCaps? = nil
+  /// Whether acknowledgements of lifecycle events are expected.
+  public var acknowledgements: AcknowledgementMode = .auto
+  /// Lifecycle events mapped to a signal or a command, for programs that do not speak the protocol.
+  public var hooks: [AppEventKind: LifecycleHook] = [:]
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit
+    case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
   }
 
   public init(from decoder: any Decoder) throws {
@@ -255,6 +325,25 @@ public struct AppConfig: Sendable, Codable, Equatable {
     workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
     user = try c.decodeIfPresent(String.self, forKey: .user)
     band = try c.decodeIfPresent(Band.self, forKey: .band)
+    if let text = try c.decodeIfPresent(String.self, forKey: .acknowledgements) {
+      guard let mode = AcknowledgementMode(rawValue: text) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .acknowledgements, in: c, debugDescription: "\"\(text)\" is not one of auto, always, never")
+      }
+      acknowledgements = mode
+    }
+    if c.contains(.hooks) {
+      let raw = try c.decode([String: LifecycleHook].self, forKey: .hooks)
+      for (event, hook) in raw {
+        guard let kind = AppEventKind(rawValue: event) else {
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: c.codingPath + [CodingKeys.hooks, AnyCodingKey(stringValue: event)],
+              debugDescription: "unknown lifecycle event (known: \(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"))
+        }
+        hooks[kind] = hook
+      }
+    }
     if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
       let caps = try AppCaps(from: decoder, keys: c)
       self.caps = caps
@@ -271,7 +360,64 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try c.encodeIfPresent(caps?.memoryLimit, forKey: .memoryLimit)
     try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
     try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
+    try c.encode(acknowledgements.rawValue, forKey: .acknowledgements)
   }
+}
+
+/// Whether an app's acknowledgements are expected (and watched).
+public enum AcknowledgementMode: String, Sendable, Codable, Equatable {
+  /// Once the app has written a valid line on its channel.
+  case auto
+  /// From launch: an app that never answers is a hung app.
+  case always
+  /// Never: the app's acknowledgements are accepted but nothing is watched.
+  case never
+}
+
+/// What to do for a program that cannot answer a lifecycle event itself.
+public struct LifecycleHook: Sendable, Codable, Equatable {
+  /// Run this command inside the app's cgroup; its exit acknowledges the event.
+  public var command: [String]?
+  /// Or send this signal (e.g. `SIGUSR1`) to the app's processes, fire-and-forget.
+  public var signal: Int32?
+  /// The command's deadline (default: the event's watchdog deadline).
+  public var timeout: ConfigDuration?
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case command, signal, timeout }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    command = try c.decodeIfPresent([String].self, forKey: .command)
+    timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout)
+    if let name = try c.decodeIfPresent(String.self, forKey: .signal) {
+      guard let number = LifecycleHook.signals[name.uppercased().hasPrefix("SIG") ? name.uppercased() : "SIG" + name.uppercased()]
+      else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .signal, in: c, debugDescription: "\"\(name)\" is not a signal name (e.g. SIGUSR1, SIGHUP)")
+      }
+      signal = number
+    }
+    if (command == nil) == (signal == nil) {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(codingPath: c.codingPath, debugDescription: "give exactly one of command or signal"))
+    }
+    if command?.isEmpty == true {
+      throw DecodingError.dataCorruptedError(forKey: .command, in: c, debugDescription: "must not be empty")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encodeIfPresent(command, forKey: .command)
+    try c.encodeIfPresent(signal.flatMap { s in LifecycleHook.signals.first { $0.value == s }?.key }, forKey: .signal)
+    try c.encodeIfPresent(timeout, forKey: .timeout)
+  }
+
+  static let signals: [String: Int32] = [
+    "SIGHUP": SIGHUP, "SIGINT": SIGINT, "SIGQUIT": SIGQUIT, "SIGUSR1": SIGUSR1, "SIGUSR2": SIGUSR2,
+    "SIGTERM": SIGTERM, "SIGCONT": SIGCONT, "SIGWINCH": SIGWINCH,
+  ]
 }
 
 extension AppCaps {

@@ -19,6 +19,21 @@ final class AppProcess {
   var snapshot: [SnapshotEntry]?
   /// Watches the eventfd the memory-release thread signals when process_mrelease has returned.
   var releaseSource: EventSource?
+  /// The daemon's end of the app's channel.
+  var channel: AppChannel?
+  /// Whether acknowledgements are expected, and the hooks for programs that do not speak the protocol.
+  var acknowledgements: AcknowledgementMode = .auto
+  var hooks: [AppEventKind: LifecycleHook] = [:]
+  /// Whether the app has written a valid line (in `auto` mode, from then on it is watched).
+  var hasSpoken = false
+  /// The state summary (the last one from an earlier launch until the app sets a new one).
+  var summary: String?
+  /// The digest of the state the previous launch saved, and what this launch saved and restored.
+  var previousDigest: String?
+  var savedDigest: String?
+  var restoredDigest: String?
+  /// Hook commands running for lifecycle events.
+  var hookProcesses: [HookProcess] = []
   /// Set once its exit went to the policy, so a late cgroup event cannot report it twice.
   var reported = false
 
@@ -30,11 +45,23 @@ final class AppProcess {
     self.pidfd = pidfd
   }
 
+  /// Whether a restored state matched the one saved before the previous exit: `match`, `mismatch`, `pending`
+  /// (a saved digest is known but nothing was restored yet), or nil when there is nothing to compare.
+  var restoration: String? {
+    guard let previousDigest else { return nil }
+    guard let restoredDigest else { return "pending" }
+    return restoredDigest == previousDigest ? "match" : "mismatch"
+  }
+
   /// Stops watching and closes the pidfd.
   func close() {
     exitSource?.cancel()
     drainSource?.cancel()
     releaseSource?.cancel()
+    channel?.close()
+    channel = nil
+    for hook in hookProcesses { hook.close() }
+    hookProcesses = []
     exitSource = nil
     drainSource = nil
     releaseSource = nil

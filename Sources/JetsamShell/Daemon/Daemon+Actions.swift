@@ -17,6 +17,11 @@ extension Daemon {
       case .levelChanged(let from, let to, let available):
         log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
       case .recordExit(let record): recordExit(record)
+      case .deliver(let app, let pid, let event): deliver(event, to: app, pid: pid)
+      case .reply(let app, let pid, let requestID, let fields):
+        channel(of: app, pid: pid)?.send(AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) }))
+      case .appError(let app, let pid, let requestID, let code, let message):
+        sendError(to: app, pid: pid, requestID: requestID, code: code, message: message)
       }
     }
   }
@@ -38,10 +43,11 @@ extension Daemon {
       let output = try FileDescriptor.open(
         "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
       defer { output.close() }
-      var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("JETSAM_") && $0.key != "NOTIFY_SOCKET" && $0.key != "LISTEN_FDS" && $0.key != "LISTEN_PID" && $0.key != "WATCHDOG_USEC" && $0.key != "WATCHDOG_PID" }
+      let pair = try AppChannel.makePair()
+      defer { pair.app.close() }  // the app has its own copy once spawned
+      var environment = ProcessInfo.processInfo.environment.filter { !Daemon.isDaemonVariable($0.key) }
       for (key, value) in spec.env { environment[key] = value }
-      environment["JETSAM_APP"] = name
-      environment["JETSAM_LAUNCH"] = String(launch)
+      for (key, value) in launchEnvironment(name, launch: launch) { environment[key] = value }
       let request = SpawnRequest(
         arguments: spec.command,
         environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
@@ -50,14 +56,26 @@ extension Daemon {
         cgroupDirectory: appCgroup.spawnDirectory,
         joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScoreAdj(for: .foreground),
-        stdin: nil, stdout: output, stderr: output)
-      let process = try spawnProcess(request)
+        stdin: nil, stdout: output, stderr: output,
+        passedDescriptors: [(source: pair.app, target: Daemon.channelDescriptor)])
+      let process: SpawnedProcess
+      do {
+        process = try spawnProcess(request)
+      } catch {
+        pair.daemon.close()
+        throw error
+      }
       let app = AppProcess(name: name, launch: launch, cgroup: appCgroup, pid: process.pid, pidfd: process.pidfd)
+      app.acknowledgements = spec.acknowledgements
+      app.hooks = spec.hooks
+      app.previousDigest = lastExits[name]?.stateDigest
+      app.summary = lastExits[name]?.stateSummary
       processes[name] = app
       appliedBands[name] = .foreground
       app.exitSource = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
         [unowned self] _ in self.mainProcessEnded(name)
       }
+      openChannel(pair.daemon, for: app)
       log.info("launched \(name) #\(launch) pid \(process.pid) in \(appCgroup.displayPath)")
       enqueue(.spawned(app: name, pid: process.pid, at: MonotonicClock.now()))
     } catch {
@@ -256,6 +274,8 @@ extension Daemon {
       record.memoryLimitBytes = try? app.cgroup.memoryLimit()
       record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
       if record.snapshot != nil, let snapshot = app.snapshot { record.snapshot = snapshot }
+      record.stateSummary = app.summary
+      record.stateDigest = app.savedDigest
       app.close()
       do { try app.cgroup.remove() } catch { log.warning("removing \(record.app)'s cgroup: \(error)") }
       processes[record.app] = nil
@@ -276,6 +296,7 @@ extension Daemon {
 
   /// Tells the world about a record that is already durable.
   private func report(_ record: ExitRecord) {
+    lastExits[record.app] = record
     var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
     detail += " after \(String(format: "%.1f", record.stateSeconds))s"
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")

@@ -58,7 +58,7 @@ extension Daemon {
     if let status = policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
-    let launches = policy.app(named: name)?.launch ?? 0
+    let launches = max(policy.app(named: name)?.launch ?? 0, lastExits[name]?.launch ?? 0)
     try self.request(.configure(app: name, bandFloor: spec.band, launchCount: launches))
     launchSpecs[name] = spec
     try self.request(.launch(app: name, foreground: request.background != true, at: MonotonicClock.now()))
@@ -88,7 +88,7 @@ extension Daemon {
 
   func appInfo(_ status: AppStatus) -> AppInfo {
     let process = status.state.isRunning ? processes[status.name] : nil
-    return AppInfo(
+    var info = AppInfo(
       name: status.name, pid: status.state.isRunning ? status.pid : nil, state: status.state.coarseName,
       lifecycleState: status.state, band: status.band,
       memoryBytes: (try? process?.cgroup.memoryUsage()) ?? 0,
@@ -96,6 +96,11 @@ extension Daemon {
       // A never-launched app has no time in its state to speak of.
       stateSeconds: status.launch == 0 ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
       launch: status.launch)
+    info.restoration = process?.restoration
+    info.savedDigest = process?.previousDigest
+    info.restoredDigest = process?.restoredDigest
+    info.stateSummary = process?.summary ?? lastExits[status.name]?.stateSummary
+    return info
   }
 
   private func psResponse() -> ControlResponse {

@@ -44,6 +44,8 @@ public final class Daemon {
   var appliedBands: [String: Band] = [:]
   /// The lowest oom_score_adj this daemon may give a process (its own, unless it has CAP_SYS_RESOURCE).
   let oomScoreFloor: Int32
+  /// Each app's last exit record (from the log at start-up, then as they are written): launch reasons.
+  var lastExits: [String: ExitRecord] = [:]
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
 
@@ -71,6 +73,7 @@ public final class Daemon {
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
     records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")
+    for record in try ExitRecordLog.read(path: records.path).records { lastExits[record.app] = record }
 
     layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
@@ -84,7 +87,7 @@ public final class Daemon {
     thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
     policy = JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds))
     for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
-      _ = try? policy.handle(.configure(app: name, bandFloor: app.band, launchCount: 0))
+      _ = try? policy.handle(.configure(app: name, bandFloor: app.band, launchCount: lastExits[name]?.launch ?? 0))
     }
 
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
@@ -140,7 +143,7 @@ public final class Daemon {
     PolicyConfig(
       thresholds: thresholds, foregroundSlots: config.foregroundSlots,
       backgroundGrace: config.suspend.backgroundGrace?.duration, killTimeout: config.killTimeout.duration,
-      terminateGrace: config.terminateGrace.duration)
+      terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings)
   }
 
   // MARK: Events into the policy

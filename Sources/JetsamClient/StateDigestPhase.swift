@@ -1,0 +1,7 @@
+/// Which side of a save/restore round trip a state digest describes.
+public enum StateDigestPhase: String, Equatable, Sendable {
+  /// The digest of the state just saved (report it at `didEnterBackground`).
+  case saved
+  /// The digest of the state restored after a launch; jetsam compares it with the last `saved` one.
+  case restored
+}

@@ -1,0 +1,120 @@
+/// The lifecycle events an app receives on its channel (UIApplication's delegate calls).
+public enum AppEventKind: String, Sendable, Codable, CaseIterable {
+  case didFinishLaunching, willEnterForeground, didBecomeActive, willResignActive, didEnterBackground
+  case memoryWarning, backgroundTaskWillExpire, willTerminate
+
+  /// Whether the app must acknowledge the event (its handler returned), watched by a deadline.
+  public var needsAcknowledgement: Bool {
+    switch self {
+    case .memoryWarning, .backgroundTaskWillExpire: false
+    default: true
+    }
+  }
+
+  /// The event an app is told about when it moves between these states, if any (suspension sends nothing).
+  static func forTransition(from: LifecycleState, to: LifecycleState) -> [AppEventKind] {
+    switch (from, to) {
+    case (.launching, .foregroundActive): [.didFinishLaunching, .didBecomeActive]
+    case (.launching, .background): [.didFinishLaunching]
+    case (.foregroundActive, .foregroundInactive): [.willResignActive]
+    case (.foregroundInactive, .background): [.didEnterBackground]
+    case (.background, .foregroundInactive): [.willEnterForeground]
+    case (.foregroundInactive, .foregroundActive): [.didBecomeActive]
+    default: []
+    }
+  }
+}
+
+/// One event sent to an app.
+public struct AppEvent: Sendable, Equatable {
+  /// Counts up from 1 within a launch; the app acknowledges by this id.
+  public var id: Int
+  public var kind: AppEventKind
+  /// `memoryWarning`: the level that was reached.
+  public var level: PressureLevel?
+  /// `backgroundTaskWillExpire`: the task and its name.
+  public var task: Int?
+  public var taskName: String?
+  /// `didFinishLaunching`: whether the launch goes to the foreground.
+  public var launchesToForeground: Bool?
+
+  public init(
+    id: Int, kind: AppEventKind, level: PressureLevel? = nil, task: Int? = nil, taskName: String? = nil,
+    launchesToForeground: Bool? = nil
+  ) {
+    self.id = id
+    self.kind = kind
+    self.level = level
+    self.task = task
+    self.taskName = taskName
+    self.launchesToForeground = launchesToForeground
+  }
+}
+
+/// What an app (or the shell on its behalf) tells the policy through its channel.
+public enum AppMessage: Sendable, Equatable {
+  /// The app speaks the protocol: acknowledgements are expected from now on.
+  case hello
+  /// The handler of event `event` returned.
+  case acknowledge(event: Int)
+  /// Watch event `event` with this deadline although the app does not speak the protocol (a command hook
+  /// runs for it); nil uses the event's usual deadline.
+  case watch(event: Int, timeout: Duration?)
+  /// Ask for background time; answered with a `reply` carrying the task id.
+  case beginBackgroundTask(requestID: Int, name: String)
+  /// The task is done.
+  case endBackgroundTask(task: Int, requestID: Int?)
+  /// How long background tasks may still run; answered with a `reply` carrying seconds.
+  case backgroundTimeRemaining(requestID: Int)
+}
+
+/// The deadlines and budgets of the app side, already multiplied by the config's time scale.
+public struct LifecycleTimings: Sendable, Equatable {
+  /// didFinishLaunching.
+  public var launch: Duration
+  /// willEnterForeground, didBecomeActive, willResignActive.
+  public var foregroundTransition: Duration
+  /// didEnterBackground.
+  public var background: Duration
+  /// willTerminate (then SIGTERM follows whether or not it was acknowledged).
+  public var terminate: Duration
+  /// Background time an app with open tasks gets from entering the background.
+  public var backgroundTaskBudget: Duration
+  /// backgroundTaskWillExpire is sent this long before the budget runs out.
+  public var expirationWarning: Duration
+  /// Open tasks are killed this long after the budget ran out.
+  public var expirationGrace: Duration
+
+  public init(
+    launch: Duration = .seconds(20), foregroundTransition: Duration = .seconds(10), background: Duration = .seconds(5),
+    terminate: Duration = .seconds(5), backgroundTaskBudget: Duration = .seconds(30),
+    expirationWarning: Duration = .seconds(5), expirationGrace: Duration = .seconds(1)
+  ) {
+    self.launch = launch
+    self.foregroundTransition = foregroundTransition
+    self.background = background
+    self.terminate = terminate
+    self.backgroundTaskBudget = backgroundTaskBudget
+    self.expirationWarning = expirationWarning
+    self.expirationGrace = expirationGrace
+  }
+
+  /// The acknowledgement deadline of an event kind.
+  public func deadline(for kind: AppEventKind) -> Duration {
+    switch kind {
+    case .didFinishLaunching: launch
+    case .didEnterBackground: background
+    case .willTerminate: terminate
+    default: foregroundTransition
+    }
+  }
+
+  /// Every duration multiplied by `scale` (labs and tests run the same rules faster).
+  public func scaled(by scale: Double) -> LifecycleTimings {
+    func s(_ d: Duration) -> Duration { .nanoseconds(Int64(Double(d.nanoseconds) * scale)) }
+    return LifecycleTimings(
+      launch: s(launch), foregroundTransition: s(foregroundTransition), background: s(background),
+      terminate: s(terminate), backgroundTaskBudget: s(backgroundTaskBudget),
+      expirationWarning: s(expirationWarning), expirationGrace: s(expirationGrace))
+  }
+}

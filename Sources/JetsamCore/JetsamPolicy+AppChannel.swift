@@ -1,0 +1,201 @@
+/// The app side: lifecycle events, acknowledgements and their watchdog, background tasks, memory warnings.
+extension JetsamPolicy {
+  /// Inserts the lifecycle events each state change tells the app about, right after the change.
+  mutating func attachLifecycleEvents(_ actions: [PolicyAction], at: Instant) -> [PolicyAction] {
+    var result: [PolicyAction] = []
+    for action in actions {
+      result.append(action)
+      guard case .stateChanged(let name, let from, let to, _) = action, trackedApps[name] != nil else { continue }
+      noteStint(name, from: from, to: to, at: at)
+      for kind in AppEventKind.forTransition(from: from, to: to) {
+        var event = AppEvent(id: 0, kind: kind)
+        if kind == .didFinishLaunching { event.launchesToForeground = to != .background }
+        if let delivered = deliver(name, event, at: at) { result.append(delivered) }
+      }
+    }
+    return result
+  }
+
+  /// Background stints and suspension, as seen by acknowledgements and background tasks.
+  private mutating func noteStint(_ name: String, from: LifecycleState, to: LifecycleState, at: Instant) {
+    if to == .background {
+      trackedApps[name]!.backgroundSince = at
+      trackedApps[name]!.expiryWarned = false
+    } else if from == .background {
+      trackedApps[name]!.backgroundSince = nil
+      trackedApps[name]!.suspendWhenIdle = false
+    }
+    if to == .suspended {
+      // A stopped app cannot answer: its pending deadlines are dropped, not missed.
+      for id in trackedApps[name]!.pendingAcks.keys { trackedApps[name]!.pendingAcks[id]!.deadline = nil }
+    }
+  }
+
+  /// Numbers an event for the app, starts its watchdog if the app is watched, and makes the action.
+  mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> PolicyAction? {
+    guard let pid = trackedApps[name]?.pid else { return nil }
+    var event = event
+    event.id = trackedApps[name]!.nextEventID
+    trackedApps[name]!.nextEventID += 1
+    if event.kind.needsAcknowledgement {
+      let watched = trackedApps[name]!.speaksProtocol
+      trackedApps[name]!.pendingAcks[event.id] = PendingAck(
+        kind: event.kind, deadline: watched ? at.advanced(by: config.lifecycle.deadline(for: event.kind)) : nil)
+    }
+    return .deliver(app: name, pid: pid, event: event)
+  }
+
+  mutating func appMessage(_ name: String, pid: Int32, message: AppMessage, at: Instant) -> [PolicyAction] {
+    // A message from an earlier launch's channel says nothing about this one.
+    guard let app = trackedApps[name], app.pid == pid else { return [] }
+    switch message {
+    case .hello:
+      guard !app.speaksProtocol else { return [] }
+      trackedApps[name]!.speaksProtocol = true
+      // Events sent before the app spoke are watched from now on (unless it is stopped).
+      if app.state != .suspended {
+        for (id, pending) in app.pendingAcks where pending.deadline == nil {
+          trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(by: config.lifecycle.deadline(for: pending.kind))
+        }
+      }
+      return []
+    case .acknowledge(let id):
+      guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
+        if id >= app.nextEventID || id < 1 {
+          return [.appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")]
+        }
+        return []  // already acknowledged, or dropped while suspended
+      }
+      var actions: [PolicyAction] = []
+      if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
+      return actions + suspendIfIdle(name, at: at)
+    case .watch(let id, let timeout):
+      guard let pending = trackedApps[name]!.pendingAcks[id], app.state != .suspended else { return [] }
+      trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(
+        by: timeout ?? config.lifecycle.deadline(for: pending.kind))
+      return []
+    case .beginBackgroundTask(let requestID, let taskName):
+      let task = app.nextTaskID
+      trackedApps[name]!.nextTaskID += 1
+      trackedApps[name]!.backgroundTasks[task] = taskName
+      return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("task", String(task))])]
+    case .endBackgroundTask(let task, let requestID):
+      guard trackedApps[name]!.backgroundTasks.removeValue(forKey: task) != nil else {
+        return [.appError(app: name, pid: pid, requestID: requestID, code: "unknownTask", message: "no open task \(task)")]
+      }
+      var actions: [PolicyAction] = []
+      if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, fields: [])) }
+      return actions + suspendIfIdle(name, at: at)
+    case .backgroundTimeRemaining(let requestID):
+      return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("seconds", remaining(app, at: at))])]
+    }
+  }
+
+  /// `backgroundTimeRemaining`: seconds left of the background budget, or `inf` outside the background.
+  private func remaining(_ app: TrackedApp, at: Instant) -> String {
+    guard app.state == .background, let since = app.backgroundSince else { return "inf" }
+    let left = max(0, since.advanced(by: config.lifecycle.backgroundTaskBudget).nanoseconds - at.nanoseconds)
+    let milliseconds = left / 1_000_000
+    let fraction = String(milliseconds % 1000)
+    return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+  }
+
+  /// Once a busy background app is idle again, its background grace starts over.
+  private mutating func suspendIfIdle(_ name: String, at: Instant) -> [PolicyAction] {
+    let app = trackedApps[name]!
+    guard app.state == .background, app.suspendWhenIdle, !app.isBusy, let grace = config.backgroundGrace else {
+      return []
+    }
+    trackedApps[name]!.suspendWhenIdle = false
+    trackedApps[name]!.graceDeadline = at.advanced(by: grace)
+    return []
+  }
+
+  /// SIGTERM now, and SIGKILL if it is still alive after the grace.
+  mutating func sendTerminate(_ name: String, at: Instant) -> [PolicyAction] {
+    trackedApps[name]!.terminateAfterEvent = nil
+    guard let pid = trackedApps[name]!.pid else { return [] }
+    if trackedApps[name]!.terminateDeadline == nil {
+      trackedApps[name]!.terminateDeadline = at.advanced(by: config.terminateGrace)
+    }
+    return [.terminate(app: name, pid: pid)]
+  }
+
+  /// memoryWarning to every foreground and background app when the level rises to warning or above.
+  mutating func memoryWarnings(from before: PressureLevel, at: Instant) -> [PolicyAction] {
+    guard level > before, level >= .warning else { return [] }
+    var actions: [PolicyAction] = []
+    for name in trackedApps.keys.sorted() {
+      let state = trackedApps[name]!.state
+      guard state.holdsForegroundSlot || state == .background, trackedApps[name]!.requestedKill == nil else {
+        continue
+      }
+      if let action = deliver(name, AppEvent(id: 0, kind: .memoryWarning, level: level), at: at) {
+        actions.append(action)
+      }
+    }
+    return actions
+  }
+
+  /// The app side's deadlines for `nextDeadline`.
+  func appChannelDeadlines(_ app: TrackedApp) -> [Instant] {
+    var deadlines = app.pendingAcks.values.compactMap(\.deadline)
+    if let expiry = taskExpiry(app) {
+      if !app.expiryWarned { deadlines.append(expiry.warning) }
+      deadlines.append(expiry.kill)
+    }
+    return deadlines
+  }
+
+  /// When open background tasks are warned and killed, for an app in the background that holds some.
+  private func taskExpiry(_ app: TrackedApp) -> (warning: Instant, kill: Instant)? {
+    guard app.state == .background, !app.backgroundTasks.isEmpty, let since = app.backgroundSince else { return nil }
+    let budgetEnd = since.advanced(by: config.lifecycle.backgroundTaskBudget)
+    return (
+      budgetEnd.advanced(by: .zero - config.lifecycle.expirationWarning),
+      budgetEnd.advanced(by: config.lifecycle.expirationGrace)
+    )
+  }
+
+  /// The app side's work at a tick: missed acknowledgements and expiring background tasks.
+  mutating func appChannelTick(_ name: String, at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    let app = trackedApps[name]!
+    for id in app.pendingAcks.keys.sorted() {
+      guard let pending = trackedApps[name]!.pendingAcks[id], let deadline = pending.deadline, deadline <= at else {
+        continue
+      }
+      trackedApps[name]!.pendingAcks[id] = nil
+      if pending.kind == .willTerminate {
+        // An app that does not answer willTerminate in time is terminated anyway, not punished.
+        actions += sendTerminate(name, at: at)
+      } else {
+        actions += killForApp(name, .watchdog(pending.kind), reason: .appWatchdog)
+      }
+    }
+    if let expiry = taskExpiry(trackedApps[name]!) {
+      if !trackedApps[name]!.expiryWarned && expiry.warning <= at {
+        trackedApps[name]!.expiryWarned = true
+        for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
+          let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
+          if let action = deliver(name, event, at: at) { actions.append(action) }
+        }
+      }
+      if expiry.kill <= at {
+        let open = trackedApps[name]!.backgroundTasks.sorted { $0.key < $1.key }.map(\.value)
+        actions += killForApp(name, .backgroundTaskTimeout(open), reason: .backgroundTaskAssertionTimeout)
+      }
+    }
+    return actions
+  }
+
+  /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
+  private mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
+    guard trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid else { return [] }
+    trackedApps[name]!.requestedKill = kill
+    // Nothing more is owed to an app on its way out.
+    for id in trackedApps[name]!.pendingAcks.keys { trackedApps[name]!.pendingAcks[id]!.deadline = nil }
+    trackedApps[name]!.backgroundTasks = [:]
+    return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
+  }
+}

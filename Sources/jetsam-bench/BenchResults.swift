@@ -1,0 +1,96 @@
+import Foundation
+
+/// Everything measured in one run of the bench, and how it is turned into the report.
+struct BenchResults {
+  var options: BenchOptions
+  var model: AllocatorModel?
+  /// Per rate: jetsamd's series and earlyoom's (nil when earlyoom was not run).
+  var kills: [(jetsamd: VictimSeries, earlyoom: VictimSeries?)] = []
+  var suspendResume: [SuspendResumeResult] = []
+  var daemonIdle: IdleCost?
+  var earlyoomIdle: IdleCost?
+  /// Problems that kept a phase from running at all.
+  var problems: [String] = []
+
+  func table() -> ReportTable {
+    var table = ReportTable()
+    for (jetsamd, earlyoom) in kills {
+      let rate = jetsamd.rate
+      table.section("Kill at \(rate) MiB/s (victim \(options.victimMB) MiB; jetsamd \(jetsamd.runs.count) runs, earlyoom \(earlyoom?.runs.count ?? 0))")
+      let j = jetsamd.toKill
+      let e = earlyoom?.toKill
+      table.add("  crossing → SIGKILL, median", jetsamd: j.median, earlyoom: e?.median, unit: .milliseconds)
+      table.add("  crossing → SIGKILL, p90", jetsamd: j.p90, earlyoom: e?.p90, unit: .milliseconds)
+      table.add("  crossing → SIGKILL, p99", jetsamd: j.p99, earlyoom: e?.p99, unit: .milliseconds, target: .below(10))
+      let jb = jetsamd.toMemoryBack
+      let eb = earlyoom?.toMemoryBack
+      table.add("  crossing → memory back, median", jetsamd: jb.median, earlyoom: eb?.median, unit: .milliseconds, target: .clearlyBelowEarlyoom)
+      table.add("  crossing → memory back, p90", jetsamd: jb.p90, earlyoom: eb?.p90, unit: .milliseconds)
+      table.add("  crossing → memory back, p99", jetsamd: jb.p99, earlyoom: eb?.p99, unit: .milliseconds, target: .clearlyBelowEarlyoom)
+      table.add("  SIGKILL → memory back, median", jetsamd: jetsamd.killToMemoryBack.median, earlyoom: earlyoom?.killToMemoryBack.median, unit: .milliseconds)
+      table.add("  crossing → victim exited (pidfd), median", jetsamd: jetsamd.toExit.median, earlyoom: earlyoom?.toExit.median, unit: .milliseconds)
+    }
+    for result in suspendResume {
+      table.section("Suspend / resume \(result.apps) idle apps (suspend mode \(result.mode))")
+      table.add("  suspend all, one request after another", jetsamd: result.suspendTotal, unit: .milliseconds, target: .below(20))
+      table.add("    per app: median", jetsamd: result.suspendEach.median, unit: .milliseconds)
+      table.add("    per app: p99", jetsamd: result.suspendEach.p99, unit: .milliseconds)
+      table.add("  resume all, one request after another", jetsamd: result.resumeTotal, unit: .milliseconds, target: .below(20))
+      table.add("    per app: median", jetsamd: result.resumeEach.median, unit: .milliseconds)
+      table.add("    per app: p99", jetsamd: result.resumeEach.p99, unit: .milliseconds)
+      table.add("  suspend all, pipelined (daemon-side time)", jetsamd: result.suspendPipelined, unit: .milliseconds, target: .below(20))
+      table.add("    daemon CPU for the batch", jetsamd: result.suspendDaemonCPU, unit: .milliseconds)
+      table.add("  resume all, pipelined (daemon-side time)", jetsamd: result.resumePipelined, unit: .milliseconds, target: .below(20))
+      table.add("    daemon CPU for the batch", jetsamd: result.resumeDaemonCPU, unit: .milliseconds)
+      table.addText(
+        "  kernel shows stopped / running again", jetsamd: "\(result.verifiedSuspended) / \(result.verifiedResumed)",
+        target: "\(result.apps) / \(result.apps)",
+        met: result.verifiedSuspended == result.apps && result.verifiedResumed == result.apps ? "yes" : "NO")
+      table.add("  jetsamctl suspend NAME (CLI, median)", jetsamd: result.cliSuspend.median, unit: .milliseconds)
+      table.add("  jetsamctl resume NAME (CLI, median)", jetsamd: result.cliResume.median, unit: .milliseconds)
+      table.add("  launch all, one request after another", jetsamd: result.launchTotal, unit: .milliseconds)
+    }
+    if let daemonIdle {
+      let apps = suspendResume.first?.apps ?? options.apps
+      table.section(String(format: "Idle cost: jetsamd with %d suspended apps, earlyoom watching (%.0f s)", apps, daemonIdle.seconds))
+      table.add("  RSS (VmRSS)", jetsamd: mb(daemonIdle.residentBytes), earlyoom: earlyoomIdle.map { mb($0.residentBytes) }, unit: .megabytes, target: .below(30))
+      table.add("  RSS, peak during the window", jetsamd: mb(daemonIdle.peakResidentBytes), earlyoom: earlyoomIdle.map { mb($0.peakResidentBytes) }, unit: .megabytes)
+      table.add("  CPU, % of a core (utime+stime)", jetsamd: daemonIdle.cpuPercentTicks, earlyoom: earlyoomIdle?.cpuPercentTicks, unit: .percent, target: .below(0.5))
+      table.add("  CPU, % of a core (schedstat)", jetsamd: daemonIdle.cpuPercentScheduled, earlyoom: earlyoomIdle?.cpuPercentScheduled, unit: .percent, target: .below(0.5))
+    }
+    return table
+  }
+
+  /// The lines under the table: how good the crossing marks were, the allocators' real rates, failed runs.
+  func notes() -> [String] {
+    var notes: [String] = []
+    if let model { notes.append("allocator charge (measured on the device counter): \(model)") }
+    for (jetsamd, earlyoom) in kills {
+      for series in [jetsamd] + (earlyoom.map { [$0] } ?? []) {
+        let error = series.markError
+        let rate = series.achievedRate
+        var line = "\(series.tool) @ \(series.rate) MiB/s:"
+        if let median = error.median, let low = error.min, let high = error.max {
+          line += String(format: " mark − sampled crossing median %+.2f ms (%+.2f … %+.2f);", median, low, high)
+        }
+        if let achieved = rate.median { line += String(format: " allocator ran at %.0f MiB/s;", achieved) }
+        line += " \(series.runs.count) runs measured"
+        if !series.rejected.isEmpty {
+          let errors = Distribution(series.rejected.compactMap(\.markError))
+          line += String(
+            format: ", %d left out (mark and sampled crossing more than %.2f ms apart: %+.1f … %+.1f ms)", series.rejected.count,
+            VictimRun.markTolerance(rate: series.rate), errors.min ?? 0, errors.max ?? 0)
+        }
+        if !series.failures.isEmpty {
+          let counts = Dictionary(grouping: series.failures, by: { $0 }).map { "\($0.value.count)× \($0.key)" }
+          line += ", \(series.failures.count) failed (\(counts.sorted().joined(separator: "; ")))"
+        }
+        notes.append(line)
+      }
+    }
+    notes += problems
+    return notes
+  }
+
+  private func mb(_ bytes: Int64) -> Double { Double(bytes) / 1_048_576 }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// Times jetsamd's reaction to a pressure threshold crossing: from the crossing to the victim's SIGKILL, and to
+/// the victim's memory being back.
+///
+/// Method. One jetsamd runs with a 2 GiB device whose urgent level starts at 1 GiB available, i.e. when the
+/// device cgroup's memory counter reaches U = 1 GiB (warning 128 MiB earlier, critical far below, so nothing
+/// else ever happens). Each run:
+/// 1. A victim app (`alloc 256 --hold`, launched in the background) fills up and is suspended: it is the only
+///    app jetsam may kill at the urgent level. The daemon's balloon (`pressure allocate`, chosen per rate) holds
+///    the rest of the device's memory, so that the counter ``leadTime`` × rate below U remains.
+/// 2. The bench reads the counter C and works out (``AllocatorModel``) the chunk at which a new allocator's
+///    charge brings it to U. It starts its sampler (the device counter every 250 µs) and a pidfd watch on the
+///    victim, then launches a foreground app `alloc N --rate R --hold --mark-file F --mark-at K`: the allocator
+///    writes the CLOCK_MONOTONIC time at which it reached the threshold itself (K = that chunk; N = K + 3, so
+///    it stops right after the crossing and the counter then only moves with the victim).
+/// 3. Kill time: when the bench reads jetsamd's `killing victim pid P …` log line from its stderr pipe (jetsamd
+///    writes it right after pidfd_send_signal(SIGKILL), cgroup.kill and starting its process_mrelease thread,
+///    so this is a slight over-estimate). Memory back: the first sample at which the device counter has
+///    dropped by 95 % of the victim's charge. Exit: the victim's pidfd.
+/// 4. The allocator is killed, and the next run starts from the same state.
+/// The sampler's first reading past U is kept as a cross-check of the allocator's mark (`markError`).
+final class JetsamdVictimBench {
+  static let ram: Int64 = 2 << 30
+  /// The urgent level starts with this much available, i.e. at a counter of `ram - urgentEnter`.
+  static let urgentEnter: Int64 = 1 << 30
+  /// How long the allocator runs before it crosses.
+  static let leadTime = 0.3
+  /// Chunks the allocator touches after the crossing chunk.
+  static let extraChunks = 3
+
+  let binaries: Binaries
+  let options: BenchOptions
+  let daemon: JetsamdInstance
+  let marks: String
+  private let client: ControlClient
+  private let gauge: MemoryGauge
+  private(set) var model = AllocatorModel(baseBytes: 0, bytesPerChunk: AllocatorModel.mebibyte)
+  /// Chunks added to the computed `--mark-at` (learned per rate, see ``learn(from:rate:)``).
+  private var correction = 0
+  private var idealCorrections: [Int] = []
+
+  var threshold: Int64 { Self.ram - Self.urgentEnter }
+  var victimCharge: Int64 { model.charge(chunks: options.victimMB) }
+
+  init(binaries: Binaries, options: BenchOptions, root: String, marks: String) throws {
+    self.binaries = binaries
+    self.options = options
+    self.marks = marks
+    daemon = try JetsamdInstance(
+      binaries: binaries, label: "kill", root: root,
+      device: """
+        ram: \(Self.ram),
+        thresholds: {
+          warning: { enter: \(Self.urgentEnter + (128 << 20)), clear: \(Self.urgentEnter + (192 << 20)) },
+          urgent: { enter: \(Self.urgentEnter), clear: \(Self.urgentEnter + (64 << 20)) },
+          critical: { enter: \(256 << 20), clear: \(320 << 20) },
+        }
+        """,
+      extra: "suspend: { mode: \"signal\", backgroundGrace: null },")
+    client = try daemon.client()
+    gauge = try MemoryGauge.cgroupUsage(daemon.deviceUsagePath)
+  }
+
+  func stop() { daemon.stop() }
+
+  // MARK: Calibration
+
+  /// Measures the allocator's charge on the device counter: `alloc 0 --hold` for the base, `alloc 128 --hold`
+  /// for the per-chunk charge. Fails when a MiB does not charge a MiB (an allocator the compiler optimized away).
+  func calibrate() throws -> AllocatorModel {
+    // A first launch charges the program's own pages to the device once; keep that out of the figures.
+    try launchAndWait("warmup", chunks: 0)
+    try killAndWait(["warmup"])
+    let before = settledUsage()
+    try launchAndWait("calib0", chunks: 0)
+    let afterBase = settledUsage()
+    try launchAndWait("calib", chunks: 128, from: afterBase)
+    let afterChunks = settledUsage()
+    try killAndWait(["calib0", "calib"])
+    let perChunk = (afterChunks - afterBase) / 128
+    guard perChunk >= AllocatorModel.mebibyte else {
+      throw BenchError(
+        "jetsam-testapp alloc 128 charged only \((afterChunks - afterBase) >> 10) KiB to the device: the allocator "
+          + "does not touch its memory (a release build of jetsam-testapp whose malloc/memset the compiler removed?)")
+    }
+    model = AllocatorModel(baseBytes: max(0, afterBase - before), bytesPerChunk: perChunk)
+    return model
+  }
+
+  // MARK: Runs
+
+  /// Sizes the balloon for `rate` and makes one unmeasured warm-up run (which also fixes ``correction``).
+  func prepare(rate: Int) throws {
+    try sizeBalloon(rate: rate)
+    correction = 0
+    idealCorrections = []
+    do {
+      learn(from: try run(rate: rate, index: -1), rate: rate)
+    } catch {
+      try? killAndWait(["victim", "alloc"])
+      throw error
+    }
+  }
+
+  /// One measured kill at `rate` MiB/s; leaves the daemon ready for the next one.
+  func measureOnce(rate: Int, index: Int) throws -> VictimRun {
+    do {
+      let result = try run(rate: rate, index: index)
+      learn(from: result, rate: rate)
+      if options.verbose { report(result, rate: rate, index: index) }
+      return result
+    } catch {
+      try? killAndWait(["victim", "alloc"])
+      throw error
+    }
+  }
+
+  /// Sizes the balloon so that a victim plus ``leadTime`` of allocation at `rate` reach the threshold.
+  private func sizeBalloon(rate: Int) throws {
+    var release = ControlRequest(verb: .pressure)
+    release.action = "release"
+    try client.send(release)
+    let empty = settledUsage()
+    let lead = max(Int64(64) << 20, Int64(Double(rate) * Self.leadTime) << 20)
+    let balloon = threshold - lead - empty - victimCharge
+    guard balloon > 0 else { throw BenchError("no room for a balloon at \(rate) MiB/s (device too small)") }
+    var allocate = ControlRequest(verb: .pressure)
+    allocate.action = "allocate"
+    allocate.size = balloon
+    try client.send(allocate)
+    try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: 10) {
+      (gauge.read() ?? 0) >= empty + balloon - (4 << 20)
+    }
+    _ = settledUsage()
+  }
+
+  private func run(rate: Int, index: Int) throws -> VictimRun {
+    let victimPid = try launchAndWait("victim", chunks: options.victimMB)
+    try client.send(ControlRequest(verb: .suspend, app: "victim"))
+    let current = settledUsage()
+    let markAt = model.chunksToReach(threshold, from: current) + correction
+    guard markAt >= 8 else { throw BenchError("only \(markAt) chunks below the threshold: device state drifted") }
+    let total = markAt + Self.extraChunks
+    let backLevel = current + model.charge(chunks: total) - victimCharge * 95 / 100
+    let markPath = "\(marks)/jetsamd-\(rate)-\(index)"
+    let watcher = try ExitWatcher(pid: victimPid)
+    defer { watcher.cancel() }
+    let sampler = MemorySampler(gauges: [try MemoryGauge.cgroupUsage(daemon.deviceUsagePath)])
+    sampler.start()
+    let launched = MonotonicTime.now()
+    let command = [
+      binaries.testapp, "alloc", "\(total)", "--rate", "\(rate)", "--hold", "--mark-file", markPath, "--mark-at", "\(markAt)",
+    ]
+    do {
+      _ = try client.launch("alloc", command: command, background: false)
+    } catch {
+      _ = sampler.stop()
+      throw error
+    }
+    let killLine = "killing victim pid \(victimPid) "
+    var mark: UInt64?
+    var kill: LineLog.Line?
+    var backSeen = false
+    while MonotonicTime.seconds(since: launched) < 10 {
+      if mark == nil { mark = Self.readMark(markPath) }
+      if kill == nil { kill = daemon.log.first(after: launched) { $0.contains(killLine) } }
+      if !backSeen, kill != nil, let latest = sampler.latest, latest.values[0] <= backLevel { backSeen = true }
+      if mark != nil, kill != nil, backSeen, watcher.exitTime != nil { break }
+      MonotonicTime.sleep(milliseconds: 2)
+    }
+    let samples = sampler.stop()
+    let achieved = achievedRate()
+    try killAndWait(["alloc", "victim"])
+    unlink(markPath)
+    guard let mark else { throw BenchError("the allocator wrote no mark (\(markPath))") }
+    guard let kill else { throw BenchError("jetsamd did not kill the victim within 10 s of the crossing") }
+    var result = VictimRun(mark: mark, kill: kill.time, exit: watcher.exitTime, achievedRate: achieved)
+    result.correction = correction
+    result.observedCrossing = MemorySampler.firstTime(in: samples, gauge: 0) { $0 >= threshold }
+    result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: mark) { $0 <= backLevel }
+    return result
+  }
+
+  /// Adjusts `--mark-at` by whole chunks when marks and sampled crossings are a chunk period or more apart (the
+  /// counter's per-CPU charge batching can move the crossing by part of a chunk): each run says which correction
+  /// would have put its mark on the crossing chunk, and the median of those is used from then on. Gaps of more
+  /// than three periods are preemptions, not the model, and teach nothing.
+  private func learn(from run: VictimRun, rate: Int) {
+    guard let error = run.markError else { return }
+    let period = 1000 / Double(rate)
+    guard abs(error) <= 3 * period else { return }
+    let offset = abs(error) > 0.6 * period ? Int((error / period).rounded()) : 0
+    idealCorrections.append(run.correction - offset)
+    let sorted = idealCorrections.sorted()
+    correction = sorted[sorted.count / 2]
+    if options.verbose && offset != 0 {
+      print(String(format: "  jetsamd %d MiB/s: mark %.2f ms off the sampled crossing; --mark-at correction now %d", rate, error, correction))
+    }
+  }
+
+  private func report(_ run: VictimRun, rate: Int, index: Int) {
+    func ms(_ value: Double?) -> String { value.map { String(format: "%7.2f", $0) } ?? "      -" }
+    print("  jetsamd \(rate) MiB/s run \(index): kill \(ms(run.toKill)) ms, exit \(ms(run.toExit)) ms, back \(ms(run.toMemoryBack)) ms, mark error \(ms(run.markError)) ms")
+  }
+
+  // MARK: Helpers
+
+  /// The allocator's rate from the last `done: N MiB in S s` line of its log.
+  private func achievedRate() -> Double? {
+    guard let text = try? String(contentsOfFile: daemon.directory + "/state/logs/alloc.log", encoding: .utf8),
+      let line = text.split(separator: "\n").last(where: { $0.hasPrefix("done: ") })
+    else { return nil }
+    let words = line.split(separator: " ")
+    guard words.count >= 5, let mib = Double(words[1]), let seconds = Double(words[4]), seconds > 0 else { return nil }
+    return mib / seconds
+  }
+
+  static func readMark(_ path: String) -> UInt64? {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+    return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  /// Launches `alloc chunks --hold` in the background and waits until its memory is charged; returns its pid.
+  @discardableResult
+  private func launchAndWait(_ name: String, chunks: Int, from before: Int64? = nil) throws -> Int32 {
+    let start = before ?? (gauge.read() ?? 0)
+    let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
+    let expected = start + Int64(chunks) * AllocatorModel.mebibyte
+    try waitUntil("\(name) to touch \(chunks) MiB", timeout: 10) { (gauge.read() ?? 0) >= expected }
+    return pid
+  }
+
+  /// Kills the named apps (those still running) and waits until jetsamd reports them gone.
+  private func killAndWait(_ names: [String]) throws {
+    let apps = try client.apps()
+    for name in names where apps[name]?.pid != nil {
+      _ = try? client.send(ControlRequest(verb: .kill, app: name))
+    }
+    try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: 10) {
+      let apps = try client.apps()
+      return names.allSatisfy { apps[$0]?.pid == nil }
+    }
+  }
+
+  /// The device counter once it has stopped moving (no change over 50 ms, or after 2 s).
+  private func settledUsage() -> Int64 {
+    var last = gauge.read() ?? 0
+    var stableSince = MonotonicTime.now()
+    let start = stableSince
+    while MonotonicTime.seconds(since: start) < 2 {
+      MonotonicTime.sleep(milliseconds: 5)
+      let value = gauge.read() ?? 0
+      if abs(value - last) > 64 << 10 {
+        last = value
+        stableSince = MonotonicTime.now()
+      } else if MonotonicTime.seconds(since: stableSince) >= 0.05 {
+        return value
+      }
+    }
+    return gauge.read() ?? last
+  }
+
+  private func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
+    let start = MonotonicTime.now()
+    while MonotonicTime.seconds(since: start) < timeout {
+      if try condition() { return }
+      MonotonicTime.sleep(milliseconds: 5)
+    }
+    throw BenchError("timed out after \(timeout) s waiting for \(what)")
+  }
+}

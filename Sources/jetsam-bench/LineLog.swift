@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+
+/// The lines a child process writes into a pipe, each stamped with the CLOCK_MONOTONIC time the bench read it.
+///
+/// A dedicated thread blocks in read(2) on the pipe, so a line is stamped within tens of microseconds of being
+/// written: this is how the bench times jetsamd's `killing NAME pid N …` log line (written right after its
+/// SIGKILL) and earlyoom's `sending SIGKILL to process N …` (written right before its kill(2)).
+final class LineLog: @unchecked Sendable {
+  /// One line and when it arrived.
+  struct Line: Sendable {
+    let time: UInt64
+    let text: String
+  }
+
+  private let lock = NSLock()
+  private var lines: [Line] = []
+  private var partial: [UInt8] = []
+  private var finished = false
+
+  /// Starts reading `fd` (which this log then owns and closes at end of file).
+  init(readingFrom fd: Int32) {
+    Thread.detachNewThread { [self] in readLoop(fd) }
+  }
+
+  private func readLoop(_ fd: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      let now = MonotonicTime.now()
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      lock.lock()
+      partial += buffer[0..<n]
+      while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+        lines.append(Line(time: now, text: String(decoding: partial[..<newline], as: UTF8.self)))
+        partial.removeSubrange(...newline)
+      }
+      lock.unlock()
+    }
+    close(fd)
+    lock.lock()
+    if !partial.isEmpty { lines.append(Line(time: MonotonicTime.now(), text: String(decoding: partial, as: UTF8.self))) }
+    partial = []
+    finished = true
+    lock.unlock()
+  }
+
+  /// Every line so far.
+  var all: [Line] {
+    lock.lock()
+    defer { lock.unlock() }
+    return lines
+  }
+
+  /// The whole text so far.
+  var text: String { all.map(\.text).joined(separator: "\n") }
+
+  /// Whether the writer closed the pipe (the process ended).
+  var isFinished: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return finished
+  }
+
+  /// The first line read at or after `time` that satisfies `matches`.
+  func first(after time: UInt64 = 0, where matches: (String) -> Bool) -> Line? {
+    lock.lock()
+    defer { lock.unlock() }
+    return lines.first { $0.time >= time && matches($0.text) }
+  }
+
+  /// Waits up to `timeout` seconds for such a line.
+  func wait(after time: UInt64 = 0, timeout: Double, where matches: (String) -> Bool) -> Line? {
+    let start = MonotonicTime.now()
+    while MonotonicTime.seconds(since: start) < timeout {
+      if let line = first(after: time, where: matches) { return line }
+      if isFinished { return first(after: time, where: matches) }
+      MonotonicTime.sleep(milliseconds: 2)
+    }
+    return nil
+  }
+}

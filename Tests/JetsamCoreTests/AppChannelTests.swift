@@ -1,0 +1,223 @@
+import JetsamCore
+import Testing
+
+/// The app side of the policy: lifecycle events, acknowledgements and their watchdog, background tasks,
+/// memory warnings and willTerminate — all on the manual clock.
+@Suite("App channel")
+struct AppChannelTests {
+  static let timings = LifecycleTimings(
+    launch: .seconds(20), foregroundTransition: .seconds(10), background: .seconds(5), terminate: .seconds(5),
+    backgroundTaskBudget: .seconds(30), expirationWarning: .seconds(5), expirationGrace: .seconds(1))
+
+  static func policy(grace: Duration? = .seconds(10)) -> JetsamPolicy {
+    var config = testConfig(grace: grace)
+    config.lifecycle = timings
+    return JetsamPolicy(config: config)
+  }
+
+  /// The events delivered in `actions`, as "app:event" strings.
+  static func events(_ actions: [PolicyAction]) -> [String] {
+    actions.compactMap {
+      if case .deliver(let app, _, let event) = $0 { "\(app):\(event.kind.rawValue)" } else { nil }
+    }
+  }
+
+  static func lastEventID(_ actions: [PolicyAction], _ kind: AppEventKind) -> Int? {
+    actions.compactMap {
+      if case .deliver(_, _, let event) = $0, event.kind == kind { event.id } else { nil }
+    }.last
+  }
+
+  static func kills(_ actions: [PolicyAction]) -> [String] {
+    actions.compactMap { if case .kill(let app, _, let reason, _) = $0 { "\(app):\(reason.rawValue)" } else { nil } }
+  }
+
+  @Test("launch → foreground → background → suspended → resumed → foreground: the exact event sequence")
+  func eventSequence() throws {
+    var policy = Self.policy()
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
+    var events: [String] = []
+    events += Self.events(try policy.handle(.launch(app: "a", foreground: true, at: t(0))))
+    events += Self.events(policy.observe(.spawned(app: "a", pid: 10, at: t(0))))
+    events += Self.events(try policy.handle(.moveToBackground(app: "a", at: t(1))))
+    events += Self.events(try policy.handle(.suspend(app: "a", at: t(2))))
+    events += Self.events(try policy.handle(.resume(app: "a", at: t(3))))
+    events += Self.events(try policy.handle(.activate(app: "a", at: t(4))))
+    #expect(
+      events == [
+        "a:didFinishLaunching", "a:didBecomeActive", "a:willResignActive", "a:didEnterBackground",
+        "a:willEnterForeground", "a:didBecomeActive",
+      ])
+  }
+
+  @Test("didFinishLaunching says where the launch goes, and ids count up from 1")
+  func launchEvent() throws {
+    var policy = Self.policy()
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
+    _ = try policy.handle(.launch(app: "a", foreground: false, at: t(0)))
+    let actions = policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
+    guard case .deliver(_, 10, let event)? = actions.first(where: { if case .deliver = $0 { true } else { false } }) else {
+      Issue.record("no event delivered: \(actions)")
+      return
+    }
+    #expect(event.id == 1)
+    #expect(event.kind == .didFinishLaunching)
+    #expect(event.launchesToForeground == false)
+  }
+
+  @Test("a hung didEnterBackground is killed at its deadline with appWatchdog and the event's name")
+  func watchdog() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
+    // It acknowledges everything so far.
+    for id in 1...2 { policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(0))) }
+    let moved = try policy.handle(.moveToBackground(app: "a", at: t(1)))
+    let backgroundID = try #require(Self.lastEventID(moved, .didEnterBackground))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: backgroundID - 1), at: t(1)))
+    #expect(policy.nextDeadline == t(6), "didEnterBackground's 5 s deadline")
+    #expect(Self.kills(policy.observe(.tick(at: t(5, ms: 999)))).isEmpty)
+    let actions = policy.observe(.tick(at: t(6)))
+    #expect(Self.kills(actions) == ["a:appWatchdog"])
+    let record = try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(6)))))
+    #expect(record.reason == .appWatchdog)
+    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.watchdogEvent == "didEnterBackground")
+    #expect(record.state == "background")
+  }
+
+  @Test("an app that never spoke is not watched; hello starts the deadlines of what is pending")
+  func helloStartsWatching() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    #expect(policy.nextDeadline == nil)
+    #expect(Self.kills(policy.observe(.tick(at: t(100)))).isEmpty)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(100)))
+    #expect(policy.nextDeadline == t(110), "didBecomeActive's 10 s from hello (didFinishLaunching's is 20 s)")
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 2), at: t(101)))
+    #expect(policy.nextDeadline == t(120))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 1), at: t(101)))
+    #expect(policy.nextDeadline == nil)
+  }
+
+  @Test("a command hook's watch sets the deadline for one event of an app that does not speak")
+  func hookWatch() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    let moved = try policy.handle(.moveToBackground(app: "a", at: t(1)))
+    let id = try #require(Self.lastEventID(moved, .didEnterBackground))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .watch(event: id, timeout: .seconds(2)), at: t(1)))
+    #expect(policy.nextDeadline == t(3))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(2)))
+    #expect(policy.nextDeadline == t(11), "only the background grace is left")
+  }
+
+  @Test("a never-ended background task gets backgroundTaskWillExpire, then is killed with its name")
+  func taskExpiry() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
+    let reply = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .beginBackgroundTask(requestID: 7, name: "upload"), at: t(0)))
+    #expect(reply == [.reply(app: "a", pid: 10, requestID: 7, fields: [AppField("task", "1")])])
+    let moved = try policy.handle(.moveToBackground(app: "a", at: t(10)))
+    for id in 1...(Self.lastEventID(moved, .didEnterBackground) ?? 0) {
+      policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(10)))
+    }
+    // The grace passes, but the task keeps it running.
+    #expect(policy.observe(.tick(at: t(20))).isEmpty)
+    #expect(policy.app(named: "a")?.state == .background)
+    let remaining = policy.observe(.appMessage(app: "a", pid: 10, message: .backgroundTimeRemaining(requestID: 8), at: t(25, ms: 500)))
+    #expect(remaining == [.reply(app: "a", pid: 10, requestID: 8, fields: [AppField("seconds", "14.500")])])
+    #expect(policy.nextDeadline == t(35))
+    let warned = policy.observe(.tick(at: t(35)))
+    #expect(Self.events(warned) == ["a:backgroundTaskWillExpire"])
+    #expect(Self.kills(warned).isEmpty)
+    let killed = policy.observe(.tick(at: t(41)))
+    #expect(Self.kills(killed) == ["a:backgroundTaskAssertionTimeout"])
+    let record = try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(41)))))
+    #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
+    #expect(record.openBackgroundTasks == ["upload"])
+  }
+
+  @Test("an ended task lets the app be suspended after the background grace")
+  func endedTaskSuspends() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .beginBackgroundTask(requestID: 1, name: "save"), at: t(0)))
+    _ = try policy.handle(.moveToBackground(app: "a", at: t(1)))
+    #expect(policy.observe(.tick(at: t(11))).isEmpty, "busy at the end of the grace")
+    policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 1, requestID: nil), at: t(15)))
+    #expect(policy.nextDeadline == t(25))
+    let actions = policy.observe(.tick(at: t(25)))
+    #expect(actions.contains(.suspend(app: "a", pid: 10)))
+    #expect(policy.app(named: "a")?.state == .suspended)
+  }
+
+  @Test("memory warnings reach foreground and background apps before any jetsam kill")
+  func memoryWarningFirst() throws {
+    var policy = Self.policy(grace: nil)
+    try policy.startSuspended("s", pid: 1, at: t(0))
+    try policy.start("b", pid: 2, at: t(0))
+    try policy.start("f", pid: 3, at: t(0), foreground: true)
+    let actions = policy.sample(Available.urgent, at: t(1))
+    #expect(Self.events(actions) == ["b:memoryWarning", "f:memoryWarning"])
+    let firstKill = try #require(actions.firstIndex { if case .kill = $0 { true } else { false } })
+    let lastWarning = try #require(actions.lastIndex { if case .deliver = $0 { true } else { false } })
+    #expect(lastWarning < firstKill)
+    #expect(Self.kills(actions) == ["s:memoryPressure"])
+  }
+
+  @Test("willTerminate goes to a speaking app first; SIGTERM follows its acknowledgement or its deadline")
+  func willTerminate() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
+    for id in 1...2 { policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(0))) }
+    let asked = try policy.handle(.terminate(app: "a", at: t(1)))
+    #expect(Self.events(asked) == ["a:willTerminate"])
+    #expect(!asked.contains(.terminate(app: "a", pid: 10)))
+    let id = try #require(Self.lastEventID(asked, .willTerminate))
+    let acked = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(2)))
+    #expect(acked == [.terminate(app: "a", pid: 10)])
+
+    // Without an acknowledgement, the SIGTERM goes out at the deadline — no watchdog kill.
+    var silent = Self.policy()
+    try silent.start("b", pid: 11, at: t(0), foreground: true)
+    silent.observe(.appMessage(app: "b", pid: 11, message: .hello, at: t(0)))
+    for id in 1...2 { silent.observe(.appMessage(app: "b", pid: 11, message: .acknowledge(event: id), at: t(0))) }
+    _ = try silent.handle(.terminate(app: "b", at: t(1)))
+    let late = silent.observe(.tick(at: t(6)))
+    #expect(late == [.terminate(app: "b", pid: 11)])
+    let record = try #require(recordOf(silent.observe(.exited(app: "b", pid: 11, end: sigterm, oomKilled: false, at: t(6)))))
+    #expect(record.reason == .normalAppExit)
+  }
+
+  @Test("a suspended app gets no willTerminate, and its pending deadlines are dropped")
+  func suspendedApp() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
+    _ = try policy.handle(.suspend(app: "a", at: t(1)))
+    #expect(policy.nextDeadline == nil, "no watchdog runs against a stopped app")
+    let actions = try policy.handle(.terminate(app: "a", at: t(2)))
+    #expect(Self.events(actions).isEmpty)
+    #expect(actions.contains(.terminate(app: "a", pid: 10)))
+  }
+
+  @Test("messages from an earlier launch's channel are ignored; unknown tasks and events are errors")
+  func staleAndUnknown() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    #expect(policy.observe(.appMessage(app: "a", pid: 9, message: .hello, at: t(0))).isEmpty)
+    let unknownTask = policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 4, requestID: 2), at: t(0)))
+    #expect(unknownTask == [.appError(app: "a", pid: 10, requestID: 2, code: "unknownTask", message: "no open task 4")])
+    let unknownEvent = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 99), at: t(0)))
+    #expect(unknownEvent.count == 1)
+  }
+}
+
+/// The exit record among `actions`, if any.
+func recordOf(_ actions: [PolicyAction]) -> ExitRecord? {
+  actions.compactMap { if case .recordExit(let record) = $0 { record } else { nil } }.first
+}
