@@ -31,12 +31,12 @@ import Testing
     }
     #expect(reason == "memoryPressure")
     #expect(state == "suspended")
-    let expected = Date(timeIntervalSince1970: 1_796_049_335.447)
+    let expected = Date(timeIntervalSince1970: 1_795_962_935.447)
     #expect(abs((time ?? .distantPast).timeIntervalSince(expected)) < 0.001)
   }
 
   @Test func readsATimeWithoutFractionalSeconds() {
-    #expect(LaunchReason.parseTime("2026-11-29T14:35:35Z") == Date(timeIntervalSince1970: 1_796_049_335))
+    #expect(LaunchReason.parseTime("2026-11-29T14:35:35Z") == Date(timeIntervalSince1970: 1_795_962_935))
     #expect(LaunchReason.parseTime("yesterday") == nil)
   }
 

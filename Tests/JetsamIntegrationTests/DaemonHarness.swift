@@ -161,8 +161,11 @@ final class DaemonHarness {
 
   /// Launches an ad-hoc app running jetsam-testapp with `testappArguments`; returns its pid.
   @discardableResult
-  func launch(_ name: String, _ testappArguments: [String], options: [String] = []) throws -> Int32 {
-    let info = try ctlJSON(AppInfo.self, ["launch", name] + options + ["--", Binaries.testapp] + testappArguments)
+  func launch(_ name: String, _ testappArguments: [String], options: [String] = [], executable: String? = nil)
+    throws -> Int32
+  {
+    let info = try ctlJSON(
+      AppInfo.self, ["launch", name] + options + ["--", executable ?? Binaries.testapp] + testappArguments)
     guard let pid = info.pid else { throw HarnessError("launch \(name) gave no pid") }
     return pid
   }

@@ -172,7 +172,9 @@ extension Daemon {
       fields.append(("name", event.taskName ?? ""))
     default: break
     }
-    app.channel?.send(AppLine("event", fields))
+    let line = AppLine("event", fields)
+    log.debug("\(name) ← \(line.encoded)")
+    app.channel?.send(line)
     if let hook = app.hooks[event.kind] { runHook(hook, for: event, app: app) }
   }
 

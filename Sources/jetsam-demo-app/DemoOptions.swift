@@ -1,0 +1,94 @@
+import Foundation
+
+/// The demo app's command line.
+struct DemoOptions: Equatable {
+  /// How the app crashes, after launching, with `--crash`.
+  enum Crash: String, CaseIterable {
+    /// A write through a bad pointer: SIGSEGV.
+    case segv
+    /// SIGILL.
+    case ill
+    /// `abort()`: SIGABRT.
+    case abort
+    /// SIGTRAP, as a debugger breakpoint or a Swift trap on arm64.
+    case trap
+  }
+
+  /// The events `--hang-in` accepts.
+  static let hangableEvents = [
+    "didFinishLaunching", "willEnterForeground", "didBecomeActive", "willResignActive", "didEnterBackground",
+    "memoryWarning", "willTerminate",
+  ]
+
+  var stateDirectory: String?
+  var hangIn: String?
+  var neverEndTask = false
+  var leakMegabytesPerSecond: Double?
+  var spin = false
+  var crash: Crash?
+  var forgetToSave = false
+  var help = false
+
+  static let usage = """
+    usage: jetsam-demo-app [--state-dir DIR] [misbehaviour…]
+
+    A jetsamd app with state: a counter that counts every 100 ms while active and a document that grows by a
+    line a second. It saves both at didEnterBackground (reporting stateDigest phase=saved and a stateSummary),
+    restores them on a launch after an exit (reporting stateDigest phase=restored), and starts from zero on a
+    fresh launch. It prints one line per event.
+
+    options:
+      --state-dir DIR      where the state file lives (default: the working directory)
+      --hang-in EVENT      never return from EVENT's handler (\(hangableEvents.joined(separator: ", ")))
+      --never-end-task     begin a background task at didEnterBackground and never end it
+      --leak MB_PER_S      allocate and touch this much memory every second, never freeing it
+      --spin               busy-loop on a thread of its own
+      --crash KIND         crash shortly after launching: \(Crash.allCases.map(\.rawValue).joined(separator: ", "))
+      --forget-to-save     skip saving at didEnterBackground but report the in-memory state's digest as saved
+      -h, --help           show this help
+    """
+
+  /// Parses the arguments (without the program name).
+  ///
+  /// - Throws: A message for the user when an option is unknown or its value is missing or invalid.
+  init(arguments: [String]) throws(UsageError) {
+    var remaining = arguments[...]
+    func value(for option: String) throws(UsageError) -> String {
+      guard let value = remaining.popFirst() else { throw UsageError("\(option) needs a value") }
+      return value
+    }
+    while let argument = remaining.popFirst() {
+      switch argument {
+      case "--state-dir": stateDirectory = try value(for: argument)
+      case "--hang-in":
+        let event = try value(for: argument)
+        guard Self.hangableEvents.contains(event) else { throw UsageError("--hang-in: unknown event \(event)") }
+        hangIn = event
+      case "--never-end-task": neverEndTask = true
+      case "--leak":
+        let text = try value(for: argument)
+        guard let rate = Double(text), rate > 0, rate.isFinite else {
+          throw UsageError("--leak: \(text) is not a positive number of megabytes per second")
+        }
+        leakMegabytesPerSecond = rate
+      case "--spin": spin = true
+      case "--crash":
+        let text = try value(for: argument)
+        guard let kind = Crash(rawValue: text) else { throw UsageError("--crash: unknown kind \(text)") }
+        crash = kind
+      case "--forget-to-save": forgetToSave = true
+      case "-h", "--help": help = true
+      default: throw UsageError("unknown argument \(argument)")
+      }
+    }
+  }
+}
+
+/// A command-line mistake, reported with the usage and exit status 64 (`EX_USAGE`).
+struct UsageError: Error, Equatable {
+  let message: String
+
+  init(_ message: String) {
+    self.message = message
+  }
+}

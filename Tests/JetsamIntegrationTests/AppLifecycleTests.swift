@@ -1,0 +1,216 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// Real apps on their channel (PROTOCOL.md): the events they receive, the watchdog, background tasks, memory
+/// warnings, launch reasons.
+@Suite("App lifecycle over the channel", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct AppLifecycleTests {
+  static let bashApp = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/lifecycle-app.sh"
+
+  /// A daemon whose watchdog and background-task rules run ten times faster than iOS's.
+  static func fastDaemon(grace: String = "null", extra: String = "") throws -> DaemonHarness {
+    try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: \(grace) }, \(extra) }")
+  }
+
+  /// Launches the bash test app with these environment variables; returns its pid and its events file.
+  static func launchBashApp(_ daemon: DaemonHarness, _ name: String, _ env: [String: String] = [:], options: [String] = [])
+    throws -> (pid: Int32, events: String)
+  {
+    let events = daemon.directory + "/\(name).events"
+    let envOptions = (["EVENTS_FILE": events].merging(env) { $1 }).sorted { $0.key < $1.key }.flatMap { ["--env", "\($0.key)=\($0.value)"] }
+    let pid = try daemon.launch(name, [], options: envOptions + options, executable: bashApp)
+    return (pid, events)
+  }
+
+  /// The event names in an events file (first word of each line).
+  static func events(_ path: String) -> [String] {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
+  }
+
+  static func lines(_ path: String) -> [String] {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  @Test("launch → foreground → background → suspended → resumed → foreground: the exact events")
+  func eventSequence() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let (pid, events) = try Self.launchBashApp(daemon, "app")
+    try daemon.waitUntil("didBecomeActive") { Self.events(events).contains("didBecomeActive") }
+    #expect(try daemon.ctl(["background", "app"]).status == 0)
+    try daemon.waitUntil("didEnterBackground") { Self.events(events).contains("didEnterBackground") }
+    #expect(try daemon.ctl(["suspend", "app"]).status == 0)
+    #expect(processState(pid) == "T")
+    #expect(try daemon.ctl(["resume", "app"]).status == 0)
+    #expect(try daemon.ctl(["activate", "app"]).status == 0)
+    try daemon.waitUntil("the second didBecomeActive") { Self.events(events).filter { $0 == "didBecomeActive" }.count == 2 }
+    #expect(
+      Self.events(events) == [
+        "launch", "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+        "willEnterForeground", "didBecomeActive",
+      ])
+    #expect(Self.lines(events)[1].contains("reason=fresh"))
+  }
+
+  @Test("a hang in didEnterBackground is killed at the deadline with appWatchdog")
+  func hangInBackground() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let (pid, events) = try Self.launchBashApp(daemon, "hangs", ["HANG_IN": "didEnterBackground"])
+    try daemon.waitUntil("didBecomeActive") { Self.events(events).contains("didBecomeActive") }
+    let start = Date()
+    #expect(try daemon.ctl(["background", "hangs"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    let elapsed = Date().timeIntervalSince(start)
+    #expect(record.pid == pid)
+    #expect(record.reason == .appWatchdog)
+    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.watchdogEvent == "didEnterBackground")
+    #expect(record.state == "background")
+    #expect(elapsed >= 0.45 && elapsed < 5, "the 5 s deadline scaled by 0.1 (took \(elapsed) s)")
+    #expect(!isAlive(pid))
+  }
+
+  @Test("a never-ended background task gets backgroundTaskWillExpire, then backgroundTaskAssertionTimeout")
+  func neverEndedTask() throws {
+    let daemon = try Self.fastDaemon(grace: "\"100ms\"")
+    defer { daemon.stop() }
+    let (pid, events) = try Self.launchBashApp(daemon, "uploader", ["TASK": "upload", "END_TASK": "never"])
+    try daemon.waitUntil("didBecomeActive") { Self.events(events).contains("didBecomeActive") }
+    #expect(try daemon.ctl(["background", "uploader"]).status == 0)
+    try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
+    usleep(500_000)
+    #expect(try daemon.apps()["uploader"]?.state == "background", "a task keeps it from being suspended")
+    #expect(processState(pid) != "T")
+    let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
+    #expect(record.reason == .backgroundTaskAssertionTimeout)
+    #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
+    #expect(record.openBackgroundTasks == ["upload"])
+    let seen = Self.events(events)
+    #expect(seen.contains("backgroundTaskWillExpire"), "warned first: \(seen)")
+    #expect(Self.lines(events).contains { $0.hasPrefix("backgroundTaskWillExpire") && $0.contains("name=upload") })
+  }
+
+  @Test("an ended task lets the app be suspended")
+  func endedTask() throws {
+    let daemon = try Self.fastDaemon(grace: "\"200ms\"")
+    defer { daemon.stop() }
+    let (pid, events) = try Self.launchBashApp(daemon, "saver", ["TASK": "save", "END_TASK": "0.5"])
+    try daemon.waitUntil("didBecomeActive") { Self.events(events).contains("didBecomeActive") }
+    #expect(try daemon.ctl(["background", "saver"]).status == 0)
+    try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
+    try daemon.waitUntil("suspension after the task ended") { try daemon.apps()["saver"]?.state == "suspended" }
+    #expect(processState(pid) == "T")
+    #expect(try daemon.recordsOnDisk().isEmpty)
+  }
+
+  @Test("a memory warning reaches running apps before any jetsam kill")
+  func memoryWarningFirst() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let (_, suspendedEvents) = try Self.launchBashApp(daemon, "sleeper")
+    try daemon.waitUntil("sleeper launched") { Self.events(suspendedEvents).contains("didBecomeActive") }
+    let (_, events) = try Self.launchBashApp(daemon, "active")
+    try daemon.waitUntil("active launched") { Self.events(events).contains("didBecomeActive") }
+    #expect(try daemon.ctl(["suspend", "sleeper"]).status == 0)
+    #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "sleeper")
+    #expect(record.reason == .memoryPressure)
+    try daemon.waitUntil("the warning") { Self.events(events).contains("memoryWarning") }
+    #expect(Self.lines(events).contains { $0.hasPrefix("memoryWarning") && $0.contains("level=urgent") })
+    #expect(!Self.events(suspendedEvents).contains("memoryWarning"), "a suspended app gets no warning")
+    // The warning was sent before the kill: the daemon's log shows the order.
+    let log = daemon.log
+    let warned = try #require(log.range(of: "name=memoryWarning")?.lowerBound)
+    let killed = try #require(log.range(of: "killing sleeper")?.lowerBound)
+    #expect(warned < killed)
+  }
+
+  @Test("launch reasons: fresh, after a jetsam kill (with the summary), after a crash")
+  func launchReasons() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let (_, events) = try Self.launchBashApp(daemon, "notes")
+    try daemon.waitUntil("launched") { Self.events(events).contains("didBecomeActive") }
+    #expect(Self.lines(events)[0].hasPrefix("launch fresh"))
+    #expect(try daemon.ctl(["background", "notes"]).status == 0)
+    try daemon.waitUntil("didEnterBackground") { Self.events(events).contains("didEnterBackground") }
+    usleep(200_000)  // the summary it sends there
+    #expect(try daemon.ctl(["suspend", "notes"]).status == 0)
+    #expect(try daemon.ctl(["kill", "notes"]).status == 0)  // memoryPressure by default
+    let first = try #require(try daemon.waitForRecords(1).first)
+    #expect(first.stateSummary?.hasPrefix("seen ") == true)
+
+    #expect(try daemon.ctl(["activate", "notes"]).status == 0)
+    try daemon.waitUntil("the relaunch") { Self.lines(events).filter { $0.hasPrefix("launch") }.count == 2 }
+    let relaunch = try #require(Self.lines(events).last { $0.hasPrefix("launch") })
+    #expect(relaunch.contains("afterExit reason=memoryPressure state=suspended"), "\(relaunch)")
+    #expect(relaunch.contains("summary=seen%20"), "\(relaunch)")
+    try daemon.waitUntil("didFinishLaunching of the relaunch") { Self.events(events).filter { $0 == "didFinishLaunching" }.count == 2 }
+    let finish = try #require(Self.lines(events).last { $0.hasPrefix("didFinishLaunching") })
+    #expect(finish.contains("reason=afterExit previousReason=memoryPressure previousState=suspended"), "\(finish)")
+
+    // A crash: the next launch says so.
+    try daemon.launch("crasher", ["crash", "segv"])
+    _ = try daemon.waitForRecords(2)
+    #expect(try daemon.ctl(["launch", "crasher", "--env", "EVENTS_FILE=\(daemon.directory)/crasher.events", "--", Self.bashApp]).status == 0)
+    try daemon.waitUntil("the crasher's relaunch") { !Self.lines(daemon.directory + "/crasher.events").isEmpty }
+    #expect(Self.lines(daemon.directory + "/crasher.events")[0].contains("afterExit reason=badAccess state=foreground"))
+  }
+
+  @Test("a forged line on one app's channel cannot affect another app, and garbage harms nobody")
+  func forgedAndGarbage() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let (victim, victimEvents) = try Self.launchBashApp(daemon, "victim", ["HANG_IN": "didEnterBackground"])
+    try daemon.waitUntil("victim launched") { Self.events(victimEvents).contains("didBecomeActive") }
+    // The forger tries to acknowledge the victim's events and end its tasks, then sends garbage.
+    let forger = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/forger-app.sh"
+    #expect(try daemon.ctl(["launch", "forger", "--background", "--env", "OUT=\(daemon.directory)/forger.out", "--", forger]).status == 0)
+    try daemon.waitUntil("the forger's error replies") {
+      let out = Self.lines(daemon.directory + "/forger.out")
+      return out.contains { $0.contains("code=unknownTask") } && out.contains { $0.contains("code=tooLarge") }
+        && out.contains { $0.contains("code=tooLong") } && out.contains { $0.contains("code=badLine") }
+    }
+    // The victim still hangs in didEnterBackground: nobody else's acknowledgement saved it.
+    #expect(try daemon.ctl(["background", "victim"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "victim")
+    #expect(record.pid == victim)
+    #expect(record.reason == .appWatchdog)
+    #expect(try daemon.ctl(["status"]).status == 0, "the daemon is unharmed")
+    #expect(try daemon.apps()["forger"]?.pid != nil)
+  }
+
+  @Test("a program that does not speak is never watched; a command hook answers for it, within its timeout")
+  func hooks() throws {
+    let marker = "/tmp/jetsam-hook-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { unlink(marker) }
+    let daemon = try Self.fastDaemon(extra: """
+      apps: {
+        quiet: { command: ["\(Binaries.testapp)", "idle"] },
+        saving: { command: ["\(Binaries.testapp)", "idle"],
+                  hooks: { didEnterBackground: { command: ["/bin/sh", "-c", "echo saved > \(marker)"] } } },
+        stuck: { command: ["\(Binaries.testapp)", "idle"],
+                 hooks: { didEnterBackground: { command: ["/bin/sleep", "100"], timeout: "300ms" } } },
+      }
+      """)
+    defer { daemon.stop() }
+    for name in ["quiet", "saving", "stuck"] { #expect(try daemon.ctl(["launch", name]).status == 0) }
+    // Launching each pushed the previous one to the background: saving's hook ran then.
+    #expect(try daemon.ctl(["background", "stuck"]).status == 0)
+    let stuck = try #require(try daemon.waitForRecords(1).first { $0.app == "stuck" })
+    #expect(stuck.reason == .appWatchdog)
+    #expect(stuck.watchdogEvent == "didEnterBackground")
+    #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "saved\n")
+    usleep(1_500_000)  // well past every deadline
+    let apps = try daemon.apps()
+    #expect(apps["quiet"]?.pid != nil, "a silent program is not killed for not answering")
+    #expect(apps["saving"]?.pid != nil)
+  }
+}
