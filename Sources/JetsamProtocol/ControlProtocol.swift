@@ -15,6 +15,9 @@ public enum ControlProtocol {
 /// The verbs of the control protocol.
 public enum ControlVerb: String, Codable, Sendable, CaseIterable {
   case status, ps, launch, activate, background, suspend, resume, terminate, kill, exits, pressure
+  /// Debug only (config `debugRequests: true`): blocks the daemon's event loop for good, to prove that the
+  /// systemd watchdog restarts a hung daemon.
+  case debugFreeze
 }
 
 /// One request line.

@@ -71,7 +71,8 @@ struct BenchResults {
         let rate = series.achievedRate
         var line = "\(series.tool) @ \(series.rate) MiB/s:"
         if let median = error.median, let low = error.min, let high = error.max {
-          line += String(format: " mark − sampled crossing median %+.2f ms (%+.2f … %+.2f);", median, low, high)
+          let what = series.runs.first?.crossingSource == .sampledCounter ? "allocator mark − sampled crossing (host drift)" : "mark − sampled crossing"
+          line += String(format: " %@ median %+.2f ms (%+.2f … %+.2f);", what, median, low, high)
         }
         if let achieved = rate.median { line += String(format: " allocator ran at %.0f MiB/s;", achieved) }
         line += " \(series.runs.count) runs measured"

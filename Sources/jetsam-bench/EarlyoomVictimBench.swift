@@ -2,55 +2,81 @@ import Foundation
 import Glibc
 
 /// Times earlyoom 1.7 on the same kind of kill as ``JetsamdVictimBench``, with the threshold set on the host's
-/// MemAvailable (earlyoom knows nothing else).
+/// MemAvailable (the only figure earlyoom watches).
 ///
 /// Method. Each run:
-/// 1. The bench reads MemAvailable A0 and sets earlyoom's threshold T = A0 − victim − lead (`-M T,T` in KiB:
-///    the same value for SIGTERM and SIGKILL, so that earlyoom sends SIGKILL at the crossing, as jetsamd does).
+/// 1. The bench reads MemAvailable A0 and sets earlyoom's threshold T = A0 − victim − lead (`-M T,T` in KiB: the
+///    same value for SIGTERM and SIGKILL, so that earlyoom sends SIGKILL at the crossing, as jetsamd does).
 ///    earlyoom and the victim (`alloc 256 --hold` under the name `jbvictim`, a symlink to jetsam-testapp) start
 ///    together in a new PID namespace with its own /proc (`unshare --pid --fork --mount-proc`): earlyoom is its
 ///    PID 1, which it never picks, so the victim is the one process it can see and kill — nothing else on the
-///    machine is ever at risk. Both run in a v1 memory cgroup of the bench's, whose counter measures memory back
-///    as the device counter does for jetsamd.
-/// 2. Once the victim is full and earlyoom polls, the bench reads MemAvailable A1 and tells a new allocator
-///    (in the same cgroup, outside the namespace) to mark the chunk at which MemAvailable falls by A1 − T.
-/// 3. Kill time: when the bench reads earlyoom's `sending SIGKILL to process …` line (printed right before its
-///    kill(2)). Memory back: the cgroup counter dropped by 95 % of the victim's charge. Exit: the victim's pidfd.
-///    The sampler also reads MemAvailable every 250 µs to cross-check the mark.
-/// 4. earlyoom is SIGKILLed by pid (its namespace and anything left in it go with it), then the allocator.
-/// Runs where other activity on the machine moved MemAvailable so much that earlyoom fired before the mark, or
-/// never, are counted as failures and reported.
+///    machine is ever at risk. Both are in a v1 memory cgroup of the bench's ("victim" cgroup), whose counter
+///    shows the victim's memory coming back.
+/// 2. Once the victim is full and earlyoom polls, the bench reads MemAvailable A1 and starts an allocator (in a
+///    second cgroup, outside the namespace) at the given rate, told to mark the chunk at which MemAvailable
+///    would fall to T; it goes on for ``driftChunks(rate:)`` more, so that the crossing happens even if the rest
+///    of the machine gave memory back meanwhile.
+/// 3. The crossing: MemAvailable is host-wide, and on a machine doing other work it drifts by tens of MiB a
+///    second, which the allocator cannot know about; so the reference is the first reading at or below T of the
+///    bench's 250 µs MemAvailable sampler (what earlyoom itself would read at that instant). The allocator's
+///    mark is kept as a cross-check (its distance to the sampled crossing shows how much the host drifted).
+/// 4. Kill time: when the bench reads earlyoom's `sending SIGKILL to process …` line (printed right before its
+///    kill(2)). Memory back: the victim cgroup's counter dropped by 95 % of the victim's charge. Exit: the
+///    victim's pidfd.
+/// 5. earlyoom is SIGKILLed by pid (its namespace and anything left in it go with it), then the allocator.
+/// Runs where the machine's own memory use made earlyoom fire before the allocator ran, or the threshold was
+/// never crossed, are counted as failures and reported.
 final class EarlyoomVictimBench {
   let binaries: Binaries
   let earlyoom: String
   let options: BenchOptions
   let marks: String
   let model: AllocatorModel
-  private let cgroup: BenchCgroup?
+  private let victimCgroup: BenchCgroup
+  private let allocatorCgroup: BenchCgroup
   private let victimPath: String
   private let meminfo: MemoryGauge
-  private let usage: MemoryGauge?
+  private let victimUsage: MemoryGauge
 
   init(binaries: Binaries, options: BenchOptions, root: String, marks: String, model: AllocatorModel) throws {
     guard let earlyoom = binaries.earlyoom else { throw BenchError("earlyoom is not installed (scripts/install-deps.sh bench)") }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+      throw BenchError("/usr/bin/unshare is missing (util-linux)")
+    }
+    guard let victimCgroup = BenchCgroup(label: "eo-victim"), let allocatorCgroup = BenchCgroup(label: "eo-alloc") else {
+      throw BenchError("no v1 memory hierarchy to put earlyoom's victim in (needed to see its memory come back)")
+    }
     self.binaries = binaries
     self.earlyoom = earlyoom
     self.options = options
     self.marks = marks
     self.model = model
+    self.victimCgroup = victimCgroup
+    self.allocatorCgroup = allocatorCgroup
     victimPath = root + "/jbvictim"
     unlink(victimPath)
     guard symlink(binaries.testapp, victimPath) == 0 else {
       throw BenchError("symlink \(victimPath): \(String(cString: strerror(errno)))")
     }
-    cgroup = BenchCgroup(label: "earlyoom")
     meminfo = try MemoryGauge.memAvailable()
-    usage = try cgroup.map { try MemoryGauge.cgroupUsage($0.usagePath) }
+    victimUsage = try MemoryGauge.cgroupUsage(victimCgroup.usagePath)
   }
 
-  func stop() { cgroup?.remove() }
+  func stop() {
+    victimCgroup.remove()
+    allocatorCgroup.remove()
+  }
 
   var victimCharge: Int64 { model.charge(chunks: options.victimMB) }
+
+  /// MemAvailable left above the threshold when the allocator starts: enough that the machine's own drift does
+  /// not reach the threshold first (at least 192 MiB), and at least ``JetsamdVictimBench/leadTime`` of allocation.
+  static func lead(rate: Int) -> Int64 {
+    max(Int64(192) << 20, Int64(Double(rate) * JetsamdVictimBench.leadTime) << 20)
+  }
+
+  /// Chunks allocated past the predicted crossing: 200 ms worth, at least 32.
+  static func driftChunks(rate: Int) -> Int { max(32, rate / 5) }
 
   /// One unmeasured warm-up run.
   func prepare(rate: Int) throws {
@@ -61,26 +87,25 @@ final class EarlyoomVictimBench {
     let result = try run(rate: rate, index: index)
     if options.verbose {
       func ms(_ value: Double?) -> String { value.map { String(format: "%7.2f", $0) } ?? "      -" }
-      print("  earlyoom \(rate) MiB/s run \(index): kill \(ms(result.toKill)) ms, exit \(ms(result.toExit)) ms, back \(ms(result.toMemoryBack)) ms, mark error \(ms(result.markError)) ms")
+      print("  earlyoom \(rate) MiB/s run \(index): kill \(ms(result.toKill)) ms, exit \(ms(result.toExit)) ms, back \(ms(result.toMemoryBack)) ms, allocator mark vs sampled crossing \(ms(result.markError)) ms")
     }
     return result
   }
 
-  /// Prefix of a command that joins the bench cgroup (if any) and then execs its arguments.
-  private func inCgroup(_ command: [String]) -> (String, [String]) {
-    guard let cgroup else { return (command[0], Array(command.dropFirst())) }
-    return ("/bin/sh", ["-c", "echo 0 > \"$0\" && exec \"$@\"", cgroup.procsPath] + command)
+  /// A command that joins `cgroup` and then execs `command`.
+  private func inCgroup(_ cgroup: BenchCgroup, _ command: [String]) -> (String, [String]) {
+    ("/bin/sh", ["-c", "echo 0 > \"$0\" && exec \"$@\"", cgroup.procsPath] + command)
   }
 
   private func run(rate: Int, index: Int) throws -> VictimRun {
-    let lead = max(Int64(64) << 20, Int64(Double(rate) * JetsamdVictimBench.leadTime) << 20)
     guard let a0 = meminfo.read() else { throw BenchError("cannot read MemAvailable") }
-    let thresholdKiB = (a0 - victimCharge - lead) / 1024
+    let thresholdKiB = (a0 - victimCharge - Self.lead(rate: rate)) / 1024
     let threshold = thresholdKiB * 1024
     let script =
       "exec 0</dev/null; '\(victimPath)' alloc \(options.victimMB) --hold >/dev/null 2>&1 & "
       + "exec '\(earlyoom)' -M \(thresholdKiB),\(thresholdKiB) -r 0 --prefer '^jbvictim$'"
-    let (program, arguments) = inCgroup(["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c", script])
+    let (program, arguments) = inCgroup(
+      victimCgroup, ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c", script])
     let namespace = try ChildProcess(program, arguments)
     var allocator: ChildProcess?
     var earlyoomPid: Int32?
@@ -89,7 +114,8 @@ final class EarlyoomVictimBench {
       if let earlyoomPid { kill(earlyoomPid, SIGKILL) }
       namespace.stop(signal: SIGKILL, grace: 5)
       allocator?.stop(signal: SIGKILL, grace: 5)
-      if let cgroup { waitEmpty(cgroup) }
+      waitEmpty(victimCgroup)
+      waitEmpty(allocatorCgroup)
     }
 
     // earlyoom is unshare's child, the victim earlyoom's (it was forked by the shell earlyoom replaced).
@@ -109,39 +135,30 @@ final class EarlyoomVictimBench {
     guard let victimPid, (ProcessStats.residentBytes(victimPid) ?? 0) >= Int64(options.victimMB) << 20 else {
       throw BenchError("earlyoom or its victim did not start:\n\(namespace.log.text)")
     }
-    if namespace.log.first(where: { Self.isKillLine($0) }) != nil {
-      throw BenchError("killed before the allocator started (host memory moved by \(lead >> 20) MiB)")
-    }
     let watcher = try ExitWatcher(pid: victimPid)
     defer { watcher.cancel() }
+    let victimBefore = victimUsage.settled()
+    if namespace.log.first(where: { Self.isKillLine($0) }) != nil {
+      throw BenchError("killed before the allocator started (the machine's own memory use reached the threshold)")
+    }
 
-    let current = usage.map { settled($0) }
     guard let a1 = meminfo.read() else { throw BenchError("cannot read MemAvailable") }
     let markAt = model.chunksToReach(a1 - threshold, from: 0)
-    guard markAt >= 8 else { throw BenchError("host memory moved: only \(markAt) MiB above earlyoom's threshold") }
-    let total = markAt + JetsamdVictimBench.extraChunks
-    let backLevel = current.map { $0 + model.charge(chunks: total) - victimCharge * 95 / 100 }
+    guard markAt >= 8 else { throw BenchError("killed before the allocator started (the machine's own memory use reached the threshold)") }
+    let total = markAt + Self.driftChunks(rate: rate)
+    let backLevel = victimBefore - victimCharge * 95 / 100
     let markPath = "\(marks)/earlyoom-\(rate)-\(index)"
-    var gauges = [try MemoryGauge.memAvailable()]
-    if let cgroup { gauges.append(try MemoryGauge.cgroupUsage(cgroup.usagePath)) }
-    let sampler = MemorySampler(gauges: gauges)
+    let sampler = MemorySampler(gauges: [try MemoryGauge.memAvailable(), try MemoryGauge.cgroupUsage(victimCgroup.usagePath)])
     sampler.start()
     let launched = MonotonicTime.now()
-    let (allocProgram, allocArguments) = inCgroup([
-      binaries.testapp, "alloc", "\(total)", "--rate", "\(rate)", "--hold", "--mark-file", markPath, "--mark-at", "\(markAt)",
-    ])
+    let (allocProgram, allocArguments) = inCgroup(
+      allocatorCgroup,
+      [binaries.testapp, "alloc", "\(total)", "--rate", "\(rate)", "--hold", "--mark-file", markPath, "--mark-at", "\(markAt)"])
     do {
       allocator = try ChildProcess(allocProgram, allocArguments)
     } catch {
       _ = sampler.stop()
       throw error
-    }
-    // Without a cgroup, memory back is read from MemAvailable: up by 95 % of the victim from its lowest point.
-    let backGauge = cgroup == nil ? 0 : 1
-    func isBack(_ samples: [MemorySampler.Sample]) -> Bool {
-      guard let last = samples.last else { return false }
-      if let backLevel { return last.values[1] <= backLevel }
-      return last.values[0] >= threshold - model.charge(chunks: Self.afterMarkChunks) + victimCharge * 95 / 100
     }
     var mark: UInt64?
     var kill: LineLog.Line?
@@ -149,7 +166,7 @@ final class EarlyoomVictimBench {
     while MonotonicTime.seconds(since: launched) < 10 {
       if mark == nil { mark = JetsamdVictimBench.readMark(markPath) }
       if kill == nil { kill = namespace.log.first(after: launched) { Self.isKillLine($0) } }
-      if !backSeen, kill != nil, let latest = sampler.latest, isBack([latest]) { backSeen = true }
+      if !backSeen, kill != nil, let latest = sampler.latest, latest.values[1] >= 0, latest.values[1] <= backLevel { backSeen = true }
       if mark != nil, kill != nil, backSeen, watcher.exitTime != nil { break }
       if !namespace.isRunning { break }
       MonotonicTime.sleep(milliseconds: 2)
@@ -157,33 +174,31 @@ final class EarlyoomVictimBench {
     let samples = sampler.stop()
     unlink(markPath)
     guard let mark else { throw BenchError("the allocator wrote no mark (\(markPath))") }
-    guard let kill else { throw BenchError("earlyoom did not kill within 10 s of the crossing (host memory moved?)") }
+    guard let kill else { throw BenchError("earlyoom did not kill within 10 s (MemAvailable never reached its threshold)") }
     guard kill.text.contains("SIGKILL"), kill.text.contains("jbvictim") else {
       throw BenchError("unexpected earlyoom action: \(kill.text)")
     }
-    guard kill.time + 1_000_000 >= mark else {
-      throw BenchError("killed before the crossing (host memory moved)")
+    guard let crossing = MemorySampler.firstTime(in: samples, gauge: 0, where: { $0 <= threshold }) else {
+      throw BenchError("earlyoom killed, but the sampler never saw MemAvailable at its threshold")
     }
-    var result = VictimRun(mark: mark, kill: kill.time, exit: watcher.exitTime)
+    // A dip between two readings of the sampler can put earlyoom's kill slightly ahead of the sampled crossing;
+    // anything more means the crossing was not the allocator's doing.
+    guard kill.time + 1_000_000 >= crossing else {
+      throw BenchError("killed before the sampled crossing (a dip of the machine's MemAvailable)")
+    }
+    var result = VictimRun(crossingSource: .sampledCounter, allocatorMark: mark, sampledCrossing: crossing)
+    result.kill = kill.time
+    result.exit = watcher.exitTime
     result.achievedRate = achievedRate(allocator?.log)
-    result.observedCrossing = MemorySampler.firstTime(in: samples, gauge: 0) { $0 <= threshold }
-    if let backLevel {
-      result.memoryBack = MemorySampler.firstTime(in: samples, gauge: backGauge, after: mark) { $0 <= backLevel }
-    } else {
-      let level = threshold - model.charge(chunks: Self.afterMarkChunks) + victimCharge * 95 / 100
-      result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: kill.time) { $0 >= level }
-    }
+    result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 1, after: crossing) { $0 <= backLevel }
     return result
   }
 
   /// earlyoom's line about a real kill, `sending SIGKILL to process 2 uid 0 "jbvictim": …` (not its start-up
   /// `sending SIGTERM when mem <= …` nor the debug-only `sending 0 (no-op signal)`).
   static func isKillLine(_ line: String) -> Bool {
-    (line.hasPrefix("sending SIGKILL to process") || line.hasPrefix("sending SIGTERM to process"))
+    line.hasPrefix("sending SIGKILL to process") || line.hasPrefix("sending SIGTERM to process")
   }
-
-  /// Chunks allocated after the mark (for the MemAvailable-based memory-back level without a cgroup).
-  private static let afterMarkChunks = JetsamdVictimBench.extraChunks
 
   private func achievedRate(_ log: LineLog?) -> Double? {
     guard let line = log?.first(where: { $0.hasPrefix("done: ") }) else { return nil }
@@ -192,22 +207,6 @@ final class EarlyoomVictimBench {
     return mib / seconds
   }
 
-  private func settled(_ gauge: MemoryGauge) -> Int64 {
-    var last = gauge.read() ?? 0
-    var stableSince = MonotonicTime.now()
-    let start = stableSince
-    while MonotonicTime.seconds(since: start) < 2 {
-      MonotonicTime.sleep(milliseconds: 5)
-      let value = gauge.read() ?? 0
-      if abs(value - last) > 64 << 10 {
-        last = value
-        stableSince = MonotonicTime.now()
-      } else if MonotonicTime.seconds(since: stableSince) >= 0.05 {
-        return value
-      }
-    }
-    return gauge.read() ?? last
-  }
 
   private func waitEmpty(_ cgroup: BenchCgroup) {
     let start = MonotonicTime.now()

@@ -18,6 +18,7 @@ final class ExitWatcher: @unchecked Sendable {
     let pidfd = jetsam_pidfd_open(pid, 0)
     guard pidfd >= 0 else { throw BenchError("pidfd_open \(pid): \(String(cString: strerror(errno)))") }
     Thread.detachNewThread { [self] in
+      ObserverPriority.promoteCurrentThread()
       var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
       while true {
         let r = poll(&entry, 1, 50)

@@ -75,16 +75,16 @@ final class JetsamdVictimBench {
     // A first launch charges the program's own pages to the device once; keep that out of the figures.
     try launchAndWait("warmup", chunks: 0)
     try killAndWait(["warmup"])
-    let before = settledUsage()
+    let before = gauge.settled()
     try launchAndWait("calib0", chunks: 0)
-    let afterBase = settledUsage()
-    try launchAndWait("calib", chunks: 128, from: afterBase)
-    let afterChunks = settledUsage()
+    let afterBase = gauge.settled()
+    try launchAndWait("calib", chunks: 256, from: afterBase)
+    let afterChunks = gauge.settled()
     try killAndWait(["calib0", "calib"])
-    let perChunk = (afterChunks - afterBase) / 128
+    let perChunk = (afterChunks - afterBase) / 256
     guard perChunk >= AllocatorModel.mebibyte else {
       throw BenchError(
-        "jetsam-testapp alloc 128 charged only \((afterChunks - afterBase) >> 10) KiB to the device: the allocator "
+        "jetsam-testapp alloc 256 charged only \((afterChunks - afterBase) >> 10) KiB to the device: the allocator "
           + "does not touch its memory (a release build of jetsam-testapp whose malloc/memset the compiler removed?)")
     }
     model = AllocatorModel(baseBytes: max(0, afterBase - before), bytesPerChunk: perChunk)
@@ -124,7 +124,7 @@ final class JetsamdVictimBench {
     var release = ControlRequest(verb: .pressure)
     release.action = "release"
     try client.send(release)
-    let empty = settledUsage()
+    let empty = gauge.settled()
     let lead = max(Int64(64) << 20, Int64(Double(rate) * Self.leadTime) << 20)
     let balloon = threshold - lead - empty - victimCharge
     guard balloon > 0 else { throw BenchError("no room for a balloon at \(rate) MiB/s (device too small)") }
@@ -135,13 +135,13 @@ final class JetsamdVictimBench {
     try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: 10) {
       (gauge.read() ?? 0) >= empty + balloon - (4 << 20)
     }
-    _ = settledUsage()
+    _ = gauge.settled()
   }
 
   private func run(rate: Int, index: Int) throws -> VictimRun {
     let victimPid = try launchAndWait("victim", chunks: options.victimMB)
     try client.send(ControlRequest(verb: .suspend, app: "victim"))
-    let current = settledUsage()
+    let current = gauge.settled()
     let markAt = model.chunksToReach(threshold, from: current) + correction
     guard markAt >= 8 else { throw BenchError("only \(markAt) chunks below the threshold: device state drifted") }
     let total = markAt + Self.extraChunks
@@ -178,9 +178,13 @@ final class JetsamdVictimBench {
     unlink(markPath)
     guard let mark else { throw BenchError("the allocator wrote no mark (\(markPath))") }
     guard let kill else { throw BenchError("jetsamd did not kill the victim within 10 s of the crossing") }
-    var result = VictimRun(mark: mark, kill: kill.time, exit: watcher.exitTime, achievedRate: achieved)
+    var result = VictimRun(
+      crossingSource: .allocatorMark, allocatorMark: mark,
+      sampledCrossing: MemorySampler.firstTime(in: samples, gauge: 0) { $0 >= threshold })
+    result.kill = kill.time
+    result.exit = watcher.exitTime
+    result.achievedRate = achieved
     result.correction = correction
-    result.observedCrossing = MemorySampler.firstTime(in: samples, gauge: 0) { $0 >= threshold }
     result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: mark) { $0 <= backLevel }
     return result
   }
@@ -246,23 +250,6 @@ final class JetsamdVictimBench {
     }
   }
 
-  /// The device counter once it has stopped moving (no change over 50 ms, or after 2 s).
-  private func settledUsage() -> Int64 {
-    var last = gauge.read() ?? 0
-    var stableSince = MonotonicTime.now()
-    let start = stableSince
-    while MonotonicTime.seconds(since: start) < 2 {
-      MonotonicTime.sleep(milliseconds: 5)
-      let value = gauge.read() ?? 0
-      if abs(value - last) > 64 << 10 {
-        last = value
-        stableSince = MonotonicTime.now()
-      } else if MonotonicTime.seconds(since: stableSince) >= 0.05 {
-        return value
-      }
-    }
-    return gauge.read() ?? last
-  }
 
   private func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
     let start = MonotonicTime.now()

@@ -20,7 +20,10 @@ final class LineLog: @unchecked Sendable {
 
   /// Starts reading `fd` (which this log then owns and closes at end of file).
   init(readingFrom fd: Int32) {
-    Thread.detachNewThread { [self] in readLoop(fd) }
+    Thread.detachNewThread { [self] in
+      ObserverPriority.promoteCurrentThread()
+      readLoop(fd)
+    }
   }
 
   private func readLoop(_ fd: Int32) {

@@ -52,6 +52,24 @@ final class MemoryGauge: @unchecked Sendable {
     }
   }
 
+  /// The value once it has stopped moving (no change above 64 KiB for 50 ms), or whatever it is after 2 s.
+  func settled() -> Int64 {
+    var last = read() ?? 0
+    var stableSince = MonotonicTime.now()
+    let start = stableSince
+    while MonotonicTime.seconds(since: start) < 2 {
+      MonotonicTime.sleep(milliseconds: 5)
+      let value = read() ?? 0
+      if abs(value - last) > 64 << 10 {
+        last = value
+        stableSince = MonotonicTime.now()
+      } else if MonotonicTime.seconds(since: stableSince) >= 0.05 {
+        return value
+      }
+    }
+    return read() ?? last
+  }
+
   /// The first decimal number in bytes[start..<end], skipping leading blanks.
   private static func number(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int64? {
     var i = start

@@ -28,6 +28,7 @@ final class MemorySampler: @unchecked Sendable {
 
   func start() {
     Thread.detachNewThread { [self] in
+      ObserverPriority.promoteCurrentThread()
       while true {
         let values = gauges.map { $0.read() ?? -1 }
         let now = MonotonicTime.now()

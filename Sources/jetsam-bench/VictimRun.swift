@@ -1,14 +1,26 @@
 /// One measured kill: every instant on CLOCK_MONOTONIC (ns).
 ///
-/// - `mark`: the allocator's own stamp of the threshold crossing (jetsam-testapp `--mark-file`).
-/// - `observedCrossing`: the first sample of the bench's sampler past the threshold (a cross-check of `mark`).
+/// - `crossing`: the reference instant of the threshold crossing, from ``crossingSource``.
+/// - `allocatorMark`: the allocator's own stamp of the crossing (jetsam-testapp `--mark-file`).
+/// - `sampledCrossing`: the first reading of the bench's 250 µs sampler past the threshold.
 /// - `kill`: when the killer's log line about the SIGKILL was read (jetsamd writes it right after the signal,
 ///   earlyoom right before).
 /// - `exit`: when the victim's pidfd reported its exit.
 /// - `memoryBack`: the first sample at which the counter had dropped by 95 % of the victim's charge.
 struct VictimRun: Sendable {
-  var mark: UInt64
-  var observedCrossing: UInt64?
+  /// Where the reference crossing instant comes from.
+  enum CrossingSource: Sendable {
+    /// The allocator's mark (jetsamd's device counter moves only with the allocator, so the allocator knows when it
+    /// crosses); checked against the sampled crossing.
+    case allocatorMark
+    /// The sampled crossing (earlyoom's host MemAvailable also moves with everything else on the machine, which the
+    /// allocator cannot know about).
+    case sampledCounter
+  }
+
+  var crossingSource: CrossingSource
+  var allocatorMark: UInt64
+  var sampledCrossing: UInt64?
   var kill: UInt64?
   var exit: UInt64?
   var memoryBack: UInt64?
@@ -17,15 +29,29 @@ struct VictimRun: Sendable {
   /// The whole chunks added to the computed `--mark-at` for this run.
   var correction = 0
 
-  var toKill: Double? { kill.map { MonotonicTime.milliseconds(from: mark, to: $0) } }
-  var toMemoryBack: Double? { memoryBack.map { MonotonicTime.milliseconds(from: mark, to: $0) } }
+  init(crossingSource: CrossingSource, allocatorMark: UInt64, sampledCrossing: UInt64?) {
+    self.crossingSource = crossingSource
+    self.allocatorMark = allocatorMark
+    self.sampledCrossing = sampledCrossing
+  }
+
+  /// The reference crossing instant.
+  var crossing: UInt64 {
+    switch crossingSource {
+    case .allocatorMark: allocatorMark
+    case .sampledCounter: sampledCrossing ?? allocatorMark
+    }
+  }
+
+  var toKill: Double? { kill.map { MonotonicTime.milliseconds(from: crossing, to: $0) } }
+  var toMemoryBack: Double? { memoryBack.map { MonotonicTime.milliseconds(from: crossing, to: $0) } }
   var killToMemoryBack: Double? {
     guard let kill, let memoryBack else { return nil }
     return MonotonicTime.milliseconds(from: kill, to: memoryBack)
   }
-  var toExit: Double? { exit.map { MonotonicTime.milliseconds(from: mark, to: $0) } }
-  /// How far the allocator's mark lies after the crossing the sampler saw (positive: mark later).
-  var markError: Double? { observedCrossing.map { MonotonicTime.milliseconds(from: $0, to: mark) } }
+  var toExit: Double? { exit.map { MonotonicTime.milliseconds(from: crossing, to: $0) } }
+  /// How far the allocator's mark lies after the sampled crossing (positive: mark later).
+  var markError: Double? { sampledCrossing.map { MonotonicTime.milliseconds(from: $0, to: allocatorMark) } }
 
   /// The largest disagreement between the mark and the sampled crossing accepted at `rate` MiB/s: 1 ms plus a
   /// quarter of a chunk period. The mark normally lands within a few tenths of a millisecond of the sampled
@@ -34,9 +60,10 @@ struct VictimRun: Sendable {
   /// neighbouring chunk, and the run's times would be off by that much.
   static func markTolerance(rate: Int) -> Double { 1 + 0.25 * 1000 / Double(rate) }
 
-  /// Whether the mark agrees with the sampled crossing (runs without a sampled crossing are kept).
-  func markAgrees(rate: Int) -> Bool {
-    guard let markError else { return true }
+  /// Whether the run's reference crossing can be trusted: a sampled crossing always; an allocator mark when it
+  /// agrees with the sampled crossing (or there is none to compare with).
+  func crossingTrusted(rate: Int) -> Bool {
+    guard crossingSource == .allocatorMark, let markError else { return true }
     return abs(markError) <= Self.markTolerance(rate: rate)
   }
 }
@@ -48,17 +75,17 @@ struct VictimSeries: Sendable {
   var runs: [VictimRun] = []
   /// Why runs were thrown away (e.g. "killed before the crossing (host memory moved)").
   var failures: [String] = []
-  /// Runs left out because the allocator's mark disagreed with the sampled crossing (see ``VictimRun/markAgrees(rate:)``).
+  /// Runs left out because the allocator's mark disagreed with the sampled crossing.
   var rejected: [VictimRun] = []
-
-  /// Keeps `run` if its mark agrees with the sampled crossing, else sets it aside.
-  mutating func add(_ run: VictimRun) {
-    if run.markAgrees(rate: rate) { runs.append(run) } else { rejected.append(run) }
-  }
 
   init(tool: String, rate: Int) {
     self.tool = tool
     self.rate = rate
+  }
+
+  /// Keeps `run` if its crossing can be trusted, else sets it aside.
+  mutating func add(_ run: VictimRun) {
+    if run.crossingTrusted(rate: rate) { runs.append(run) } else { rejected.append(run) }
   }
 
   var toKill: Distribution { Distribution(runs.compactMap(\.toKill)) }

@@ -147,6 +147,8 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.reason = parsed
     }
     return request
+  case .debugFreeze:
+    return ControlRequest(verb: .debugFreeze)
   case .ps, .status:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
     guard args.positional.isEmpty else { throw CLIError.usage("\(verbName) takes no arguments") }

@@ -97,6 +97,8 @@ let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 _ = handled.withUnsafeBufferPointer { jetsam_block_signals($0.baseAddress, Int32($0.count)) }
 signal(SIGPIPE, SIG_IGN)
 
+options.configPath = configPath
+options.profilePath = profilePath
 do {
   let daemon = try Daemon(config: config, options: options)
   exit(try daemon.run())

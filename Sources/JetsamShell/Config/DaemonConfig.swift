@@ -30,6 +30,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var backgroundTasks = BackgroundTaskConfig()
   /// Multiplies every watchdog deadline and background-task time (0.1 runs the same rules ten times faster).
   public var timeScale = 1.0
+  /// Accept debug-only control requests (debugFreeze). Never on a production host.
+  public var debugRequests = false
   /// Configured apps by name.
   public var apps: [String: AppConfig] = [:]
 
@@ -37,7 +39,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
-    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, watchdog, backgroundTasks, timeScale, apps
+    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, watchdog, backgroundTasks, timeScale, debugRequests, apps
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -67,6 +69,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
+    debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     if !(timeScale > 0 && timeScale <= 100) {
       throw DecodingError.dataCorruptedError(forKey: .timeScale, in: c, debugDescription: "must be above 0 and at most 100")

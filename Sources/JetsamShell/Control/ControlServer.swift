@@ -1,4 +1,5 @@
 import CJetsamShim
+import CSystemd
 import Foundation
 import Glibc
 import JetsamCore
@@ -24,6 +25,8 @@ final class ControlServer {
   private let handler: Handler
   private let allowedGroup: gid_t?
   private var connections: [Int32: ControlConnection] = [:]
+  /// Whether systemd passed the listening socket (socket activation): it then owns the socket file.
+  let activated: Bool
 
   init(loop: EventLoop, path: String, allowedGroup: String?, log: Logger, handler: @escaping Handler) throws {
     self.loop = loop
@@ -31,6 +34,17 @@ final class ControlServer {
     self.log = log
     self.handler = handler
     self.allowedGroup = allowedGroup.flatMap { name in getgrnam(name).map { $0.pointee.gr_gid } }
+
+    // Socket activation (jetsamd.socket): systemd created the socket and keeps it across daemon restarts, so
+    // jetsamctl works from boot and no connection is refused while jetsamd restarts.
+    if let inherited = ControlServer.activatedSocket() {
+      activated = true
+      listener = inherited
+      _ = fcntl(inherited.rawValue, F_SETFL, fcntl(inherited.rawValue, F_GETFL) | O_NONBLOCK)
+      listenSource = try loop.watch(fd: inherited.rawValue, events: EpollEvents.readable) { [unowned self] _ in self.acceptAll() }
+      return
+    }
+    activated = false
 
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -67,7 +81,16 @@ final class ControlServer {
     for connection in connections.values { connection.close() }
     connections = [:]
     listener.close()
-    unlink(path)
+    if !activated { unlink(path) }
+  }
+
+  /// The listening socket systemd passed (LISTEN_FDS), if it is a Unix stream socket.
+  private static func activatedSocket() -> FileDescriptor? {
+    let count = sd_listen_fds(1)  // 1: unset LISTEN_* so that apps never see them
+    guard count >= 1 else { return nil }
+    let fd = SD_LISTEN_FDS_START
+    guard sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else { return nil }
+    return FileDescriptor(rawValue: fd)
   }
 
   /// Sends a new exit record to every `exits --follow` client whose filter matches.

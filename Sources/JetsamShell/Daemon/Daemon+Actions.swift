@@ -16,6 +16,7 @@ extension Daemon {
       case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
       case .levelChanged(let from, let to, let available):
         log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
+        journal.pressureChanged(from: from, to: to, available: available)
       case .recordExit(let record): recordExit(record)
       case .deliver(let app, let pid, let event): deliver(event, to: app, pid: pid)
       case .reply(let app, let pid, let requestID, let fields):
@@ -297,6 +298,7 @@ extension Daemon {
   /// Tells the world about a record that is already durable.
   private func report(_ record: ExitRecord) {
     lastExits[record.app] = record
+    journal.record(record)
     var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
     detail += " after \(String(format: "%.1f", record.stateSeconds))s"
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
@@ -314,6 +316,7 @@ extension Daemon {
     guard !shuttingDown else { return }
     shuttingDown = true
     log.notice("stopping: terminating \(processes.count) app(s)")
+    serviceManager.stopping(status: "stopping: terminating \(processes.count) app(s)")
     control.stopAccepting()
     balloon?.release()
     balloon = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JetsamCore
 import JetsamProtocol
 
@@ -13,6 +14,12 @@ extension Daemon {
       case .exits: return try exits(request, connection: connection)
       case .launch: return try launch(request)
       case .activate, .background, .suspend, .resume, .terminate, .kill: return try lifecycle(request)
+      case .debugFreeze:
+        guard config.debugRequests else {
+          throw ControlError(.permissionDenied, "debugFreeze is refused unless the config sets debugRequests: true")
+        }
+        log.warning("debugFreeze: blocking the event loop for good (the watchdog should restart jetsamd)")
+        while true { sleep(3600) }
       }
     } catch let error as ControlError {
       return .failure(error)

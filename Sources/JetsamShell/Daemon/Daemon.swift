@@ -5,6 +5,9 @@ import JetsamProtocol
 
 /// Command-line choices that override the config file.
 public struct DaemonOptions: Sendable {
+  /// Where the config came from, so that SIGHUP can read it again.
+  public var configPath: String?
+  public var profilePath: String?
   public var socketPath: String?
   public var stateDirectory: String?
   public var logger = Logger()
@@ -18,7 +21,12 @@ public struct DaemonOptions: Sendable {
 public final class Daemon {
   public static let version = "0.1.0"
 
-  let config: DaemonConfig
+  var config: DaemonConfig
+  let options: DaemonOptions
+  let serviceManager = ServiceManager()
+  let journal = Journal()
+  /// The last STATUS= line sent, so that it is sent only when it changes.
+  var lastStatusLine = ""
   let log: Logger
   let loop: EventLoop
   var policy: JetsamPolicy
@@ -28,7 +36,7 @@ public final class Daemon {
   let stateDirectory: String
   let socketPath: String
   let startedAt = MonotonicClock.now()
-  let thresholds: PressureThresholds
+  var thresholds: PressureThresholds
   var monitor: PressureMonitor!
   var control: ControlServer!
   var deadlineTimer: EventSource!
@@ -56,6 +64,7 @@ public final class Daemon {
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
     self.config = config
+    self.options = options
     log = options.logger
     stateDirectory = options.stateDirectory ?? config.stateDirectory
     socketPath = options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock"
@@ -91,27 +100,7 @@ public final class Daemon {
     }
 
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
-    // PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest
-    // the kernel accepts without CAP_SYS_RESOURCE.
-    var pressureFDs: [FileDescriptor] = []
-    var psiFiles = [device.unifiedDirectory + "/memory.pressure"]
-    if case .host = config.device.ram { psiFiles.append("/proc/pressure/memory") }
-    for file in psiFiles {
-      do {
-        pressureFDs.append(
-          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000))
-      } catch {
-        log.warning("no PSI trigger (\(error)); relying on the other pressure sources")
-      }
-    }
-    let usesThresholdFDs = layout.supportsUsageThresholds
-    monitor = try PressureMonitor(
-      loop: loop, counter: counter, thresholds: thresholds,
-      thresholdFDs: usesThresholdFDs
-        ? { [device] (usage: Int64) throws(SystemError) in try device.usageThresholdEventFD(bytes: usage) } : nil,
-      pressureFDs: pressureFDs,
-      onSample: { [unowned self] available, at in self.dispatch(.memorySampled(available: available, at: at)) },
-      onError: { [unowned self] error in self.log.error("reading memory: \(error)") })
+    monitor = try makePressureMonitor(counter: counter, pressureFDs: openPressureTriggers())
     control = try ControlServer(
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log,
       handler: { [unowned self] request, connection in self.handle(request, from: connection) })
@@ -119,10 +108,58 @@ public final class Daemon {
     for signal in [SIGTERM, SIGINT] {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
+    signalSources.append(try loop.onSignal(SIGHUP) { [unowned self] in self.reload() })
     loop.enableWatchdog()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.path)")
+    lastStatusLine = statusLine()
+    serviceManager.ready(status: lastStatusLine)
+  }
+
+  func makePressureMonitor(counter: MemoryCounter, pressureFDs: [FileDescriptor]) throws -> PressureMonitor {
+    try PressureMonitor(
+      loop: loop, counter: counter, thresholds: thresholds,
+      thresholdFDs: layout.supportsUsageThresholds
+        ? { [device] (usage: Int64) throws(SystemError) in try device.usageThresholdEventFD(bytes: usage) } : nil,
+      pressureFDs: pressureFDs,
+      onSample: { [unowned self] available, at in self.dispatch(.memorySampled(available: available, at: at)) },
+      onError: { [unowned self] error in self.log.error("reading memory: \(error)") })
+  }
+
+  /// PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest
+  /// the kernel accepts without CAP_SYS_RESOURCE.
+  func openPressureTriggers() -> [FileDescriptor] {
+    var triggers: [FileDescriptor] = []
+    var files = [device.unifiedDirectory + "/memory.pressure"]
+    if case .host = config.device.ram { files.append("/proc/pressure/memory") }
+    for file in files {
+      do {
+        triggers.append(
+          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000))
+      } catch {
+        log.warning("no PSI trigger (\(error)); relying on the other pressure sources")
+      }
+    }
+    return triggers
+  }
+
+  /// `5 apps: 1 foreground, 1 background, 3 suspended; pressure normal; 12 exits recorded`.
+  func statusLine() -> String {
+    var counts: [String: Int] = [:]
+    for app in policy.apps where app.state.isRunning { counts[app.state.coarseName, default: 0] += 1 }
+    let total = counts.values.reduce(0, +)
+    let parts = ["foreground", "background", "suspended"].compactMap { state in counts[state].map { "\($0) \(state)" } }
+    let apps = total == 0 ? "no apps running" : "\(total) app\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")
+    return "\(apps); pressure \(policy.level.name); \(records.written) exit\(records.written == 1 ? "" : "s") recorded"
+  }
+
+  /// Sends STATUS= when it changed.
+  func updateStatus() {
+    let line = statusLine()
+    guard line != lastStatusLine else { return }
+    lastStatusLine = line
+    serviceManager.status(line)
   }
 
   /// Runs the event loop until shutdown; returns the exit code.
@@ -175,6 +212,7 @@ public final class Daemon {
       }
     }
     deadlineTimer.schedule(at: policy.nextDeadline)
+    updateStatus()
   }
 
   func enqueue(_ event: PolicyEvent) {

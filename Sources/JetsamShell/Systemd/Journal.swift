@@ -1,0 +1,93 @@
+import CSystemd
+import Foundation
+import Glibc
+import JetsamCore
+
+/// Structured journal entries for exit records and pressure changes, so that
+/// `journalctl -u jetsamd JETSAM_REASON=memoryPressure` and `journalctl MESSAGE_ID=…` find them.
+///
+/// Entries go to journald only when it runs (its socket exists); started by hand, records are in the record
+/// log and on stderr.
+public struct Journal: Sendable {
+  /// Fixed MESSAGE_IDs, one per kind of event (generated once with `systemd-id128 new`; never change them).
+  public enum MessageID {
+    /// jetsam killed an app for memory pressure.
+    public static let jetsamKill = "5f1c8a0e2d8b4c6f9a3e7b1d0c4f2a61"
+    /// The kernel killed an app at its own memory cap.
+    public static let memoryLimitKill = "8b2d4e6f0a1c4e3b9d7f5a2c6e8b0d13"
+    /// The watchdog (a hung lifecycle event) or a background-task timeout killed an app.
+    public static let watchdogKill = "c3e5a7b9d1f34b2a8c6e0f4a2b8d6e95"
+    /// An app crashed (bad access, illegal instruction, abort, another fatal signal, non-zero exit).
+    public static let crash = "1a3c5e7f9b2d4f6a8c0e2b4d6f8a0c27"
+    /// Any other app exit (normal exits, requested kills, terminates).
+    public static let appExit = "e7f9a1b3c5d74e2f8a0b6c4d2e0f8a49"
+    /// The device's pressure level changed.
+    public static let pressureChange = "9d1f3b5a7c0e4d2b6f8a0c2e4b6d8f31"
+  }
+
+  public let enabled: Bool
+
+  public init() {
+    enabled = access("/run/systemd/journal/socket", F_OK) == 0
+  }
+
+  /// The MESSAGE_ID for an exit record.
+  public static func messageID(for record: ExitRecord) -> String {
+    switch record.reason {
+    case .memoryPressure: MessageID.jetsamKill
+    case .memoryResourceLimit: MessageID.memoryLimitKill
+    case .appWatchdog, .backgroundTaskAssertionTimeout: MessageID.watchdogKill
+    case .badAccess, .illegalInstruction: MessageID.crash
+    case .abnormal: record.terminationReason.hasPrefix("JETSAM") ? MessageID.appExit : MessageID.crash
+    default: MessageID.appExit
+    }
+  }
+
+  /// The journal fields of an exit record (also used by tests).
+  public static func fields(for record: ExitRecord) -> [(String, String)] {
+    var fields: [(String, String)] = [
+      ("MESSAGE", "\(record.app) (pid \(record.pid), launch \(record.launch)) ended: \(record.reason.rawValue), \(record.terminationReason), in \(record.state)"),
+      ("MESSAGE_ID", messageID(for: record)),
+      ("PRIORITY", record.reason == .normalAppExit ? "6" : "5"),
+      ("JETSAM_APP", record.app), ("JETSAM_PID", String(record.pid)), ("JETSAM_LAUNCH", String(record.launch)),
+      ("JETSAM_REASON", record.reason.rawValue), ("JETSAM_TERMINATION_REASON", record.terminationReason),
+      ("JETSAM_STATE", record.state), ("JETSAM_STATE_SECONDS", String(format: "%.3f", record.stateSeconds)),
+      ("JETSAM_MEMORY_BYTES", String(record.memoryBytes)), ("JETSAM_PEAK_MEMORY_BYTES", String(record.peakMemoryBytes)),
+      ("JETSAM_PRESSURE_LEVEL", record.pressureLevel.name), ("JETSAM_TIME", record.time),
+    ]
+    if let signal = record.signal { fields.append(("JETSAM_SIGNAL", String(signal))) }
+    if let code = record.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
+    if let event = record.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
+    return fields
+  }
+
+  /// Sends an exit record as a structured entry.
+  public func record(_ record: ExitRecord) {
+    send(Journal.fields(for: record))
+  }
+
+  /// Sends a pressure level change.
+  public func pressureChanged(from: PressureLevel, to: PressureLevel, available: Int64) {
+    send([
+      ("MESSAGE", "memory pressure \(from.name) → \(to.name) (\(available) bytes available)"),
+      ("MESSAGE_ID", MessageID.pressureChange), ("PRIORITY", to > from ? "5" : "6"),
+      ("JETSAM_PRESSURE_LEVEL", to.name), ("JETSAM_PREVIOUS_LEVEL", from.name),
+      ("JETSAM_AVAILABLE_BYTES", String(available)),
+    ])
+  }
+
+  private func send(_ fields: [(String, String)]) {
+    guard enabled else { return }
+    // sd_journal_send is variadic (not importable); sd_journal_sendv takes an iovec per FIELD=value, each in
+    // memory that stays put for the call.
+    let buffers = fields.map { field -> UnsafeMutableRawBufferPointer in
+      let bytes = Array("\(field.0)=\(field.1)".utf8)
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+      buffer.copyBytes(from: bytes)
+      return buffer
+    }
+    defer { buffers.forEach { $0.deallocate() } }
+    var iovecs = buffers.map { iovec(iov_base: $0.baseAddress, iov_len: $0.count) }
+    _ = sd_journal_sendv(&iovecs, Int32(iovecs.count))
+  }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import JetsamClient
+
+/// The demo app's delegate: saves at didEnterBackground, restores after an exit, and misbehaves on request.
+final class DemoApp: JetsamApplicationDelegate {
+  let options: DemoOptions
+  let stateDirectory: String
+  let model = DemoModel()
+
+  init(options: DemoOptions) {
+    self.options = options
+    stateDirectory = options.stateDirectory ?? FileManager.default.currentDirectoryPath
+  }
+
+  func applicationDidFinishLaunching(_ application: JetsamApplication, launchReason: LaunchReason) {
+    var line: String
+    switch launchReason {
+    case .fresh:
+      line = "didFinishLaunching reason=fresh"
+    case .afterExit(let previousReason, let previousState, _):
+      // Whatever was (or was not) restored is reported: a missing file restores the empty state, and jetsam
+      // shows the mismatch with the digest that was reported as saved.
+      let restored = (try? DemoState.load(from: stateDirectory)) ?? DemoState()
+      model.replace(with: restored)
+      application.reportStateDigest(restored.digest, phase: .restored)
+      line =
+        "didFinishLaunching reason=afterExit previousReason=\(previousReason) previousState=\(previousState) "
+        + "summary=\(application.stateSummary ?? "-") restored count=\(restored.count) "
+        + "lines=\(restored.document.count) digest=\(restored.digest)"
+    }
+    model.startTicking()
+    if application.applicationState == .background { line += " state=background" }
+    say(line)
+    if let rate = options.leakMegabytesPerSecond { Misbehaviour.leak(megabytesPerSecond: rate) }
+    if options.spin { Misbehaviour.spin() }
+    if let kind = options.crash { Misbehaviour.crash(kind) }
+    hangIfAsked("didFinishLaunching")
+  }
+
+  func applicationWillEnterForeground(_ application: JetsamApplication) {
+    say("willEnterForeground count=\(model.snapshot.count)")
+    hangIfAsked("willEnterForeground")
+  }
+
+  func applicationDidBecomeActive(_ application: JetsamApplication) {
+    model.setActive(true)
+    say("didBecomeActive count=\(model.snapshot.count)")
+    hangIfAsked("didBecomeActive")
+  }
+
+  func applicationWillResignActive(_ application: JetsamApplication) {
+    model.setActive(false)
+    say("willResignActive count=\(model.snapshot.count)")
+    hangIfAsked("willResignActive")
+  }
+
+  func applicationDidEnterBackground(_ application: JetsamApplication) {
+    model.setActive(false)
+    let line = "didEnterBackground " + save(application) + " " + startBackgroundWork(application)
+    say(line)
+    hangIfAsked("didEnterBackground")
+  }
+
+  func applicationDidReceiveMemoryWarning(_ application: JetsamApplication, level: MemoryWarningLevel) {
+    say("memoryWarning level=\(level) count=\(model.snapshot.count)")
+    hangIfAsked("memoryWarning")
+  }
+
+  func applicationWillTerminate(_ application: JetsamApplication) {
+    model.setActive(false)
+    say("willTerminate " + save(application))
+    hangIfAsked("willTerminate")
+  }
+
+  func application(_ application: JetsamApplication, didReceiveUnknownEvent event: JetsamEvent) {
+    say("\(event.name) (unknown event)")
+  }
+
+  /// Saves the state (unless told to forget) and reports its digest and summary.
+  ///
+  /// - Returns: What happened, for the event's line.
+  private func save(_ application: JetsamApplication) -> String {
+    let state = model.snapshot
+    var outcome = "saved"
+    if options.forgetToSave {
+      // The restoration bug on purpose: the digest claims a save that never happened.
+      outcome = "forgot-to-save"
+    } else {
+      do {
+        try state.save(in: stateDirectory)
+      } catch {
+        outcome = "save-failed(\(error.localizedDescription))"
+      }
+    }
+    application.reportStateDigest(state.digest, phase: .saved)
+    application.stateSummary = state.summary
+    return "\(outcome) count=\(state.count) lines=\(state.document.count) digest=\(state.digest)"
+  }
+
+  /// Begins a background task: a short "upload" that ends itself, or, with `--never-end-task`, one that never
+  /// ends.
+  ///
+  /// - Returns: What was begun, for the event's line.
+  private func startBackgroundWork(_ application: JetsamApplication) -> String {
+    if options.neverEndTask {
+      let task = application.beginBackgroundTask(withName: "never-ending") {
+        say("backgroundTaskWillExpire task=never-ending (not ending it)")
+      }
+      return "task=\(task) (never ends)"
+    }
+    let task = application.beginBackgroundTask(withName: "upload") {
+      say("backgroundTaskWillExpire task=upload (ending it)")
+    }
+    guard task != .invalid else { return "task=invalid" }
+    let remaining = application.backgroundTimeRemaining
+    let upload = Thread {
+      Thread.sleep(forTimeInterval: 0.3)
+      application.endBackgroundTask(task)
+    }
+    upload.start()
+    return "task=\(task) remaining=\(remaining.isFinite ? String(format: "%.1f", remaining) : "inf")"
+  }
+
+  private func hangIfAsked(_ event: String) {
+    guard options.hangIn == event else { return }
+    say("\(event) hanging (--hang-in)")
+    Misbehaviour.hang()
+  }
+}
+
+/// Prints a line to standard output straight away (unbuffered, so a log shows it even if the app is killed).
+func say(_ line: String) {
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
