@@ -13,5 +13,6 @@ public struct BackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable, Cu
   /// No task: returned when the daemon could not grant one. Ending it does nothing.
   public static let invalid = BackgroundTaskIdentifier(rawValue: -1)
 
+  /// The task number, or `invalid`.
   public var description: String { self == .invalid ? "invalid" : String(rawValue) }
 }

@@ -44,6 +44,7 @@ public protocol JetsamApplicationDelegate {
   func application(_ application: JetsamApplication, didReceiveUnknownEvent event: JetsamEvent)
 }
 
+/// Empty defaults, so that a delegate implements only the events it cares about (each is still acknowledged).
 extension JetsamApplicationDelegate {
   public func applicationDidFinishLaunching(_ application: JetsamApplication, launchReason: LaunchReason) {}
   public func applicationWillEnterForeground(_ application: JetsamApplication) {}

@@ -19,6 +19,7 @@ public enum JetsamClientError: Error, Equatable, Sendable, CustomStringConvertib
   /// The daemon refused a line: `error code=CODE message=TEXT`.
   case daemonError(code: String, message: String)
 
+  /// A sentence for a log or an error message.
   public var description: String {
     switch self {
     case .notLaunchedByJetsam:

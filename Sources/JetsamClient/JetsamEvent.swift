@@ -61,6 +61,7 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
     acknowledgement?.send()
   }
 
+  /// The event as `name id=N key=value …`, for logs.
   public var description: String {
     let extra = fields.filter { $0.key != "id" && $0.key != "name" }.sorted { $0.key < $1.key }
     return (["\(name) id=\(id)"] + extra.map { "\($0.key)=\($0.value)" }).joined(separator: " ")

@@ -17,5 +17,6 @@ public struct MemoryWarningLevel: RawRepresentable, Hashable, Sendable, CustomSt
   /// Pressure is critical: apps are being killed.
   public static let critical = MemoryWarningLevel(rawValue: "critical")
 
+  /// The level's protocol name.
   public var description: String { rawValue }
 }

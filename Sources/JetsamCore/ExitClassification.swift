@@ -35,7 +35,8 @@ public struct ExitClassification: Sendable, Equatable {
   public static func classify(
     _ end: ProcessEnd, requestedKill: RequestedKill?, sentTerminate: Bool, oomKilled: Bool
   ) -> ExitClassification {
-    let killedBySIGKILL = end.signal == SignalNumber.kill
+    // An unobserved end of a process we had asked to kill is taken to be that kill (our SIGKILL went out).
+    let killedBySIGKILL = end.signal == SignalNumber.kill || (end == .unobserved && requestedKill != nil)
 
     // Our own SIGKILL is the one that landed: the kill we asked for names the reason. A process that died
     // some other way first (exited, crashed) is classified by what really happened.
@@ -62,6 +63,10 @@ public struct ExitClassification: Sendable, Equatable {
       return ExitClassification(reason: .normalAppExit, terminationReason: "JETSAM terminate")
     }
     switch end {
+    case .unobserved:
+      return oomKilled
+        ? ExitClassification(reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit")
+        : ExitClassification(reason: .abnormal, terminationReason: "JETSAM exited-unsupervised")
     case .exited(code: 0):
       return ExitClassification(reason: .normalAppExit, terminationReason: "EXIT 0")
     case .exited(let code):

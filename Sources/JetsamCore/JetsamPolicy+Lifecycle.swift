@@ -144,4 +144,31 @@ extension JetsamPolicy {
     trackedApps[name] = app
     return .stateChanged(app: name, from: from, to: next, band: app.band)
   }
+
+  /// An app that survived a daemon restart joins the policy in the state it was left in. A launching app
+  /// counts as background (its launch outcome was lost with the old daemon); a background app's grace starts
+  /// over.
+  mutating func adopt(_ adopted: AdoptedApp, at: Instant) -> [PolicyAction] {
+    let state: LifecycleState
+    switch adopted.state {
+    case .notRunning, .terminated: return []
+    case .launching: state = .background
+    default: state = adopted.state
+    }
+    var app = TrackedApp(name: adopted.name, bandFloor: adopted.bandFloor, launch: adopted.launch, at: adopted.stateEnteredAt)
+    app.state = state
+    app.bandEnteredAt = adopted.bandEnteredAt
+    app.pid = adopted.pid
+    app.spawnedAt = adopted.spawnedAt
+    if state.holdsForegroundSlot {
+      app.foregroundArrival = foregroundArrivals
+      foregroundArrivals += 1
+    }
+    if state == .background {
+      app.backgroundSince = at
+      app.graceDeadline = config.backgroundGrace.map { at.advanced(by: $0) }
+    }
+    trackedApps[adopted.name] = app
+    return []
+  }
 }

@@ -92,6 +92,8 @@ public struct JetsamPolicy: Sendable {
       return tick(at: at)
     case .appMessage(let name, let pid, let message, let at):
       return appMessage(name, pid: pid, message: message, at: at)
+    case .adopt(let adopted, let at):
+      return adopt(adopted, at: at)
     }
   }
 

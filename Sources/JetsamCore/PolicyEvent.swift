@@ -24,6 +24,10 @@ public enum PolicyEvent: Sendable, Equatable {
   /// Force a pressure level regardless of measurements (`nil` returns to measured levels).
   case forceLevel(PressureLevel?, at: Instant)
 
+  /// Takes over an app that kept running while jetsamd restarted, with what the previous daemon knew
+  /// (its state, band times and launch number); it speaks no protocol until it says hello again.
+  case adopt(app: AdoptedApp, at: Instant)
+
   // MARK: Results of the shell's actions
 
   /// The process for the app's pending launch runs (inside its cgroup) with this pid.
@@ -49,6 +53,32 @@ public enum PolicyEvent: Sendable, Equatable {
 
   /// The instant `JetsamPolicy.nextDeadline` named (or later) has come.
   case tick(at: Instant)
+}
+
+/// An app found running at start-up, as the previous daemon left it.
+public struct AdoptedApp: Sendable, Equatable, Codable {
+  public var name: String
+  public var pid: Int32
+  public var launch: Int
+  public var state: LifecycleState
+  public var bandFloor: Band?
+  public var stateEnteredAt: Instant
+  public var bandEnteredAt: Instant
+  public var spawnedAt: Instant
+
+  public init(
+    name: String, pid: Int32, launch: Int, state: LifecycleState, bandFloor: Band?, stateEnteredAt: Instant,
+    bandEnteredAt: Instant, spawnedAt: Instant
+  ) {
+    self.name = name
+    self.pid = pid
+    self.launch = launch
+    self.state = state
+    self.bandFloor = bandFloor
+    self.stateEnteredAt = stateEnteredAt
+    self.bandEnteredAt = bandEnteredAt
+    self.spawnedAt = spawnedAt
+  }
 }
 
 /// What the policy decides the shell must do, in order.
@@ -176,7 +206,7 @@ extension PolicyEvent {
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .memorySampled(_, let at),
-      .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .tick(let at):
+      .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):
       at
     }
   }

@@ -4,6 +4,8 @@ public enum ProcessEnd: Hashable, Sendable, Codable {
   case exited(code: Int32)
   /// Killed by a signal (`dumpedCore` when the kernel wrote a core or would have).
   case signaled(signal: Int32, dumpedCore: Bool)
+  /// It ended while no jetsamd was watching and the kernel kept no status (reported honestly as such).
+  case unobserved
 }
 
 /// Signal numbers the classification needs (Linux x86-64 and arm64 agree on these).

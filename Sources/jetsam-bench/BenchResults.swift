@@ -22,6 +22,10 @@ struct BenchResults {
       table.add("  crossing → SIGKILL, median", jetsamd: j.median, earlyoom: e?.median, unit: .milliseconds)
       table.add("  crossing → SIGKILL, p90", jetsamd: j.p90, earlyoom: e?.p90, unit: .milliseconds)
       table.add("  crossing → SIGKILL, p99", jetsamd: j.p99, earlyoom: e?.p99, unit: .milliseconds, target: .below(10))
+      let js = jetsamd.sampledToKill
+      let es = earlyoom?.sampledToKill
+      table.add("  sampled crossing → SIGKILL, median", jetsamd: js.median, earlyoom: es?.median, unit: .milliseconds)
+      table.add("  sampled crossing → SIGKILL, p99", jetsamd: js.p99, earlyoom: es?.p99, unit: .milliseconds, target: .below(10))
       let jb = jetsamd.toMemoryBack
       let eb = earlyoom?.toMemoryBack
       table.add("  crossing → memory back, median", jetsamd: jb.median, earlyoom: eb?.median, unit: .milliseconds, target: .clearlyBelowEarlyoom)

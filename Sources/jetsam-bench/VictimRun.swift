@@ -44,6 +44,11 @@ struct VictimRun: Sendable {
   }
 
   var toKill: Double? { kill.map { MonotonicTime.milliseconds(from: crossing, to: $0) } }
+  /// From the sampled crossing (the same reference for every tool) to the kill.
+  var sampledToKill: Double? {
+    guard let sampledCrossing, let kill else { return nil }
+    return MonotonicTime.milliseconds(from: sampledCrossing, to: kill)
+  }
   var toMemoryBack: Double? { memoryBack.map { MonotonicTime.milliseconds(from: crossing, to: $0) } }
   var killToMemoryBack: Double? {
     guard let kill, let memoryBack else { return nil }
@@ -89,6 +94,7 @@ struct VictimSeries: Sendable {
   }
 
   var toKill: Distribution { Distribution(runs.compactMap(\.toKill)) }
+  var sampledToKill: Distribution { Distribution(runs.compactMap(\.sampledToKill)) }
   var toMemoryBack: Distribution { Distribution(runs.compactMap(\.toMemoryBack)) }
   var killToMemoryBack: Distribution { Distribution(runs.compactMap(\.killToMemoryBack)) }
   var toExit: Distribution { Distribution(runs.compactMap(\.toExit)) }

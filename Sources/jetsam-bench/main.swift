@@ -83,6 +83,7 @@ do {
   defer { earlyoom?.stop() }
   for rate in options.rates {
     progress("kills at \(rate) MiB/s: \(options.runs) runs each, jetsamd and earlyoom alternating")
+    // Failures are kept apart from the repeat limit: a run that fails is also retried.
     var jetsamdSeries = VictimSeries(tool: "jetsamd", rate: rate)
     var earlyoomSeries = earlyoom.map { _ in VictimSeries(tool: "earlyoom", rate: rate) }
     var jetsamdReady = true
@@ -99,15 +100,19 @@ do {
         earlyoomSeries?.failures.append("warm-up: \(error)")
       }
     }
-    for index in 0..<options.runs {
-      if jetsamdReady {
+    // Runs whose crossing cannot be trusted are repeated, up to three attempts per wanted run.
+    for index in 0..<(3 * options.runs) {
+      let jetsamdNeeded = jetsamdReady && jetsamdSeries.runs.count < options.runs
+      let earlyoomNeeded = (earlyoomSeries?.runs.count ?? options.runs) < options.runs
+      if !jetsamdNeeded && !earlyoomNeeded { break }
+      if jetsamdNeeded {
         do {
           jetsamdSeries.add(try jetsamd.measureOnce(rate: rate, index: index))
         } catch {
           jetsamdSeries.failures.append("\(error)")
         }
       }
-      if let earlyoom {
+      if earlyoomNeeded, let earlyoom {
         do {
           earlyoomSeries?.add(try earlyoom.measureOnce(rate: rate, index: index))
         } catch {

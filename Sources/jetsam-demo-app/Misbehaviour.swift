@@ -43,13 +43,20 @@ enum Misbehaviour {
       case .segv:
         // A real invalid access, not just the signal.
         UnsafeMutablePointer<Int>(bitPattern: 0x10)!.pointee = 1
-      case .ill: raise(SIGILL)
+      case .ill: raiseFatally(SIGILL)
       case .abort: abort()
-      case .trap: raise(SIGTRAP)
+      case .trap: raiseFatally(SIGTRAP)
       }
     }
     thread.name = "crash"
     thread.start()
+  }
+
+  /// Dies of a signal by its default action. Swift's crash backtracer handles SIGILL and SIGTRAP expecting a
+  /// faulting instruction, and hangs on a raised one; the default action kills at once.
+  private static func raiseFatally(_ signalNumber: Int32) {
+    signal(signalNumber, SIG_DFL)
+    raise(signalNumber)
   }
 
   /// Never returns: the handler that calls this hangs, and the watchdog should kill the app.

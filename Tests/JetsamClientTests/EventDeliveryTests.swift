@@ -124,7 +124,9 @@ import Testing
   @Test func aDescriptorThatIsNotASocketIsRefused() throws {
     var pipeEnds: [Int32] = [-1, -1]
     #expect(pipe(&pipeEnds) == 0)
-    defer { pipeEnds.forEach { _ = close($0) } }
+    defer {
+      for end in pipeEnds { _ = close(end) }
+    }
     #expect(throws: JetsamClientError.invalidDescriptor("descriptor \(pipeEnds[0]) is not a socket")) {
       try JetsamApplication(fileDescriptor: pipeEnds[0])
     }

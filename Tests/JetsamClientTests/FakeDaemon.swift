@@ -59,7 +59,8 @@ final class FakeDaemon {
       }
       let remaining = deadline - ContinuousClock.now
       guard remaining > .zero else { return nil }
-      let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+      let milliseconds = Int32(
+        remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
       var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
       guard poll(&poller, 1, max(1, milliseconds)) > 0 else { continue }
       var chunk = [UInt8](repeating: 0, count: 4096)

@@ -7,7 +7,8 @@ import Testing
     var splitter = LineSplitter()
     #expect(splitter.feed(Array("hello vers".utf8)) == [])
     #expect(splitter.feed(Array("ion=1\nevent id=1 ".utf8)) == [.line("hello version=1")])
-    #expect(splitter.feed(Array("name=didBecomeActive\n\n".utf8)) == [.line("event id=1 name=didBecomeActive"), .line("")])
+    #expect(
+      splitter.feed(Array("name=didBecomeActive\n\n".utf8)) == [.line("event id=1 name=didBecomeActive"), .line("")])
   }
 
   @Test func dropsAnOverlongLineAndResumesAtTheNextNewline() {

@@ -32,6 +32,10 @@ final class AppProcess {
   var previousDigest: String?
   var savedDigest: String?
   var restoredDigest: String?
+  /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
+  var adopted = false
+  /// The main process's start time in ticks since boot (with the pid, it survives into the state file).
+  var startTime: UInt64 = 0
   /// Hook commands running for lifecycle events.
   var hookProcesses: [HookProcess] = []
   /// Set once its exit went to the policy, so a late cgroup event cannot report it twice.
@@ -65,6 +69,6 @@ final class AppProcess {
     exitSource = nil
     drainSource = nil
     releaseSource = nil
-    pidfd.close()
+    if pidfd.rawValue >= 0 { pidfd.close() }
   }
 }

@@ -73,9 +73,8 @@ extension Daemon {
       app.summary = lastExits[name]?.stateSummary
       processes[name] = app
       appliedBands[name] = .foreground
-      app.exitSource = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
-        [unowned self] _ in self.mainProcessEnded(name)
-      }
+      app.startTime = jetsam_process_start_time(process.pid)
+      watchExit(of: app)
       openChannel(pair.daemon, for: app)
       log.info("launched \(name) #\(launch) pid \(process.pid) in \(appCgroup.displayPath)")
       enqueue(.spawned(app: name, pid: process.pid, at: MonotonicClock.now()))
@@ -207,6 +206,7 @@ extension Daemon {
   // MARK: States and bands
 
   private func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
+    stateDirty = true
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
     guard let app = processes[name], to.isRunning, appliedBands[name] != band else { return }
     appliedBands[name] = band
@@ -226,7 +226,8 @@ extension Daemon {
   /// The main process ended: reap it, kill whatever it left in the cgroup, and report the app once the
   /// cgroup is empty (so the memory it frees is back before the next pressure reading).
   func mainProcessEnded(_ name: String) {
-    guard let app = processes[name], app.end == nil, let end = try? reapExit(pidfd: app.pidfd) else { return }
+    guard let app = processes[name], app.end == nil else { return }
+    guard let end = app.adopted ? adoptedExit(app) : try? reapExit(pidfd: app.pidfd) else { return }
     app.end = end
     app.exitSource?.cancel()
     app.exitSource = nil
@@ -255,7 +256,7 @@ extension Daemon {
 
   /// Reports the app's exit to the policy once it is wholly gone: main process reaped, cgroup empty, and
   /// any memory release finished.
-  private func reportIfGone(_ name: String) {
+  func reportIfGone(_ name: String) {
     guard let app = processes[name], let end = app.end, !app.reported, app.drainSource == nil,
       app.releaseSource == nil
     else { return }

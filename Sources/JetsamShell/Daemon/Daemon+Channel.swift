@@ -134,6 +134,7 @@ extension Daemon {
         throw ChannelError(code: "tooLarge", message: "a state summary is at most 128 bytes (got \(value.utf8.count))")
       }
       app.summary = value
+      stateDirty = true
       replyIfAsked(app.name, app.pid, requestID)
       return nil
     case "stateDigest":
@@ -143,6 +144,7 @@ extension Daemon {
       case "restored": app.restoredDigest = value
       default: throw ChannelError(code: "badLine", message: "stateDigest needs phase=saved or phase=restored")
       }
+      stateDirty = true
       replyIfAsked(app.name, app.pid, requestID)
       return nil
     default:

@@ -54,6 +54,8 @@ public final class Daemon {
   let oomScoreFloor: Int32
   /// Each app's last exit record (from the log at start-up, then as they are written): launch reasons.
   var lastExits: [String: ExitRecord] = [:]
+  /// Set when something the state file holds changed; the file is rewritten after the current events.
+  var stateDirty = false
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
 
@@ -109,6 +111,8 @@ public final class Daemon {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
     signalSources.append(try loop.onSignal(SIGHUP) { [unowned self] in self.reload() })
+    let adopted = adoptSurvivors()
+    if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
     loop.enableWatchdog()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
@@ -213,6 +217,7 @@ public final class Daemon {
     }
     deadlineTimer.schedule(at: policy.nextDeadline)
     updateStatus()
+    saveStateIfChanged()
   }
 
   func enqueue(_ event: PolicyEvent) {

@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import JetsamCore
+
+/// What jetsamd must remember across its own restart to re-adopt the apps it leaves running: written
+/// atomically (temp file, fsync, rename) whenever an app's state changes.
+///
+/// Instants are CLOCK_MONOTONIC, which runs on across a daemon restart within one boot; the boot id guards
+/// against reading a file from an earlier boot (whose processes are gone anyway).
+public struct DaemonState: Codable, Sendable {
+  public static let currentVersion = 1
+
+  public var version = DaemonState.currentVersion
+  public var bootID: String
+  public var apps: [SavedApp]
+
+  /// One running app.
+  public struct SavedApp: Codable, Sendable {
+    public var adopted: AdoptedApp
+    /// The process's start time in clock ticks since boot: with the pid it names one process across pid reuse.
+    public var startTime: UInt64
+    /// How it was launched (so that it can be relaunched after a kill).
+    public var spec: AppConfig
+    public var summary: String?
+    public var previousDigest: String?
+    public var savedDigest: String?
+    public var restoredDigest: String?
+  }
+
+  public init(bootID: String, apps: [SavedApp]) {
+    self.bootID = bootID
+    self.apps = apps
+  }
+
+  /// This boot's id (/proc/sys/kernel/random/boot_id).
+  public static var currentBootID: String {
+    ((try? readTextFile("/proc/sys/kernel/random/boot_id")) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Reads the state file; nil when there is none. A damaged file is an error for the caller to log.
+  public static func read(path: String) throws -> DaemonState? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    return try JSONDecoder().decode(DaemonState.self, from: data)
+  }
+
+  /// Replaces the state file atomically and durably.
+  public func write(path: String) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(self)
+    let temporary = path + ".tmp"
+    let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o640)
+    do {
+      try fd.writeAll(data)
+      try systemCall("fsync \(temporary)") { fsync(fd.rawValue) }
+      fd.close()
+    } catch {
+      fd.close()
+      throw error
+    }
+    try systemCall("rename \(temporary)") { rename(temporary, path) }
+    try syncDirectory(of: path)
+  }
+}
