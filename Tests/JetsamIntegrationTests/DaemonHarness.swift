@@ -97,7 +97,17 @@ final class DaemonHarness {
     let configPath = directory + "/jetsamd.json5"
     try DaemonHarness.merged(config, cgroupName: cgroupName, directory: directory)
       .write(toFile: configPath, atomically: true, encoding: .utf8)
-    try start(arguments: ["--config", configPath, "--foreground", "--verbose"] + extraArguments)
+    arguments = ["--config", configPath, "--foreground", "--verbose"] + extraArguments
+    try start(arguments: arguments)
+  }
+
+  private var arguments: [String] = []
+
+  /// SIGKILLs jetsamd and starts a new one with the same config and state directory (in the same service
+  /// cgroup on pure v2), as systemd's Restart= would.
+  func restart() throws {
+    crash()
+    try start(arguments: arguments)
   }
 
   /// On a pure cgroup v2 host, the cgroup the daemon is started in, as systemd would place a service
@@ -108,7 +118,9 @@ final class DaemonHarness {
     let process = Process()
     if CgroupCleanup.isPureV2 {
       let service = "/sys/fs/cgroup/\(cgroupName).service"
-      try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
+      if !FileManager.default.fileExists(atPath: service) {
+        try FileManager.default.createDirectory(atPath: service, withIntermediateDirectories: false)
+      }
       serviceCgroup = service
       // Join the service cgroup before exec, so that the daemon never runs anywhere else.
       process.executableURL = URL(fileURLWithPath: "/bin/sh")

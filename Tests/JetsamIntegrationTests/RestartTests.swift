@@ -1,0 +1,60 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// A crashed jetsamd's successor re-adopts the apps it left running and records what happened meanwhile.
+@Suite("Daemon restart", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(2)))
+struct RestartTests {
+  @Test("apps survive a daemon crash, are re-adopted with their states, and the kill order holds across it")
+  func readoption() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    var pids: [String: Int32] = [:]
+    for name in ["a", "b", "c", "d", "fg"] { pids[name] = try daemon.launch(name, ["alloc", "8", "--hold"]) }
+    let order = ["c", "a", "d"]
+    for name in order {
+      #expect(try daemon.ctl(["suspend", name]).status == 0)
+      usleep(20_000)
+    }
+    let before = try daemon.apps()
+    try daemon.restart()
+    let after = try daemon.apps()
+    for name in ["a", "b", "c", "d", "fg"] {
+      #expect(after[name]?.pid == pids[name], "\(name) kept its process")
+      #expect(after[name]?.state == before[name]?.state, "\(name) kept its state")
+      #expect(after[name]?.launch == 1)
+      #expect(isAlive(pids[name]!))
+    }
+    #expect(processState(pids["c"]!) == "T")
+    #expect((after["c"]?.stateSeconds ?? 0) >= (before["c"]?.stateSeconds ?? 0), "suspended time kept")
+
+    // The successor kills in the same order: longest-suspended first.
+    #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
+    let records = try daemon.waitForRecords(4)
+    #expect(Array(records.map(\.app).prefix(3)) == order, "\(records.map(\.app))")
+    #expect(records.prefix(3).allSatisfy { $0.reason == .memoryPressure && $0.state == "suspended" })
+  }
+
+  @Test("an app that died while no daemon ran gets one honest record, never a duplicate")
+  func diedUnwatched() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let doomed = try daemon.launch("doomed", ["idle"])
+    let recorded = try daemon.launch("recorded", ["exit", "3"])
+    _ = try daemon.waitForRecords(1)
+    daemon.crash()
+    kill(doomed, SIGKILL)
+    usleep(100_000)
+    try daemon.restart()
+    let records = try daemon.waitForRecords(2)
+    let doomedRecord = try #require(records.first { $0.app == "doomed" })
+    #expect(doomedRecord.pid == doomed)
+    #expect(doomedRecord.reason == .abnormal)
+    #expect(doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
+    #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
+    #expect(try daemon.apps()["doomed"]?.state == "notRunning")
+  }
+}
