@@ -186,6 +186,9 @@ final class JetsamdVictimBench {
     result.achievedRate = achieved
     result.correction = correction
     result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: mark) { $0 <= backLevel }
+    if options.verbose, let urgent = daemon.log.first(after: launched, where: { $0.contains("→ urgent") }) {
+      print(String(format: "  jetsamd: `→ urgent` line %.2f ms after the mark", MonotonicTime.milliseconds(from: mark, to: urgent.time)))
+    }
     return result
   }
 

@@ -315,6 +315,9 @@ extension Daemon {
   /// SIGTERM/SIGINT: end every app gracefully, write their records, remove the cgroups, exit.
   func beginShutdown() {
     guard !shuttingDown else { return }
+    if StopOrRestart.isRestart {
+      return exitForRestart()
+    }
     shuttingDown = true
     log.notice("stopping: terminating \(processes.count) app(s)")
     serviceManager.stopping(status: "stopping: terminating \(processes.count) app(s)")
@@ -323,6 +326,20 @@ extension Daemon {
     balloon = nil
     for name in processes.keys.sorted() { try? request(.terminate(app: name, at: MonotonicClock.now())) }
     finishShutdownIfDone()
+  }
+
+  /// `systemctl restart`: leave every app running (KillMode=process spares them) with the state file current,
+  /// for the next jetsamd to re-adopt.
+  func exitForRestart() {
+    log.notice("restarting: leaving \(processes.count) app(s) running for the next jetsamd to re-adopt")
+    serviceManager.stopping(status: "restarting: \(processes.count) app(s) left running")
+    stateDirty = true
+    saveStateIfChanged()
+    balloon?.release()
+    balloon = nil
+    monitor.stop()
+    control.close()
+    loop.exit(code: unwrittenRecords.isEmpty ? 0 : 1)
   }
 
   func finishShutdownIfDone() {
