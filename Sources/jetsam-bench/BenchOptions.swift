@@ -13,7 +13,9 @@ struct BenchOptions: Sendable {
   /// How long the idle daemon's CPU is sampled.
   var idleSeconds = 10.0
   /// Suspend modes whose suspend/resume times are measured (the first one is also used for the idle cost).
-  var suspendModes = ["signal", "freezer"]
+  var suspendModes = ["signal"]
+  /// What to measure: `kills` (kill latency), `fleet` (suspend/resume and idle cost).
+  var phases: Set<String> = ["kills", "fleet"]
   /// Whether to run earlyoom at all.
   var earlyoom = true
   /// Print every run.
@@ -35,9 +37,11 @@ struct BenchOptions: Sendable {
       --victim-mb N       the victim's size (default 256)
       --apps N            apps for suspend/resume and idle cost (default 200)
       --idle-seconds S    CPU sampling window of the idle daemon (default 10)
-      --suspend-modes M   signal,freezer (default both; the first is used for the idle cost)
+      --suspend-modes M   signal, freezer or signal,freezer (default signal, jetsamd's default; the first
+                          one is used for the idle cost)
+      --phases P          kills, fleet or kills,fleet (default both)
       --no-earlyoom       measure jetsamd only
-      --quick             smoke run: 3 runs per rate, 50 apps, 3 s idle window, signal mode only
+      --quick             smoke run: 3 runs per rate, 50 apps, 3 s idle window
       --bin-dir DIR       where the release jetsamd, jetsamctl and jetsam-testapp are
       --verbose           print every run
       -h, --help          this help
@@ -72,6 +76,10 @@ struct BenchOptions: Sendable {
           throw BenchError("--suspend-modes: use signal, freezer or both")
         }
         options.suspendModes = modes
+      case "--phases":
+        let phases = Set(try value(argument).split(separator: ",").map(String.init))
+        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet"]) else { throw BenchError("--phases: use kills, fleet or both") }
+        options.phases = phases
       case "--no-earlyoom": options.earlyoom = false
       case "--quick":
         options.runs = 3

@@ -39,9 +39,8 @@ final class JetsamdVictimBench {
   private let client: ControlClient
   private let gauge: MemoryGauge
   private(set) var model = AllocatorModel(baseBytes: 0, bytesPerChunk: AllocatorModel.mebibyte)
-  /// Chunks added to the computed `--mark-at` (learned per rate, see ``learn(from:rate:)``).
-  private var correction = 0
-  private var idealCorrections: [Int] = []
+  /// Bytes added to the counter before computing `--mark-at` (learned per rate, see ``learn(from:rate:)``).
+  private var offsetBytes: Int64 = 0
 
   var threshold: Int64 { Self.ram - Self.urgentEnter }
   var victimCharge: Int64 { model.charge(chunks: options.victimMB) }
@@ -93,13 +92,12 @@ final class JetsamdVictimBench {
 
   // MARK: Runs
 
-  /// Sizes the balloon for `rate` and makes one unmeasured warm-up run (which also fixes ``correction``).
+  /// Sizes the balloon for `rate` and makes two unmeasured warm-up runs (which also tune ``offsetBytes``).
   func prepare(rate: Int) throws {
     try sizeBalloon(rate: rate)
-    correction = 0
-    idealCorrections = []
+    offsetBytes = 0
     do {
-      learn(from: try run(rate: rate, index: -1), rate: rate)
+      for warmup in [-2, -1] { learn(from: try run(rate: rate, index: warmup), rate: rate) }
     } catch {
       try? killAndWait(["victim", "alloc"])
       throw error
@@ -142,7 +140,7 @@ final class JetsamdVictimBench {
     let victimPid = try launchAndWait("victim", chunks: options.victimMB)
     try client.send(ControlRequest(verb: .suspend, app: "victim"))
     let current = gauge.settled()
-    let markAt = model.chunksToReach(threshold, from: current) + correction
+    let markAt = model.chunksToReach(threshold, from: current + offsetBytes)
     guard markAt >= 8 else { throw BenchError("only \(markAt) chunks below the threshold: device state drifted") }
     let total = markAt + Self.extraChunks
     let backLevel = current + model.charge(chunks: total) - victimCharge * 95 / 100
@@ -184,7 +182,6 @@ final class JetsamdVictimBench {
     result.kill = kill.time
     result.exit = watcher.exitTime
     result.achievedRate = achieved
-    result.correction = correction
     result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: mark) { $0 <= backLevel }
     if options.verbose, let urgent = daemon.log.first(after: launched, where: { $0.contains("→ urgent") }) {
       print(String(format: "  jetsamd: `→ urgent` line %.2f ms after the mark", MonotonicTime.milliseconds(from: mark, to: urgent.time)))
@@ -192,20 +189,20 @@ final class JetsamdVictimBench {
     return result
   }
 
-  /// Adjusts `--mark-at` by whole chunks when marks and sampled crossings are a chunk period or more apart (the
-  /// counter's per-CPU charge batching can move the crossing by part of a chunk): each run says which correction
-  /// would have put its mark on the crossing chunk, and the median of those is used from then on. Gaps of more
-  /// than three periods are preemptions, not the model, and teach nothing.
+  /// Corrects the charge model by a fraction of a chunk after each run, so that marks land on the crossing chunk:
+  /// the counter's per-CPU charge batching (up to 63 pages per CPU charged ahead) and the calibration's own noise
+  /// shift the crossing by part of a chunk, which decides whether the crossing falls in the marked chunk or a
+  /// neighbour. A mark `d` chunk periods after the sampled crossing means the allocator's real charge ran ahead of
+  /// the model, so half of `d` chunks is added to ``offsetBytes`` (subtracted for a mark before the crossing).
+  /// Gaps of more than three periods are preemptions of the allocator and teach nothing.
   private func learn(from run: VictimRun, rate: Int) {
     guard let error = run.markError else { return }
-    let period = 1000 / Double(rate)
+    let period = 1000 / (run.achievedRate ?? Double(rate))
     guard abs(error) <= 3 * period else { return }
-    let offset = abs(error) > 0.6 * period ? Int((error / period).rounded()) : 0
-    idealCorrections.append(run.correction - offset)
-    let sorted = idealCorrections.sorted()
-    correction = sorted[sorted.count / 2]
-    if options.verbose && offset != 0 {
-      print(String(format: "  jetsamd %d MiB/s: mark %.2f ms off the sampled crossing; --mark-at correction now %d", rate, error, correction))
+    let chunks = Swift.max(-1.5, Swift.min(1.5, error / period))
+    offsetBytes += Int64(0.5 * chunks * Double(model.bytesPerChunk))
+    if options.verbose {
+      print(String(format: "  jetsamd %d MiB/s: mark %+.2f ms from the sampled crossing; model offset now %+lld KiB", rate, error, offsetBytes >> 10))
     }
   }
 

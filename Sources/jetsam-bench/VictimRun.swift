@@ -26,8 +26,6 @@ struct VictimRun: Sendable {
   var memoryBack: UInt64?
   /// The allocator's achieved rate in MiB/s (from its `done:` line), when known.
   var achievedRate: Double?
-  /// The whole chunks added to the computed `--mark-at` for this run.
-  var correction = 0
 
   init(crossingSource: CrossingSource, allocatorMark: UInt64, sampledCrossing: UInt64?) {
     self.crossingSource = crossingSource

@@ -65,70 +65,71 @@ var results = BenchResults(options: options)
 
 // MARK: 1. Kill latency
 
-do {
-  progress("starting jetsamd for the kill runs")
-  let jetsamd = try JetsamdVictimBench(binaries: binaries, options: options, root: root, marks: marks)
-  defer { jetsamd.stop() }
-  let model = try jetsamd.calibrate()
-  results.model = model
-  progress("allocator charge: \(model)")
-  var earlyoom: EarlyoomVictimBench?
-  if options.earlyoom {
-    do {
-      earlyoom = try EarlyoomVictimBench(binaries: binaries, options: options, root: root, marks: marks, model: model)
-    } catch {
-      results.problems.append("earlyoom not measured: \(error)")
-    }
-  }
-  defer { earlyoom?.stop() }
-  for rate in options.rates {
-    progress("kills at \(rate) MiB/s: \(options.runs) runs each, jetsamd and earlyoom alternating")
-    // Failures are kept apart from the repeat limit: a run that fails is also retried.
-    var jetsamdSeries = VictimSeries(tool: "jetsamd", rate: rate)
-    var earlyoomSeries = earlyoom.map { _ in VictimSeries(tool: "earlyoom", rate: rate) }
-    var jetsamdReady = true
-    do {
-      try jetsamd.prepare(rate: rate)
-    } catch {
-      jetsamdReady = false
-      jetsamdSeries.failures.append("warm-up: \(error)")
-    }
-    if let earlyoom {
+if options.phases.contains("kills") {
+  do {
+    progress("starting jetsamd for the kill runs")
+    let jetsamd = try JetsamdVictimBench(binaries: binaries, options: options, root: root, marks: marks)
+    defer { jetsamd.stop() }
+    let model = try jetsamd.calibrate()
+    results.model = model
+    progress("allocator charge: \(model)")
+    var earlyoom: EarlyoomVictimBench?
+    if options.earlyoom {
       do {
-        try earlyoom.prepare(rate: rate)
+        earlyoom = try EarlyoomVictimBench(binaries: binaries, options: options, root: root, marks: marks, model: model)
       } catch {
-        earlyoomSeries?.failures.append("warm-up: \(error)")
+        results.problems.append("earlyoom not measured: \(error)")
       }
     }
-    // Runs whose crossing cannot be trusted are repeated, up to three attempts per wanted run.
-    for index in 0..<(3 * options.runs) {
-      let jetsamdNeeded = jetsamdReady && jetsamdSeries.runs.count < options.runs
-      let earlyoomNeeded = (earlyoomSeries?.runs.count ?? options.runs) < options.runs
-      if !jetsamdNeeded && !earlyoomNeeded { break }
-      if jetsamdNeeded {
+    defer { earlyoom?.stop() }
+    for rate in options.rates {
+      progress("kills at \(rate) MiB/s: \(options.runs) runs each, jetsamd and earlyoom alternating")
+      var jetsamdSeries = VictimSeries(tool: "jetsamd", rate: rate)
+      var earlyoomSeries = earlyoom.map { _ in VictimSeries(tool: "earlyoom", rate: rate) }
+      var jetsamdReady = true
+      do {
+        try jetsamd.prepare(rate: rate)
+      } catch {
+        jetsamdReady = false
+        jetsamdSeries.failures.append("warm-up: \(error)")
+      }
+      if let earlyoom {
         do {
-          jetsamdSeries.add(try jetsamd.measureOnce(rate: rate, index: index))
+          try earlyoom.prepare(rate: rate)
         } catch {
-          jetsamdSeries.failures.append("\(error)")
+          earlyoomSeries?.failures.append("warm-up: \(error)")
         }
       }
-      if earlyoomNeeded, let earlyoom {
-        do {
-          earlyoomSeries?.add(try earlyoom.measureOnce(rate: rate, index: index))
-        } catch {
-          earlyoomSeries?.failures.append("\(error)")
+      // Runs that fail, or whose crossing cannot be trusted, are repeated: up to three attempts per wanted run.
+      for index in 0..<(3 * options.runs) {
+        let jetsamdNeeded = jetsamdReady && jetsamdSeries.runs.count < options.runs
+        let earlyoomNeeded = (earlyoomSeries?.runs.count ?? options.runs) < options.runs
+        if !jetsamdNeeded && !earlyoomNeeded { break }
+        if jetsamdNeeded {
+          do {
+            jetsamdSeries.add(try jetsamd.measureOnce(rate: rate, index: index))
+          } catch {
+            jetsamdSeries.failures.append("\(error)")
+          }
+        }
+        if earlyoomNeeded, let earlyoom {
+          do {
+            earlyoomSeries?.add(try earlyoom.measureOnce(rate: rate, index: index))
+          } catch {
+            earlyoomSeries?.failures.append("\(error)")
+          }
         }
       }
+      results.kills.append((jetsamdSeries, earlyoomSeries))
     }
-    results.kills.append((jetsamdSeries, earlyoomSeries))
+  } catch {
+    results.problems.append("kill latency not measured: \(error)")
   }
-} catch {
-  results.problems.append("kill latency not measured: \(error)")
 }
 
 // MARK: 2 and 3. Suspend/resume, idle cost
 
-for (index, mode) in options.suspendModes.enumerated() {
+for (index, mode) in options.suspendModes.enumerated() where options.phases.contains("fleet") {
   do {
     progress("suspend/resume of \(options.apps) apps, suspend mode \(mode)")
     let fleet = try SuspendResumeBench(binaries: binaries, options: options, root: root, mode: mode)
@@ -146,7 +147,8 @@ for (index, mode) in options.suspendModes.enumerated() {
     defer { idleEarlyoom?.stop() }
     progress(String(format: "idle cost over %.0f s (%d suspended apps)", options.idleSeconds, options.apps))
     MonotonicTime.sleep(milliseconds: 2000)
-    let costs = IdleCost.measure(pids: [fleet.daemon.pid] + (idleEarlyoom.map { [$0.pid] } ?? []), seconds: options.idleSeconds)
+    let costs = IdleCost.measure(
+      pids: [fleet.daemon.pid] + (idleEarlyoom.map { [$0.pid] } ?? []), seconds: options.idleSeconds)
     results.daemonIdle = costs[0]
     results.earlyoomIdle = costs.count > 1 ? costs[1] : nil
   } catch {

@@ -92,7 +92,7 @@ struct AppLifecycleTests {
     #expect(record.openBackgroundTasks == ["upload"])
     let seen = Self.events(events)
     #expect(seen.contains("backgroundTaskWillExpire"), "warned first: \(seen)")
-    #expect(Self.lines(events).contains { $0.hasPrefix("backgroundTaskWillExpire") && $0.contains("name=upload") })
+    #expect(Self.lines(events).contains { $0.hasPrefix("backgroundTaskWillExpire") && $0.contains("taskName=upload") })
   }
 
   @Test("an ended task lets the app be suspended")

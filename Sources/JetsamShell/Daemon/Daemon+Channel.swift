@@ -133,7 +133,8 @@ extension Daemon {
       guard value.utf8.count <= 128 else {
         throw ChannelError(code: "tooLarge", message: "a state summary is at most 128 bytes (got \(value.utf8.count))")
       }
-      app.summary = value
+      // An empty value clears the summary.
+      app.summary = value.isEmpty ? nil : value
       stateDirty = true
       replyIfAsked(app.name, app.pid, requestID)
       return nil
@@ -171,7 +172,7 @@ extension Daemon {
       fields.append(("level", (event.level ?? .warning).name))
     case .backgroundTaskWillExpire:
       fields.append(("task", String(event.task ?? 0)))
-      fields.append(("name", event.taskName ?? ""))
+      fields.append(("taskName", event.taskName ?? ""))
     default: break
     }
     let line = AppLine("event", fields)

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// The restoration check a developer runs: save at didEnterBackground, get killed while suspended, relaunch,
+/// restore — with the Swift demo app (JetsamClient), the Python module and the bash example.
+@Suite("State restoration", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct RestorationTests {
+  static let demoApp = Binaries.directory + "/jetsam-demo-app"
+  static let pythonApp = Binaries.packageRoot + "/clients/python/example_app.py"
+  static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
+
+  /// Runs an app through foreground → background (it saves) → suspended → jetsam kill → relaunch, and returns
+  /// the relaunched app's `ps` row once it has reported what it restored.
+  static func killWhileSuspendedAndRelaunch(_ daemon: DaemonHarness, _ name: String, _ command: [String]) throws -> AppInfo {
+    #expect(try daemon.ctl(["launch", name, "--"] + command).status == 0)
+    usleep(800_000)  // let it run (the demo app counts while active)
+    #expect(try daemon.ctl(["background", name]).status == 0)
+    try daemon.waitUntil("\(name) to save its state at didEnterBackground") {
+      try daemon.apps()[name]?.stateSummary != nil
+    }
+    usleep(200_000)
+    #expect(try daemon.ctl(["suspend", name]).status == 0)
+    #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })
+    #expect(record.reason == .memoryPressure)
+    #expect(record.state == "suspended")
+    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
+    #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
+    #expect(try daemon.ctl(["activate", name]).status == 0)
+    var info: AppInfo?
+    try daemon.waitUntil("\(name) to report its restored state") {
+      info = try daemon.apps()[name]
+      return info?.restoration == "match" || info?.restoration == "mismatch"
+    }
+    #expect(info?.launch == 2)
+    #expect(info?.savedDigest == record.stateDigest)
+    return try #require(info)
+  }
+
+  @Test("the demo app restores exactly what it saved before a jetsam kill")
+  func demoAppMatches() throws {
+    let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let info = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", [Self.demoApp, "--state-dir", daemon.directory])
+    #expect(info.restoration == "match")
+    #expect(info.stateSummary?.hasPrefix("count=") == true, "\(info.stateSummary ?? "nil")")
+  }
+
+  @Test("--forget-to-save is caught: the restored state does not match")
+  func forgetToSaveIsCaught() throws {
+    let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory, "--forget-to-save"]).status == 0)
+    usleep(800_000)
+    #expect(try daemon.ctl(["background", "demo"]).status == 0)
+    try daemon.waitUntil("the digest it claims to have saved") { try daemon.apps()["demo"]?.stateSummary != nil }
+    usleep(200_000)
+    #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
+    #expect(try daemon.ctl(["kill", "demo"]).status == 0)
+    _ = try daemon.waitForRecords(1)
+    // The relaunch runs without the bug: it restores what really is on disk.
+    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory]).status == 0)
+    try daemon.waitUntil("a verdict") { try daemon.apps()["demo"]?.restoration == "mismatch" }
+  }
+
+  @Test("a Python app and a bash app go through the same lifecycle and restore", arguments: ["python", "bash"])
+  func otherLanguages(_ language: String) throws {
+    let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let command = language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
+    let info = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
+    #expect(info.restoration == "match")
+    let output = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(language).log", encoding: .utf8)
+    for event in ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"] {
+      #expect(output.contains(event), "\(language) app never printed \(event)")
+    }
+  }
+
+  @Test("the demo app's misbehaviours end as iOS would record them", arguments: [
+    (["--hang-in", "didEnterBackground"], ExitReason.appWatchdog),
+    (["--never-end-task"], ExitReason.backgroundTaskAssertionTimeout),
+    (["--crash", "ill"], ExitReason.illegalInstruction),
+  ])
+  func misbehaviours(_ flags: [String], _ reason: ExitReason) throws {
+    let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: \"100ms\" } }")
+    defer { daemon.stop() }
+    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
+    if reason != .illegalInstruction {
+      usleep(500_000)
+      #expect(try daemon.ctl(["background", "demo"]).status == 0)
+    }
+    let record = try #require(try daemon.waitForRecords(1, timeout: 15).first)
+    #expect(record.reason == reason)
+  }
+}

@@ -1,0 +1,293 @@
+#!/bin/bash
+# check.sh — runs INSIDE the throw-away systemd container of scripts/test-systemd.sh, as jetsam-check.service
+# (Type=oneshot; its exit status becomes the container's and the test's exit status). Drives the installed
+# jetsamd.socket / jetsamd.service with systemctl and jetsamctl and checks the results with systemctl show,
+# the cgroup files, /proc and `journalctl -o json`. Log: /out/check.log; counts: /out/summary.
+#
+# No awk here: the container's /etc is an empty tmpfs, so /usr/bin/awk -> /etc/alternatives/awk dangles.
+# JSON is read with python3 (/usr/bin/python3 -> python3.11, no alternatives link).
+set -u
+OUT=${JETSAM_TEST_OUT:-/out}
+exec > "$OUT/check.log" 2>&1
+date +%s%N > "$OUT/check.start"
+export PATH=/usr/local/bin:/usr/bin:/usr/sbin
+BIN=/usr/local/bin
+UNIT=jetsamd.service
+CONF=/etc/jetsam/jetsamd.json5
+JETSAM_KILL_ID=5f1c8a0e2d8b4c6f9a3e7b1d0c4f2a61   # Journal.MessageID.jetsamKill
+
+pass=0 fail=0
+ok()  { echo "PASS: $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+info() { echo "  . $*"; }
+section() { echo; echo "== $*"; }
+prop() { systemctl show "${2:-$UNIT}" -p "$1" --value; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# wait_until SECONDS COMMAND...: polls every 0.1 s; status 0 as soon as COMMAND succeeds.
+wait_until() {
+  local limit=$(($(now_ms) + $1 * 1000)); shift
+  while ! "$@"; do [ "$(now_ms)" -ge "$limit" ] && return 1; sleep 0.1; done
+}
+ctl() { timeout 10 "$BIN/jetsamctl" "$@"; }
+is_active() { [ "$(prop ActiveState "${1:-$UNIT}")" = active ]; }
+is_inactive() { [ "$(prop ActiveState "${1:-$UNIT}")" = inactive ]; }
+alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
+dead() { [ -n "$1" ] && ! kill -0 "$1" 2>/dev/null; }
+# The state letter of /proc/PID/stat (R, S, T, Z…), read without awk.
+proc_state() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo gone; return; }; s=${s##*) }; echo "${s%% *}"; }
+# app_field NAME FIELD: from `jetsamctl --json ps` (empty when the app is not listed).
+app_field() {
+  ctl --json ps 2>/dev/null | python3 -c '
+import json, sys
+try: apps = json.load(sys.stdin)
+except Exception: sys.exit(0)
+for a in apps:
+    if a.get("name") == sys.argv[1]: print(a.get(sys.argv[2], ""))' "$1" "$2"
+}
+app_pid() { app_field "$1" pid; }
+# The cgroup directory of PID in hierarchy CONTROLLER ("memory", "pids", or "" for the cgroup2 one).
+cgroup_dir() {
+  local id ctrls path
+  while IFS=: read -r id ctrls path; do
+    if [ -z "$2" ] && [ "$id" = 0 ]; then
+      [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && echo "/sys/fs/cgroup$path" || echo "/sys/fs/cgroup/unified$path"; return
+    elif [ -n "$2" ] && [[ ",$ctrls," == *",$2,"* ]]; then echo "/sys/fs/cgroup/$ctrls$path"; return; fi
+  done < "/proc/$1/cgroup"
+}
+# The memory cap file of PID's cgroup and its value.
+mem_limit_file() {
+  [ -n "$1" ] || { echo /no-such-app; return; }
+  local d; d=$(cgroup_dir "$1" memory)
+  if [ -n "$d" ] && [ -e "$d/memory.limit_in_bytes" ]; then echo "$d/memory.limit_in_bytes"; return; fi
+  d=$(cgroup_dir "$1" ""); echo "$d/memory.max"
+}
+restarts() { prop NRestarts; }
+main_pid() { prop MainPID; }
+socket_inode() { stat -c %i /run/jetsam/jetsamd.sock 2>/dev/null; }
+journal_json() { journalctl --no-pager -o json "$@" 2>/dev/null; }
+# The jetsam-device directories below jetsamd's unit cgroup, in every hierarchy.
+device_dirs() { ls -d /sys/fs/cgroup/*/system.slice/jetsamd.service/jetsam-device /sys/fs/cgroup/system.slice/jetsamd.service/jetsam-device 2>/dev/null; }
+
+write_config() {  # write_config MEMORY_LIMIT_OF_capped
+  cat > "$CONF" <<JSON5
+// jetsamd.json5 of the systemd test (the installed default was checked with --check-config first).
+{
+  device: { ram: "1G", cgroupName: "jetsam-device" },
+  suspend: { mode: "signal", backgroundGrace: null },   // suspended only on request: a deterministic order
+  defaults: { pidsLimit: 64 },
+  terminateGrace: "2s",
+  stateDirectory: "/var/lib/jetsam", runtimeDirectory: "/run/jetsam", controlGroup: "jetsam",
+  debugRequests: true,                                   // jetsamctl debugFreeze: the watchdog check
+  apps: {
+    capped: { command: ["$BIN/jetsam-testapp", "alloc", "8", "--hold"], memoryLimit: "$1" },
+    asuser: { command: ["$BIN/jetsam-testapp", "alloc", "4", "--hold"], user: "nobody" },
+    s1: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
+    s2: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
+    s3: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
+  },
+}
+JSON5
+}
+
+# ---------------------------------------------------------------------------------------------------
+section "environment"
+echo "virt: $(systemd-detect-virt 2>&1); $(systemctl --version | head -1)"
+echo "/proc/self/cgroup:"; cat /proc/self/cgroup
+systemctl show -p Version,Virtualization,ControlGroup --no-pager | sed 's/^/  . manager /'
+
+section "1. make install layout (DESTDIR staging as the container's /usr/local and /etc/jetsam)"
+check "jetsam group exists (sysusers.d/jetsam.conf applied at boot): $(getent group jetsam)" getent group jetsam
+fragment=$(prop FragmentPath)
+check "jetsamd.service loaded from the installed unit ($fragment)" [ "$fragment" = /usr/local/lib/systemd/system/jetsamd.service ]
+execstart=$(prop ExecStart)
+check "ExecStart names the installed binary and config" grep -q 'path=/usr/local/bin/jetsamd ; argv\[\]=/usr/local/bin/jetsamd --config /etc/jetsam/jetsamd.json5' <<< "$execstart"
+out=$("$BIN/jetsamd" --config "$CONF" --check-config 2>&1); rc=$?
+check "installed default config is valid: $out" [ "$rc" = 0 ]
+check "profiles installed in /etc/jetsam/profiles ($(ls /etc/jetsam/profiles | tr '\n' ' '))" [ -e /etc/jetsam/profiles/phone-2g.json5 ]
+write_config 64M
+out=$("$BIN/jetsamd" --config "$CONF" --check-config 2>&1) || bad "test config invalid: $out"
+
+section "2. jetsamd.socket: listening before jetsamd runs"
+systemctl start jetsamd.socket
+check "jetsamd.socket active" is_active jetsamd.socket
+perm=$(stat -c '%a %U %G %F' /run/jetsam/jetsamd.sock 2>&1)
+check "socket /run/jetsam/jetsamd.sock is '660 root jetsam socket' ($perm)" [ "$perm" = "660 root jetsam socket" ]
+check "jetsamd.service not started yet ($(prop ActiveState))" is_inactive
+sock_ino=$(socket_inode)
+
+section "3. socket activation: jetsamctl works while jetsamd.service is inactive, and starts it"
+t0=$(now_ms)
+status_out=$(ctl status 2>&1); rc=$?
+info "jetsamctl status (rc $rc, $(( $(now_ms) - t0 )) ms): $(echo "$status_out" | head -3 | tr '\n' '|')"
+check "jetsamctl status answered through the socket (rc $rc)" [ "$rc" = 0 ]
+check "jetsamd.service was started by the connection and is active" is_active
+check "TriggeredBy=jetsamd.socket ($(prop TriggeredBy))" grep -q jetsamd.socket <<< "$(prop TriggeredBy)"
+mp=$(main_pid)
+st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd|CapEff):' "/proc/$mp/status" | tr -s '\t ' ' ' | tr '\n' ' ')
+info "sandbox of jetsamd (pid $mp): $st; oom_score_adj $(cat /proc/$mp/oom_score_adj)"
+# CAP_DAC_OVERRIDE 1, CAP_KILL 5, CAP_SETGID 6, CAP_SETUID 7, CAP_SYS_RESOURCE 24
+check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 00000000010000e2" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 00000000010000e2 " <<< "$st"'
+systemctl stop "$UNIT"
+check "after systemctl stop jetsamd.service, the socket still listens (same inode)" \
+  eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'
+
+section "4. Type=notify: the unit is active only after READY=1 (READY delayed by a 2 s wrapper)"
+mkdir -p /run/systemd/system/jetsamd.service.d
+cat > /run/systemd/system/jetsamd.service.d/slow-ready.conf <<EOF
+[Service]
+ExecStart=
+ExecStart=/bin/sh -c 'sleep 2; exec $BIN/jetsamd --config $CONF'
+EOF
+systemctl daemon-reload
+t0=$(now_ms)
+systemctl start --no-block "$UNIT"
+sleep 1
+s1=$(prop ActiveState)/$(prop SubState)
+check "1 s after start, while READY is delayed: $s1" [ "$s1" = activating/start ]
+wait_until 10 is_active; t1=$(now_ms)
+dev_at_ready=$(device_dirs | wc -l)
+check "active after $((t1 - t0)) ms (>= 2000: when READY=1 came, not when the process started)" [ $((t1 - t0)) -ge 2000 ]
+check "at READY the device cgroup exists ($dev_at_ready hierarchies) and the socket answers" \
+  eval '[ "$dev_at_ready" -ge 1 ] && ctl status > /dev/null'
+rm -f /run/systemd/system/jetsamd.service.d/slow-ready.conf
+systemctl daemon-reload
+
+section "5. STATUS= follows the apps"
+ctl launch capped > /dev/null || bad "launch capped"
+ctl launch asuser --background > /dev/null || bad "launch asuser"
+wait_until 5 sh -c "systemctl show $UNIT -p StatusText --value | grep -q '^2 apps'"
+st=$(prop StatusText)
+check "StatusText: '$st'" grep -Eq '^2 apps: 1 foreground, 1 background; pressure normal; [0-9]+ exits? recorded$' <<< "$st"
+capped_pid=$(app_pid capped); asuser_pid=$(app_pid asuser)
+info "capped pid $capped_pid, asuser pid $asuser_pid"
+uid=$(grep '^Uid:' "/proc/$asuser_pid/status" 2>/dev/null | tr -s '\t ' ' ')
+check "app with user: nobody runs as uid 65534 ($uid)" grep -q '^Uid: 65534 65534 65534 65534' <<< "$uid"
+ctl suspend asuser > /dev/null
+wait_until 3 sh -c "grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
+check "app of another user suspended: state $(proc_state "$asuser_pid"), oom_score_adj $(cat /proc/$asuser_pid/oom_score_adj 2>/dev/null)" \
+  [ "$(proc_state "$asuser_pid")" = T ]
+ctl resume asuser > /dev/null
+wait_until 3 sh -c "! grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
+check "and resumed: state $(proc_state "$asuser_pid")" [ "$(proc_state "$asuser_pid")" != T ]
+
+section "6. systemctl reload: a running app's memory cap follows the config"
+lf=$(mem_limit_file "$capped_pid")
+before=$(cat "$lf" 2>/dev/null)
+check "capped's cap before: $lf = $before (64M)" [ "$before" = 67108864 ]
+write_config 96M
+t0=$(now_ms)
+systemctl reload "$UNIT"; rc=$?
+wait_until 5 sh -c "[ \"\$(cat $lf 2>/dev/null)\" = 100663296 ]"
+after=$(cat "$lf" 2>/dev/null)
+check "after systemctl reload (rc $rc): $after (96M) within $(( $(now_ms) - t0 )) ms" [ "$after" = 100663296 ]
+check "capped kept running through the reload (pid $capped_pid)" alive "$capped_pid"
+wait_until 3 is_active
+check "unit back to active after RELOADING=1 … READY=1 ($(prop ActiveState)/$(prop SubState))" is_active
+check "journal has jetsamd's reload message" sh -c "journalctl -u $UNIT --no-pager -o cat | grep -q '^reloaded '"
+
+section "7. watchdog: a hung jetsamd (debugFreeze) is killed and restarted; its apps live on"
+r0=$(restarts); mp0=$(main_pid)
+info "WatchdogUSec=$(prop WatchdogUSec), NRestarts=$r0, MainPID=$mp0"
+( timeout 20 "$BIN/jetsamctl" debugFreeze > /dev/null 2>&1 & )
+t0=$(now_ms)
+wait_until 25 sh -c "[ \$(systemctl show $UNIT -p NRestarts --value) -gt $r0 ]" && wait_until 10 is_active
+t1=$(now_ms)
+mp1=$(main_pid)
+check "restarted by the watchdog: NRestarts $r0 -> $(restarts), MainPID $mp0 -> $mp1, after $((t1 - t0)) ms" \
+  eval '[ "$(restarts)" -gt "$r0" ] && [ "$mp1" != "$mp0" ] && is_active'
+check "systemd logged the watchdog timeout" sh -c "journalctl -u $UNIT --no-pager -o cat | grep -q 'Watchdog timeout'"
+check "apps survived the restart: capped $capped_pid and asuser $asuser_pid alive" eval 'alive "$capped_pid" && alive "$asuser_pid"'
+check "socket survived the restart (same inode)" [ "$(socket_inode)" = "$sock_ino" ]
+wait_until 5 sh -c "[ -n \"\$(timeout 5 $BIN/jetsamctl --json ps 2>/dev/null)\" ]"
+pc=$(app_pid capped); pa=$(app_pid asuser)
+info "jetsamctl ps after restart: $(ctl ps 2>&1 | tr '\n' '|')"
+check "re-adopted: jetsamctl ps --json lists capped (pid '$pc') and asuser (pid '$pa') with the same pids" \
+  eval '[ "$pc" = "$capped_pid" ] && [ "$pa" = "$asuser_pid" ]'
+check "re-adopted states: capped '$(app_field capped state)', asuser '$(app_field asuser state)'" \
+  eval '[ "$(app_field capped state)" = foreground ] && [ "$(app_field asuser state)" = background ]'
+
+section "8. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
+for a in s1 s2 s3; do
+  ctl launch "$a" --background > /dev/null || bad "launch $a"
+done
+declare -A spid
+for a in s1 s2 s3; do spid[$a]=$(app_pid "$a"); done
+for a in s1 s2 s3; do ctl suspend "$a" > /dev/null || bad "suspend $a"; sleep 0.4; done
+wait_until 3 sh -c "for p in ${spid[s1]} ${spid[s2]} ${spid[s3]}; do grep -q '^State:.*T' /proc/\$p/status 2>/dev/null || exit 1; done"
+info "suspended in order s1 ${spid[s1]}, s2 ${spid[s2]}, s3 ${spid[s3]}: states $(proc_state "${spid[s1]}")$(proc_state "${spid[s2]}")$(proc_state "${spid[s3]}")"
+r0=$(restarts); mp0=$(main_pid)
+systemctl kill -s KILL --kill-whom=main "$UNIT"
+wait_until 10 sh -c "[ \$(systemctl show $UNIT -p NRestarts --value) -gt $r0 ]" && wait_until 10 is_active
+mp1=$(main_pid)
+check "automatic restart after SIGKILL: NRestarts $r0 -> $(restarts), MainPID $mp0 -> $mp1" \
+  eval '[ "$(restarts)" -gt "$r0" ] && [ "$mp1" != "$mp0" ] && is_active'
+check "suspended apps stayed alive and stopped (states $(proc_state "${spid[s1]}")$(proc_state "${spid[s2]}")$(proc_state "${spid[s3]}"))" \
+  [ "$(proc_state "${spid[s1]}")$(proc_state "${spid[s2]}")$(proc_state "${spid[s3]}")" = TTT ]
+wait_until 5 sh -c "[ -n \"\$(timeout 5 $BIN/jetsamctl --json ps 2>/dev/null)\" ]"
+info "jetsamctl ps after restart: $(ctl ps 2>&1 | tr '\n' '|')"
+got="$(app_pid s1)/$(app_field s1 state) $(app_pid s2)/$(app_field s2 state) $(app_pid s3)/$(app_field s3 state)"
+want="${spid[s1]}/suspended ${spid[s2]}/suspended ${spid[s3]}/suspended"
+check "re-adopted as suspended with the same pids: $got" [ "$got" = "$want" ]
+info "stateSeconds after restart: s1 $(app_field s1 stateSeconds), s2 $(app_field s2 stateSeconds), s3 $(app_field s3 stateSeconds)"
+
+section "9. pressure critical after the restart: longest-suspended first"
+ctl pressure set critical > /dev/null || bad "pressure set critical"
+wait_until 10 sh -c "! kill -0 ${spid[s1]} 2>/dev/null && ! kill -0 ${spid[s2]} 2>/dev/null && ! kill -0 ${spid[s3]} 2>/dev/null"
+check "s1, s2, s3 killed" eval 'dead "${spid[s1]}" && dead "${spid[s2]}" && dead "${spid[s3]}"'
+ctl pressure clear > /dev/null
+order=$(ctl --json exits 2>/dev/null | python3 -c '
+import json, sys
+recs = [r for r in json.load(sys.stdin) if r.get("reason") == "memoryPressure" and r.get("app") in ("s1", "s2", "s3")]
+print(" ".join(r["app"] + ":" + r["state"] for r in recs))')
+check "exit records in kill order: '$order'" [ "$order" = "s1:suspended s2:suspended s3:suspended" ]
+
+section "10. exit records in the journal (journalctl -o json JETSAM_REASON=memoryPressure)"
+jorder=$(journal_json JETSAM_REASON=memoryPressure | python3 -c '
+import json, sys
+want = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+out = []
+for line in sys.stdin:
+    e = json.loads(line)
+    app = e.get("JETSAM_APP")
+    if app not in want: continue
+    good = (e.get("JETSAM_PID") == want[app] and e.get("JETSAM_STATE") == "suspended"
+            and e.get("MESSAGE_ID") == "'$JETSAM_KILL_ID'" and e.get("_SYSTEMD_UNIT") == "jetsamd.service"
+            and e.get("JETSAM_REASON") == "memoryPressure")
+    out.append(app + ("" if good else "(bad fields: " + json.dumps({k: v for k, v in e.items() if k.startswith("JETSAM") or k in ("MESSAGE_ID", "_SYSTEMD_UNIT")}) + ")"))
+print(" ".join(out))' s1 "${spid[s1]}" s2 "${spid[s2]}" s3 "${spid[s3]}")
+check "journal entries with JETSAM_APP/JETSAM_PID/JETSAM_STATE=suspended, MESSAGE_ID=$JETSAM_KILL_ID, _SYSTEMD_UNIT=jetsamd.service, in order: '$jorder'" \
+  [ "$jorder" = "s1 s2 s3" ]
+n=$(journal_json MESSAGE_ID=$JETSAM_KILL_ID | wc -l)
+check "journalctl MESSAGE_ID=$JETSAM_KILL_ID finds the jetsam kills ($n entries)" [ "$n" -ge 3 ]
+
+section "11. systemctl stop: apps ended by jetsamd, no process and no cgroup left"
+ctl launch s1 > /dev/null; ctl launch s2 --background > /dev/null
+left=()
+for a in capped asuser s1 s2; do p=$(app_pid "$a"); [ -n "$p" ] && left+=("$p"); done
+info "running before stop: ${left[*]}"
+cg=$(prop ControlGroup)
+t0=$(now_ms)
+systemctl stop "$UNIT"; rc=$?
+t1=$(now_ms)
+check "systemctl stop rc $rc in $((t1 - t0)) ms: $(prop ActiveState), Result=$(prop Result)" \
+  eval '[ "$rc" = 0 ] && is_inactive && [ "$(prop Result)" = success ]'
+still=""; for p in "${left[@]}"; do alive "$p" && still="$still $p"; done
+check "no app process left (of ${left[*]}):${still:- none}" [ -z "$still" ]
+dirs=$(device_dirs | tr '\n' ' '); unitdirs=$(ls -d /sys/fs/cgroup/*/system.slice/jetsamd.service /sys/fs/cgroup/system.slice/jetsamd.service 2>/dev/null | tr '\n' ' ')
+check "no device cgroup left (${dirs:-none}), unit cgroup gone in every hierarchy (${unitdirs:-none})" eval '[ -z "$dirs" ] && [ -z "$unitdirs" ]'
+n=$(journal_json _SYSTEMD_UNIT=jetsamd.service JETSAM_APP=s2 | wc -l)
+check "the stop's exit records are in the journal too (s2: $n entries)" [ "$n" -ge 2 ]
+check "jetsamd.socket still listening after the stop (same inode)" \
+  eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'
+
+# ---------------------------------------------------------------------------------------------------
+section "journal of jetsamd.service"
+journalctl -u jetsamd.service -u jetsamd.socket --no-pager -o short-monotonic | tail -80
+journalctl -b --no-pager -o short-monotonic > "$OUT/journal.txt" 2>&1
+echo
+echo "RESULT: $pass passed, $fail failed"
+echo "$pass $fail" > "$OUT/summary"
+date +%s%N > "$OUT/check.end"
+[ "$fail" = 0 ]

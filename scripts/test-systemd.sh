@@ -1,0 +1,153 @@
+#!/bin/bash
+# test-systemd.sh — jetsamd under a REAL systemd (252, PID 1 of a throw-away container), on build machines whose
+# PID 1 is not systemd. `make test` and `make test-systemd` call it.
+#
+# It `make install`s jetsam with DESTDIR into a staging dir, boots systemd with `systemd-nspawn --directory=/
+# --volatile=yes --boot` (the host's /usr on a tmpfs root, no image) in a user namespace (so that the v1 memory,
+# cpu and pids controllers are delegated to the Delegate=yes jetsamd.service), with the staging dir's usr/local as
+# the container's /usr/local (where systemd finds the installed units and sysusers.d entry) and its etc/jetsam as
+# /etc/jetsam, and runs scripts/systemd-test/check.sh inside as a oneshot service. The checker drives
+# jetsamd.socket/jetsamd.service with systemctl and jetsamctl: socket activation, READY, STATUS, reload, watchdog
+# and SIGKILL restarts with re-adoption of running and suspended apps, kill order, journal fields, clean stop.
+#
+# Adapted from the shared recipe /work/shared/systemd-in-ci/run-systemd-test.sh ("systemd in CI": its nspawn
+# route with --userns, per-run cgroups, a private mount namespace with a tmpfs on /run/systemd, the masked
+# systemd-firstboot, results through a bind-mounted dir chowned to the shifted uid); what jetsam needs of it is
+# carried here, so the project does not depend on ../shared.
+#
+# Usage (root):  scripts/test-systemd.sh
+# Env: JETSAM_BIN_DIR [<package>/.build/debug]  jetsamd, jetsamctl, jetsam-testapp to install (a toolchain
+#                                              outside /usr, e.g. /opt/swift, is bind-mounted read-only)
+#      SYSTEMD_TEST_TIMEOUT [150]             container wall-clock limit (s)
+#      SYSTEMD_TEST_KEEP [0]                  1: keep the work dir (console.log, check.log, journal.txt)
+# Exit status: 0 when every check passed; 1 when one failed or no result came back; 124 on the time limit.
+# Last line:  systemd-test: 37 checks passed, 0 failed (boot 0.9 s, checks 31.2 s, total 33.0 s)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${JETSAM_BIN_DIR:-$ROOT/.build/debug}
+TIMEOUT=${SYSTEMD_TEST_TIMEOUT:-150}
+SHIFT=1000000   # the container's root is this host uid (--private-users=$SHIFT:65536)
+say() { echo "systemd-test: $*"; }
+T0=$(date +%s%N)
+secs() { local n=$(($1 / 1000000)); printf '%d.%d' $((n / 1000)) $((n % 1000 / 100)); }
+
+[ "$(id -u)" = 0 ] || { say "needs root (it boots a container and creates cgroups)"; exit 2; }
+for p in jetsamd jetsamctl jetsam-testapp; do
+  [ -x "$BIN/$p" ] || { say "missing $BIN/$p: build first (make build, or set JETSAM_BIN_DIR)"; exit 1; }
+done
+
+# ---- prerequisites: systemd-nspawn (package systemd-container, the exact version of the installed systemd, without
+# recommends: a recommended package edits /etc/nsswitch.conf)
+if ! command -v systemd-nspawn > /dev/null; then
+  version=$(dpkg-query -W -f='${Version}' systemd)
+  say "installing systemd-container $version"
+  [ -n "$(find /var/lib/apt/lists -name '*_Packages' -mmin -1440 2> /dev/null | head -1)" ] || apt-get update -qq
+  for i in $(seq 1 60); do  # another installer may hold the dpkg lock
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "systemd-container=$version" \
+      > /tmp/jetsam-systemd-apt.log 2>&1; then break; fi
+    grep -q 'Could not get lock\|Unable to acquire the dpkg' /tmp/jetsam-systemd-apt.log \
+      || { cat /tmp/jetsam-systemd-apt.log >&2; exit 1; }
+    sleep 5
+  done
+  command -v systemd-nspawn > /dev/null || { say "systemd-nspawn still missing"; exit 1; }
+fi
+[ -x /lib/systemd/systemd ] || { say "no /lib/systemd/systemd (package systemd)"; exit 1; }
+
+WORK=$(mktemp -d /tmp/jetsam-systemd-test.XXXXXX)
+STAGE=$WORK/stage UNITS=$WORK/units OUTD=$WORK/out
+mkdir -p "$STAGE" "$UNITS" "$OUTD"
+
+# ---- per-run cgroups (host hygiene): a fresh child of our cgroup in every hierarchy, so that nspawn's and the
+# container's cgroups live below it (and are removed with it), and it is the container's cgroup namespace root.
+RUN=jetsam-sdtest-$$
+CGCREATED=()
+cg_enter() {
+  local snap id ctrls path h d
+  snap=$(cat /proc/self/cgroup)   # a snapshot: /proc/self/cgroup changes while we move ourselves
+  while IFS=: read -r id ctrls path; do
+    if [ "$id" = 0 ]; then
+      if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then h=/sys/fs/cgroup; else h=/sys/fs/cgroup/unified; fi
+    else h=/sys/fs/cgroup/${ctrls#name=}; fi
+    { [ "$id" = 0 ] || [ -n "$ctrls" ]; } && mountpoint -q "$h" || continue
+    d="$h${path%/}/$RUN"
+    mkdir -p "$d"; CGCREATED+=("$d")
+    if [[ ",$ctrls," == *,cpuset,* ]]; then cat "${d%/*}/cpuset.cpus" > "$d/cpuset.cpus"; cat "${d%/*}/cpuset.mems" > "$d/cpuset.mems"; fi
+    echo $$ > "$d/cgroup.procs"
+  done <<< "$snap"
+}
+cleanup() {
+  local d i
+  for d in "${CGCREATED[@]}"; do echo $$ > "${d%/*}/cgroup.procs" 2> /dev/null || true; done
+  for d in "${CGCREATED[@]}"; do
+    for i in $(seq 1 50); do   # after a SIGKILL teardown the kernel may still be reaping tasks
+      find "$d" -depth -type d -exec rmdir {} \; 2> /dev/null || true
+      [ -d "$d" ] || break; sleep 0.1
+    done
+    [ -d "$d" ] && say "WARNING: could not remove $d"
+  done
+  if [ "${SYSTEMD_TEST_KEEP:-0}" = 1 ]; then say "work dir kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+
+# ---- make install into the staging dir (DESTDIR): binaries, units, sysusers.d, config, profiles, docs
+make -C "$ROOT" --no-print-directory install DESTDIR="$STAGE" PREFIX=/usr/local INSTALL_BIN_DIR="$BIN" > "$WORK/install.log" 2>&1 \
+  || { cat "$WORK/install.log"; say "make install DESTDIR=$STAGE failed"; exit 1; }
+for f in usr/local/bin/jetsamd usr/local/lib/systemd/system/jetsamd.service usr/local/lib/systemd/system/jetsamd.socket \
+  usr/local/lib/sysusers.d/jetsam.conf etc/jetsam/jetsamd.json5; do
+  [ -e "$STAGE/$f" ] || { say "make install did not install /$f"; exit 1; }
+done
+
+# Libraries outside the container's view (the volatile root has only the host's /usr): a toolchain's runtime.
+binds=()
+for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsamctl" "$BIN/jetsam-testapp" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
+  case "$dir" in /usr/* | /lib/* | /lib64/*) ;; *) binds+=(--bind-ro="$dir") ;; esac
+done
+
+# ---- the container's /etc/systemd/system: the checker, its target, the test drop-in; firstboot masked (/etc is
+# empty in the volatile root, so systemd-firstboot would prompt on the console until the time limit)
+cp "$ROOT/scripts/systemd-test/units/jetsam-check.service" "$ROOT/scripts/systemd-test/units/jetsam-test.target" "$UNITS/"
+cp -r "$ROOT/scripts/systemd-test/units/jetsamd.service.d" "$UNITS/"
+ln -s /dev/null "$UNITS/systemd-firstboot.service"
+
+cg_enter
+# The container's root is host uid $SHIFT: give it our per-run cgroups (nspawn then mounts the v1 controllers
+# read-write for it), the output dir and the config dir (bind mounts keep host ownership with ownership=off).
+for d in "${CGCREATED[@]}"; do chown -R "$SHIFT:$SHIFT" "$d"; done
+chown -R "$SHIFT:$SHIFT" "$OUTD" "$STAGE/etc/jetsam"
+
+say "booting systemd in a container (userns, volatile root); jetsam installed from $BIN"
+set +e
+# Private mount namespace with a tmpfs on /run/systemd: nspawn creates /run/systemd/nspawn* entries that it refuses
+# to remove from a disk-backed /run ("Attempted to remove disk file system"); keep them off the host.
+mkdir -p /run/systemd
+unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs /run/systemd && exec "$@"' sh \
+  timeout -k 10 "$TIMEOUT" systemd-nspawn --quiet --directory=/ --volatile=yes \
+    --register=no --keep-unit --private-users=$SHIFT:65536 --private-users-ownership=off \
+    --bind="$OUTD":/out --bind-ro="$UNITS":/etc/systemd/system --bind-ro="$ROOT/scripts/systemd-test":/jetsam-test \
+    --bind-ro="$STAGE/usr/local":/usr/local --bind="$STAGE/etc/jetsam":/etc/jetsam "${binds[@]}" \
+    --boot -- systemd.unit=jetsam-test.target > "$WORK/console.log" 2>&1
+rc=$?
+set -e
+T1=$(date +%s%N)
+chown -R 0:0 "$OUTD"
+
+if [ -s "$OUTD/check.log" ]; then
+  cat "$OUTD/check.log"
+else
+  say "no check.log; the container's console:"; tail -50 "$WORK/console.log"
+fi
+timing="total $(secs $((T1 - T0))) s"
+if [ -s "$OUTD/check.start" ] && [ -s "$OUTD/check.end" ]; then
+  timing="boot $(secs $(($(cat "$OUTD/check.start") - T0))) s, checks $(secs $(($(cat "$OUTD/check.end") - $(cat "$OUTD/check.start")))) s, $timing"
+fi
+read -r passed failed < "$OUTD/summary" 2> /dev/null || { passed=0; failed=1; }
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+  say "the container hit the ${TIMEOUT}s time limit"; failed=$((failed + 1)); rc=124
+elif [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
+  say "the container exited with status $rc"; failed=1
+fi
+say "$passed checks passed, $failed failed ($timing)"
+[ "$failed" = 0 ] && [ "$rc" = 0 ] && exit 0
+[ "$rc" = 124 ] && exit 124
+exit 1
