@@ -272,15 +272,23 @@ public struct AppCaps: Sendable, Codable, Equatable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    memoryLimit = try c.decodeIfPresent(ByteSize.self, forKey: .memoryLimit)
-    cpuLimit = try c.decodeIfPresent(Double.self, forKey: .cpuLimit)
-    pidsLimit = try c.decodeIfPresent(Int.self, forKey: .pidsLimit)
-    if let cpu = cpuLimit, cpu <= 0 {
-      throw DecodingError.dataCorruptedError(forKey: .cpuLimit, in: c, debugDescription: "must be above 0")
+    self = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
+  }
+
+  /// Reads and checks the three cap keys from any table that holds them (`defaults`, or an app's own table).
+  static func decode<Key: CodingKey>(from c: KeyedDecodingContainer<Key>, memory: Key, cpu: Key, pids: Key) throws
+    -> AppCaps
+  {
+    let caps = AppCaps(
+      memoryLimit: try c.decodeIfPresent(ByteSize.self, forKey: memory),
+      cpuLimit: try c.decodeIfPresent(Double.self, forKey: cpu), pidsLimit: try c.decodeIfPresent(Int.self, forKey: pids))
+    if let limit = caps.cpuLimit, limit <= 0 {
+      throw DecodingError.dataCorruptedError(forKey: cpu, in: c, debugDescription: "must be above 0")
     }
-    if let pids = pidsLimit, pids < 1 {
-      throw DecodingError.dataCorruptedError(forKey: .pidsLimit, in: c, debugDescription: "must be at least 1")
+    if let limit = caps.pidsLimit, limit < 1 {
+      throw DecodingError.dataCorruptedError(forKey: pids, in: c, debugDescription: "must be at least 1")
     }
+    return caps
   }
 
   /// These caps with every cap `other` sets taking precedence.
@@ -348,8 +356,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       }
     }
     if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
-      let caps = try AppCaps(from: decoder, keys: c)
-      self.caps = caps
+      caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
   }
 
@@ -423,17 +430,3 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
   ]
 }
 
-extension AppCaps {
-  /// Reads the cap keys that sit directly in an app's table (`memoryLimit`, `cpuLimit`, `pidsLimit`).
-  init(from decoder: any Decoder, keys c: KeyedDecodingContainer<AppConfig.CodingKeys>) throws {
-    memoryLimit = try c.decodeIfPresent(ByteSize.self, forKey: .memoryLimit)
-    cpuLimit = try c.decodeIfPresent(Double.self, forKey: .cpuLimit)
-    pidsLimit = try c.decodeIfPresent(Int.self, forKey: .pidsLimit)
-    if let cpu = cpuLimit, cpu <= 0 {
-      throw DecodingError.dataCorruptedError(forKey: .cpuLimit, in: c, debugDescription: "must be above 0")
-    }
-    if let pids = pidsLimit, pids < 1 {
-      throw DecodingError.dataCorruptedError(forKey: .pidsLimit, in: c, debugDescription: "must be at least 1")
-    }
-  }
-}

@@ -78,7 +78,7 @@ final class ControlServer {
   /// Closes every connection and the socket, removing its file.
   func close() {
     stopAccepting()
-    for connection in connections.values { connection.close() }
+    for connection in Array(connections.values) { connection.close() }
     connections = [:]
     listener.close()
     if !activated { unlink(path) }
@@ -102,7 +102,6 @@ final class ControlServer {
       line.record = record
       connection.send(line)
     }
-    connections = connections.filter { !$0.value.closed }
   }
 
   private func acceptAll() {
@@ -113,16 +112,25 @@ final class ControlServer {
         if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept on \(path): \(SystemError.current("accept"))") }
         return
       }
-      let connection = ControlConnection(fd: FileDescriptor(rawValue: fd), server: self)
-      connection.permitted = isPermitted(fd)
+      let permitted = isPermitted(fd)
       do {
-        connection.source = try loop.watch(fd: fd, events: EpollEvents.readable) { [unowned self, unowned connection] events in
-          self.service(connection, events: events)
+        var connection: ControlConnection?
+        let stream = try LineStream(
+          fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes,
+          maxQueuedOutput: ControlServer.maxQueuedOutput
+        ) { [unowned self] input in
+          if let connection { self.answer(input, on: connection) }
         }
+        stream.onOverflow = { [log] in
+          log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
+        }
+        stream.onClose = { [unowned self] in self.connections[fd] = nil }
+        connection = ControlConnection(stream: stream)
+        connection!.permitted = permitted
         connections[fd] = connection
       } catch {
         log.warning("watching a control connection: \(error)")
-        connection.close()
+        Glibc.close(fd)
       }
     }
   }
@@ -143,21 +151,12 @@ final class ControlServer {
     return groups.prefix(Int(count)).contains(group)
   }
 
-  private func service(_ connection: ControlConnection, events: UInt32) {
-    if events & EpollEvents.writable != 0 { connection.flush() }
-    let readable: UInt32 = EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error
-    if events & readable != 0 {
-      connection.readAvailable { [unowned self] line in self.answer(line, on: connection) }
-    }
-    if connection.closed { connections[connection.fd.rawValue] = nil }
-  }
-
-  private func answer(_ line: ControlConnection.Line, on connection: ControlConnection) {
+  private func answer(_ input: LineStream.Input, on connection: ControlConnection) {
     let response: ControlResponse
-    switch line {
-    case .tooLarge:
+    switch input {
+    case .tooLong:
       response = .failure(ControlError(.requestTooLarge, "request longer than \(ControlProtocol.maxRequestBytes) bytes"))
-    case .text(let bytes):
+    case .line(let bytes):
       if !connection.permitted {
         response = .failure(ControlError(.permissionDenied, "permission denied: only root and members of the control group may control jetsamd"))
       } else {
@@ -168,10 +167,6 @@ final class ControlServer {
       }
     }
     connection.send(response)
-  }
-
-  fileprivate func dropped(_ connection: ControlConnection) {
-    log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
   }
 
   private static func address(_ path: String) throws -> sockaddr_un {
@@ -212,101 +207,25 @@ struct FollowFilter {
 
 /// One client of the control socket.
 final class ControlConnection {
-  enum Line {
-    case text([UInt8])
-    case tooLarge
-  }
-
-  let fd: FileDescriptor
-  var source: EventSource?
+  let stream: LineStream
   var permitted = false
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
-  private(set) var closed = false
-  private unowned let server: ControlServer
-  private var input: [UInt8] = []
-  private var discarding = false
-  private var output: [UInt8] = []
   private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return encoder
   }()
 
-  init(fd: FileDescriptor, server: ControlServer) {
-    self.fd = fd
-    self.server = server
-  }
+  init(stream: LineStream) { self.stream = stream }
 
-  /// Reads what is there and calls `onLine` for each complete line; an over-long line is reported once and
-  /// its bytes are dropped as they arrive, never accumulated.
-  func readAvailable(_ onLine: (Line) -> Void) {
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while !closed {
-      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno != EAGAIN { close() }
-        return
-      }
-      if n == 0 {
-        close()
-        return
-      }
-      for byte in chunk[0..<n] {
-        if byte == UInt8(ascii: "\n") {
-          if discarding {
-            discarding = false
-          } else {
-            onLine(.text(input))
-          }
-          input.removeAll(keepingCapacity: true)
-        } else if !discarding {
-          input.append(byte)
-          if input.count > ControlProtocol.maxRequestBytes {
-            discarding = true
-            input.removeAll()
-            onLine(.tooLarge)
-          }
-        }
-      }
-    }
-  }
+  var closed: Bool { stream.closed }
 
   /// Queues one response line and writes as much as the socket takes now.
   func send(_ response: ControlResponse) {
-    guard !closed else { return }
-    guard var data = try? encoder.encode(response) else { return }
-    data.append(UInt8(ascii: "\n"))
-    output += data
-    if output.count > ControlServer.maxQueuedOutput {
-      server.dropped(self)
-      close()
-      return
-    }
-    flush()
+    guard let data = try? encoder.encode(response) else { return }
+    stream.send(data)
   }
 
-  func flush() {
-    while !output.isEmpty && !closed {
-      let n = output.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN { break }
-        close()
-        return
-      }
-      output.removeFirst(n)
-    }
-    let wanted = EpollEvents.readable | (output.isEmpty ? 0 : EpollEvents.writable)
-    source?.setIOEvents(wanted)
-  }
-
-  func close() {
-    guard !closed else { return }
-    closed = true
-    source?.cancel()
-    source = nil
-    fd.close()
-  }
+  func close() { stream.close() }
 }

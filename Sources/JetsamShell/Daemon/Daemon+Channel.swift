@@ -62,13 +62,14 @@ extension Daemon {
 
   // MARK: Lines from the app
 
-  private func received(_ input: AppChannel.Input, from name: String, pid: Int32) {
+  private func received(_ input: LineStream.Input, from name: String, pid: Int32) {
     guard let app = processes[name], app.pid == pid else { return }
     let line: AppLine
     switch input {
     case .tooLong:
       return sendError(to: name, pid: pid, requestID: nil, code: "tooLong", message: "lines are at most \(AppLine.maxBytes) bytes")
-    case .line(let text):
+    case .line(let bytes):
+      let text = Substring(String(decoding: bytes, as: UTF8.self))
       guard let parsed = AppLine.parse(text) else {
         let preview = String(text.prefix(40))
         return sendError(to: name, pid: pid, requestID: nil, code: "badLine", message: "not WORD key=value…: \(preview)")

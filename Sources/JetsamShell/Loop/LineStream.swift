@@ -1,0 +1,110 @@
+import Glibc
+
+/// A non-blocking, newline-delimited byte stream on a socket, watched by the event loop: the control
+/// socket's connections and the apps' channels both speak through one.
+///
+/// Both directions are bounded. A line longer than `maxLineBytes` is reported once as `.tooLong` and its bytes
+/// are dropped as they arrive, never accumulated; output waiting for a peer that does not read is capped at
+/// `maxQueuedOutput`, past which the stream closes itself (`onOverflow` says so) rather than grow.
+final class LineStream {
+  enum Input {
+    /// One line, without its newline.
+    case line([UInt8])
+    /// A line longer than the limit was skipped.
+    case tooLong
+  }
+
+  let fd: FileDescriptor
+  private let maxLineBytes: Int
+  private let maxQueuedOutput: Int
+  private var source: EventSource?
+  private var input: [UInt8] = []
+  private var discarding = false
+  private var output: [UInt8] = []
+  private(set) var closed = false
+  /// Called when the stream closed itself because too much output waited.
+  var onOverflow: (() -> Void)?
+  /// Called once when the stream is closed (by the peer, an error, overflow or ``close()``).
+  var onClose: (() -> Void)?
+
+  /// Watches `fd` (which must be non-blocking) and calls `onInput` for every line that arrives.
+  init(
+    fd: FileDescriptor, loop: EventLoop, maxLineBytes: Int, maxQueuedOutput: Int,
+    onInput: @escaping (Input) -> Void
+  ) throws {
+    self.fd = fd
+    self.maxLineBytes = maxLineBytes
+    self.maxQueuedOutput = maxQueuedOutput
+    source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
+      if events & EpollEvents.writable != 0 { self.flush() }
+      if events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0 { self.readAvailable(onInput) }
+    }
+  }
+
+  /// Queues one line (a newline is added) and writes what the socket takes now.
+  func send(_ line: some Sequence<UInt8>) {
+    guard !closed else { return }
+    output += line
+    output.append(UInt8(ascii: "\n"))
+    if output.count > maxQueuedOutput {
+      onOverflow?()
+      close()
+      return
+    }
+    flush()
+  }
+
+  func close() {
+    guard !closed else { return }
+    closed = true
+    source?.cancel()
+    source = nil
+    fd.close()
+    onClose?()
+  }
+
+  private func flush() {
+    while !output.isEmpty && !closed {
+      let n = output.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN { break }
+        close()
+        return
+      }
+      output.removeFirst(n)
+    }
+    source?.setIOEvents(EpollEvents.readable | (output.isEmpty ? 0 : EpollEvents.writable))
+  }
+
+  private func readAvailable(_ onInput: (Input) -> Void) {
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while !closed {
+      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno != EAGAIN { close() }
+        return
+      }
+      if n == 0 {
+        // The peer closed its end: nothing more will come.
+        close()
+        return
+      }
+      for byte in chunk[0..<n] {
+        if byte == UInt8(ascii: "\n") {
+          if !discarding { onInput(.line(input)) }
+          discarding = false
+          input.removeAll(keepingCapacity: true)
+        } else if !discarding {
+          input.append(byte)
+          if input.count > maxLineBytes {
+            discarding = true
+            input.removeAll()
+            onInput(.tooLong)
+          }
+        }
+      }
+    }
+  }
+}
