@@ -195,15 +195,6 @@ __attribute__((noreturn)) static void run_child(
     child_fail(report_fd, JETSAM_SPAWN_STAGE_OOM_SCORE_ADJ, 0);
   }
 
-  // 3b. The usual descriptor limit, not the daemon's raised one.
-  if (req->nofile_soft_limit) {
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && req->nofile_soft_limit < limit.rlim_cur) {
-      limit.rlim_cur = req->nofile_soft_limit;
-      (void)setrlimit(RLIMIT_NOFILE, &limit);
-    }
-  }
-
   // 4. A session of its own: no controlling terminal, and the daemon's process group signals do not reach it.
   if (setsid() < 0) child_fail(report_fd, JETSAM_SPAWN_STAGE_SETSID, 0);
 
@@ -270,6 +261,16 @@ __attribute__((noreturn)) static void run_child(
     targets[j] = value;
   }
   if (cloexec_all_but(targets, count) < 0) child_fail(report_fd, JETSAM_SPAWN_STAGE_CLOSE_FDS, 0);
+
+  // 8b. The usual descriptor limit, not the daemon's raised one: only now, after the descriptors are in place
+  // (lowering it earlier would make the duplications above fail with EMFILE once the daemon holds 1024 fds).
+  if (req->nofile_soft_limit) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && req->nofile_soft_limit < limit.rlim_cur) {
+      limit.rlim_cur = req->nofile_soft_limit;
+      (void)setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  }
 
   // 9. Unblock everything and exec.
   sigset_t empty;

@@ -28,6 +28,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var verb: ControlVerb
   /// The app, for app verbs.
   public var app: String?
+  /// Several apps at once (instead of `app`), for the lifecycle verbs: applied all or nothing, and carried out
+  /// together.
+  public var apps: [String]?
   /// `launch`: an ad-hoc command (argv) for an app not in the config.
   public var command: [String]?
   /// `launch`: extra environment variables.

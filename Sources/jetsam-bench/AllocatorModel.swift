@@ -25,6 +25,8 @@ struct AllocatorModel: Sendable, CustomStringConvertible {
   func charge(chunks: Int) -> Int64 { baseBytes + Int64(chunks) * bytesPerChunk }
 
   var description: String {
-    String(format: "%.0f KiB + %.2f KiB per MiB chunk", Double(baseBytes) / 1024, Double(bytesPerChunk - AllocatorModel.mebibyte) / 1024)
+    String(
+      format: "%.0f KiB + %.2f KiB per MiB chunk", Double(baseBytes) / 1024,
+      Double(bytesPerChunk - AllocatorModel.mebibyte) / 1024)
   }
 }

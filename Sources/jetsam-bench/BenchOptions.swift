@@ -23,6 +23,9 @@ struct BenchOptions: Sendable {
   /// Where jetsamd, jetsamctl and jetsam-testapp are (default: beside jetsam-bench).
   var binDirectory: String?
 
+  /// The names of the idle apps of the suspend/resume phase.
+  var appNames: [String] { (0..<apps).map { String(format: "idle%03d", $0) } }
+
   static let usage = """
     Usage: jetsam-bench [options]
 
@@ -56,7 +59,9 @@ struct BenchOptions: Sendable {
     }
     func integer(_ name: String) throws -> Int {
       let text = try value(name)
-      guard let number = Int(text), number > 0 else { throw BenchError("\(name): \"\(text)\" is not a positive number") }
+      guard let number = Int(text), number > 0 else {
+        throw BenchError("\(name): \"\(text)\" is not a positive number")
+      }
       return number
     }
     while let argument = rest.popFirst() {
@@ -78,7 +83,9 @@ struct BenchOptions: Sendable {
         options.suspendModes = modes
       case "--phases":
         let phases = Set(try value(argument).split(separator: ",").map(String.init))
-        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet"]) else { throw BenchError("--phases: use kills, fleet or both") }
+        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet"]) else {
+          throw BenchError("--phases: use kills, fleet or both")
+        }
         options.phases = phases
       case "--no-earlyoom": options.earlyoom = false
       case "--quick":

@@ -15,7 +15,8 @@ struct Binaries {
     let own = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     let directory = override ?? (own as NSString).deletingLastPathComponent
     let found = Binaries(directory: directory, earlyoom: Binaries.which("earlyoom"))
-    for path in [found.jetsamd, found.jetsamctl, found.testapp] where !FileManager.default.isExecutableFile(atPath: path) {
+    for path in [found.jetsamd, found.jetsamctl, found.testapp]
+    where !FileManager.default.isExecutableFile(atPath: path) {
       throw BenchError("\(path) is missing: build the release products first (make bench, or swift build -c release)")
     }
     return found

@@ -20,7 +20,9 @@ enum CgroupPaths {
       let controllers = parts[1].split(separator: ",").map(String.init)
       let mount: String
       if controllers.isEmpty {
-        mount = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified/cgroup.procs") ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup"
+        mount =
+          FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified/cgroup.procs")
+          ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup"
       } else if let first = controllers.first, first.hasPrefix("name=") {
         mount = "/sys/fs/cgroup/" + first.dropFirst(5)
       } else {
@@ -51,7 +53,9 @@ enum CgroupPaths {
     let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for child in children {
       var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory), isDirectory.boolValue {
+      if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
         removeTree(directory + "/" + child)
       }
     }

@@ -75,7 +75,9 @@ final class ChildProcess: @unchecked Sendable {
   }
 
   /// Runs a program to completion (up to `timeout` seconds, then SIGKILL) and returns its status and output.
-  static func run(_ executable: String, _ arguments: [String], timeout: Double = 30) throws -> (status: Int32, output: String) {
+  static func run(_ executable: String, _ arguments: [String], timeout: Double = 30) throws -> (
+    status: Int32, output: String
+  ) {
     let child = try ChildProcess(executable, arguments)
     if !child.waitForExit(timeout: timeout) { child.stop(signal: SIGKILL, grace: 1) }
     child.stop(grace: 0)

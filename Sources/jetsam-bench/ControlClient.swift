@@ -25,7 +25,9 @@ final class ControlClient {
     }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     if result != 0 {
       let reason = String(cString: strerror(errno))
@@ -46,7 +48,8 @@ final class ControlClient {
   func send(_ request: ControlRequest) throws -> ControlResponse {
     let response = try send(line: try encode(request))
     guard response.ok else {
-      throw BenchError("jetsamd refused \(request.verb.rawValue) \(request.app ?? ""): \(response.error?.message ?? "?")")
+      throw BenchError(
+        "jetsamd refused \(request.verb.rawValue) \(request.app ?? ""): \(response.error?.message ?? "?")")
     }
     return response
   }

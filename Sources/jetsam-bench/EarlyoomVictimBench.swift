@@ -39,11 +39,14 @@ final class EarlyoomVictimBench {
   private let victimUsage: MemoryGauge
 
   init(binaries: Binaries, options: BenchOptions, root: String, marks: String, model: AllocatorModel) throws {
-    guard let earlyoom = binaries.earlyoom else { throw BenchError("earlyoom is not installed (scripts/install-deps.sh bench)") }
+    guard let earlyoom = binaries.earlyoom else {
+      throw BenchError("earlyoom is not installed (scripts/install-deps.sh bench)")
+    }
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
       throw BenchError("/usr/bin/unshare is missing (util-linux)")
     }
-    guard let victimCgroup = BenchCgroup(label: "eo-victim"), let allocatorCgroup = BenchCgroup(label: "eo-alloc") else {
+    guard let victimCgroup = BenchCgroup(label: "eo-victim"), let allocatorCgroup = BenchCgroup(label: "eo-alloc")
+    else {
       throw BenchError("no v1 memory hierarchy to put earlyoom's victim in (needed to see its memory come back)")
     }
     self.binaries = binaries
@@ -89,7 +92,9 @@ final class EarlyoomVictimBench {
     let result = try run(rate: rate, index: index)
     if options.verbose {
       func ms(_ value: Double?) -> String { value.map { String(format: "%7.2f", $0) } ?? "      -" }
-      print("  earlyoom \(rate) MiB/s run \(index): kill \(ms(result.toKill)) ms, exit \(ms(result.toExit)) ms, back \(ms(result.toMemoryBack)) ms, allocator mark vs sampled crossing \(ms(result.markError)) ms")
+      print(
+        "  earlyoom \(rate) MiB/s run \(index): kill \(ms(result.toKill)) ms, exit \(ms(result.toExit)) ms, back \(ms(result.toMemoryBack)) ms, allocator mark vs sampled crossing \(ms(result.markError)) ms"
+      )
     }
     return result
   }
@@ -146,16 +151,23 @@ final class EarlyoomVictimBench {
 
     guard let a1 = meminfo.read() else { throw BenchError("cannot read MemAvailable") }
     let markAt = model.chunksToReach(a1 - threshold, from: 0)
-    guard markAt >= 8 else { throw BenchError("killed before the allocator started (the machine's own memory use reached the threshold)") }
+    guard markAt >= 8 else {
+      throw BenchError("killed before the allocator started (the machine's own memory use reached the threshold)")
+    }
     let total = markAt + Self.driftChunks(rate: rate)
     let backLevel = victimBefore - victimCharge * 95 / 100
     let markPath = "\(marks)/earlyoom-\(rate)-\(index)"
-    let sampler = MemorySampler(gauges: [try MemoryGauge.memAvailable(), try MemoryGauge.cgroupUsage(victimCgroup.usagePath)])
+    let sampler = MemorySampler(gauges: [
+      try MemoryGauge.memAvailable(), try MemoryGauge.cgroupUsage(victimCgroup.usagePath),
+    ])
     sampler.start()
     let launched = MonotonicTime.now()
     let (allocProgram, allocArguments) = inCgroup(
       allocatorCgroup,
-      [binaries.testapp, "alloc", "\(total)", "--rate", "\(rate)", "--hold", "--mark-file", markPath, "--mark-at", "\(markAt)"])
+      [
+        binaries.testapp, "alloc", "\(total)", "--rate", "\(rate)", "--hold", "--mark-file", markPath, "--mark-at",
+        "\(markAt)",
+      ])
     do {
       allocator = try ChildProcess(allocProgram, allocArguments)
     } catch {
@@ -168,7 +180,9 @@ final class EarlyoomVictimBench {
     while MonotonicTime.seconds(since: launched) < 10 {
       if mark == nil { mark = JetsamdVictimBench.readMark(markPath) }
       if kill == nil { kill = namespace.log.first(after: launched) { Self.isKillLine($0) } }
-      if !backSeen, kill != nil, let latest = sampler.latest, latest.values[1] >= 0, latest.values[1] <= backLevel { backSeen = true }
+      if !backSeen, kill != nil, let latest = sampler.latest, latest.values[1] >= 0, latest.values[1] <= backLevel {
+        backSeen = true
+      }
       if mark != nil, kill != nil, backSeen, watcher.exitTime != nil { break }
       if !namespace.isRunning { break }
       MonotonicTime.sleep(milliseconds: 2)
@@ -176,7 +190,9 @@ final class EarlyoomVictimBench {
     let samples = sampler.stop()
     unlink(markPath)
     guard let mark else { throw BenchError("the allocator wrote no mark (\(markPath))") }
-    guard let kill else { throw BenchError("earlyoom did not kill within 10 s (MemAvailable never reached its threshold)") }
+    guard let kill else {
+      throw BenchError("earlyoom did not kill within 10 s (MemAvailable never reached its threshold)")
+    }
     guard kill.text.contains("SIGKILL"), kill.text.contains("jbvictim") else {
       throw BenchError("unexpected earlyoom action: \(kill.text)")
     }
@@ -209,9 +225,10 @@ final class EarlyoomVictimBench {
     return mib / seconds
   }
 
-
   private func waitEmpty(_ cgroup: BenchCgroup) {
     let start = MonotonicTime.now()
-    while !cgroup.processIDs().isEmpty && MonotonicTime.seconds(since: start) < 5 { MonotonicTime.sleep(milliseconds: 5) }
+    while !cgroup.processIDs().isEmpty && MonotonicTime.seconds(since: start) < 5 {
+      MonotonicTime.sleep(milliseconds: 5)
+    }
   }
 }

@@ -19,7 +19,8 @@ enum HostInfo {
 
   /// The 1-minute load average.
   static var load: String {
-    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(
+      separator: " ")
   }
 
   /// `earlyoom -v`'s first line.

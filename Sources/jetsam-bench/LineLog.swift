@@ -43,7 +43,9 @@ final class LineLog: @unchecked Sendable {
     }
     close(fd)
     lock.lock()
-    if !partial.isEmpty { lines.append(Line(time: MonotonicTime.now(), text: String(decoding: partial, as: UTF8.self))) }
+    if !partial.isEmpty {
+      lines.append(Line(time: MonotonicTime.now(), text: String(decoding: partial, as: UTF8.self)))
+    }
     partial = []
     finished = true
     lock.unlock()

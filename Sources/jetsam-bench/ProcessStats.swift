@@ -13,7 +13,9 @@ enum ProcessStats {
 
   /// utime + stime of the whole process (all threads, from /proc/PID/stat), in seconds.
   static func cpuSeconds(_ pid: Int32) -> Double? {
-    guard let fields = statFields(pid), fields.count > 12, let utime = Double(fields[11]), let stime = Double(fields[12]) else {
+    guard let fields = statFields(pid), fields.count > 12, let utime = Double(fields[11]),
+      let stime = Double(fields[12])
+    else {
       return nil
     }
     return (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))

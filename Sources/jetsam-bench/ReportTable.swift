@@ -48,7 +48,9 @@ struct ReportTable {
   }
 
   /// A row with text cells (for values that are not numbers).
-  mutating func addText(_ metric: String, jetsamd: String, earlyoom: String = "-", target: String = "", met: String = "") {
+  mutating func addText(
+    _ metric: String, jetsamd: String, earlyoom: String = "-", target: String = "", met: String = ""
+  ) {
     rows.append(.values(metric: metric, jetsamd: jetsamd, earlyoom: earlyoom, ratio: "", target: target, met: met))
   }
 
@@ -75,7 +77,9 @@ struct ReportTable {
     let widths = (0..<header.count).map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
     func line(_ row: [String]) -> String {
       row.enumerated().map { index, cell in
-        index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : String(repeating: " ", count: widths[index] - cell.count) + cell
+        index == 0
+          ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+          : String(repeating: " ", count: widths[index] - cell.count) + cell
       }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }
     var output = [line(header)]

@@ -16,6 +16,14 @@ struct SuspendResumeResult: Sendable {
   /// Every request written at once, then every answer read: about the daemon's own time for the batch (ms).
   var suspendPipelined: Double = 0
   var resumePipelined: Double = 0
+  /// One request naming every app (`jetsamctl suspend A B C…`): the daemon stops them all and waits once (ms).
+  var suspendBatch: Double = 0
+  var resumeBatch: Double = 0
+  var suspendBatchCPU: Double = 0
+  var resumeBatchCPU: Double = 0
+  /// Apps the kernel showed stopped right after the batch suspend, and running again after the batch resume.
+  var verifiedBatchSuspended = 0
+  var verifiedBatchResumed = 0
   /// The daemon's CPU time (all threads, schedstat) during the pipelined batches (ms).
   var suspendDaemonCPU: Double = 0
   var resumeDaemonCPU: Double = 0
@@ -23,6 +31,8 @@ struct SuspendResumeResult: Sendable {
   /// right after the resume.
   var verifiedSuspended = 0
   var verifiedResumed = 0
+  /// Set when jetsamd could not launch every app asked for (the rest were measured).
+  var launchFailure: String?
   /// `jetsamctl suspend` / `resume` of one app as a user runs it (a process start included), ms.
   var cliSuspend = Distribution([])
   var cliResume = Distribution([])
@@ -52,17 +62,31 @@ final class SuspendResumeBench {
 
   func stop() { daemon.stop() }
 
-  var names: [String] { (0..<options.apps).map { String(format: "idle%03d", $0) } }
+  /// The apps measured: all of ``BenchOptions/appNames`` unless jetsamd failed to launch some.
+  private(set) var names: [String] = []
+  /// Why fewer apps than asked for were launched.
+  private(set) var launchFailure: String?
 
   func measure() throws -> SuspendResumeResult {
-    var result = SuspendResumeResult(mode: mode, apps: options.apps)
     let launchStart = MonotonicTime.now()
-    for name in names {
-      pids[name] = try client.launch(name, command: [binaries.testapp, "idle"], background: true)
+    var launched: [String] = []
+    for name in options.appNames {
+      do {
+        pids[name] = try client.launch(name, command: [binaries.testapp, "idle"], background: true)
+        launched.append(name)
+      } catch {
+        // Go on with the apps that did start, and say why the others did not.
+        let reason = daemon.log.first { $0.contains("launch of \(name) failed") }?.text ?? "\(error)"
+        launchFailure = "jetsamd could launch only \(launched.count) of \(options.apps) apps: \(reason)"
+        break
+      }
     }
+    names = launched
+    var result = SuspendResumeResult(mode: mode, apps: names.count)
     result.launchTotal = MonotonicTime.seconds(since: launchStart) * 1000
+    result.launchFailure = launchFailure
     let running = try client.apps().values.filter { $0.state == "background" }.count
-    guard running == options.apps else { throw BenchError("only \(running) of \(options.apps) apps are running") }
+    guard running == names.count else { throw BenchError("only \(running) of \(names.count) apps are running") }
     MonotonicTime.sleep(milliseconds: 200)
 
     (result.suspendTotal, result.suspendEach) = try sequential(.suspend)
@@ -72,6 +96,11 @@ final class SuspendResumeBench {
 
     (result.suspendPipelined, result.suspendDaemonCPU) = try pipelined(.suspend)
     (result.resumePipelined, result.resumeDaemonCPU) = try pipelined(.resume)
+
+    (result.suspendBatch, result.suspendBatchCPU) = try batch(.suspend)
+    result.verifiedBatchSuspended = names.filter { isStopped($0) }.count
+    (result.resumeBatch, result.resumeBatchCPU) = try batch(.resume)
+    result.verifiedBatchResumed = names.filter { !isStopped($0) }.count
 
     var suspendCLI: [Double] = []
     var resumeCLI: [Double] = []
@@ -116,6 +145,20 @@ final class SuspendResumeBench {
     return (wall, cpu)
   }
 
+  /// One request naming every app; returns the wall time and the daemon's CPU time (ms).
+  private func batch(_ verb: ControlVerb) throws -> (Double, Double) {
+    var request = ControlRequest(verb: verb)
+    request.apps = names
+    let line = try client.encode(request)
+    let cpuBefore = ProcessStats.scheduledSeconds(daemon.pid) ?? 0
+    let start = MonotonicTime.now()
+    let response = try client.send(line: line)
+    let wall = MonotonicTime.seconds(since: start) * 1000
+    let cpu = ((ProcessStats.scheduledSeconds(daemon.pid) ?? 0) - cpuBefore) * 1000
+    guard response.ok else { throw BenchError("\(verb.rawValue) (batch): \(response.error?.message ?? "refused")") }
+    return (wall, cpu)
+  }
+
   /// Runs `jetsamctl --socket S VERB NAME` and returns its wall time (ms).
   private func cli(_ verb: String, _ name: String) throws -> Double {
     let start = MonotonicTime.now()
@@ -129,7 +172,8 @@ final class SuspendResumeBench {
   private func isStopped(_ name: String) -> Bool {
     guard let pid = pids[name] else { return false }
     if mode == "freezer" {
-      let events = (try? String(contentsOfFile: "\(daemon.deviceUnifiedDirectory)/\(name)/cgroup.events", encoding: .utf8)) ?? ""
+      let events =
+        (try? String(contentsOfFile: "\(daemon.deviceUnifiedDirectory)/\(name)/cgroup.events", encoding: .utf8)) ?? ""
       return events.contains("frozen 1")
     }
     return ProcessStats.state(pid) == "T"

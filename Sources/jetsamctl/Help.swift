@@ -8,10 +8,10 @@ enum Help {
     Verbs:
       launch NAME [options] [-- CMD ARGS...]   cold-start an app into the foreground
       activate NAME                            bring an app to the foreground (resume or cold-start)
-      background NAME                          move a foreground app to the background
-      suspend NAME                             suspend an app (SIGSTOP or the cgroup freezer)
-      resume NAME                              resume a suspended app into the background
-      terminate NAME                           end an app gracefully (SIGTERM, then SIGKILL)
+      background NAME...                       move foreground apps to the background
+      suspend NAME...                          suspend apps (SIGSTOP or the cgroup freezer)
+      resume NAME...                           resume suspended apps into the background
+      terminate NAME...                        end apps gracefully (SIGTERM, then SIGKILL)
       kill NAME [--reason REASON]              kill an app now and record REASON
       ps                                       list apps
       exits [--app NAME] [--since TIME] [--follow]   show exit records
@@ -41,10 +41,10 @@ enum Help {
         --background          launch into the background
       """,
     "activate": "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",
-    "background": "Usage: jetsamctl background NAME\n\nMove a foreground app to the background.",
-    "suspend": "Usage: jetsamctl suspend NAME\n\nSuspend an app: every process of its cgroup stops (its memory stays resident).",
-    "resume": "Usage: jetsamctl resume NAME\n\nResume a suspended app into the background (not the foreground).",
-    "terminate": "Usage: jetsamctl terminate NAME\n\nEnd an app gracefully: SIGTERM, then SIGKILL when the grace period runs out.",
+    "background": "Usage: jetsamctl background NAME...\n\nMove foreground apps to the background.",
+    "suspend": "Usage: jetsamctl suspend NAME...\n\nSuspend apps: every process of their cgroups stops (their memory stays resident).\nSeveral names are one request: all or none are suspended, together.",
+    "resume": "Usage: jetsamctl resume NAME...\n\nResume suspended apps into the background (not the foreground).",
+    "terminate": "Usage: jetsamctl terminate NAME...\n\nEnd apps gracefully: willTerminate to apps that speak the protocol, then SIGTERM, then\nSIGKILL when the grace period runs out.",
     "kill": """
       Usage: jetsamctl kill NAME [--reason REASON]
 

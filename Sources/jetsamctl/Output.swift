@@ -31,6 +31,11 @@ struct Output {
     case .exits:
       showExits(response.exits ?? [], header: true)
     default:
+      if let apps = response.apps {
+        if json { return printJSON(apps) }
+        for app in apps { print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")") }
+        return
+      }
       guard let app = response.app else { return }
       if json { return printJSON(app) }
       if request.verb == .launch {

@@ -134,9 +134,18 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     }
     if args.flags.contains("--background") { request.background = true }
     return request
-  case .activate, .background, .suspend, .resume, .terminate:
+  case .activate:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
     return ControlRequest(verb: verb, app: try requireName(args, verbName))
+  case .background, .suspend, .resume, .terminate:
+    // Several names are sent as one request: applied all or nothing, carried out together.
+    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    guard !args.positional.isEmpty else {
+      throw CLIError.usage("\(verbName) needs at least one app name\n\n\(Help.verbs[verbName] ?? "")")
+    }
+    var request = ControlRequest(verb: verb)
+    if args.positional.count == 1 { request.app = args.positional[0] } else { request.apps = args.positional }
+    return request
   case .kill:
     let args = try VerbArguments(invocation.rest, valued: ["--reason"], flags: [], verb: verbName)
     var request = ControlRequest(verb: .kill, app: try requireName(args, verbName))

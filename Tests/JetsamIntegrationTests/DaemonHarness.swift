@@ -129,7 +129,8 @@ final class DaemonHarness {
       process.executableURL = URL(fileURLWithPath: Binaries.jetsamd)
       process.arguments = arguments
     }
-    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    // Kept across restarts: the log shows both daemons.
+    if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
     let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
     log.seekToEndOfFile()
     process.standardOutput = log

@@ -28,8 +28,10 @@ final class ScratchDevice {
     let files = app.joinProcsFiles + [app.unifiedDirectory + "/cgroup.procs"]
     let join = files.map { "echo $$ > '\($0)' || exit 126" }.joined(separator: "; ")
     let pid = try startShell("\(join); \(script)")
+    // A process that dies at once (a memory hog under a small cap) may be gone before it is seen: the callers
+    // check how it ended.
     let joined = try waitUntil(.seconds(5)) { try app.processIDs().contains(pid) || !isAlive(pid) }
-    #expect(joined && isAlive(pid), "process \(pid) never showed up in \(app.unifiedDirectory)")
+    #expect(joined, "process \(pid) never showed up in \(app.unifiedDirectory)")
     return pid
   }
 

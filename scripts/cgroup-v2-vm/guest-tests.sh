@@ -37,8 +37,13 @@ snapshot() {
 mkdir -p $SCOPE || exit 2
 echo "== uptime $(uptime_s)s: running $BUNDLE --testing-library swift-testing --filter '$FILTER' $* in ${SCOPE#$CG}"
 echo "@@cgroup-v2-vm tests-start $(uptime_s)"
-sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' $SCOPE \
-  "$BUNDLE" --testing-library swift-testing --filter "$FILTER" --xunit-output "$OUT/results.xml" "$@" &
+# The bundle's output is prefixed "v2| ", so that its lines (its closing "Test run with N tests" above all)
+# cannot be mistaken for the host's in a CI log.
+{
+  sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' $SCOPE \
+    "$BUNDLE" --testing-library swift-testing --filter "$FILTER" --xunit-output "$OUT/results.xml" "$@" 2>&1
+  echo $? > /run/jetsam-tests.rc
+} | sed -u 's/^/v2| /' &
 tests=$!
 (
   sleep "$LIMIT" </dev/null >/dev/null 2>&1   # (must not hold the console pipe open once orphaned)
@@ -49,7 +54,7 @@ tests=$!
 ) &
 watchdog=$!
 wait $tests
-rc=$?
+rc=$(cat /run/jetsam-tests.rc 2>/dev/null || echo 1)
 kill $watchdog 2>/dev/null
 [ -e /run/jetsam-tests.timeout ] && rc=124
 echo "@@cgroup-v2-vm tests-end $(uptime_s) rc=$rc"

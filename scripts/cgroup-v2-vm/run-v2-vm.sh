@@ -13,7 +13,7 @@
 #                                    # exit status = CMD's, 124 when the VM hit TIMEOUT
 #
 # The guest's output streams to stdout (serial console) and lands in $OUT/guest-output.txt; $OUT also gets
-# console.log, rc and qemu.time ("wall-seconds max-RSS-KiB").
+# console.log, rc and qemu.time ("wall-s max-RSS-KiB user-CPU-s system-CPU-s").
 #
 # Env knobs [defaults]:
 #   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir; cache/ (kernel ~75 MB, initramfs) is reused by later runs
@@ -21,6 +21,8 @@
 #   ACCEL [tcg]              tcg | kvm  (KVM does not work on the nested build machines, even with /dev/kvm)
 #   SMP [2]  MEM [1024]      vCPUs / guest RAM in MiB (the tmpfs overlay, i.e. guest writes, counts too)
 #   TIMEOUT [300]            hard wall-clock limit for qemu in seconds
+#   DISK_MB [0]              >0: a scratch ext4 disk of that size (sparse, in $OUT) is mounted on /var/tmp, for
+#                            tests that need real block-device writeback (the root is 9p + tmpfs)
 #   KERNEL_PKG [linux-image-amd64]  must ship 9p modules (linux-image-cloud-amd64 has none)
 #   KCMD ["quiet loglevel=4"]       extra kernel command line (KCMD=loglevel=7 shows the boot)
 set -euo pipefail
@@ -56,8 +58,8 @@ flock 9
 
 # cache/kernel/{vmlinuz,vmlinux,config,version,modules/*.ko,modules.order}: the kernel and the few modules needed
 KDIR=$CACHE/kernel
-WANT_MODS="virtio_pci 9pnet_virtio 9p overlay"   # + their dependencies, resolved below
-if [ ! -f "$KDIR/.done" ]; then
+WANT_MODS="virtio_pci 9pnet_virtio 9p overlay virtio_blk crc32c_generic ext4"   # + dependencies, resolved below
+if [ "$(cat "$KDIR/.done" 2>/dev/null)" != "$WANT_MODS" ]; then
   [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -print -quit 2>/dev/null)" ] || apt-get update -qq
   kpkg=$KERNEL_PKG
   # resolve the meta package (linux-image-amd64) to the real one (linux-image-6.1.0-NN-amd64)
@@ -68,7 +70,8 @@ if [ ! -f "$KDIR/.done" ]; then
   (cd "$KDIR/tmp/deb" && apt-get download -qq -o APT::Sandbox::User=root "$kpkg")
   # extract only what is needed (47 MB instead of the 400 MB module tree)
   dpkg-deb --fsys-tarfile "$KDIR"/tmp/deb/*.deb | tar -x -C "$KDIR/tmp/root" --wildcards \
-    './boot/*' '*/kernel/drivers/virtio/*' '*/kernel/net/9p/*' '*/kernel/fs/*' '*/modules.builtin'
+    './boot/*' '*/kernel/drivers/virtio/*' '*/kernel/drivers/block/*' '*/kernel/net/9p/*' '*/kernel/fs/*' \
+    '*/kernel/lib/*' '*/kernel/crypto/*' '*/modules.builtin'
   vz=$(ls "$KDIR"/tmp/root/boot/vmlinuz-* | head -1); kver=${vz##*/vmlinuz-}
   mv "$vz" "$KDIR/vmlinuz"; mv "$KDIR/tmp/root/boot/config-$kver" "$KDIR/config"; echo "$kver" > "$KDIR/version"
   grep -q '^CONFIG_9P_FS=' "$KDIR/config" || { log "kernel $kver has no 9p support (use linux-image-amd64, not -cloud-)"; exit 1; }
@@ -94,7 +97,7 @@ if [ ! -f "$KDIR/.done" ]; then
   off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$KDIR/vmlinuz" | head -1 | cut -d: -f1)
   if [ -n "$off" ]; then tail -c +$((off + 1)) "$KDIR/vmlinuz" | xz -dcq > "$KDIR/vmlinux" 2>/dev/null || true; fi  # rc=1: trailing data, output OK
   [ "$(head -c4 "$KDIR/vmlinux" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 7f454c46 ] || { log "no ELF vmlinux (will boot the bzImage)"; rm -f "$KDIR/vmlinux"; }
-  touch "$KDIR/.done"
+  echo "$WANT_MODS" > "$KDIR/.done"
 fi
 KVER=$(cat "$KDIR/version")
 if [ -s "$KDIR/vmlinux" ]; then KERNEL_IMG=$KDIR/vmlinux; else KERNEL_IMG=$KDIR/vmlinuz; fi
@@ -125,6 +128,7 @@ hostname v2vm
 mount -t proc proc $R/proc; mount -t sysfs sysfs $R/sys; mount -t devtmpfs devtmpfs $R/dev
 mkdir -p $R/dev/pts $R/dev/shm 2>/dev/null; mount -t devpts devpts $R/dev/pts; mount -t tmpfs shm $R/dev/shm
 mount -t tmpfs run $R/run
+if [ -b /dev/vda ]; then mount -t ext4 /dev/vda $R/var/tmp && chmod 1777 $R/var/tmp || die "scratch disk mount failed"; fi
 mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 $R/sys/fs/cgroup || die "cgroup2 mount failed"
 # like systemd on a pure-v2 host: the common controllers are enabled for the root's children
 for c in cpu memory pids io; do echo "+$c" > $R/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; done
@@ -147,7 +151,13 @@ fi
 exec 9>&-   # unlocks
 
 # ------------------------------------------------------------------ 2. boot, run, power off
-rm -f "$OUT/rc" "$OUT/guest-output.txt" "$OUT/qemu.pid"
+rm -f "$OUT/rc" "$OUT/guest-output.txt" "$OUT/qemu.pid" "$OUT/disk.img"
+DISK_ARGS=()
+if [ "${DISK_MB:-0}" -gt 0 ]; then
+  truncate -s "${DISK_MB}M" "$OUT/disk.img"
+  mkfs.ext4 -q -F -O ^metadata_csum "$OUT/disk.img"
+  DISK_ARGS=(-drive "file=$OUT/disk.img,if=virtio,format=raw,cache=unsafe")
+fi
 printf '%q ' "$@" > "$OUT/guest-cmd"; echo >> "$OUT/guest-cmd"
 case $ACCEL in
   kvm) ACCEL_ARGS=(-accel kvm) ;;
@@ -166,19 +176,19 @@ trap 'stop_qemu' EXIT
 trap 'stop_qemu; exit 130' INT
 trap 'stop_qemu; exit 143' TERM
 (
-  /usr/bin/time -f "%e %M" -o "$OUT/qemu.time" timeout -k 10 "$TIMEOUT" \
+  /usr/bin/time -f "%e %M %U %S" -o "$OUT/qemu.time" timeout -k 10 "$TIMEOUT" \
     qemu-system-x86_64 -nodefaults -no-user-config "${ACCEL_ARGS[@]}" -machine pc -smp "$SMP" -m "$MEM" \
       -display none -serial stdio -monitor none -no-reboot -nic none -pidfile "$OUT/qemu.pid" \
       -kernel "$KERNEL_IMG" -initrd "$INITRD" -append "$CMDLINE" \
       -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-      -virtfs local,path="$OUT",mount_tag=hostout,security_model=none,multidevs=remap \
+      -virtfs local,path="$OUT",mount_tag=hostout,security_model=none,multidevs=remap "${DISK_ARGS[@]}" \
       </dev/null 2>&1 | tee "$OUT/console.log"
   exit "${PIPESTATUS[0]}"
 ) &
 wait $! && qrc=0 || qrc=$?
-rm -f "$OUT/qemu.pid"   # qemu has ended (qemu removes it too): nothing for the trap to kill, not even a reused pid
-read -r qwall qrss < <(tail -1 "$OUT/qemu.time" 2>/dev/null) || true
+rm -f "$OUT/qemu.pid" "$OUT/disk.img"   # qemu has ended (qemu removes it too): nothing for the trap to kill, not even a reused pid
+read -r qwall qrss qusr qsys < <(tail -1 "$OUT/qemu.time" 2>/dev/null) || true
 grc=$(cat "$OUT/rc" 2>/dev/null || echo none)
-log "qemu exit=$qrc wall=${qwall:-?}s max RSS=$((${qrss:-0} / 1024)) MiB; guest command rc=$grc"
+log "qemu exit=$qrc wall=${qwall:-?}s CPU=$(awk -v u="${qusr:-0}" -v s="${qsys:-0}" 'BEGIN { printf "%.0f", u + s }')s max RSS=$((${qrss:-0} / 1024)) MiB; guest command rc=$grc"
 [ "$qrc" = 0 ] || exit "$qrc"                       # 124 = timeout, other = qemu failure
 case $grc in ''|*[!0-9]*) exit 1;; *) exit "$grc";; esac

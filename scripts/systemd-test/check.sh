@@ -126,9 +126,28 @@ check "TriggeredBy=jetsamd.socket ($(prop TriggeredBy))" grep -q jetsamd.socket 
 mp=$(main_pid)
 st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd|CapEff):' "/proc/$mp/status" | tr -s '\t ' ' ' | tr '\n' ' ')
 info "sandbox of jetsamd (pid $mp): $st; oom_score_adj $(cat /proc/$mp/oom_score_adj)"
-# CAP_DAC_OVERRIDE 1, CAP_KILL 5, CAP_SETGID 6, CAP_SETUID 7, CAP_SYS_RESOURCE 24
-check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 00000000010000e2" \
-  eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 00000000010000e2 " <<< "$st"'
+# CAP_DAC_OVERRIDE 1, CAP_KILL 5, CAP_SETGID 6, CAP_SETUID 7
+check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 00000000000000e2" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 00000000000000e2 " <<< "$st"'
+# The unit's resolved system call filter, applied to a probe: clone3 and process_mrelease must reach the
+# kernel (EINVAL for these arguments), not be refused by the filter (EPERM) or a namespace rule (ENOSYS).
+# Control: plain @system-service refuses process_mrelease.
+probe() {
+  systemd-run --quiet --wait --pipe -p SystemCallFilter="$1" -p SystemCallErrorNumber=EPERM -p NoNewPrivileges=yes \
+    python3 -c '
+import ctypes, errno, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+def call(*args):
+    r = libc.syscall(*args)
+    return "ok" if r >= 0 else errno.errorcode[ctypes.get_errno()]
+child = subprocess.Popen(["sleep", "5"])
+pidfd = libc.syscall(434, child.pid, 0)                   # pidfd_open
+print("clone3=" + call(435, None, 0), "process_mrelease=" + call(448, pidfd, 0))
+child.kill()' 2>&1
+}
+p_unit=$(probe "$(prop SystemCallFilter)"); p_ctrl=$(probe @system-service)
+check "unit's system call filter lets clone3 and process_mrelease through: $p_unit (plain @system-service: $p_ctrl)" \
+  eval '[ "$p_unit" = "clone3=EINVAL process_mrelease=EINVAL" ] && [ "$p_ctrl" = "clone3=EINVAL process_mrelease=EPERM" ]'
 systemctl stop "$UNIT"
 check "after systemctl stop jetsamd.service, the socket still listens (same inode)" \
   eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'
@@ -166,11 +185,14 @@ uid=$(grep '^Uid:' "/proc/$asuser_pid/status" 2>/dev/null | tr -s '\t ' ' ')
 check "app with user: nobody runs as uid 65534 ($uid)" grep -q '^Uid: 65534 65534 65534 65534' <<< "$uid"
 ctl suspend asuser > /dev/null
 wait_until 3 sh -c "grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
-check "app of another user suspended: state $(proc_state "$asuser_pid"), oom_score_adj $(cat /proc/$asuser_pid/oom_score_adj 2>/dev/null)" \
-  [ "$(proc_state "$asuser_pid")" = T ]
+oom=$(cat "/proc/$asuser_pid/oom_score_adj" 2>/dev/null)
+check "app of another user suspended: state $(proc_state "$asuser_pid"), oom_score_adj $oom (idle band: 900)" \
+  eval '[ "$(proc_state "$asuser_pid")" = T ] && [ "$oom" = 900 ]'
 ctl resume asuser > /dev/null
 wait_until 3 sh -c "! grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
-check "and resumed: state $(proc_state "$asuser_pid")" [ "$(proc_state "$asuser_pid")" != T ]
+oom=$(cat "/proc/$asuser_pid/oom_score_adj" 2>/dev/null)
+check "and resumed: state $(proc_state "$asuser_pid"), oom_score_adj $oom (background band: 660)" \
+  eval '[ "$(proc_state "$asuser_pid")" != T ] && [ "$oom" = 660 ]'
 
 section "6. systemctl reload: a running app's memory cap follows the config"
 lf=$(mem_limit_file "$capped_pid")
@@ -208,7 +230,20 @@ check "re-adopted: jetsamctl ps --json lists capped (pid '$pc') and asuser (pid 
 check "re-adopted states: capped '$(app_field capped state)', asuser '$(app_field asuser state)'" \
   eval '[ "$(app_field capped state)" = foreground ] && [ "$(app_field asuser state)" = background ]'
 
-section "8. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
+section "8. systemctl restart: jetsamd leaves its apps running and the new one re-adopts them"
+mp0=$(main_pid)
+t0=$(now_ms)
+systemctl restart "$UNIT"; rc=$?
+mp1=$(main_pid)
+check "systemctl restart rc $rc in $(( $(now_ms) - t0 )) ms: MainPID $mp0 -> $mp1, $(prop ActiveState)" \
+  eval '[ "$rc" = 0 ] && [ "$mp1" != "$mp0" ] && is_active'
+check "apps kept running through the restart: capped $capped_pid and asuser $asuser_pid alive" \
+  eval 'alive "$capped_pid" && alive "$asuser_pid"'
+pc=$(app_pid capped); pa=$(app_pid asuser)
+check "re-adopted after systemctl restart: capped (pid '$pc') and asuser (pid '$pa')" \
+  eval '[ "$pc" = "$capped_pid" ] && [ "$pa" = "$asuser_pid" ]'
+
+section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do
   ctl launch "$a" --background > /dev/null || bad "launch $a"
 done
@@ -232,18 +267,29 @@ want="${spid[s1]}/suspended ${spid[s2]}/suspended ${spid[s3]}/suspended"
 check "re-adopted as suspended with the same pids: $got" [ "$got" = "$want" ]
 info "stateSeconds after restart: s1 $(app_field s1 stateSeconds), s2 $(app_field s2 stateSeconds), s3 $(app_field s3 stateSeconds)"
 
-section "9. pressure critical after the restart: longest-suspended first"
-ctl pressure set critical > /dev/null || bad "pressure set critical"
-wait_until 10 sh -c "! kill -0 ${spid[s1]} 2>/dev/null && ! kill -0 ${spid[s2]} 2>/dev/null && ! kill -0 ${spid[s3]} 2>/dev/null"
-check "s1, s2, s3 killed" eval 'dead "${spid[s1]}" && dead "${spid[s2]}" && dead "${spid[s3]}"'
-ctl pressure clear > /dev/null
-order=$(ctl --json exits 2>/dev/null | python3 -c '
+section "10. pressure critical after the restart: longest-suspended first"
+# A forced critical level never clears by itself: jetsam kills every app, suspended ones first (longest-suspended
+# first), then background, then foreground.
+pressure_order() {
+  ctl --json exits 2>/dev/null | python3 -c '
 import json, sys
-recs = [r for r in json.load(sys.stdin) if r.get("reason") == "memoryPressure" and r.get("app") in ("s1", "s2", "s3")]
-print(" ".join(r["app"] + ":" + r["state"] for r in recs))')
-check "exit records in kill order: '$order'" [ "$order" = "s1:suspended s2:suspended s3:suspended" ]
+recs = [r for r in json.load(sys.stdin) if r.get("reason") == "memoryPressure"]
+print(" ".join(r["app"] + ":" + r["state"] for r in recs))'
+}
+ctl pressure set critical > /dev/null || bad "pressure set critical"
+all5="${spid[s1]} ${spid[s2]} ${spid[s3]} $asuser_pid $capped_pid"
+# A victim is recorded once its memory is back: wait for the five records, not just for the processes.
+wait_until 6 eval '[ "$(pressure_order | wc -w)" -ge 5 ]'
+ctl pressure clear > /dev/null
+check "all five apps killed ($all5)" eval '( for p in $all5; do dead "$p" || exit 1; done )'
+order=$(pressure_order)
+suspended_order=$(tr ' ' '\n' <<< "$order" | grep -E '^s[123]:' | tr '\n' ' ')
+check "exit records: the suspended apps in kill order, longest-suspended first: '$suspended_order'" \
+  [ "$suspended_order" = "s1:suspended s2:suspended s3:suspended " ]
+check "exit records: then background, then foreground: '$order'" \
+  [ "$order" = "s1:suspended s2:suspended s3:suspended asuser:background capped:foreground" ]
 
-section "10. exit records in the journal (journalctl -o json JETSAM_REASON=memoryPressure)"
+section "11. exit records in the journal (journalctl -o json JETSAM_REASON=memoryPressure)"
 jorder=$(journal_json JETSAM_REASON=memoryPressure | python3 -c '
 import json, sys
 want = dict(zip(sys.argv[1::2], sys.argv[2::2]))
@@ -262,11 +308,13 @@ check "journal entries with JETSAM_APP/JETSAM_PID/JETSAM_STATE=suspended, MESSAG
 n=$(journal_json MESSAGE_ID=$JETSAM_KILL_ID | wc -l)
 check "journalctl MESSAGE_ID=$JETSAM_KILL_ID finds the jetsam kills ($n entries)" [ "$n" -ge 3 ]
 
-section "11. systemctl stop: apps ended by jetsamd, no process and no cgroup left"
+section "12. systemctl stop: apps ended by jetsamd, no process and no cgroup left"
 ctl launch s1 > /dev/null; ctl launch s2 --background > /dev/null
+stop_s1=$(app_pid s1); stop_s2=$(app_pid s2)
+# Every app process this test started, also those a daemon without re-adoption would have lost track of.
 left=()
-for a in capped asuser s1 s2; do p=$(app_pid "$a"); [ -n "$p" ] && left+=("$p"); done
-info "running before stop: ${left[*]}"
+for p in $capped_pid $asuser_pid "${spid[@]}" $stop_s1 $stop_s2; do alive "$p" && left+=("$p"); done
+info "running before stop: ${left[*]} (s1 $stop_s1, s2 $stop_s2 launched just now)"
 cg=$(prop ControlGroup)
 t0=$(now_ms)
 systemctl stop "$UNIT"; rc=$?
@@ -277,8 +325,12 @@ still=""; for p in "${left[@]}"; do alive "$p" && still="$still $p"; done
 check "no app process left (of ${left[*]}):${still:- none}" [ -z "$still" ]
 dirs=$(device_dirs | tr '\n' ' '); unitdirs=$(ls -d /sys/fs/cgroup/*/system.slice/jetsamd.service /sys/fs/cgroup/system.slice/jetsamd.service 2>/dev/null | tr '\n' ' ')
 check "no device cgroup left (${dirs:-none}), unit cgroup gone in every hierarchy (${unitdirs:-none})" eval '[ -z "$dirs" ] && [ -z "$unitdirs" ]'
-n=$(journal_json _SYSTEMD_UNIT=jetsamd.service JETSAM_APP=s2 | wc -l)
-check "the stop's exit records are in the journal too (s2: $n entries)" [ "$n" -ge 2 ]
+recs=$(for p in $stop_s1 $stop_s2; do journal_json _SYSTEMD_UNIT=jetsamd.service JETSAM_PID="$p" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line); print(e["JETSAM_APP"] + ":" + e["JETSAM_REASON"] + ":" + e["JETSAM_STATE"], end=" ")'; done)
+check "the stop's exit records are in the journal (s1 $stop_s1, s2 $stop_s2): '$recs'" \
+  eval '[ -n "$stop_s1" ] && [ -n "$stop_s2" ] && grep -q "^s1:.* s2:" <<< "$recs"'
 check "jetsamd.socket still listening after the stop (same inode)" \
   eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'
 

@@ -25,6 +25,7 @@ extension Daemon {
         sendError(to: app, pid: pid, requestID: requestID, code: code, message: message)
       }
     }
+    if !pendingStops.isEmpty { completeStops() }
   }
 
   // MARK: Launch
@@ -87,43 +88,54 @@ extension Daemon {
 
   // MARK: Suspend and resume
 
+  /// Tells every process of the app to stop (SIGSTOP, or the freezer); ``completeStops()`` then waits for all
+  /// the apps of this batch of actions together, so that suspending many apps costs one wait, not one each.
   private func suspend(_ name: String) {
     guard let app = processes[name] else { return }
     do {
       switch config.suspend.mode {
-      case .signal: try stopEveryProcess(of: app)
-      case .freezer: try freeze(app)
+      case .signal: for pid in try app.cgroup.processIDs() { Glibc.kill(pid, SIGSTOP) }
+      case .freezer: try app.cgroup.freeze()
       }
+      pendingStops.append(name)
     } catch {
       log.error("suspending \(name): \(error)")
+      enqueue(.suspendCompleted(app: name, at: MonotonicClock.now()))
     }
-    // Suspended time counts from here: the moment the last process was seen stopped.
-    enqueue(.suspendCompleted(app: name, at: MonotonicClock.now()))
   }
 
-  /// SIGSTOPs every process of the app's cgroup and waits until each shows state `T`, re-reading the
-  /// cgroup in case a process forked while the signals went out.
-  private func stopEveryProcess(of app: AppProcess) throws {
-    for _ in 0..<200 {
-      let pids = try app.cgroup.processIDs()
-      for pid in pids { Glibc.kill(pid, SIGSTOP) }
-      let running = pids.filter { pid in
-        guard let state = processState(pid: pid) else { return false }  // gone
-        return !"TtZX".contains(state)
+  /// Waits until every app told to stop is seen stopped, and reports each with the moment it was: suspended
+  /// time counts from when the last process stopped.
+  func completeStops() {
+    var waiting = pendingStops
+    pendingStops = []
+    for _ in 0..<20_000 where !waiting.isEmpty {
+      waiting.removeAll { name in
+        guard let app = processes[name] else { return true }
+        guard isStopped(app) else { return false }
+        enqueue(.suspendCompleted(app: name, at: MonotonicClock.now()))
+        return true
       }
-      if running.isEmpty { return }
-      usleep(100)
+      if !waiting.isEmpty { usleep(50) }
     }
-    throw SystemError(code: ETIMEDOUT, "waiting for \(app.name)'s processes to stop")
+    for name in waiting {
+      log.error("\(name)'s processes did not all stop within a second; counting it suspended anyway")
+      enqueue(.suspendCompleted(app: name, at: MonotonicClock.now()))
+    }
   }
 
-  private func freeze(_ app: AppProcess) throws {
-    try app.cgroup.freeze()
-    for _ in 0..<10_000 {
-      if try app.cgroup.isFrozen() { return }
-      usleep(100)
+  /// Whether every process of the app has stopped. In signal mode it re-reads the cgroup and stops any
+  /// process forked while the signals went out.
+  private func isStopped(_ app: AppProcess) -> Bool {
+    if config.suspend.mode == .freezer { return (try? app.cgroup.isFrozen()) ?? true }
+    let pids = (try? app.cgroup.processIDs()) ?? []
+    var stopped = true
+    for pid in pids {
+      guard let state = processState(pid: pid), !"TtZX".contains(state) else { continue }  // gone or stopped
+      Glibc.kill(pid, SIGSTOP)
+      stopped = false
     }
-    throw SystemError(code: ETIMEDOUT, "waiting for \(app.name)'s cgroup to freeze")
+    return stopped
   }
 
   private func resume(_ name: String) {
@@ -148,8 +160,13 @@ extension Daemon {
     app.memoryAtKill = try? app.cgroup.memoryUsage()
     // The main process first (its memory is usually the bulk), then everything else in the cgroup.
     _ = try? sendSignal(pidfd: app.pidfd, Signal.kill)
+    let signalled = MonotonicClock.now()
     do { try app.cgroup.killAll() } catch { log.error("cgroup.kill for \(name): \(error)") }
     releaseMemoryInBackground(app)
+    // `signalled=` is the CLOCK_MONOTONIC nanosecond of the SIGKILL (make bench measures from it).
+    log.notice(
+      "killing \(name) pid \(app.pid) (\(reason.rawValue), \(ByteSize.format(app.memoryAtKill ?? 0))) "
+        + "signalled=\(signalled.nanoseconds)")
     if let snapshot {
       app.snapshot = snapshot.map { entry in
         var entry = entry
@@ -158,7 +175,6 @@ extension Daemon {
         return entry
       }
     }
-    log.notice("killing \(name) pid \(app.pid) (\(reason.rawValue), \(ByteSize.format(app.memoryAtKill ?? 0)))")
   }
 
   /// Reaps a killed process's memory on another thread (process_mrelease blocks while it frees), so that
@@ -207,6 +223,7 @@ extension Daemon {
 
   private func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
     stateDirty = true
+    if from == .launching || to == .terminated { processSetChanged = true }
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
     guard let app = processes[name], to.isRunning, appliedBands[name] != band else { return }
     appliedBands[name] = band

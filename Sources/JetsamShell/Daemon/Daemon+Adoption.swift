@@ -8,6 +8,28 @@ import JetsamCore
 extension Daemon {
   var stateFilePath: String { stateDirectory + "/state.json" }
 
+  /// How long state changes may wait before the state file is rewritten (a crash in this window leaves the
+  /// previous state, which re-adoption reconciles with the processes it finds).
+  static let stateSaveDelay: Duration = .milliseconds(20)
+
+  /// Arms the state-file timer if something changed and no write is pending.
+  func scheduleStateSave() {
+    // A new or ended process must be in the file at once: a crash must not lose an app's pid.
+    if processSetChanged {
+      processSetChanged = false
+      return saveStateIfChanged()
+    }
+    guard stateDirty, !stateSavePending else { return }
+    if stateTimer == nil {
+      stateTimer = try? loop.timer(at: nil) { [unowned self] in
+        self.stateSavePending = false
+        self.saveStateIfChanged()
+      }
+    }
+    stateSavePending = true
+    stateTimer?.schedule(at: MonotonicClock.now().advanced(by: Daemon.stateSaveDelay))
+  }
+
   /// Writes the state file if something an adoption needs has changed.
   func saveStateIfChanged() {
     guard stateDirty else { return }
@@ -76,7 +98,19 @@ extension Daemon {
     let alive = jetsam_process_start_time(saved.adopted.pid) == saved.startTime && saved.startTime != 0
     let pidfd = alive ? try? openPidfd(pid: saved.adopted.pid) : nil
     _ = try? policy.handle(.configure(app: name, bandFloor: saved.adopted.bandFloor, launchCount: saved.adopted.launch - 1))
-    perform((try? policy.handle(.adopt(app: saved.adopted, at: now))) ?? [])
+    var adopted = saved.adopted
+    if let cgroup, alive {
+      // The file may lag the last moments before the crash: the processes say whether the app is stopped.
+      let pids = (try? cgroup.processIDs()) ?? []
+      let stopped = !pids.isEmpty && pids.allSatisfy { processState(pid: $0) == "T" || (try? cgroup.isFrozen()) == true }
+      if stopped && adopted.state != .suspended {
+        adopted.state = .suspended
+        adopted.bandEnteredAt = now
+      } else if !stopped && adopted.state == .suspended {
+        adopted.state = .background
+      }
+    }
+    perform((try? policy.handle(.adopt(app: adopted, at: now))) ?? [])
     guard let cgroup, let pidfd else {
       // It ended while nobody watched: record it with what the kernel can still tell (an OOM kill shows in its
       // cgroup's counter), never silently.

@@ -73,18 +73,30 @@ extension Daemon {
   }
 
   private func lifecycle(_ request: ControlRequest) throws -> ControlResponse {
-    let name = try requireApp(request)
+    // `apps` names several apps at once (suspend and resume them together); `app` names one.
+    let names = try request.apps.map { apps in
+      try apps.map { name in
+        guard AppName.isValid(name) else { throw ControlError(.badRequest, "apps: \"\(name)\": \(AppName.rule)") }
+        return name
+      }
+    } ?? [requireApp(request)]
+    guard !names.isEmpty else { throw ControlError(.badRequest, "apps: empty list") }
     let now = MonotonicClock.now()
-    switch request.verb {
-    case .activate: try self.request(.activate(app: name, at: now))
-    case .background: try self.request(.moveToBackground(app: name, at: now))
-    case .suspend: try self.request(.suspend(app: name, at: now))
-    case .resume: try self.request(.resume(app: name, at: now))
-    case .terminate: try self.request(.terminate(app: name, at: now))
-    case .kill: try self.request(.kill(app: name, reason: request.reason ?? .memoryPressure, at: now))
-    default: break
+    let events = names.map { name -> PolicyEvent in
+      switch request.verb {
+      case .activate: .activate(app: name, at: now)
+      case .background: .moveToBackground(app: name, at: now)
+      case .suspend: .suspend(app: name, at: now)
+      case .resume: .resume(app: name, at: now)
+      case .terminate: .terminate(app: name, at: now)
+      default: .kill(app: name, reason: request.reason ?? .memoryPressure, at: now)
+      }
     }
-    return appResponse(name)
+    try requestAll(events)
+    if request.apps == nil { return appResponse(names[0]) }
+    var response = ControlResponse(ok: true)
+    response.apps = names.compactMap { policy.app(named: $0).map(appInfo) }
+    return response
   }
 
   private func appResponse(_ name: String) -> ControlResponse {

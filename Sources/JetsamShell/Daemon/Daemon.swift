@@ -54,10 +54,18 @@ public final class Daemon {
   let oomScoreFloor: Int32
   /// Each app's last exit record (from the log at start-up, then as they are written): launch reasons.
   var lastExits: [String: ExitRecord] = [:]
-  /// Set when something the state file holds changed; the file is rewritten after the current events.
+  /// Set when something the state file holds changed; the file is rewritten shortly after.
   var stateDirty = false
+  /// Coalesces state-file writes: a burst of requests (200 suspends) costs one write, not 200.
+  var stateTimer: EventSource?
+  var stateSavePending = false
+  /// Set when an app's process started or ended: the state file is then rewritten right away.
+  var processSetChanged = false
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
+
+  /// Apps told to stop by the actions being performed, waiting to be seen stopped.
+  var pendingStops: [String] = []
 
   private var queue: [PolicyEvent] = []
   private var draining = false
@@ -198,7 +206,16 @@ public final class Daemon {
 
   /// Feeds a user request to the policy: a refusal comes back as an error and changes nothing.
   func request(_ event: PolicyEvent) throws(PolicyError) {
-    let actions = try policy.handle(event)
+    try requestAll([event])
+  }
+
+  /// Feeds several requests at once, all or nothing: if the policy refuses one, none is applied. Their
+  /// actions are carried out together (suspending 200 apps waits once for all of them to stop).
+  func requestAll(_ events: [PolicyEvent]) throws(PolicyError) {
+    var trial = policy
+    var actions: [PolicyAction] = []
+    for event in events { actions += try trial.handle(event) }
+    policy = trial
     perform(actions)
     drain()
   }
@@ -217,7 +234,7 @@ public final class Daemon {
     }
     deadlineTimer.schedule(at: policy.nextDeadline)
     updateStatus()
-    saveStateIfChanged()
+    scheduleStateSave()
   }
 
   func enqueue(_ event: PolicyEvent) {

@@ -12,6 +12,11 @@ public final class PressureMonitor {
   public static let nearInterval: Duration = .milliseconds(5)
   /// Poll period while memory is plentiful.
   public static let farInterval: Duration = .milliseconds(250)
+  /// Poll period in the last ``approachMargin`` above an enter threshold: the kernel's usage-threshold check
+  /// runs only every 128 page charges per CPU, so a bursty allocator can cross a few milliseconds before it fires.
+  public static let approachInterval: Duration = .milliseconds(1)
+  /// How close above an enter threshold polling switches to ``approachInterval``.
+  public static let approachMargin: Int64 = 8 << 20
 
   public let counter: MemoryCounter
   private let loop: EventLoop
@@ -75,7 +80,9 @@ public final class PressureMonitor {
     }
     let now = MonotonicClock.now()
     onSample(lastAvailable, now)
-    pollTimer?.schedule(at: now.advanced(by: isNear(lastAvailable) ? Self.nearInterval : Self.farInterval))
+    let interval =
+      isApproaching(lastAvailable) ? Self.approachInterval : isNear(lastAvailable) ? Self.nearInterval : Self.farInterval
+    pollTimer?.schedule(at: now.advanced(by: interval))
   }
 
   private func isNear(_ available: Int64) -> Bool {
@@ -83,12 +90,19 @@ public final class PressureMonitor {
     return available < thresholds.warning.clear + margin
   }
 
+  private func isApproaching(_ available: Int64) -> Bool {
+    [thresholds.warning, thresholds.urgent, thresholds.critical].contains {
+      available > $0.enter && available <= $0.enter + Self.approachMargin
+    }
+  }
+
   private func registerThresholds(_ make: ((Int64) throws(SystemError) -> FileDescriptor)?) throws(SystemError) {
     guard let make, case .device(let ram, _) = counter else { return }
     let levels = [thresholds.warning, thresholds.urgent, thresholds.critical]
     let margin = max(counter.ramBytes / 20, 64 << 20)
-    // Every enter and clear threshold, plus the point where polling must speed up.
-    let availables = levels.flatMap { [$0.enter, $0.clear] } + [thresholds.warning.clear + margin]
+    // Every enter and clear threshold, plus the points where polling must speed up.
+    let availables =
+      levels.flatMap { [$0.enter, $0.clear, $0.enter + Self.approachMargin] } + [thresholds.warning.clear + margin]
     for available in Set(availables) where available > 0 && available < ram {
       let fd = try make(ram - available)
       descriptors.append(fd)

@@ -3,7 +3,11 @@ import Glibc
 import JetsamCore
 
 /// What jetsamd must remember across its own restart to re-adopt the apps it leaves running: written
-/// atomically (temp file, fsync, rename) whenever an app's state changes.
+/// atomically (temp file, rename) shortly after an app's state changes.
+///
+/// Not fsync'd, on purpose: the file only has to survive a crash of jetsamd, which leaves the page cache
+/// intact; a crash of the machine ends every app too, so there is nothing to re-adopt after it. (Exit records,
+/// which must survive anything, are fsync'd one by one in their own log.)
 ///
 /// Instants are CLOCK_MONOTONIC, which runs on across a daemon restart within one boot; the boot id guards
 /// against reading a file from an earlier boot (whose processes are gone anyway).
@@ -43,22 +47,15 @@ public struct DaemonState: Codable, Sendable {
     return try JSONDecoder().decode(DaemonState.self, from: data)
   }
 
-  /// Replaces the state file atomically and durably.
+  /// Replaces the state file atomically.
   public func write(path: String) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let data = try encoder.encode(self)
     let temporary = path + ".tmp"
     let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o640)
-    do {
-      try fd.writeAll(data)
-      try systemCall("fsync \(temporary)") { fsync(fd.rawValue) }
-      fd.close()
-    } catch {
-      fd.close()
-      throw error
-    }
+    defer { fd.close() }
+    try fd.writeAll(data)
     try systemCall("rename \(temporary)") { rename(temporary, path) }
-    try syncDirectory(of: path)
   }
 }
