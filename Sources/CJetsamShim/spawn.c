@@ -195,6 +195,9 @@ __attribute__((noreturn)) static void run_child(
     child_fail(report_fd, JETSAM_SPAWN_STAGE_OOM_SCORE_ADJ, 0);
   }
 
+  // 3c. Normal scheduling priority: the daemon may run at a raised one, which apps must not inherit.
+  (void)setpriority(PRIO_PROCESS, 0, 0);
+
   // 4. A session of its own: no controlling terminal, and the daemon's process group signals do not reach it.
   if (setsid() < 0) child_fail(report_fd, JETSAM_SPAWN_STAGE_SETSID, 0);
 

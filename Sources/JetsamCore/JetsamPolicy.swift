@@ -48,11 +48,10 @@ public struct JetsamPolicy: Sendable {
   /// Requests throw a ``PolicyError`` when refused, and the policy is then unchanged. Results and
   /// observations never throw: one about an unknown app or an old pid is ignored and returns no action.
   public mutating func handle(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
-    // Work on a copy so a refused request leaves no half-applied change behind.
-    var next = self
-    var actions = try next.apply(event)
-    if let at = event.instant { actions = next.attachLifecycleEvents(actions, at: at) }
-    self = next
+    // Every request checks what it needs before it changes anything, so a refusal leaves no half-applied
+    // change behind without copying the whole policy per event (which made a batch of n events cost n²).
+    var actions = try apply(event)
+    if let at = event.instant { actions = attachLifecycleEvents(actions, at: at) }
     return actions
   }
 

@@ -25,18 +25,18 @@ struct SuspendTests {
     let info = try #require(try daemon.apps()["app"])
     #expect(info.state == "suspended")
     #expect(info.band == .idle)
-    // The kernel's OOM killer would agree with jetsam: a suspended app is its first choice.
-    #expect(oomScore(parent) == 900)
-    #expect(oomScore(child) == 900)
+    // The kernel's OOM killer would agree with jetsam: a suspended app is its first choice. (Scores follow
+    // right after the reply.)
+    try daemon.waitUntil("the suspended band's oom_score_adj") { oomScore(parent) == 900 && oomScore(child) == 900 }
 
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     try daemon.waitUntil("both processes running again") {
       processState(parent) != "T" && processState(child) != "T"
     }
     #expect(try daemon.apps()["app"]?.state == "background")
-    #expect(oomScore(parent) == 660)
+    try daemon.waitUntil("the background band's score") { oomScore(parent) == 660 }
     #expect(try daemon.ctl(["activate", "app"]).status == 0)
-    #expect(oomScore(parent) == 100)
+    try daemon.waitUntil("the foreground band's score") { oomScore(parent) == 100 }
   }
 
   private func oomScore(_ pid: Int32) -> Int? {

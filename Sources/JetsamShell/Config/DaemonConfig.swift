@@ -24,6 +24,9 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var controlGroup: String? = "jetsam"
   /// The daemon's own oom_score_adj: low, so the kernel's OOM killer takes apps first.
   public var daemonOOMScoreAdj: Int32 = -900
+  /// The daemon's nice value: raised above the apps', so that it stays responsive when they are busy and is not
+  /// preempted by every app it wakes with a signal. Apps start at 0.
+  public var daemonNice: Int32 = -5
   /// Lifecycle-event deadlines (the watchdog).
   public var watchdog = WatchdogConfig()
   /// Background-task budget and expiry.
@@ -39,7 +42,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
-    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, watchdog, backgroundTasks, timeScale, debugRequests, apps
+    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale, debugRequests, apps
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -66,6 +69,10 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     runtimeDirectory = try c.decodeIfPresent(String.self, forKey: .runtimeDirectory) ?? d.runtimeDirectory
     controlGroup = c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
     daemonOOMScoreAdj = try c.decodeIfPresent(Int32.self, forKey: .daemonOOMScoreAdj) ?? d.daemonOOMScoreAdj
+    daemonNice = try c.decodeIfPresent(Int32.self, forKey: .daemonNice) ?? d.daemonNice
+    if !(-20...19).contains(daemonNice) {
+      throw DecodingError.dataCorruptedError(forKey: .daemonNice, in: c, debugDescription: "must be from -20 to 19")
+    }
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale

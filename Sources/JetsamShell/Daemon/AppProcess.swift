@@ -32,6 +32,8 @@ final class AppProcess {
   var previousDigest: String?
   var savedDigest: String?
   var restoredDigest: String?
+  /// Whether jetsamd froze its cgroup (freezer mode), so that resuming thaws it whatever the mode is now.
+  var frozen = false
   /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
   var adopted = false
   /// The main process's start time in ticks since boot (with the pid, it survives into the state file).

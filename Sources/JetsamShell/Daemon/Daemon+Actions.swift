@@ -95,7 +95,9 @@ extension Daemon {
     do {
       switch config.suspend.mode {
       case .signal: for pid in try app.cgroup.processIDs() { Glibc.kill(pid, SIGSTOP) }
-      case .freezer: try app.cgroup.freeze()
+      case .freezer:
+        try app.cgroup.freeze()
+        app.frozen = true
       }
       pendingStops.append(name)
     } catch {
@@ -149,7 +151,10 @@ extension Daemon {
 
   /// Undoes either kind of suspension (the mode may have been changed by a reload since the app was stopped).
   func continueEveryProcess(of app: AppProcess) throws {
-    if config.suspend.mode == .freezer || (try? app.cgroup.isFrozen()) == true { try app.cgroup.thaw() }
+    if app.frozen {
+      try app.cgroup.thaw()
+      app.frozen = false
+    }
     for pid in try app.cgroup.processIDs() { Glibc.kill(pid, SIGCONT) }
   }
 
@@ -225,11 +230,24 @@ extension Daemon {
     stateDirty = true
     if from == .launching || to == .terminated { processSetChanged = true }
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
-    guard let app = processes[name], to.isRunning, appliedBands[name] != band else { return }
+    guard processes[name] != nil, to.isRunning, appliedBands[name] != band else { return }
     appliedBands[name] = band
-    // The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
-    let score = oomScoreAdj(for: band)
-    for pid in (try? app.cgroup.processIDs()) ?? [] { try? setOOMScoreAdj(pid: pid, score) }
+    // Applied right after the current events (the reply to a request goes out first): rewriting every
+    // process's oom_score_adj is the slowest part of a state change.
+    pendingScoreUpdates.insert(name)
+    if scoreTimer == nil { scoreTimer = try? loop.timer(at: nil) { [unowned self] in self.applyScores() } }
+    scoreTimer?.schedule(at: MonotonicClock.now())
+  }
+
+  /// The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
+  func applyScores() {
+    let names = pendingScoreUpdates
+    pendingScoreUpdates = []
+    for name in names {
+      guard let app = processes[name], let band = appliedBands[name] else { continue }
+      let score = oomScoreAdj(for: band)
+      for pid in (try? app.cgroup.processIDs()) ?? [] { try? setOOMScoreAdj(pid: pid, score) }
+    }
   }
 
   /// oom_score_adj for a band: lower bands are the kernel's first choice, as they are jetsam's

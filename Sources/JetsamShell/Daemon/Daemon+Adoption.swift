@@ -129,6 +129,7 @@ extension Daemon {
     let app = AppProcess(name: name, launch: saved.adopted.launch, cgroup: cgroup, pid: saved.adopted.pid, pidfd: pidfd)
     app.adopted = true
     app.startTime = saved.startTime
+    app.frozen = (try? cgroup.isFrozen()) == true
     restore(saved, into: app)
     processes[name] = app
     appliedBands[name] = policy.app(named: name)?.band

@@ -64,6 +64,9 @@ public final class Daemon {
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
 
+  /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see `applyScores`).
+  var pendingScoreUpdates: Set<String> = []
+  var scoreTimer: EventSource?
   /// Apps told to stop by the actions being performed, waiting to be seen stopped.
   var pendingStops: [String] = []
 
@@ -85,6 +88,9 @@ public final class Daemon {
     // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
     try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
     oomScoreFloor = (try? JetsamShell.oomScoreAdj(pid: getpid())) ?? 0
+    if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, config.daemonNice) != 0 {
+      log.warning("could not set own nice value to \(config.daemonNice) (\(SystemError.current("setpriority")))")
+    }
     if oomScoreFloor > config.daemonOOMScoreAdj {
       log.warning(
         "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)")
