@@ -60,7 +60,8 @@ public struct Band: RawRepresentable, Comparable, Hashable, Sendable, Codable, C
       let name = try container.decode(String.self)
       guard let band = Band(name: name) else {
         throw DecodingError.dataCorruptedError(
-          in: container, debugDescription: "\"\(name)\" is not a band (idle, background, mail, foreground, audio, critical, or 0-20)")
+          in: container,
+          debugDescription: "\"\(name)\" is not a band (idle, background, mail, foreground, audio, critical, or 0-20)")
       }
       self = band
     }

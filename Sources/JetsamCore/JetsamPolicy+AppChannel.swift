@@ -62,7 +62,9 @@ extension JetsamPolicy {
     case .acknowledge(let id):
       guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
         if id >= app.nextEventID || id < 1 {
-          return [.appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")]
+          return [
+            .appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")
+          ]
         }
         return []  // already acknowledged, or dropped while suspended
       }
@@ -81,7 +83,9 @@ extension JetsamPolicy {
       return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("task", String(task))])]
     case .endBackgroundTask(let task, let requestID):
       guard trackedApps[name]!.backgroundTasks.removeValue(forKey: task) != nil else {
-        return [.appError(app: name, pid: pid, requestID: requestID, code: "unknownTask", message: "no open task \(task)")]
+        return [
+          .appError(app: name, pid: pid, requestID: requestID, code: "unknownTask", message: "no open task \(task)")
+        ]
       }
       var actions: [PolicyAction] = []
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, fields: [])) }

@@ -155,7 +155,8 @@ extension JetsamPolicy {
     case .launching: state = .background
     default: state = adopted.state
     }
-    var app = TrackedApp(name: adopted.name, bandFloor: adopted.bandFloor, launch: adopted.launch, at: adopted.stateEnteredAt)
+    var app = TrackedApp(
+      name: adopted.name, bandFloor: adopted.bandFloor, launch: adopted.launch, at: adopted.stateEnteredAt)
     app.state = state
     app.bandEnteredAt = adopted.bandEnteredAt
     app.pid = adopted.pid

@@ -57,7 +57,8 @@ struct BenchResults {
       table.add("    daemon CPU for the batch", jetsamd: result.resumeBatchCPU, unit: .milliseconds)
       table.addText(
         "  kernel shows stopped / running again (batch)",
-        jetsamd: "\(result.verifiedBatchSuspended) / \(result.verifiedBatchResumed)", target: "\(result.apps) / \(result.apps)",
+        jetsamd: "\(result.verifiedBatchSuspended) / \(result.verifiedBatchResumed)",
+        target: "\(result.apps) / \(result.apps)",
         met: result.verifiedBatchSuspended == result.apps && result.verifiedBatchResumed == result.apps ? "yes" : "NO")
       table.add("  suspend all, one request after another", jetsamd: result.suspendTotal, unit: .milliseconds)
       table.add("    per app: median", jetsamd: result.suspendEach.median, unit: .milliseconds)

@@ -190,7 +190,8 @@ final class JetsamdVictimBench {
     guard let kill else { throw BenchError("jetsamd did not kill the victim within 2 s of the crossing") }
     var result = VictimRun(crossingSource: .allocatorMark, allocatorMark: mark, sampledCrossing: sampledCrossing)
     // jetsamd stamps the SIGKILL itself (`signalled=NS` on CLOCK_MONOTONIC); the line's arrival is the fallback.
-    result.kill = kill.text.split(separator: " ").first { $0.hasPrefix("signalled=") }
+    result.kill =
+      kill.text.split(separator: " ").first { $0.hasPrefix("signalled=") }
       .flatMap { UInt64($0.dropFirst("signalled=".count)) } ?? kill.time
     result.exit = watcher.exitTime
     result.achievedRate = achieved

@@ -15,15 +15,21 @@ final class ControlClient {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw CLIError.usage("socket path too long: \(path)") }
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw CLIError.usage("socket path too long: \(path)")
+    }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     if result != 0 {
       let reason = String(cString: strerror(errno))
       close(fd)
-      throw CLIError.failed("cannot reach jetsamd at \(path): \(reason) (is jetsamd running? --socket or JETSAM_SOCKET choose another socket)")
+      throw CLIError.failed(
+        "cannot reach jetsamd at \(path): \(reason) (is jetsamd running? --socket or JETSAM_SOCKET choose another socket)"
+      )
     }
   }
 

@@ -28,44 +28,49 @@ enum Help {
 
   static let verbs: [String: String] = [
     "launch": """
-      Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
-                              [--env K=V]... [--background] [-- CMD ARGS...]
+    Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
+                            [--env K=V]... [--background] [-- CMD ARGS...]
 
-      Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
-      app (unless --background). Prints the pid.
+    Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
+    app (unless --background). Prints the pid.
 
-        --memory-limit SIZE   hard memory cap, e.g. 512M, 2G, or bytes
-        --cpu-limit PERCENT   CPU quota in percent of one core
-        --band BAND           band floor: idle, background, mail, foreground, audio, critical
-        --env K=V             extra environment variable (repeatable)
-        --background          launch into the background
-      """,
-    "activate": "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",
+      --memory-limit SIZE   hard memory cap, e.g. 512M, 2G, or bytes
+      --cpu-limit PERCENT   CPU quota in percent of one core
+      --band BAND           band floor: idle, background, mail, foreground, audio, critical
+      --env K=V             extra environment variable (repeatable)
+      --background          launch into the background
+    """,
+    "activate":
+      "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",
     "background": "Usage: jetsamctl background NAME...\n\nMove foreground apps to the background.",
-    "suspend": "Usage: jetsamctl suspend NAME...\n\nSuspend apps: every process of their cgroups stops (their memory stays resident).\nSeveral names are one request: all or none are suspended, together.",
+    "suspend":
+      "Usage: jetsamctl suspend NAME...\n\nSuspend apps: every process of their cgroups stops (their memory stays resident).\nSeveral names are one request: all or none are suspended, together.",
     "resume": "Usage: jetsamctl resume NAME...\n\nResume suspended apps into the background (not the foreground).",
-    "terminate": "Usage: jetsamctl terminate NAME...\n\nEnd apps gracefully: willTerminate to apps that speak the protocol, then SIGTERM, then\nSIGKILL when the grace period runs out.",
+    "terminate":
+      "Usage: jetsamctl terminate NAME...\n\nEnd apps gracefully: willTerminate to apps that speak the protocol, then SIGTERM, then\nSIGKILL when the grace period runs out.",
     "kill": """
-      Usage: jetsamctl kill NAME [--reason REASON]
+    Usage: jetsamctl kill NAME [--reason REASON]
 
-      Kill NAME's whole cgroup now and record the exit with REASON (default memoryPressure), to reproduce any
-      exit on demand. Reasons: normalAppExit, abnormal, memoryResourceLimit, cpuResourceLimit, memoryPressure,
-      badAccess, illegalInstruction, appWatchdog, suspendedWithLockedFile, backgroundTaskAssertionTimeout.
-      """,
-    "ps": "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count.",
+    Kill NAME's whole cgroup now and record the exit with REASON (default memoryPressure), to reproduce any
+    exit on demand. Reasons: normalAppExit, abnormal, memoryResourceLimit, cpuResourceLimit, memoryPressure,
+    badAccess, illegalInstruction, appWatchdog, suspendedWithLockedFile, backgroundTaskAssertionTimeout.
+    """,
+    "ps":
+      "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count.",
     "exits": """
-      Usage: jetsamctl exits [--app NAME] [--since TIME] [--follow] [--json]
+    Usage: jetsamctl exits [--app NAME] [--since TIME] [--follow] [--json]
 
-      Exit records from the durable record log. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m, 2h,
-      30s). --follow keeps streaming new records as they are written.
-      """,
+    Exit records from the durable record log. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m, 2h,
+    30s). --follow keeps streaming new records as they are written.
+    """,
     "pressure": """
-      Usage: jetsamctl pressure [--json]
-             jetsamctl pressure set LEVEL        force LEVEL (normal, warning, urgent, critical)
-             jetsamctl pressure clear            back to measured pressure
-             jetsamctl pressure allocate SIZE    charge SIZE of real memory to the device (a balloon)
-             jetsamctl pressure release          release the balloon
-      """,
-    "status": "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",
+    Usage: jetsamctl pressure [--json]
+           jetsamctl pressure set LEVEL        force LEVEL (normal, warning, urgent, critical)
+           jetsamctl pressure clear            back to measured pressure
+           jetsamctl pressure allocate SIZE    charge SIZE of real memory to the device (a balloon)
+           jetsamctl pressure release          release the balloon
+    """,
+    "status":
+      "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",
   ]
 }

@@ -23,9 +23,15 @@ struct Output {
       if json { return printJSON(pressure) }
       let forced = pressure.forcedLevel.map { " (forced \($0.name))" } ?? ""
       print("level: \(pressure.level.name)\(forced)")
-      print("device: \(pressure.mode), RAM \(ByteSize(pressure.ramBytes)), available \(ByteSize(pressure.availableBytes))")
-      for (name, b) in [("warning", pressure.thresholds.warning), ("urgent", pressure.thresholds.urgent), ("critical", pressure.thresholds.critical)] {
-        print("  \(name.padding(toLength: 8, withPad: " ", startingAt: 0)) enter ≤ \(ByteSize(b.enter)), clear ≥ \(ByteSize(b.clear)) available")
+      print(
+        "device: \(pressure.mode), RAM \(ByteSize(pressure.ramBytes)), available \(ByteSize(pressure.availableBytes))")
+      for (name, b) in [
+        ("warning", pressure.thresholds.warning), ("urgent", pressure.thresholds.urgent),
+        ("critical", pressure.thresholds.critical),
+      ] {
+        print(
+          "  \(name.padding(toLength: 8, withPad: " ", startingAt: 0)) enter ≤ \(ByteSize(b.enter)), clear ≥ \(ByteSize(b.clear)) available"
+        )
       }
       if pressure.balloonBytes > 0 { print("balloon: \(ByteSize(pressure.balloonBytes))") }
     case .exits:
@@ -52,10 +58,13 @@ struct Output {
       return
     }
     let rows = records.map { r in
-      [r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
-       String(format: "%.1f", r.stateSeconds), ByteSize(r.memoryBytes).description]
+      [
+        r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
+        String(format: "%.1f", r.stateSeconds), ByteSize(r.memoryBytes).description,
+      ]
     }
-    printTable(header ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY"] : nil, rows)
+    printTable(
+      header ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY"] : nil, rows)
   }
 
   private func printLine(_ record: ExitRecord) {
@@ -66,8 +75,11 @@ struct Output {
 
   private func table(_ apps: [AppInfo]) {
     let rows = apps.map { a in
-      [a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize(a.memoryBytes).description,
-       a.memoryLimitBytes.map { ByteSize($0).description } ?? "-", String(format: "%.1f", a.stateSeconds), String(a.launch)]
+      [
+        a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize(a.memoryBytes).description,
+        a.memoryLimitBytes.map { ByteSize($0).description } ?? "-", String(format: "%.1f", a.stateSeconds),
+        String(a.launch),
+      ]
     }
     printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH"], rows)
   }
@@ -77,8 +89,9 @@ struct Output {
     guard let columns = all.first?.count else { return }
     let widths = (0..<columns).map { c in all.map { $0[c].count }.max() ?? 0 }
     for row in all {
-      print(row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
-        .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+      print(
+        row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+          .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
     }
   }
 }

@@ -33,7 +33,11 @@ func parseGlobal(_ arguments: [String]) throws -> Invocation {
       invocation.verb = argument
       // Verb arguments; --json may still appear among them.
       for rest in arguments[(index + 1)...] {
-        if rest == "--json" && !invocation.rest.contains("--") { invocation.json = true } else { invocation.rest.append(rest) }
+        if rest == "--json" && !invocation.rest.contains("--") {
+          invocation.json = true
+        } else {
+          invocation.rest.append(rest)
+        }
       }
       return invocation
     }
@@ -88,16 +92,22 @@ func parseSize(_ text: String, _ what: String) throws -> Int64 {
   let trimmed = text.trimmingCharacters(in: .whitespaces)
   let digits = trimmed.prefix { $0.isNumber || $0 == "." }
   var unit = trimmed.dropFirst(digits.count).lowercased()
-  if unit.hasSuffix("ib") { unit = String(unit.dropLast(2)) } else if unit.hasSuffix("b") && unit.count > 1 { unit = String(unit.dropLast()) }
+  if unit.hasSuffix("ib") {
+    unit = String(unit.dropLast(2))
+  } else if unit.hasSuffix("b") && unit.count > 1 {
+    unit = String(unit.dropLast())
+  }
   let scale: Double? = ["": 1, "k": 1024, "m": 1_048_576, "g": 1_073_741_824, "t": 1_099_511_627_776][unit]
-  guard let value = Double(digits), let scale else { throw CLIError.usage("\(what): \"\(text)\" is not a size (e.g. 512M, 2G, bytes)") }
+  guard let value = Double(digits), let scale else {
+    throw CLIError.usage("\(what): \"\(text)\" is not a size (e.g. 512M, 2G, bytes)")
+  }
   return Int64(value * scale)
 }
 
 /// RFC 3339 as is, or a relative `10m`/`2h`/`30s`/`1d` turned into an RFC 3339 time that long ago.
 func parseTime(_ text: String) throws -> String {
-  if let _ = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return text }
-  if let _ = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return text }
+  if (try? Date(text, strategy: Date.ISO8601FormatStyle())) != nil { return text }
+  if (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) != nil { return text }
   let digits = text.prefix { $0.isNumber }
   let scale: Double? = ["s": 1, "m": 60, "h": 3600, "d": 86400][String(text.dropFirst(digits.count))]
   guard let value = Double(digits), let scale else {
@@ -114,7 +124,8 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   switch verb {
   case .launch:
     let args = try VerbArguments(
-      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env"], flags: ["--background"], verb: verbName)
+      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env"], flags: ["--background"],
+      verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
     if let memory = args.one("--memory-limit") { request.memoryLimit = try parseSize(memory, "--memory-limit") }
@@ -125,11 +136,15 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.cpuLimit = value
     }
     if let band = args.one("--band") {
-      guard let parsed = Band(name: band) else { throw CLIError.usage("--band: \"\(band)\" is not a band (idle, background, mail, foreground, audio, critical)") }
+      guard let parsed = Band(name: band) else {
+        throw CLIError.usage("--band: \"\(band)\" is not a band (idle, background, mail, foreground, audio, critical)")
+      }
       request.band = parsed
     }
     for pair in args.options["--env"] ?? [] {
-      guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else { throw CLIError.usage("--env: \"\(pair)\" is not K=V") }
+      guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+        throw CLIError.usage("--env: \"\(pair)\" is not K=V")
+      }
       request.env = (request.env ?? [:]).merging([String(pair[..<eq]): String(pair[pair.index(after: eq)...])]) { $1 }
     }
     if args.flags.contains("--background") { request.background = true }
@@ -151,7 +166,9 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     var request = ControlRequest(verb: .kill, app: try requireName(args, verbName))
     if let reason = args.one("--reason") {
       guard let parsed = ExitReason(rawValue: reason) else {
-        throw CLIError.usage("--reason: \"\(reason)\" is not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))")
+        throw CLIError.usage(
+          "--reason: \"\(reason)\" is not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
       }
       request.reason = parsed
     }
@@ -181,7 +198,9 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.action = "set"
       request.level = level
     case "clear", "release":
-      guard args.positional.count == 1 else { throw CLIError.usage("pressure \(args.positional[0]) takes no arguments") }
+      guard args.positional.count == 1 else {
+        throw CLIError.usage("pressure \(args.positional[0]) takes no arguments")
+      }
       request.action = args.positional[0]
     case "allocate":
       guard args.positional.count == 2 else { throw CLIError.usage("pressure allocate needs a SIZE, e.g. 512M") }

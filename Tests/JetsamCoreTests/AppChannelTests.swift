@@ -56,7 +56,8 @@ struct AppChannelTests {
     _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
     _ = try policy.handle(.launch(app: "a", foreground: false, at: t(0)))
     let actions = policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
-    guard case .deliver(_, 10, let event)? = actions.first(where: { if case .deliver = $0 { true } else { false } }) else {
+    guard case .deliver(_, 10, let event)? = actions.first(where: { if case .deliver = $0 { true } else { false } })
+    else {
       Issue.record("no event delivered: \(actions)")
       return
     }
@@ -79,7 +80,8 @@ struct AppChannelTests {
     #expect(Self.kills(policy.observe(.tick(at: t(5, ms: 999)))).isEmpty)
     let actions = policy.observe(.tick(at: t(6)))
     #expect(Self.kills(actions) == ["a:appWatchdog"])
-    let record = try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(6)))))
+    let record = try #require(
+      recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(6)))))
     #expect(record.reason == .appWatchdog)
     #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
     #expect(record.watchdogEvent == "didEnterBackground")
@@ -127,7 +129,8 @@ struct AppChannelTests {
     // The grace passes, but the task keeps it running.
     #expect(policy.observe(.tick(at: t(20))).isEmpty)
     #expect(policy.app(named: "a")?.state == .background)
-    let remaining = policy.observe(.appMessage(app: "a", pid: 10, message: .backgroundTimeRemaining(requestID: 8), at: t(25, ms: 500)))
+    let remaining = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .backgroundTimeRemaining(requestID: 8), at: t(25, ms: 500)))
     #expect(remaining == [.reply(app: "a", pid: 10, requestID: 8, fields: [AppField("seconds", "14.500")])])
     #expect(policy.nextDeadline == t(35))
     let warned = policy.observe(.tick(at: t(35)))
@@ -135,7 +138,8 @@ struct AppChannelTests {
     #expect(Self.kills(warned).isEmpty)
     let killed = policy.observe(.tick(at: t(41)))
     #expect(Self.kills(killed) == ["a:backgroundTaskAssertionTimeout"])
-    let record = try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(41)))))
+    let record = try #require(
+      recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(41)))))
     #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
     #expect(record.openBackgroundTasks == ["upload"])
   }
@@ -189,7 +193,8 @@ struct AppChannelTests {
     _ = try silent.handle(.terminate(app: "b", at: t(1)))
     let late = silent.observe(.tick(at: t(6)))
     #expect(late == [.terminate(app: "b", pid: 11)])
-    let record = try #require(recordOf(silent.observe(.exited(app: "b", pid: 11, end: sigterm, oomKilled: false, at: t(6)))))
+    let record = try #require(
+      recordOf(silent.observe(.exited(app: "b", pid: 11, end: sigterm, oomKilled: false, at: t(6)))))
     #expect(record.reason == .normalAppExit)
   }
 
@@ -210,7 +215,8 @@ struct AppChannelTests {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0), foreground: true)
     #expect(policy.observe(.appMessage(app: "a", pid: 9, message: .hello, at: t(0))).isEmpty)
-    let unknownTask = policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 4, requestID: 2), at: t(0)))
+    let unknownTask = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 4, requestID: 2), at: t(0)))
     #expect(unknownTask == [.appError(app: "a", pid: 10, requestID: 2, code: "unknownTask", message: "no open task 4")])
     let unknownEvent = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 99), at: t(0)))
     #expect(unknownEvent.count == 1)

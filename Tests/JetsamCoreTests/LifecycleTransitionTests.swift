@@ -102,7 +102,8 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
         .stateChanged(app: "a", from: .notRunning, to: .launching, band: .foreground), .spawn(app: "a", launch: 1),
       ])
     let spawned = policy.observe(.spawned(app: "a", pid: 42, at: t(2)))
-    #expect(spawned.withoutEvents == [.stateChanged(app: "a", from: .launching, to: .foregroundActive, band: .foreground)])
+    #expect(
+      spawned.withoutEvents == [.stateChanged(app: "a", from: .launching, to: .foregroundActive, band: .foreground)])
     let app = try #require(policy.app(named: "a"))
     #expect(app.pid == 42)
     #expect(app.spawnedAt == t(2))

@@ -6,7 +6,8 @@ import Testing
 
 /// Real apps on their channel (PROTOCOL.md): the events they receive, the watchdog, background tasks, memory
 /// warnings, launch reasons.
-@Suite("App lifecycle over the channel", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "App lifecycle over the channel", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct AppLifecycleTests {
   static let bashApp = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/lifecycle-app.sh"
@@ -17,18 +18,24 @@ struct AppLifecycleTests {
   }
 
   /// Launches the bash test app with these environment variables; returns its pid and its events file.
-  static func launchBashApp(_ daemon: DaemonHarness, _ name: String, _ env: [String: String] = [:], options: [String] = [])
+  static func launchBashApp(
+    _ daemon: DaemonHarness, _ name: String, _ env: [String: String] = [:], options: [String] = []
+  )
     throws -> (pid: Int32, events: String)
   {
     let events = daemon.directory + "/\(name).events"
-    let envOptions = (["EVENTS_FILE": events].merging(env) { $1 }).sorted { $0.key < $1.key }.flatMap { ["--env", "\($0.key)=\($0.value)"] }
+    let envOptions = (["EVENTS_FILE": events].merging(env) { $1 }).sorted { $0.key < $1.key }.flatMap {
+      ["--env", "\($0.key)=\($0.value)"]
+    }
     let pid = try daemon.launch(name, [], options: envOptions + options, executable: bashApp)
     return (pid, events)
   }
 
   /// The event names in an events file (first word of each line).
   static func events(_ path: String) -> [String] {
-    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map { String($0.split(separator: " ").first ?? "") }
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map {
+      String($0.split(separator: " ").first ?? "")
+    }
   }
 
   static func lines(_ path: String) -> [String] {
@@ -47,7 +54,9 @@ struct AppLifecycleTests {
     #expect(processState(pid) == "T")
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     #expect(try daemon.ctl(["activate", "app"]).status == 0)
-    try daemon.waitUntil("the second didBecomeActive") { Self.events(events).filter { $0 == "didBecomeActive" }.count == 2 }
+    try daemon.waitUntil("the second didBecomeActive") {
+      Self.events(events).filter { $0 == "didBecomeActive" }.count == 2
+    }
     #expect(
       Self.events(events) == [
         "launch", "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
@@ -151,14 +160,19 @@ struct AppLifecycleTests {
     let relaunch = try #require(Self.lines(events).last { $0.hasPrefix("launch") })
     #expect(relaunch.contains("afterExit reason=memoryPressure state=suspended"), "\(relaunch)")
     #expect(relaunch.contains("summary=seen%20"), "\(relaunch)")
-    try daemon.waitUntil("didFinishLaunching of the relaunch") { Self.events(events).filter { $0 == "didFinishLaunching" }.count == 2 }
+    try daemon.waitUntil("didFinishLaunching of the relaunch") {
+      Self.events(events).filter { $0 == "didFinishLaunching" }.count == 2
+    }
     let finish = try #require(Self.lines(events).last { $0.hasPrefix("didFinishLaunching") })
     #expect(finish.contains("reason=afterExit previousReason=memoryPressure previousState=suspended"), "\(finish)")
 
     // A crash: the next launch says so.
     try daemon.launch("crasher", ["crash", "segv"])
     _ = try daemon.waitForRecords(2)
-    #expect(try daemon.ctl(["launch", "crasher", "--env", "EVENTS_FILE=\(daemon.directory)/crasher.events", "--", Self.bashApp]).status == 0)
+    #expect(
+      try daemon.ctl([
+        "launch", "crasher", "--env", "EVENTS_FILE=\(daemon.directory)/crasher.events", "--", Self.bashApp,
+      ]).status == 0)
     try daemon.waitUntil("the crasher's relaunch") { !Self.lines(daemon.directory + "/crasher.events").isEmpty }
     #expect(Self.lines(daemon.directory + "/crasher.events")[0].contains("afterExit reason=badAccess state=foreground"))
   }
@@ -171,7 +185,9 @@ struct AppLifecycleTests {
     try daemon.waitUntil("victim launched") { Self.events(victimEvents).contains("didBecomeActive") }
     // The forger tries to acknowledge the victim's events and end its tasks, then sends garbage.
     let forger = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/forger-app.sh"
-    #expect(try daemon.ctl(["launch", "forger", "--background", "--env", "OUT=\(daemon.directory)/forger.out", "--", forger]).status == 0)
+    #expect(
+      try daemon.ctl(["launch", "forger", "--background", "--env", "OUT=\(daemon.directory)/forger.out", "--", forger])
+        .status == 0)
     try daemon.waitUntil("the forger's error replies") {
       let out = Self.lines(daemon.directory + "/forger.out")
       return out.contains { $0.contains("code=unknownTask") } && out.contains { $0.contains("code=tooLarge") }
@@ -191,15 +207,16 @@ struct AppLifecycleTests {
   func hooks() throws {
     let marker = "/tmp/jetsam-hook-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { unlink(marker) }
-    let daemon = try Self.fastDaemon(extra: """
-      apps: {
-        quiet: { command: ["\(Binaries.testapp)", "idle"] },
-        saving: { command: ["\(Binaries.testapp)", "idle"],
-                  hooks: { didEnterBackground: { command: ["/bin/sh", "-c", "echo saved > \(marker)"] } } },
-        stuck: { command: ["\(Binaries.testapp)", "idle"],
-                 hooks: { didEnterBackground: { command: ["/bin/sleep", "100"], timeout: "300ms" } } },
-      }
-      """)
+    let daemon = try Self.fastDaemon(
+      extra: """
+        apps: {
+          quiet: { command: ["\(Binaries.testapp)", "idle"] },
+          saving: { command: ["\(Binaries.testapp)", "idle"],
+                    hooks: { didEnterBackground: { command: ["/bin/sh", "-c", "echo saved > \(marker)"] } } },
+          stuck: { command: ["\(Binaries.testapp)", "idle"],
+                   hooks: { didEnterBackground: { command: ["/bin/sleep", "100"], timeout: "300ms" } } },
+        }
+        """)
     defer { daemon.stop() }
     for name in ["quiet", "saving", "stuck"] { #expect(try daemon.ctl(["launch", name]).status == 0) }
     // Launching each pushed the previous one to the background: saving's hook ran then.

@@ -14,7 +14,10 @@ struct ContainmentTests {
     let parent = try daemon.launch("forker", ["fork-child", "--pid-file", pidFile])
     var child: Int32 = 0
     try daemon.waitUntil("the child's pid file") {
-      child = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      child =
+        Int32(
+          ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)) ?? 0
       return child > 0
     }
     #expect(isAlive(child))
@@ -41,7 +44,9 @@ struct ContainmentTests {
     }
     let forked = Int(text.split(whereSeparator: { !$0.isNumber }).first ?? "") ?? -1
     #expect(forked >= 1 && forked < 40, "forked \(forked) (report: \(text))")
-    #expect(text.contains("EAGAIN") || text.contains("11") || text.lowercased().contains("resource temporarily unavailable"), "\(text)")
+    #expect(
+      text.contains("EAGAIN") || text.contains("11") || text.lowercased().contains("resource temporarily unavailable"),
+      "\(text)")
     #expect(isAlive(pid))
     #expect(try daemon.ctl(["kill", "bomb"]).status == 0)
     _ = try daemon.waitForRecords(1)

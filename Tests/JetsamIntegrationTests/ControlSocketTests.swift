@@ -5,7 +5,8 @@ import JetsamProtocol
 import Testing
 
 /// The control socket answers bad input with precise errors and keeps serving everyone else.
-@Suite("Control socket", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Control socket", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(2)))
 struct ControlSocketTests {
   struct Malformed: Sendable, CustomStringConvertible {
@@ -25,8 +26,12 @@ struct ControlSocketTests {
     Malformed(line: #"{"v":1,"verb":"kill","app":"x","reason":"bored"}"#, code: "badRequest", message: "reason:"),
     Malformed(line: #"{"v":1,"verb":"ps","colour":"red"}"#, code: "badRequest", message: "colour: unknown field"),
     Malformed(line: #"{"v":1,"verb":"suspend"}"#, code: "badRequest", message: "app: missing"),
-    Malformed(line: #"{"v":1,"verb":"suspend","app":"nobody-here"}"#, code: "unknownApp", message: #"no app named "nobody-here""#),
-    Malformed(line: #"{"v":1,"verb":"pressure","action":"explode"}"#, code: "badRequest", message: "action: unknown pressure action"),
+    Malformed(
+      line: #"{"v":1,"verb":"suspend","app":"nobody-here"}"#, code: "unknownApp",
+      message: #"no app named "nobody-here""#),
+    Malformed(
+      line: #"{"v":1,"verb":"pressure","action":"explode"}"#, code: "badRequest",
+      message: "action: unknown pressure action"),
   ]
 
   @Test("malformed requests get an error naming the problem, on a connection that stays usable", arguments: malformed)
@@ -91,13 +96,15 @@ struct ControlSocketTests {
     // `daemon` (uid 1) is not in nogroup: even with the file opened up, the daemon refuses it by credentials.
     chmod(daemon.socket, 0o666)
     let outsider = try runCommand(
-      "/usr/bin/setpriv", ["--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+      "/usr/bin/setpriv",
+      ["--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
     #expect(outsider.status == 1)
     #expect(outsider.stderr.contains("permission denied"), "\(outsider.stderr)")
 
     // nobody's primary group is nogroup, the control group: allowed.
     let member = try runCommand(
-      "/usr/bin/setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+      "/usr/bin/setpriv",
+      ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
     #expect(member.status == 0, "\(member.stderr)")
   }
 

@@ -130,7 +130,9 @@ final class DaemonHarness {
       process.arguments = arguments
     }
     // Kept across restarts: the log shows both daemons.
-    if !FileManager.default.fileExists(atPath: logPath) { _ = FileManager.default.createFile(atPath: logPath, contents: nil) }
+    if !FileManager.default.fileExists(atPath: logPath) {
+      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    }
     let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
     log.seekToEndOfFile()
     process.standardOutput = log
@@ -300,7 +302,9 @@ enum CgroupCleanup {
       let controllers = parts[1].split(separator: ",").map(String.init)
       let mount: String
       if controllers.isEmpty {
-        mount = FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified/cgroup.procs") ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup"
+        mount =
+          FileManager.default.fileExists(atPath: "/sys/fs/cgroup/unified/cgroup.procs")
+          ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup"
       } else if let first = controllers.first, first.hasPrefix("name=") {
         mount = "/sys/fs/cgroup/" + first.dropFirst(5)
       } else {
@@ -319,7 +323,9 @@ enum CgroupCleanup {
     let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for child in children {
       var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory), isDirectory.boolValue {
+      if FileManager.default.fileExists(atPath: directory + "/" + child, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      {
         removeTree(directory + "/" + child)
       }
     }

@@ -6,7 +6,8 @@ import Testing
 
 /// Exit records are durable before they are reported: a daemon SIGKILLed in the middle of a kill storm has
 /// lost none of the records any client had already seen.
-@Suite("Durable exit records", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Durable exit records", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(2)))
 struct DurabilityTests {
   @Test("SIGKILL of the daemon mid kill storm loses no reported record")
@@ -31,7 +32,8 @@ struct DurabilityTests {
     let onDisk = try daemon.recordsOnDisk()
     let diskKeys = Set(onDisk.map { "\($0.app)/\($0.pid)/\($0.launch)" })
     for record in reported {
-      #expect(diskKeys.contains("\(record.app)/\(record.pid)/\(record.launch)"), "reported \(record.app) missing on disk")
+      #expect(
+        diskKeys.contains("\(record.app)/\(record.pid)/\(record.launch)"), "reported \(record.app) missing on disk")
     }
     #expect(onDisk.count >= reported.count)
     #expect(onDisk.allSatisfy { $0.reason == .memoryPressure })

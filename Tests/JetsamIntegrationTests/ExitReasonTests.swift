@@ -5,7 +5,8 @@ import JetsamProtocol
 import Testing
 
 /// Real apps that end in every way the foundation classifies, each checked in the durable record log.
-@Suite("Exit reasons of real processes", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Exit reasons of real processes", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct ExitReasonTests {
   struct Case: Sendable, CustomStringConvertible {
@@ -70,7 +71,9 @@ struct ExitReasonTests {
     #expect(record.terminationReason == "SIGNAL 0x9")
   }
 
-  @Test("kill --reason records exactly that reason", arguments: [ExitReason.appWatchdog, .memoryPressure, .cpuResourceLimit])
+  @Test(
+    "kill --reason records exactly that reason",
+    arguments: [ExitReason.appWatchdog, .memoryPressure, .cpuResourceLimit])
   func requestedReason(_ reason: ExitReason) throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }

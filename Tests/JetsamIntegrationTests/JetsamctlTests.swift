@@ -6,7 +6,8 @@ import Testing
 
 /// Every jetsamctl verb against a real daemon, with its --json output checked against /proc, cgroup files and
 /// the record log.
-@Suite("jetsamctl verbs", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "jetsamctl verbs", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct JetsamctlTests {
   @Test("launch, background, activate, suspend, resume, terminate, ps and status agree with the kernel")
@@ -14,7 +15,10 @@ struct JetsamctlTests {
     let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     // launch prints the pid and the app is in its own cgroup with the requested caps.
-    let launched = try daemon.ctl(["launch", "mail", "--memory-limit", "64M", "--cpu-limit", "50", "--band", "mail", "--env", "GREETING=hi", "--", Binaries.testapp, "idle"])
+    let launched = try daemon.ctl([
+      "launch", "mail", "--memory-limit", "64M", "--cpu-limit", "50", "--band", "mail", "--env", "GREETING=hi", "--",
+      Binaries.testapp, "idle",
+    ])
     #expect(launched.status == 0, "\(launched.stderr)")
     let mail = try #require(Int32(launched.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     #expect(isAlive(mail))
@@ -104,12 +108,13 @@ struct JetsamctlTests {
 
   @Test("pressure set, clear, allocate and release change the device's level and memory")
   func pressureVerbs() throws {
-    let daemon = try DaemonHarness(config: """
-      { device: { ram: "1G", thresholds: {
-          warning: { enter: "600M", clear: "650M" }, urgent: { enter: "500M", clear: "560M" },
-          critical: { enter: "100M", clear: "150M" } } },
-        suspend: { backgroundGrace: null } }
-      """)
+    let daemon = try DaemonHarness(
+      config: """
+        { device: { ram: "1G", thresholds: {
+            warning: { enter: "600M", clear: "650M" }, urgent: { enter: "500M", clear: "560M" },
+            critical: { enter: "100M", clear: "150M" } } },
+          suspend: { backgroundGrace: null } }
+        """)
     defer { daemon.stop() }
     var pressure = try daemon.ctlJSON(PressureInfo.self, ["pressure"])
     #expect(pressure.level == .normal)
@@ -151,7 +156,9 @@ struct JetsamctlTests {
 
   @Test("bad usage exits 64 with a message; every --help prints usage and exits 0")
   func usageAndHelp() throws {
-    let verbs = ["launch", "activate", "background", "suspend", "resume", "terminate", "kill", "ps", "exits", "pressure", "status"]
+    let verbs = [
+      "launch", "activate", "background", "suspend", "resume", "terminate", "kill", "ps", "exits", "pressure", "status",
+    ]
     let main = try runCommand(Binaries.jetsamctl, ["--help"])
     #expect(main.status == 0)
     for verb in verbs {
@@ -160,7 +167,10 @@ struct JetsamctlTests {
       #expect(help.status == 0)
       #expect(help.stdout.hasPrefix("Usage: jetsamctl \(verb)"), "\(verb) --help: \(help.stdout)")
     }
-    for misuse in [["frobnicate"], [], ["suspend"], ["kill", "x", "--reason", "bored"], ["launch", "x", "--memory-limit", "12Q"], ["pressure", "set", "dire"], ["ps", "extra"]] {
+    for misuse in [
+      ["frobnicate"], [], ["suspend"], ["kill", "x", "--reason", "bored"], ["launch", "x", "--memory-limit", "12Q"],
+      ["pressure", "set", "dire"], ["ps", "extra"],
+    ] {
       let result = try runCommand(Binaries.jetsamctl, ["--socket", "/nonexistent.sock"] + misuse)
       #expect(result.status == 64, "jetsamctl \(misuse): \(result.status) \(result.stderr)")
       #expect(result.stderr.hasPrefix("jetsamctl: "))

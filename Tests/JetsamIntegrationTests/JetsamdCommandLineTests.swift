@@ -25,7 +25,8 @@ struct JetsamdCommandLineTests {
   func badConfig() throws {
     let path = NSTemporaryDirectory() + "bad-\(getpid()).json5"
     defer { unlink(path) }
-    try #"{ apps: { mail: { command: ["x"], memoryLimit: "12Q" } } }"#.write(toFile: path, atomically: true, encoding: .utf8)
+    try #"{ apps: { mail: { command: ["x"], memoryLimit: "12Q" } } }"#.write(
+      toFile: path, atomically: true, encoding: .utf8)
     let name = (path as NSString).lastPathComponent
     for arguments in [["--check-config"], ["--foreground"]] {
       let result = try runCommand(Binaries.jetsamd, ["--config", path] + arguments)

@@ -6,7 +6,8 @@ import Testing
 
 /// Jetsam under real memory pressure: 20 suspended apps holding real memory, a foreground app that grows,
 /// and the exit records as the judge.
-@Suite("Jetsam kill order", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Jetsam kill order", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct KillOrderTests {
   /// A 1 GiB device whose urgent level starts at 500M available and clears at 560M.
@@ -52,7 +53,9 @@ struct KillOrderTests {
 
     // Real memory pressure: a foreground app grows by 250M at 250 MB/s.
     let camera = try daemon.launch("camera", ["alloc", "250", "--rate", "250", "--hold"])
-    try daemon.waitUntil("the camera to hold its memory") { (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 250 << 20 }
+    try daemon.waitUntil("the camera to hold its memory") {
+      (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 250 << 20
+    }
     try daemon.waitUntil("pressure to clear below urgent") {
       try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
     }

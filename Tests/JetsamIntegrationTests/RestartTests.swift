@@ -5,7 +5,8 @@ import JetsamProtocol
 import Testing
 
 /// A crashed jetsamd's successor re-adopts the apps it left running and records what happened meanwhile.
-@Suite("Daemon restart", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Daemon restart", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(2)))
 struct RestartTests {
   @Test("apps survive a daemon crash, are re-adopted with their states, and the kill order holds across it")
@@ -53,7 +54,8 @@ struct RestartTests {
     let doomedRecord = try #require(records.first { $0.app == "doomed" })
     #expect(doomedRecord.pid == doomed)
     #expect(doomedRecord.reason == .abnormal)
-    #expect(doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
+    #expect(
+      doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
     #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
     #expect(try daemon.apps()["doomed"]?.state == "notRunning")
   }

@@ -6,7 +6,8 @@ import Testing
 
 /// The restoration check a developer runs: save at didEnterBackground, get killed while suspended, relaunch,
 /// restore — with the Swift demo app (JetsamClient), the Python module and the bash example.
-@Suite("State restoration", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "State restoration", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct RestorationTests {
   static let demoApp = Binaries.directory + "/jetsam-demo-app"
@@ -15,7 +16,9 @@ struct RestorationTests {
 
   /// Runs an app through foreground → background (it saves) → suspended → jetsam kill → relaunch, and returns
   /// the relaunched app's `ps` row once it has reported what it restored.
-  static func killWhileSuspendedAndRelaunch(_ daemon: DaemonHarness, _ name: String, _ command: [String]) throws -> AppInfo {
+  static func killWhileSuspendedAndRelaunch(_ daemon: DaemonHarness, _ name: String, _ command: [String]) throws
+    -> AppInfo
+  {
     #expect(try daemon.ctl(["launch", name, "--"] + command).status == 0)
     usleep(800_000)  // let it run (the demo app counts while active)
     #expect(try daemon.ctl(["background", name]).status == 0)
@@ -54,7 +57,9 @@ struct RestorationTests {
   func forgetToSaveIsCaught() throws {
     let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
-    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory, "--forget-to-save"]).status == 0)
+    #expect(
+      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory, "--forget-to-save"]).status
+        == 0)
     usleep(800_000)
     #expect(try daemon.ctl(["background", "demo"]).status == 0)
     try daemon.waitUntil("the digest it claims to have saved") { try daemon.apps()["demo"]?.stateSummary != nil }
@@ -71,7 +76,8 @@ struct RestorationTests {
   func otherLanguages(_ language: String) throws {
     let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
-    let command = language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
+    let command =
+      language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
     let info = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
     #expect(info.restoration == "match")
     let output = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(language).log", encoding: .utf8)
@@ -80,15 +86,18 @@ struct RestorationTests {
     }
   }
 
-  @Test("the demo app's misbehaviours end as iOS would record them", arguments: [
-    (["--hang-in", "didEnterBackground"], ExitReason.appWatchdog),
-    (["--never-end-task"], ExitReason.backgroundTaskAssertionTimeout),
-    (["--crash", "ill"], ExitReason.illegalInstruction),
-  ])
+  @Test(
+    "the demo app's misbehaviours end as iOS would record them",
+    arguments: [
+      (["--hang-in", "didEnterBackground"], ExitReason.appWatchdog),
+      (["--never-end-task"], ExitReason.backgroundTaskAssertionTimeout),
+      (["--crash", "ill"], ExitReason.illegalInstruction),
+    ])
   func misbehaviours(_ flags: [String], _ reason: ExitReason) throws {
     let daemon = try DaemonHarness(config: "{ timeScale: 0.1, suspend: { backgroundGrace: \"100ms\" } }")
     defer { daemon.stop() }
-    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
+    #expect(
+      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
     if reason != .illegalInstruction {
       usleep(500_000)
       #expect(try daemon.ctl(["background", "demo"]).status == 0)

@@ -5,7 +5,8 @@ import JetsamProtocol
 import Testing
 
 /// Suspend and resume act on every process of an app, in both modes.
-@Suite("Suspend and resume", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+@Suite(
+  "Suspend and resume", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(2)))
 struct SuspendTests {
   @Test("signal mode stops every process of the app (state T) and resume continues them")
@@ -16,7 +17,10 @@ struct SuspendTests {
     let parent = try daemon.launch("app", ["fork-child", "--pid-file", pidFile])
     var child: Int32 = 0
     try daemon.waitUntil("the child's pid") {
-      child = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      child =
+        Int32(
+          ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)) ?? 0
       return child > 0
     }
     #expect(try daemon.ctl(["suspend", "app"]).status == 0)

@@ -18,8 +18,10 @@ struct ConfigTests {
       message: #"jetsamd.json5: apps.mail.memoryLimit: "12Q" is not a size"#),
     BadConfig(text: "{ device: { bogus: 1 } }", message: "jetsamd.json5: device.bogus: unknown key"),
     BadConfig(text: "{ apps: { mail: {} } }", message: "jetsamd.json5: apps.mail.command: missing"),
-    BadConfig(text: #"{ apps: { mail: { command: "x" } } }"#, message: "jetsamd.json5: apps.mail.command: expected a list"),
-    BadConfig(text: #"{ suspend: { mode: "nap" } }"#, message: #"jetsamd.json5: suspend.mode: "nap" is not a suspend mode"#),
+    BadConfig(
+      text: #"{ apps: { mail: { command: "x" } } }"#, message: "jetsamd.json5: apps.mail.command: expected a list"),
+    BadConfig(
+      text: #"{ suspend: { mode: "nap" } }"#, message: #"jetsamd.json5: suspend.mode: "nap" is not a suspend mode"#),
     BadConfig(
       text: #"{ device: { thresholds: { urgent: { enter: "40%", clear: "45%" } } } }"#,
       message: "jetsamd.json5: device.thresholds.urgent.enter: must be below warning.enter"),
@@ -45,7 +47,9 @@ struct ConfigTests {
     let base = try ConfigLoader.load(path: root + "/jetsamd.json5")
     #expect(base.device.ram == .bytes(2 << 30))
     #expect(base.suspend.mode == .signal)
-    let profiles = try FileManager.default.contentsOfDirectory(atPath: root + "/profiles").filter { $0.hasSuffix(".json5") }
+    let profiles = try FileManager.default.contentsOfDirectory(atPath: root + "/profiles").filter {
+      $0.hasSuffix(".json5")
+    }
     #expect(profiles.count >= 3)
     for profile in profiles {
       _ = try ConfigLoader.load(path: root + "/jetsamd.json5", profile: root + "/profiles/" + profile)

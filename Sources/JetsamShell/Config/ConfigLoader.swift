@@ -92,7 +92,9 @@ public enum ConfigLoader {
         throw ConfigError(file: label, keyPath: "device.ram", reason: "\(ram) bytes is too small (at least 16M)")
       }
       if let problem = config.device.thresholds.resolved(ram: ram).problems().first {
-        throw ConfigError(file: label, keyPath: "device.thresholds." + problem.prefix { $0 != ":" }, reason: String(problem.drop { $0 != ":" }.dropFirst(2)))
+        throw ConfigError(
+          file: label, keyPath: "device.thresholds." + problem.prefix { $0 != ":" },
+          reason: String(problem.drop { $0 != ":" }.dropFirst(2)))
       }
     }
     for name in config.apps.keys where !AppName.isValid(name) {
@@ -143,16 +145,25 @@ public enum ConfigLoader {
 
 /// App names: what may be used as a cgroup directory and a CLI argument.
 public enum AppName {
-  public static let rule = "app names are 1-64 characters of letters, digits, '.', '_' and '-', starting with a letter or digit"
+  public static let rule =
+    "app names are 1-64 characters of letters, digits, '.', '_' and '-', starting with a letter or digit"
   public static func isValid(_ name: String) -> Bool {
-    guard let first = name.first, first.isASCII, first.isLetter || first.isNumber, name.count <= 64 else { return false }
+    guard let first = name.first, first.isASCII, first.isLetter || first.isNumber, name.count <= 64 else {
+      return false
+    }
     return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
   }
 }
 
 /// A generic JSON value, decoded with JSONDecoder (which is where JSON5 support lives).
 enum JSONTree: Decodable {
-  case object([String: JSONTree]), array([JSONTree]), string(String), number(Double), integer(Int64), bool(Bool), null
+  case object([String: JSONTree])
+  case array([JSONTree])
+  case string(String)
+  case number(Double)
+  case integer(Int64)
+  case bool(Bool)
+  case null
 
   init(from decoder: any Decoder) throws {
     if let c = try? decoder.container(keyedBy: AnyCodingKey.self) {

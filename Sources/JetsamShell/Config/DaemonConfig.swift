@@ -42,7 +42,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
-    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale, debugRequests, apps
+    case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale,
+      debugRequests, apps
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -67,7 +68,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     terminateGrace = try c.decodeIfPresent(ConfigDuration.self, forKey: .terminateGrace) ?? d.terminateGrace
     stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory) ?? d.stateDirectory
     runtimeDirectory = try c.decodeIfPresent(String.self, forKey: .runtimeDirectory) ?? d.runtimeDirectory
-    controlGroup = c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
+    controlGroup =
+      c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
     daemonOOMScoreAdj = try c.decodeIfPresent(Int32.self, forKey: .daemonOOMScoreAdj) ?? d.daemonOOMScoreAdj
     daemonNice = try c.decodeIfPresent(Int32.self, forKey: .daemonNice) ?? d.daemonNice
     if !(-20...19).contains(daemonNice) {
@@ -79,7 +81,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     if !(timeScale > 0 && timeScale <= 100) {
-      throw DecodingError.dataCorruptedError(forKey: .timeScale, in: c, debugDescription: "must be above 0 and at most 100")
+      throw DecodingError.dataCorruptedError(
+        forKey: .timeScale, in: c, debugDescription: "must be above 0 and at most 100")
     }
     if foregroundSlots < 1 {
       throw DecodingError.dataCorruptedError(
@@ -288,7 +291,8 @@ public struct AppCaps: Sendable, Codable, Equatable {
   {
     let caps = AppCaps(
       memoryLimit: try c.decodeIfPresent(ByteSize.self, forKey: memory),
-      cpuLimit: try c.decodeIfPresent(Double.self, forKey: cpu), pidsLimit: try c.decodeIfPresent(Int.self, forKey: pids))
+      cpuLimit: try c.decodeIfPresent(Double.self, forKey: cpu),
+      pidsLimit: try c.decodeIfPresent(Int.self, forKey: pids))
     if let limit = caps.cpuLimit, limit <= 0 {
       throw DecodingError.dataCorruptedError(forKey: cpu, in: c, debugDescription: "must be above 0")
     }
@@ -357,7 +361,8 @@ public struct AppConfig: Sendable, Codable, Equatable {
           throw DecodingError.dataCorrupted(
             DecodingError.Context(
               codingPath: c.codingPath + [CodingKeys.hooks, AnyCodingKey(stringValue: event)],
-              debugDescription: "unknown lifecycle event (known: \(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"))
+              debugDescription:
+                "unknown lifecycle event (known: \(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"))
         }
         hooks[kind] = hook
       }
@@ -408,7 +413,9 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
     command = try c.decodeIfPresent([String].self, forKey: .command)
     timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout)
     if let name = try c.decodeIfPresent(String.self, forKey: .signal) {
-      guard let number = LifecycleHook.signals[name.uppercased().hasPrefix("SIG") ? name.uppercased() : "SIG" + name.uppercased()]
+      guard
+        let number = LifecycleHook.signals[
+          name.uppercased().hasPrefix("SIG") ? name.uppercased() : "SIG" + name.uppercased()]
       else {
         throw DecodingError.dataCorruptedError(
           forKey: .signal, in: c, debugDescription: "\"\(name)\" is not a signal name (e.g. SIGUSR1, SIGHUP)")
@@ -436,4 +443,3 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
     "SIGTERM": SIGTERM, "SIGCONT": SIGCONT, "SIGWINCH": SIGWINCH,
   ]
 }
-

@@ -8,13 +8,19 @@ enum ControlRequestParser {
     let data = Data(bytes)
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
       let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
-      return .failure(ControlError(.badRequest, "not a JSON object: \(preview.debugDescription)\(bytes.count > 40 ? "…" : "")"))
+      return .failure(
+        ControlError(.badRequest, "not a JSON object: \(preview.debugDescription)\(bytes.count > 40 ? "…" : "")"))
     }
     guard let version = object["v"] as? Int else {
-      return .failure(ControlError(.badRequest, "v: missing or not an integer (this daemon speaks version \(ControlProtocol.version))"))
+      return .failure(
+        ControlError(
+          .badRequest, "v: missing or not an integer (this daemon speaks version \(ControlProtocol.version))"))
     }
     guard version == ControlProtocol.version else {
-      return .failure(ControlError(.unsupportedVersion, "v: version \(version) is not supported (this daemon speaks \(ControlProtocol.version))"))
+      return .failure(
+        ControlError(
+          .unsupportedVersion, "v: version \(version) is not supported (this daemon speaks \(ControlProtocol.version))")
+      )
     }
     guard let verb = object["verb"] as? String else {
       return .failure(ControlError(.badRequest, "verb: missing or not a string"))
@@ -23,7 +29,10 @@ enum ControlRequestParser {
       let known = ControlVerb.allCases.map(\.rawValue).joined(separator: ", ")
       return .failure(ControlError(.badRequest, "verb: unknown verb \"\(verb)\" (known: \(known))"))
     }
-    let known = Set(["v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason", "since", "follow", "action", "level", "size"])
+    let known = Set([
+      "v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason", "since",
+      "follow", "action", "level", "size",
+    ])
     if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
       return .failure(ControlError(.badRequest, "\(unknown): unknown field"))
     }
@@ -31,7 +40,8 @@ enum ControlRequestParser {
       return .success(try JSONDecoder().decode(ControlRequest.self, from: data))
     } catch let error as DecodingError {
       let problem = ConfigLoader.configError(error, file: "request")
-      return .failure(ControlError(.badRequest, "\(problem.keyPath.isEmpty ? "request" : problem.keyPath): \(problem.reason)"))
+      return .failure(
+        ControlError(.badRequest, "\(problem.keyPath.isEmpty ? "request" : problem.keyPath): \(problem.reason)"))
     } catch {
       return .failure(ControlError(.badRequest, "\(error)"))
     }

@@ -41,21 +41,27 @@ final class ControlServer {
       activated = true
       listener = inherited
       _ = fcntl(inherited.rawValue, F_SETFL, fcntl(inherited.rawValue, F_GETFL) | O_NONBLOCK)
-      listenSource = try loop.watch(fd: inherited.rawValue, events: EpollEvents.readable) { [unowned self] _ in self.acceptAll() }
+      listenSource = try loop.watch(fd: inherited.rawValue, events: EpollEvents.readable) { [unowned self] _ in
+        self.acceptAll()
+      }
       return
     }
     activated = false
 
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let fd = try systemCall("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    let fd = try systemCall("socket") {
+      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    }
     listener = FileDescriptor(rawValue: fd)
     do {
       try ControlServer.removeStaleSocket(path)
       var address = try ControlServer.address(path)
       try systemCall("bind \(path)") {
         withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+          }
         }
       }
       // The file's mode matches the access rule: root and the control group (checked again per peer).
@@ -109,7 +115,9 @@ final class ControlServer {
       let fd = jetsam_accept_nonblocking(listener.rawValue)
       if fd < 0 {
         if errno == EINTR { continue }
-        if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept on \(path): \(SystemError.current("accept"))") }
+        if errno != EAGAIN && errno != EWOULDBLOCK {
+          log.warning("accept on \(path): \(SystemError.current("accept"))")
+        }
         return
       }
       let permitted = isPermitted(fd)
@@ -155,10 +163,13 @@ final class ControlServer {
     let response: ControlResponse
     switch input {
     case .tooLong:
-      response = .failure(ControlError(.requestTooLarge, "request longer than \(ControlProtocol.maxRequestBytes) bytes"))
+      response = .failure(
+        ControlError(.requestTooLarge, "request longer than \(ControlProtocol.maxRequestBytes) bytes"))
     case .line(let bytes):
       if !connection.permitted {
-        response = .failure(ControlError(.permissionDenied, "permission denied: only root and members of the control group may control jetsamd"))
+        response = .failure(
+          ControlError(
+            .permissionDenied, "permission denied: only root and members of the control group may control jetsamd"))
       } else {
         switch ControlRequestParser.parse(bytes) {
         case .failure(let error): response = .failure(error)
@@ -193,7 +204,9 @@ final class ControlServer {
     defer { Glibc.close(probe) }
     var address = try address(path)
     let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     if connected == 0 { throw SystemError(code: EADDRINUSE, "another jetsamd is listening on \(path)") }
     unlink(path)

@@ -20,7 +20,8 @@ extension Daemon {
       case .recordExit(let record): recordExit(record)
       case .deliver(let app, let pid, let event): deliver(event, to: app, pid: pid)
       case .reply(let app, let pid, let requestID, let fields):
-        channel(of: app, pid: pid)?.send(AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) }))
+        channel(of: app, pid: pid)?.send(
+          AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) }))
       case .appError(let app, let pid, let requestID, let code, let message):
         sendError(to: app, pid: pid, requestID: requestID, code: code, message: message)
       }

@@ -42,7 +42,8 @@ extension Daemon {
         stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: spawnedAt)
       saved.append(
         DaemonState.SavedApp(
-          adopted: adopted, startTime: app.startTime, spec: launchSpecs[status.name] ?? config.apps[status.name] ?? AppConfig(command: ["?"]),
+          adopted: adopted, startTime: app.startTime,
+          spec: launchSpecs[status.name] ?? config.apps[status.name] ?? AppConfig(command: ["?"]),
           summary: app.summary, previousDigest: app.previousDigest, savedDigest: app.savedDigest,
           restoredDigest: app.restoredDigest))
     }
@@ -97,12 +98,14 @@ extension Daemon {
     let cgroup = try? device.adoptApp(name: name)
     let alive = jetsam_process_start_time(saved.adopted.pid) == saved.startTime && saved.startTime != 0
     let pidfd = alive ? try? openPidfd(pid: saved.adopted.pid) : nil
-    _ = try? policy.handle(.configure(app: name, bandFloor: saved.adopted.bandFloor, launchCount: saved.adopted.launch - 1))
+    _ = try? policy.handle(
+      .configure(app: name, bandFloor: saved.adopted.bandFloor, launchCount: saved.adopted.launch - 1))
     var adopted = saved.adopted
     if let cgroup, alive {
       // The file may lag the last moments before the crash: the processes say whether the app is stopped.
       let pids = (try? cgroup.processIDs()) ?? []
-      let stopped = !pids.isEmpty && pids.allSatisfy { processState(pid: $0) == "T" || (try? cgroup.isFrozen()) == true }
+      let stopped =
+        !pids.isEmpty && pids.allSatisfy { processState(pid: $0) == "T" || (try? cgroup.isFrozen()) == true }
       if stopped && adopted.state != .suspended {
         adopted.state = .suspended
         adopted.bandEnteredAt = now
@@ -116,7 +119,9 @@ extension Daemon {
       // cgroup's counter), never silently.
       log.warning("\(name) (pid \(saved.adopted.pid)) ended while jetsamd was not running")
       if let cgroup {
-        let app = AppProcess(name: name, launch: saved.adopted.launch, cgroup: cgroup, pid: saved.adopted.pid, pidfd: FileDescriptor(rawValue: -1))
+        let app = AppProcess(
+          name: name, launch: saved.adopted.launch, cgroup: cgroup, pid: saved.adopted.pid,
+          pidfd: FileDescriptor(rawValue: -1))
         restore(saved, into: app)
         processes[name] = app
         app.end = .unobserved
@@ -161,7 +166,8 @@ extension Daemon {
     let stopped = pids.allSatisfy { processState(pid: $0) == "T" }
     let launch = (lastExits[name]?.launch ?? 0) + 1
     let adopted = AdoptedApp(
-      name: name, pid: main, launch: launch, state: stopped ? .suspended : .background, bandFloor: config.apps[name]?.band,
+      name: name, pid: main, launch: launch, state: stopped ? .suspended : .background,
+      bandFloor: config.apps[name]?.band,
       stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
     _ = try? policy.handle(.configure(app: name, bandFloor: adopted.bandFloor, launchCount: launch - 1))
     perform((try? policy.handle(.adopt(app: adopted, at: now))) ?? [])

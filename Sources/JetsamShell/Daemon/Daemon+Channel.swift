@@ -20,7 +20,8 @@ extension Daemon {
       "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": lastExits[name] == nil ? "fresh" : "afterExit",
     ]
     if let previous = lastExits[name] {
-      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", previousExitFields(previous)).encoded.trimmingCharacters(in: .whitespaces)
+      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", previousExitFields(previous)).encoded.trimmingCharacters(
+        in: .whitespaces)
       if let summary = previous.stateSummary { environment["JETSAM_STATE_SUMMARY"] = AppLine.percentEncode(summary) }
     }
     return environment
@@ -67,12 +68,14 @@ extension Daemon {
     let line: AppLine
     switch input {
     case .tooLong:
-      return sendError(to: name, pid: pid, requestID: nil, code: "tooLong", message: "lines are at most \(AppLine.maxBytes) bytes")
+      return sendError(
+        to: name, pid: pid, requestID: nil, code: "tooLong", message: "lines are at most \(AppLine.maxBytes) bytes")
     case .line(let bytes):
       let text = Substring(String(decoding: bytes, as: UTF8.self))
       guard let parsed = AppLine.parse(text) else {
         let preview = String(text.prefix(40))
-        return sendError(to: name, pid: pid, requestID: nil, code: "badLine", message: "not WORD key=value…: \(preview)")
+        return sendError(
+          to: name, pid: pid, requestID: nil, code: "badLine", message: "not WORD key=value…: \(preview)")
       }
       line = parsed
     }
@@ -110,12 +113,18 @@ extension Daemon {
   /// The policy's message for a line, or nil for what the shell keeps itself (summaries, digests).
   private func appMessage(from line: AppLine, app: AppProcess, requestID: Int?) throws -> AppMessage? {
     func integer(_ key: String) throws -> Int {
-      guard let text = line[key] else { throw ChannelError(code: "missingField", message: "\(line.word) needs \(key)=") }
-      guard let value = Int(text) else { throw ChannelError(code: "badLine", message: "\(key)=\(text) is not a number") }
+      guard let text = line[key] else {
+        throw ChannelError(code: "missingField", message: "\(line.word) needs \(key)=")
+      }
+      guard let value = Int(text) else {
+        throw ChannelError(code: "badLine", message: "\(key)=\(text) is not a number")
+      }
       return value
     }
     func text(_ key: String) throws -> String {
-      guard let value = line[key] else { throw ChannelError(code: "missingField", message: "\(line.word) needs \(key)=") }
+      guard let value = line[key] else {
+        throw ChannelError(code: "missingField", message: "\(line.word) needs \(key)=")
+      }
       return value
     }
     switch line.word {
@@ -163,7 +172,9 @@ extension Daemon {
     case .didFinishLaunching:
       if let previous = lastExits[name], previous.launch < app.launch {
         fields.append(("reason", "afterExit"))
-        fields += previousExitFields(previous).map { ("previous" + $0.0.prefix(1).uppercased() + $0.0.dropFirst(), $0.1) }
+        fields += previousExitFields(previous).map {
+          ("previous" + $0.0.prefix(1).uppercased() + $0.0.dropFirst(), $0.1)
+        }
         if let summary = previous.stateSummary { fields.append(("summary", summary)) }
       } else {
         fields.append(("reason", "fresh"))
@@ -193,22 +204,33 @@ extension Daemon {
     let name = app.name
     let pid = app.pid
     do {
-      let output = try FileDescriptor.open("\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
+      let output = try FileDescriptor.open(
+        "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
       defer { output.close() }
       let process = try spawnProcess(
         SpawnRequest(
-          arguments: command, environment: ["PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)"],
-          workingDirectory: launchSpecs[name]?.workingDirectory ?? stateDirectory, cgroupDirectory: app.cgroup.spawnDirectory,
-          joinProcsFiles: app.cgroup.joinProcsFiles, oomScoreAdj: oomScoreAdj(for: .foreground), stdout: output, stderr: output))
+          arguments: command,
+          environment: [
+            "PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)",
+          ],
+          workingDirectory: launchSpecs[name]?.workingDirectory ?? stateDirectory,
+          cgroupDirectory: app.cgroup.spawnDirectory,
+          joinProcsFiles: app.cgroup.joinProcsFiles, oomScoreAdj: oomScoreAdj(for: .foreground), stdout: output,
+          stderr: output))
       let hookProcess = HookProcess(process: process)
       app.hookProcesses.append(hookProcess)
-      hookProcess.source = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
+      hookProcess.source = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
+        [unowned self] _ in
         _ = try? reapExit(pidfd: process.pidfd)
         hookProcess.close()
         self.processes[name]?.hookProcesses.removeAll { $0 === hookProcess }
-        self.dispatch(.appMessage(app: name, pid: pid, message: .acknowledge(event: event.id), at: MonotonicClock.now()))
+        self.dispatch(
+          .appMessage(app: name, pid: pid, message: .acknowledge(event: event.id), at: MonotonicClock.now()))
       }
-      enqueue(.appMessage(app: name, pid: pid, message: .watch(event: event.id, timeout: hook.timeout?.duration), at: MonotonicClock.now()))
+      enqueue(
+        .appMessage(
+          app: name, pid: pid, message: .watch(event: event.id, timeout: hook.timeout?.duration),
+          at: MonotonicClock.now()))
     } catch {
       log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
     }

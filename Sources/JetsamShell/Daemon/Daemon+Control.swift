@@ -34,7 +34,9 @@ extension Daemon {
   }
 
   private func requireApp(_ request: ControlRequest) throws -> String {
-    guard let app = request.app else { throw ControlError(.badRequest, "app: missing (\(request.verb.rawValue) needs an app name)") }
+    guard let app = request.app else {
+      throw ControlError(.badRequest, "app: missing (\(request.verb.rawValue) needs an app name)")
+    }
     guard AppName.isValid(app) else { throw ControlError(.badRequest, "app: \"\(app)\": \(AppName.rule)") }
     return app
   }
@@ -74,12 +76,13 @@ extension Daemon {
 
   private func lifecycle(_ request: ControlRequest) throws -> ControlResponse {
     // `apps` names several apps at once (suspend and resume them together); `app` names one.
-    let names = try request.apps.map { apps in
-      try apps.map { name in
-        guard AppName.isValid(name) else { throw ControlError(.badRequest, "apps: \"\(name)\": \(AppName.rule)") }
-        return name
-      }
-    } ?? [requireApp(request)]
+    let names =
+      try request.apps.map { apps in
+        try apps.map { name in
+          guard AppName.isValid(name) else { throw ControlError(.badRequest, "apps: \"\(name)\": \(AppName.rule)") }
+          return name
+        }
+      } ?? [requireApp(request)]
     guard !names.isEmpty else { throw ControlError(.badRequest, "apps: empty list") }
     let now = MonotonicClock.now()
     let events = names.map { name -> PolicyEvent in
@@ -144,7 +147,9 @@ extension Daemon {
     switch request.action ?? "get" {
     case "get": break
     case "set":
-      guard let level = request.level else { throw ControlError(.badRequest, "level: missing (normal, warning, urgent, critical)") }
+      guard let level = request.level else {
+        throw ControlError(.badRequest, "level: missing (normal, warning, urgent, critical)")
+      }
       try self.request(.forceLevel(level, at: now))
     case "clear":
       try self.request(.forceLevel(nil, at: now))
@@ -156,7 +161,8 @@ extension Daemon {
       balloon = nil
       monitor.sample()
     case let other:
-      throw ControlError(.badRequest, "action: unknown pressure action \"\(other)\" (get, set, clear, allocate, release)")
+      throw ControlError(
+        .badRequest, "action: unknown pressure action \"\(other)\" (get, set, clear, allocate, release)")
     }
     var response = ControlResponse(ok: true)
     response.pressure = PressureInfo(

@@ -43,12 +43,14 @@ extension Daemon {
       if let configured = config.apps[name] { launchSpecs[name]?.caps = configured.caps }
       let caps = config.defaults.overridden(by: (launchSpecs[name] ?? config.apps[name])?.caps)
       do {
-        try app.cgroup.setLimits(AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+        try app.cgroup.setLimits(
+          AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
       } catch {
         log.error("reload: new caps for \(name): \(error)")
       }
     }
-    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) where policy.app(named: name)?.state.isRunning != true {
+    for (name, app) in config.apps.sorted(by: { $0.key < $1.key })
+    where policy.app(named: name)?.state.isRunning != true {
       _ = try? policy.handle(.configure(app: name, bandFloor: app.band, launchCount: lastExits[name]?.launch ?? 0))
     }
     log.notice("reloaded \(options.configPath ?? "the built-in defaults"): \(processes.count) running app(s) updated")

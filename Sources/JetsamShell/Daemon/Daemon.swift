@@ -93,7 +93,8 @@ public final class Daemon {
     }
     if oomScoreFloor > config.daemonOOMScoreAdj {
       log.warning(
-        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)")
+        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)"
+      )
     }
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
@@ -154,7 +155,8 @@ public final class Daemon {
     for file in files {
       do {
         triggers.append(
-          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000))
+          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000)
+        )
       } catch {
         log.warning("no PSI trigger (\(error)); relying on the other pressure sources")
       }

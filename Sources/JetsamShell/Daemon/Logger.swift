@@ -7,7 +7,11 @@ import Glibc
 public struct Logger: Sendable {
   /// syslog priorities, as journald knows them.
   public enum Priority: Int32, Sendable, Comparable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
     public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
   }
 

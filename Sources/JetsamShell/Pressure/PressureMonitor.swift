@@ -50,7 +50,8 @@ public final class PressureMonitor {
     pollTimer = try loop.timer(at: nil) { [unowned self] in self.sample() }
     for fd in pressureFDs {
       descriptors.append(fd)
-      sources.append(try loop.watch(fd: fd.rawValue, events: EpollEvents.priority) { [unowned self] _ in self.sample() })
+      sources.append(
+        try loop.watch(fd: fd.rawValue, events: EpollEvents.priority) { [unowned self] _ in self.sample() })
       notificationKinds.append("psi")
     }
     try registerThresholds(thresholdFDs)
@@ -63,9 +64,9 @@ public final class PressureMonitor {
   public func stop() {
     stopped = true
     pollTimer?.cancel()
-    sources.forEach { $0.cancel() }
+    for source in sources { source.cancel() }
     sources = []
-    descriptors.forEach { $0.close() }
+    for descriptor in descriptors { descriptor.close() }
     descriptors = []
   }
 
@@ -81,7 +82,8 @@ public final class PressureMonitor {
     let now = MonotonicClock.now()
     onSample(lastAvailable, now)
     let interval =
-      isApproaching(lastAvailable) ? Self.approachInterval : isNear(lastAvailable) ? Self.nearInterval : Self.farInterval
+      isApproaching(lastAvailable)
+      ? Self.approachInterval : isNear(lastAvailable) ? Self.nearInterval : Self.farInterval
     pollTimer?.schedule(at: now.advanced(by: interval))
   }
 

@@ -46,7 +46,10 @@ public struct Journal: Sendable {
   /// The journal fields of an exit record (also used by tests).
   public static func fields(for record: ExitRecord) -> [(String, String)] {
     var fields: [(String, String)] = [
-      ("MESSAGE", "\(record.app) (pid \(record.pid), launch \(record.launch)) ended: \(record.reason.rawValue), \(record.terminationReason), in \(record.state)"),
+      (
+        "MESSAGE",
+        "\(record.app) (pid \(record.pid), launch \(record.launch)) ended: \(record.reason.rawValue), \(record.terminationReason), in \(record.state)"
+      ),
       ("MESSAGE_ID", messageID(for: record)),
       ("PRIORITY", record.reason == .normalAppExit ? "6" : "5"),
       ("JETSAM_APP", record.app), ("JETSAM_PID", String(record.pid)), ("JETSAM_LAUNCH", String(record.launch)),
@@ -86,7 +89,7 @@ public struct Journal: Sendable {
       buffer.copyBytes(from: bytes)
       return buffer
     }
-    defer { buffers.forEach { $0.deallocate() } }
+    defer { for buffer in buffers { buffer.deallocate() } }
     var iovecs = buffers.map { iovec(iov_base: $0.baseAddress, iov_len: $0.count) }
     _ = sd_journal_sendv(&iovecs, Int32(iovecs.count))
   }
