@@ -23,7 +23,10 @@
 #                                          starve each other into spurious .timeLimit and 15 s wait failures
 #   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir: cache/ (kernel, initramfs) makes later runs fast
 #   MEM [3072] SMP [2]                     guest RAM (MiB) and vCPUs (kill-order tests hold ~600 MiB)
-#   TIMEOUT [600]                          VM wall-clock limit (s); the test bundle gets TIMEOUT-60
+#   DISK_MB [1024]                         scratch ext4 disk on /var/tmp (sparse; the PSI trigger test needs real
+#                                          writeback stalls, which the 9p + tmpfs root cannot make); 0: none
+#   TIMEOUT [900]                          VM wall-clock limit (s); the test bundle gets TIMEOUT-60. A run takes
+#                                          about 5 min on an idle 2-core host, but 9+ min when the host is busy
 #   ACCEL [tcg]                            tcg | kvm (KVM hangs on the nested build machines even with /dev/kvm)
 #   KEEP_VM_OUTPUT [0]                     1: keep the run's dir (console.log, guest-output.txt, results.xml)
 set -euo pipefail
@@ -34,7 +37,7 @@ BUNDLE=$BUILD_DIR/jetsamPackageTests.xctest
 export JETSAM_BIN_DIR=${JETSAM_BIN_DIR:-$BUILD_DIR}
 FILTER=${V2_TEST_FILTER:-'^(JetsamIntegrationTests\.|JetsamShellTests\.(CgroupTests|SpawnerTests)/)'}
 export VM_DIR=${VM_DIR:-${TMPDIR:-/tmp}/jetsam-v2-vm}
-export MEM=${MEM:-3072} SMP=${SMP:-2} TIMEOUT=${TIMEOUT:-600} ACCEL=${ACCEL:-tcg}
+export MEM=${MEM:-3072} SMP=${SMP:-2} TIMEOUT=${TIMEOUT:-900} ACCEL=${ACCEL:-tcg} DISK_MB=${DISK_MB:-1024}
 say() { echo "cgroup-v2-vm: $*"; }
 T0=$(date +%s.%N)
 

@@ -31,9 +31,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${JETSAM_BIN_DIR:-$ROOT/.build/debug}
 TIMEOUT=${SYSTEMD_TEST_TIMEOUT:-150}
 SHIFT=1000000   # the container's root is this host uid (--private-users=$SHIFT:65536)
-# The user namespace is what gets the v1 controllers of a hybrid host (these build machines) delegated; on a pure
-# cgroup v2 host nspawn delegates the container's cgroup2 subtree without one (and a chroot'ed caller, as in the
-# cgroup v2 VM, cannot create one).
+# The user namespace is what gets the v1 controllers of a hybrid host (these build machines) delegated. Pure cgroup
+# v2 hosts are not supported yet: tried in the cgroup v2 VM (where a chroot'ed caller cannot create a user
+# namespace, hence none there), the container's services got no memory/cpu/pids controllers.
 if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then USERNS=${SYSTEMD_TEST_USERNS:-0}; else USERNS=${SYSTEMD_TEST_USERNS:-1}; fi
 say() { echo "systemd-test: $*"; }
 T0=$(date +%s%N)

@@ -88,6 +88,7 @@ void jetsam_reset_interrupt_signals(void) {
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 
 // The first published layout of struct pidfd_info (64 bytes, Linux 6.13); since 6.15 its last field holds the
 // exit status. Defined here because the build machines' kernel headers predate it.
@@ -137,6 +138,11 @@ unsigned long long jetsam_process_start_time(pid_t pid) {
 
 int jetsam_zombie_exit_status(pid_t pid, unsigned long long start_time) {
   char path[64], buffer[2048];
+  // The kernel shows a zombie's exit code only to readers that may ptrace it (others read 0, which would look
+  // like a clean exit): trust it only for our own user's processes (/proc/PID belongs to the process's euid).
+  struct stat owner;
+  snprintf(path, sizeof path, "/proc/%d", (int)pid);
+  if (stat(path, &owner) < 0 || owner.st_uid != geteuid()) return -1;
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;

@@ -1,11 +1,12 @@
 #!/bin/bash
 # run-v2-vm.sh — run one host command as root inside a throw-away QEMU VM with a pure cgroup v2 hierarchy.
 #
-# Adapted (trimmed: no built-in check suite, per-run output dirs, cache lock, cleanup trap) from the team's
-# shared recipe /work/shared/cgroup-v2-vm/run-v2-vm.sh, whose README records what it was verified against.
+# Adapted from the team's shared recipe /work/shared/cgroup-v2-vm/run-v2-vm.sh (its README records what it was
+# verified against): without its built-in check suite and boot options; with per-run output dirs, a lock on
+# the cache, qemu ended on SIGTERM, and an optional scratch disk.
 #
-# How: a stock Debian kernel (linux-image-amd64, cached), a tiny busybox initramfs that loads the virtio/9p
-# modules, and the HOST's root filesystem shared read-only over virtio-9p with a tmpfs overlay on top, so
+# How: a stock Debian kernel (linux-image-amd64, cached), a tiny busybox initramfs that loads the virtio, 9p,
+# overlay and ext4 modules, and the HOST's root filesystem shared read-only over virtio-9p with a tmpfs overlay on top, so
 # host-built binaries run unchanged. /sys/fs/cgroup is a pure cgroup2 mount with cpu, io, memory and pids
 # enabled in the root's cgroup.subtree_control, as systemd does. Only $OUT is writable back to the host.
 #
@@ -16,7 +17,7 @@
 # console.log, rc and qemu.time ("wall-s max-RSS-KiB user-CPU-s system-CPU-s").
 #
 # Env knobs [defaults]:
-#   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir; cache/ (kernel ~75 MB, initramfs) is reused by later runs
+#   VM_DIR [${TMPDIR:-/tmp}/jetsam-v2-vm]  work dir; cache/ (kernel, modules, initramfs: ~45 MB) is reused by later runs
 #   OUT [$VM_DIR/out]        per-run output dir (the only guest-writable host dir)
 #   ACCEL [tcg]              tcg | kvm  (KVM does not work on the nested build machines, even with /dev/kvm)
 #   SMP [2]  MEM [1024]      vCPUs / guest RAM in MiB (the tmpfs overlay, i.e. guest writes, counts too)
@@ -144,7 +145,8 @@ sync; umount $R$OUTDIR
 poweroff -f
 INIT
   chmod +x "$IR/init"
-  (cd "$IR" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$INITRD"
+  (cd "$IR" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$INITRD.new"
+  mv -f "$INITRD.new" "$INITRD"   # atomically: a VM booting meanwhile (another user of the cache) reads it
   rm -rf "$IR"
   log "initramfs built: $(du -h "$INITRD" | cut -f1), modules: $(tr '\n' ' ' < "$KDIR/modules.order")"
 fi

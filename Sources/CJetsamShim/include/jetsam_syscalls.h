@@ -78,5 +78,5 @@ int jetsam_pidfd_exit_status(int pidfd, int *wait_status);
 /// Together with the pid it names one process across pid reuse.
 unsigned long long jetsam_process_start_time(pid_t pid);
 /// The exit status (waitpid format) of a zombie, from field 52 of /proc/PID/stat, if the process with this
-/// pid and start time is a zombie; -1 otherwise.
+/// pid and start time is a zombie of the caller's own user (the kernel hides it from others); -1 otherwise.
 int jetsam_zombie_exit_status(pid_t pid, unsigned long long start_time);
