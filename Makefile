@@ -18,11 +18,13 @@ build: deps
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-# The whole suite: pure core tests, real-process tests on this host's cgroups, then the cgroup v2 VM.
+# The whole suite: the pure core's unit tests, real-process tests on this host's cgroups, the Python client,
+# the demo, a real systemd in a container, then the integration tests again in a pure cgroup v2 VM.
 test: deps
 	@scripts/install-deps.sh test
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build $(BUILD_FLAGS)
+	python3 -m unittest discover -s clients/python
 	JETSAM_BIN_DIR=$(BIN_DIR) scripts/demo.sh > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
 	@echo "make demo: ran to completion (log: .build/demo.log)"
 	JETSAM_BIN_DIR=$(BIN_DIR) scripts/test-systemd.sh

@@ -28,6 +28,8 @@
 #   TIMEOUT [900]                          VM wall-clock limit (s); the test bundle gets TIMEOUT-60. A run takes
 #                                          about 5 min on an idle 2-core host, but 9+ min when the host is busy
 #   ACCEL [tcg]                            tcg | kvm (KVM hangs on the nested build machines even with /dev/kvm)
+#   JETSAM_TEST_SLOWDOWN [4]               stretches the tests' waits and lifecycle time scale: everything runs
+#                                          several times slower under emulation
 #   KEEP_VM_OUTPUT [0]                     1: keep the run's dir (console.log, guest-output.txt, results.xml)
 set -euo pipefail
 
@@ -57,7 +59,7 @@ fi
 say "running $FILTER from $BUNDLE on pure cgroup v2 (QEMU $ACCEL, $SMP vCPU, $MEM MiB)"
 # In the background, so that a SIGINT/SIGTERM here reaches the runner (which then ends qemu) before $OUT goes.
 OUT=$OUT "$ROOT/scripts/cgroup-v2-vm/run-v2-vm.sh" -- \
-  env JETSAM_BIN_DIR="$JETSAM_BIN_DIR" GUEST_TIMEOUT=$((TIMEOUT - 60)) \
+  env JETSAM_BIN_DIR="$JETSAM_BIN_DIR" GUEST_TIMEOUT=$((TIMEOUT - 60)) JETSAM_TEST_SLOWDOWN="${JETSAM_TEST_SLOWDOWN:-4}" \
   "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" ${V2_TEST_ARGS---no-parallel} &
 runner=$!
 trap 'kill -TERM $runner 2>/dev/null; wait $runner; exit 130' INT

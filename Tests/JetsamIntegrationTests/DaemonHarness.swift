@@ -22,6 +22,19 @@ enum Binaries {
   static var testapp: String { directory + "/jetsam-testapp" }
 }
 
+/// How much slower than a bare host the tests run (`JETSAM_TEST_SLOWDOWN`, e.g. 4 inside the emulated cgroup
+/// v2 VM): waits and the lifecycle time scale of test configs stretch by this factor, deadlines stay exact.
+enum TestTiming {
+  static let slowdown: Double = {
+    guard let text = ProcessInfo.processInfo.environment["JETSAM_TEST_SLOWDOWN"], let value = Double(text), value >= 1
+    else { return 1 }
+    return value
+  }()
+
+  /// A config `timeScale` for tests: `base` on a bare host, stretched by the slowdown elsewhere.
+  static func timeScale(_ base: Double) -> String { String(min(1, base * slowdown)) }
+}
+
 /// What a finished command printed and how it ended.
 struct CommandResult {
   var status: Int32
@@ -110,6 +123,14 @@ final class DaemonHarness {
     try start(arguments: arguments)
   }
 
+  /// Where a (re)started daemon goes on pure v2. Once the first jetsamd has enabled controllers below the
+  /// service cgroup, nothing may join the service cgroup itself while apps live below it: systemd ≥ 254 starts
+  /// the successor in the delegated subgroup (`DelegateSubgroup=supervisor`), and so does this harness.
+  private func placement(for service: String) -> String {
+    let supervisor = service + "/supervisor"
+    return FileManager.default.fileExists(atPath: supervisor) ? supervisor : service
+  }
+
   /// On a pure cgroup v2 host, the cgroup the daemon is started in, as systemd would place a service
   /// (`/sys/fs/cgroup/<name>.service`); the daemon moves itself into a leaf below it. Nil on the hybrid layout.
   private(set) var serviceCgroup: String?
@@ -124,7 +145,8 @@ final class DaemonHarness {
       serviceCgroup = service
       // Join the service cgroup before exec, so that the daemon never runs anywhere else.
       process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", service, Binaries.jetsamd] + arguments
+      process.arguments =
+        ["-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", placement(for: service), Binaries.jetsamd] + arguments
     } else {
       process.executableURL = URL(fileURLWithPath: Binaries.jetsamd)
       process.arguments = arguments
@@ -198,6 +220,7 @@ final class DaemonHarness {
 
   /// Waits until `condition` holds (polling every 20 ms), failing after `timeout` seconds.
   func waitUntil(_ what: String, timeout: Double = 15, _ condition: () throws -> Bool) throws {
+    let timeout = timeout * TestTiming.slowdown
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
       if try condition() { return }

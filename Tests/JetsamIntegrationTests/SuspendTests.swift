@@ -67,7 +67,7 @@ struct SuspendTests {
 
   @Test("an app left in the background is suspended after the background grace")
   func backgroundGrace() throws {
-    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: \"300ms\" } }")
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: \"2s\" } }")
     defer { daemon.stop() }
     let first = try daemon.launch("first", ["idle"])
     try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background

@@ -281,6 +281,12 @@ struct CgroupTests {
     let pid = try scratch.startInApp(app, "exec sleep 60")
     #expect(try app.processIDs() == [pid])
     #expect(try app.isPopulated())
+    // Read the counters once the shell has become sleep: while it execs, memory moves and frees.
+    let execed = try waitUntil(.seconds(5)) {
+      (try? readTextFile("/proc/\(pid)/comm"))?.hasPrefix("sleep") == true
+    }
+    #expect(execed)
+    usleep(50_000)
     let usage = try app.memoryUsage()
     #expect(usage > 0)
     #expect(try app.peakMemory() >= usage)
