@@ -23,6 +23,8 @@ let package = Package(
     .target(name: "JetsamCore"),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore"]),
+    // A blocking client of the control socket (jetsamctl and the bench).
+    .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
@@ -30,11 +32,12 @@ let package = Package(
     ),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
-    .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "CJetsamShim"]),
+    .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.
-    .executableTarget(name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim"]),
+    .executableTarget(
+      name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
 
     // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
     .target(name: "JetsamClient"),

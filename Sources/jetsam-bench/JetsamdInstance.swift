@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamProtocol
 
 /// A real jetsamd started by the bench, with its own config, state and runtime directories, control socket and

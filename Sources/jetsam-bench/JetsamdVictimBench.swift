@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
 
@@ -124,7 +125,7 @@ final class JetsamdVictimBench {
   private func sizeBalloon(rate: Int) throws {
     var release = ControlRequest(verb: .pressure)
     release.action = "release"
-    try client.send(release)
+    try client.sendAccepted(release)
     let empty = gauge.settled()
     let lead = max(Int64(64) << 20, Int64(Double(rate) * Self.leadTime) << 20)
     let balloon = threshold - lead - empty - victimCharge
@@ -132,7 +133,7 @@ final class JetsamdVictimBench {
     var allocate = ControlRequest(verb: .pressure)
     allocate.action = "allocate"
     allocate.size = balloon
-    try client.send(allocate)
+    try client.sendAccepted(allocate)
     try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: 10) {
       (gauge.read() ?? 0) >= empty + balloon - (4 << 20)
     }
@@ -141,7 +142,7 @@ final class JetsamdVictimBench {
 
   private func run(rate: Int, index: Int) throws -> VictimRun {
     let victimPid = try launchAndWait("victim", chunks: options.victimMB)
-    try client.send(ControlRequest(verb: .suspend, app: "victim"))
+    try client.sendAccepted(ControlRequest(verb: .suspend, app: "victim"))
     let current = gauge.settled()
     let markAt = model.chunksToReach(threshold, from: current + offsetBytes)
     guard markAt >= 8 else { throw BenchError("only \(markAt) chunks below the threshold: device state drifted") }

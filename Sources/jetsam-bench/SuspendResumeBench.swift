@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamProtocol
 
 /// What suspending and resuming a fleet of idle apps cost, seen from a client of the control socket.

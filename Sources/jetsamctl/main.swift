@@ -1,6 +1,7 @@
 import CJetsamShim
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
 
@@ -248,6 +249,9 @@ do {
 } catch CLIError.usage(let message) {
   FileHandle.standardError.write(Data("jetsamctl: \(message)\n".utf8))
   exit(64)
+} catch let error as ControlClientError {
+  FileHandle.standardError.write(Data("jetsamctl: \(error)\n".utf8))
+  exit(1)
 } catch CLIError.failed(let message) {
   FileHandle.standardError.write(Data("jetsamctl: \(message)\n".utf8))
   exit(1)

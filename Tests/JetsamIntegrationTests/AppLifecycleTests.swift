@@ -14,7 +14,8 @@ struct AppLifecycleTests {
 
   /// A daemon whose watchdog and background-task rules run ten times faster than iOS's.
   static func fastDaemon(grace: String = "null", extra: String = "") throws -> DaemonHarness {
-    try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: \(grace) }, \(extra) }")
+    try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: \(grace) }, \(extra) }")
   }
 
   /// Launches the bash test app with these environment variables; returns its pid and its events file.

@@ -46,7 +46,8 @@ struct RestorationTests {
 
   @Test("the demo app restores exactly what it saved before a jetsam kill")
   func demoAppMatches() throws {
-    let daemon = try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     let info = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", [Self.demoApp, "--state-dir", daemon.directory])
     #expect(info.restoration == "match")
@@ -55,7 +56,8 @@ struct RestorationTests {
 
   @Test("--forget-to-save is caught: the restored state does not match")
   func forgetToSaveIsCaught() throws {
-    let daemon = try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     #expect(
       try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory, "--forget-to-save"]).status
@@ -74,7 +76,8 @@ struct RestorationTests {
 
   @Test("a Python app and a bash app go through the same lifecycle and restore", arguments: ["python", "bash"])
   func otherLanguages(_ language: String) throws {
-    let daemon = try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     let command =
       language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
@@ -94,7 +97,8 @@ struct RestorationTests {
       (["--crash", "ill"], ExitReason.illegalInstruction),
     ])
   func misbehaviours(_ flags: [String], _ reason: ExitReason) throws {
-    let daemon = try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: \"100ms\" } }")
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: \"100ms\" } }")
     defer { daemon.stop() }
     #expect(
       try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)

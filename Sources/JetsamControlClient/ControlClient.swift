@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import JetsamProtocol
+
+/// Why talking to jetsamd failed (not a refusal: those are responses with `ok: false`).
+public struct ControlClientError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// A blocking client of jetsamd's control socket: one JSON request line out, response lines in
+/// (PROTOCOL-CONTROL.md). Used by jetsamctl and by `make bench`.
+public final class ControlClient {
+  private let fd: Int32
+  private var buffer: [UInt8] = []
+  private let encoder = JSONEncoder()
+  private let decoder = JSONDecoder()
+  /// The socket's path.
+  public let path: String
+
+  /// Connects to the socket at `path`.
+  public init(path: String) throws(ControlClientError) {
+    self.path = path
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw ControlClientError("socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      close(fd)
+      throw ControlClientError("socket path too long: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    if result != 0 {
+      let reason = String(cString: strerror(errno))
+      close(fd)
+      throw ControlClientError(
+        "cannot reach jetsamd at \(path): \(reason) (is jetsamd running? --socket or JETSAM_SOCKET choose another socket)"
+      )
+    }
+  }
+
+  deinit { close(fd) }
+
+  /// A request as the bytes of one line (encode ahead of a timed section).
+  public func encode(_ request: ControlRequest) throws -> [UInt8] {
+    Array(try encoder.encode(request)) + [UInt8(ascii: "\n")]
+  }
+
+  /// Sends a request and returns the first response line (ok or not).
+  public func send(_ request: ControlRequest) throws -> ControlResponse {
+    try send(line: try encode(request))
+  }
+
+  /// Sends one pre-encoded line and returns the response.
+  public func send(line: [UInt8]) throws(ControlClientError) -> ControlResponse {
+    try write(line)
+    guard let response = try nextResponse() else { throw ControlClientError("jetsamd closed the connection") }
+    return response
+  }
+
+  /// Writes every line at once, then reads one response per line.
+  public func pipeline(_ lines: [[UInt8]]) throws(ControlClientError) -> [ControlResponse] {
+    try write(lines.flatMap { $0 })
+    var responses: [ControlResponse] = []
+    for _ in lines {
+      guard let response = try nextResponse() else { throw ControlClientError("jetsamd closed the connection") }
+      responses.append(response)
+    }
+    return responses
+  }
+
+  /// The next response line (`exits --follow` streams them), or nil when the daemon closed the connection.
+  public func nextResponse() throws(ControlClientError) -> ControlResponse? {
+    while true {
+      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = Data(buffer[..<newline])
+        buffer.removeSubrange(...newline)
+        do {
+          return try decoder.decode(ControlResponse.self, from: line)
+        } catch {
+          throw ControlClientError("unreadable reply from jetsamd: \(error)")
+        }
+      }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw ControlClientError("reading from jetsamd: \(String(cString: strerror(errno)))")
+      }
+      if n == 0 { return nil }
+      buffer += chunk[0..<n]
+    }
+  }
+
+  private func write(_ bytes: [UInt8]) throws(ControlClientError) {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw ControlClientError("sending to jetsamd: \(String(cString: strerror(errno)))")
+      }
+      offset += n
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import JetsamControlClient
+import JetsamCore
+import JetsamProtocol
+
+/// The verbs the bench uses, on the shared control client: each throws when jetsamd refuses.
+extension ControlClient {
+  /// Sends a request and returns its response; throws when the daemon refuses it.
+  @discardableResult
+  func sendAccepted(_ request: ControlRequest) throws -> ControlResponse {
+    let response = try send(request)
+    guard response.ok else {
+      throw BenchError(
+        "jetsamd refused \(request.verb.rawValue) \(request.app ?? ""): \(response.error?.message ?? "?")")
+    }
+    return response
+  }
+
+  /// Launches an ad-hoc app; returns its pid.
+  func launch(_ name: String, command: [String], background: Bool, band: Band? = nil) throws -> Int32 {
+    var request = ControlRequest(verb: .launch, app: name)
+    request.command = command
+    request.background = background
+    request.band = band
+    guard let pid = try sendAccepted(request).app?.pid else { throw BenchError("launch \(name): no pid in the answer") }
+    return pid
+  }
+
+  func apps() throws -> [String: AppInfo] {
+    Dictionary(uniqueKeysWithValues: (try sendAccepted(ControlRequest(verb: .ps)).apps ?? []).map { ($0.name, $0) })
+  }
+
+  func status() throws -> StatusInfo {
+    guard let status = try sendAccepted(ControlRequest(verb: .status)).status else {
+      throw BenchError("status: no answer")
+    }
+    return status
+  }
+}
