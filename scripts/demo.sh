@@ -79,10 +79,10 @@ ctl activate mail
 settle 0.5
 ctl ps
 
-say "reproduce any exit on demand: kill news as a watchdog timeout"
-ctl kill news --reason appWatchdog
+say "reproduce any exit on demand: kill music (its audio band kept it safe from jetsam) as a watchdog timeout"
+ctl kill music --reason appWatchdog
 settle 0.5
-ctl exits --app news
+ctl exits --app music
 
 say "stopping jetsamd: apps end gracefully, cgroups are removed"
 kill -TERM "$DAEMON"
