@@ -29,7 +29,9 @@ public final class EventLoop {
     let r = sd_event_add_io(
       event, &source, fd, events,
       { _, _, revents, userdata in
-        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().io?(revents)
+        // Held for the whole call: a handler may cancel its own source, which releases the box.
+        let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(box) { box.io?(revents) }
         return 0
       }, Unmanaged.passUnretained(box).toOpaque())
     guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_io fd \(fd)") }
@@ -44,7 +46,8 @@ public final class EventLoop {
     let r = sd_event_add_time(
       event, &source, CLOCK_MONOTONIC, UInt64.max, 1,
       { _, _, userdata in
-        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().fire?()
+        let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(box) { box.fire?() }
         return 0
       }, Unmanaged.passUnretained(box).toOpaque())
     guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_time") }
@@ -60,7 +63,8 @@ public final class EventLoop {
     let r = sd_event_add_signal(
       event, &source, signal,
       { _, _, userdata in
-        Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue().fire?()
+        let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(box) { box.fire?() }
         return 0
       }, Unmanaged.passUnretained(box).toOpaque())
     guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_signal \(signal)") }
