@@ -85,6 +85,7 @@ write_config() {  # write_config MEMORY_LIMIT_OF_capped
     s1: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
     s2: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
     s3: { command: ["$BIN/jetsam-testapp", "alloc", "6", "--hold"] },
+    talker: { command: ["/bin/bash", "/run/jetsam-talker.sh"] },   // speaks the app protocol (section 8)
   },
 }
 JSON5
@@ -231,6 +232,20 @@ check "re-adopted states: capped '$(app_field capped state)', asuser '$(app_fiel
   eval '[ "$(app_field capped state)" = foreground ] && [ "$(app_field asuser state)" = background ]'
 
 section "8. systemctl restart: jetsamd leaves its apps running and the new one re-adopts them"
+# An app speaking the protocol, to check that its channel survives the restart (systemd's descriptor store).
+cat > /run/jetsam-talker.sh <<'SH'
+#!/bin/bash
+echo "hello version=1" >&"$JETSAM_FD"
+while read -r -u "$JETSAM_FD" line; do
+  echo "$line" >> /var/lib/jetsam/talker.events
+  set -- $line
+  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"
+done
+SH
+ctl launch talker --background > /dev/null || bad "launch talker"
+talker_pid=$(app_pid talker)
+wait_until 5 grep -q didFinishLaunching /var/lib/jetsam/talker.events
+check "talker (pid $talker_pid) heard didFinishLaunching on its channel" grep -q didFinishLaunching /var/lib/jetsam/talker.events
 mp0=$(main_pid)
 t0=$(now_ms)
 systemctl restart "$UNIT"; rc=$?
@@ -242,6 +257,14 @@ check "apps kept running through the restart: capped $capped_pid and asuser $asu
 pc=$(app_pid capped); pa=$(app_pid asuser)
 check "re-adopted after systemctl restart: capped (pid '$pc') and asuser (pid '$pa')" \
   eval '[ "$pc" = "$capped_pid" ] && [ "$pa" = "$asuser_pid" ]'
+check "the talker was re-adopted with its channel (journal)" \
+  sh -c "journalctl -u $UNIT --no-pager -o cat | grep -q 're-adopted talker .*with its channel'"
+ctl pressure set warning > /dev/null; ctl pressure clear > /dev/null
+wait_until 5 grep -q memoryWarning /var/lib/jetsam/talker.events
+check "the talker (same pid $(app_pid talker)) heard memoryWarning from the new jetsamd through its kept channel" \
+  eval 'grep -q memoryWarning /var/lib/jetsam/talker.events && [ "$(app_pid talker)" = "$talker_pid" ]'
+ctl terminate talker > /dev/null
+wait_until 10 dead "$talker_pid"
 
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do

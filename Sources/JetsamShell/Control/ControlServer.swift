@@ -28,7 +28,10 @@ final class ControlServer {
   /// Whether systemd passed the listening socket (socket activation): it then owns the socket file.
   let activated: Bool
 
-  init(loop: EventLoop, path: String, allowedGroup: String?, log: Logger, handler: @escaping Handler) throws {
+  init(
+    loop: EventLoop, path: String, allowedGroup: String?, log: Logger, inherited: FileDescriptor?,
+    handler: @escaping Handler
+  ) throws {
     self.loop = loop
     self.path = path
     self.log = log
@@ -37,7 +40,7 @@ final class ControlServer {
 
     // Socket activation (jetsamd.socket): systemd created the socket and keeps it across daemon restarts, so
     // jetsamctl works from boot and no connection is refused while jetsamd restarts.
-    if let inherited = ControlServer.activatedSocket() {
+    if let inherited {
       activated = true
       listener = inherited
       _ = fcntl(inherited.rawValue, F_SETFL, fcntl(inherited.rawValue, F_GETFL) | O_NONBLOCK)
@@ -90,13 +93,9 @@ final class ControlServer {
     if !activated { unlink(path) }
   }
 
-  /// The listening socket systemd passed (LISTEN_FDS), if it is a Unix stream socket.
-  private static func activatedSocket() -> FileDescriptor? {
-    let count = sd_listen_fds(1)  // 1: unset LISTEN_* so that apps never see them
-    guard count >= 1 else { return nil }
-    let fd = SD_LISTEN_FDS_START
-    guard sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else { return nil }
-    return FileDescriptor(rawValue: fd)
+  /// Whether `fd` is a listening Unix stream socket (the one jetsamd.socket passes).
+  static func isListeningSocket(_ fd: Int32) -> Bool {
+    sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
   }
 
   /// Sends a new exit record to every `exits --follow` client whose filter matches.

@@ -314,6 +314,7 @@ extension Daemon {
       if record.snapshot != nil, let snapshot = app.snapshot { record.snapshot = snapshot }
       record.stateSummary = app.summary
       record.stateDigest = app.savedDigest
+      if app.channel != nil { serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + record.app) }
       app.close()
       do { try app.cgroup.remove() } catch { log.warning("removing \(record.app)'s cgroup: \(error)") }
       processes[record.app] = nil

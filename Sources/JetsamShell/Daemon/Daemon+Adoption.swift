@@ -139,7 +139,13 @@ extension Daemon {
     processes[name] = app
     appliedBands[name] = policy.app(named: name)?.band
     watchExit(of: app)
-    log.notice("re-adopted \(name) pid \(app.pid) #\(app.launch) (\(saved.adopted.state.rawValue))")
+    if let channel = storedChannels.removeValue(forKey: name) {
+      // systemd kept the app's channel: it goes on as if nothing happened (it speaks again when it next writes).
+      attachChannel(channel, to: app)
+    }
+    log.notice(
+      "re-adopted \(name) pid \(app.pid) #\(app.launch) (\(saved.adopted.state.rawValue))"
+        + (app.channel == nil ? ", without its channel" : ", with its channel"))
     return true
   }
 

@@ -6,6 +6,8 @@ import JetsamCore
 extension Daemon {
   /// The descriptor number the channel has in every app (`JETSAM_FD`).
   static let channelDescriptor: Int32 = 3
+  /// The name of an app's channel in systemd's descriptor store: `channel.NAME`.
+  static let channelStorePrefix = "channel."
 
   /// Variables of jetsamd's own environment that must not leak into apps (they describe jetsamd, not them).
   static func isDaemonVariable(_ key: String) -> Bool {
@@ -32,21 +34,33 @@ extension Daemon {
   }
 
   func openChannel(_ fd: FileDescriptor, for app: AppProcess) {
+    guard attachChannel(fd, to: app) else { return }
     let name = app.name
     let pid = app.pid
-    do {
-      app.channel = try AppChannel(fd: fd, loop: loop) { [unowned self] input in
-        self.received(input, from: name, pid: pid)
-      }
-    } catch {
-      fd.close()
-      log.error("\(name)'s channel: \(error)")
-      return
-    }
+    // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
+    serviceManager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
     app.channel?.send(AppLine("hello", [("version", "1"), ("app", name), ("launch", String(app.launch))]))
     // An app whose acknowledgements are always expected is watched from its first event.
     if app.acknowledgements == .always {
       enqueue(.appMessage(app: name, pid: pid, message: .hello, at: MonotonicClock.now()))
+    }
+  }
+
+  /// Watches `fd` as the app's channel; false (and the fd closed) if it cannot be watched.
+  @discardableResult
+  func attachChannel(_ fd: FileDescriptor, to app: AppProcess) -> Bool {
+    let name = app.name
+    let pid = app.pid
+    _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
+    do {
+      app.channel = try AppChannel(fd: fd, loop: loop) { [unowned self] input in
+        self.received(input, from: name, pid: pid)
+      }
+      return true
+    } catch {
+      fd.close()
+      log.error("\(name)'s channel: \(error)")
+      return false
     }
   }
 

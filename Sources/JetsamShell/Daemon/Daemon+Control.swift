@@ -115,8 +115,10 @@ extension Daemon {
       lifecycleState: status.state, band: status.band,
       memoryBytes: (try? process?.cgroup.memoryUsage()) ?? 0,
       memoryLimitBytes: (try? process?.cgroup.memoryLimit()) ?? nil,
-      // A never-launched app has no time in its state to speak of.
-      stateSeconds: status.launch == 0 ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
+      // An app this daemon has not seen change state yet (never launched, or ended before a restart) has no
+      // time in its state to speak of.
+      stateSeconds: status.stateEnteredAt.nanoseconds == 0
+        ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
       launch: status.launch)
     info.restoration = process?.restoration
     info.savedDigest = process?.previousDigest

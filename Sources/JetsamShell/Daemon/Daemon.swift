@@ -61,6 +61,8 @@ public final class Daemon {
   var stateSavePending = false
   /// Set when an app's process started or ended: the state file is then rewritten right away.
   var processSetChanged = false
+  /// App channels systemd kept in its descriptor store across a restart, by app, until re-adoption claims them.
+  var storedChannels: [String: FileDescriptor] = [:]
   /// The memory balloon of `pressure allocate`.
   var balloon: Balloon?
 
@@ -118,8 +120,21 @@ public final class Daemon {
 
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
     monitor = try makePressureMonitor(counter: counter, pressureFDs: openPressureTriggers())
+    // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
+    // its descriptor store.
+    var listener: FileDescriptor?
+    for passed in ServiceManager.takePassedDescriptors() {
+      if listener == nil && ControlServer.isListeningSocket(passed.fd) {
+        listener = FileDescriptor(rawValue: passed.fd)
+      } else if passed.name.hasPrefix(Daemon.channelStorePrefix) {
+        storedChannels[String(passed.name.dropFirst(Daemon.channelStorePrefix.count))] = FileDescriptor(
+          rawValue: passed.fd)
+      } else {
+        Glibc.close(passed.fd)
+      }
+    }
     control = try ControlServer(
-      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log,
+      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
       handler: { [unowned self] request, connection in self.handle(request, from: connection) })
 
     for signal in [SIGTERM, SIGINT] {
@@ -128,6 +143,12 @@ public final class Daemon {
     signalSources.append(try loop.onSignal(SIGHUP) { [unowned self] in self.reload() })
     let adopted = adoptSurvivors()
     if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
+    for (name, fd) in storedChannels {
+      // The app is gone: its channel has nothing more to say.
+      fd.close()
+      serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+    }
+    storedChannels = [:]
     loop.enableWatchdog()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
