@@ -54,6 +54,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// `pressure allocate`: bytes to charge to the device.
   public var size: Int64?
 
+  /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
+  public enum CodingKeys: String, CodingKey, CaseIterable {
+    case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
+    case level, size
+  }
+
   public init(verb: ControlVerb, app: String? = nil) {
     self.v = ControlProtocol.version
     self.verb = verb

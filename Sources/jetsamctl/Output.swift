@@ -24,16 +24,17 @@ struct Output {
       let forced = pressure.forcedLevel.map { " (forced \($0.name))" } ?? ""
       print("level: \(pressure.level.name)\(forced)")
       print(
-        "device: \(pressure.mode), RAM \(ByteSize(pressure.ramBytes)), available \(ByteSize(pressure.availableBytes))")
+        "device: \(pressure.mode), RAM \(ByteSize.format(pressure.ramBytes)), available \(ByteSize.format(pressure.availableBytes))"
+      )
       for (name, b) in [
         ("warning", pressure.thresholds.warning), ("urgent", pressure.thresholds.urgent),
         ("critical", pressure.thresholds.critical),
       ] {
         print(
-          "  \(name.padding(toLength: 8, withPad: " ", startingAt: 0)) enter ≤ \(ByteSize(b.enter)), clear ≥ \(ByteSize(b.clear)) available"
+          "  \(name.padding(toLength: 8, withPad: " ", startingAt: 0)) enter ≤ \(ByteSize.format(b.enter)), clear ≥ \(ByteSize.format(b.clear)) available"
         )
       }
-      if pressure.balloonBytes > 0 { print("balloon: \(ByteSize(pressure.balloonBytes))") }
+      if pressure.balloonBytes > 0 { print("balloon: \(ByteSize.format(pressure.balloonBytes))") }
     case .exits:
       showExits(response.exits ?? [], header: true)
     default:
@@ -60,7 +61,7 @@ struct Output {
     let rows = records.map { r in
       [
         r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
-        String(format: "%.1f", r.stateSeconds), ByteSize(r.memoryBytes).description,
+        String(format: "%.1f", r.stateSeconds), ByteSize.format(r.memoryBytes),
       ]
     }
     printTable(
@@ -76,8 +77,8 @@ struct Output {
   private func table(_ apps: [AppInfo]) {
     let rows = apps.map { a in
       [
-        a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize(a.memoryBytes).description,
-        a.memoryLimitBytes.map { ByteSize($0).description } ?? "-", String(format: "%.1f", a.stateSeconds),
+        a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize.format(a.memoryBytes),
+        a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
         String(a.launch),
       ]
     }
@@ -93,18 +94,5 @@ struct Output {
         row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
           .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
     }
-  }
-}
-
-/// Byte counts for people: 512M, 1.5G.
-struct ByteSize: CustomStringConvertible {
-  var bytes: Int64
-  init(_ bytes: Int64) { self.bytes = bytes }
-  var description: String {
-    for (name, size) in [("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where abs(bytes) >= size {
-      let value = Double(bytes) / Double(size)
-      return value == value.rounded() ? "\(Int64(value))\(name)" : String(format: "%.1f%@", value, name)
-    }
-    return "\(bytes)"
   }
 }

@@ -90,19 +90,10 @@ func requireName(_ args: VerbArguments, _ verb: String) throws -> String {
 }
 
 func parseSize(_ text: String, _ what: String) throws -> Int64 {
-  let trimmed = text.trimmingCharacters(in: .whitespaces)
-  let digits = trimmed.prefix { $0.isNumber || $0 == "." }
-  var unit = trimmed.dropFirst(digits.count).lowercased()
-  if unit.hasSuffix("ib") {
-    unit = String(unit.dropLast(2))
-  } else if unit.hasSuffix("b") && unit.count > 1 {
-    unit = String(unit.dropLast())
-  }
-  let scale: Double? = ["": 1, "k": 1024, "m": 1_048_576, "g": 1_073_741_824, "t": 1_099_511_627_776][unit]
-  guard let value = Double(digits), let scale else {
+  guard let size = ByteSize(parsing: text) else {
     throw CLIError.usage("\(what): \"\(text)\" is not a size (e.g. 512M, 2G, bytes)")
   }
-  return Int64(value * scale)
+  return size.bytes
 }
 
 /// RFC 3339 as is, or a relative `10m`/`2h`/`30s`/`1d` turned into an RFC 3339 time that long ago.

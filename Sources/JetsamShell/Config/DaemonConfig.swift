@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamProtocol
 
 /// The daemon's configuration: `config/jetsamd.json5` documents every key.
 public struct DaemonConfig: Sendable, Codable, Equatable {

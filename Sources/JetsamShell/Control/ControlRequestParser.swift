@@ -29,10 +29,7 @@ enum ControlRequestParser {
       let known = ControlVerb.allCases.map(\.rawValue).joined(separator: ", ")
       return .failure(ControlError(.badRequest, "verb: unknown verb \"\(verb)\" (known: \(known))"))
     }
-    let known = Set([
-      "v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason", "since",
-      "follow", "action", "level", "size",
-    ])
+    let known = Set(ControlRequest.CodingKeys.allCases.map(\.rawValue))
     if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
       return .failure(ControlError(.badRequest, "\(unknown): unknown field"))
     }

@@ -2,6 +2,7 @@ import CJetsamShim
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamProtocol
 
 extension Daemon {
   /// Carries out the policy's actions in order.

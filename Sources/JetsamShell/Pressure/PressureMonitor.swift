@@ -87,9 +87,11 @@ public final class PressureMonitor {
     pollTimer?.schedule(at: now.advanced(by: interval))
   }
 
+  /// How far above the warning clear threshold polling already runs at ``nearInterval``.
+  private var nearMargin: Int64 { max(counter.ramBytes / 20, 64 << 20) }
+
   private func isNear(_ available: Int64) -> Bool {
-    let margin = max(counter.ramBytes / 20, 64 << 20)
-    return available < thresholds.warning.clear + margin
+    available < thresholds.warning.clear + nearMargin
   }
 
   private func isApproaching(_ available: Int64) -> Bool {
@@ -101,10 +103,9 @@ public final class PressureMonitor {
   private func registerThresholds(_ make: ((Int64) throws(SystemError) -> FileDescriptor)?) throws(SystemError) {
     guard let make, case .device(let ram, _) = counter else { return }
     let levels = [thresholds.warning, thresholds.urgent, thresholds.critical]
-    let margin = max(counter.ramBytes / 20, 64 << 20)
     // Every enter and clear threshold, plus the points where polling must speed up.
     let availables =
-      levels.flatMap { [$0.enter, $0.clear, $0.enter + Self.approachMargin] } + [thresholds.warning.clear + margin]
+      levels.flatMap { [$0.enter, $0.clear, $0.enter + Self.approachMargin] } + [thresholds.warning.clear + nearMargin]
     for available in Set(availables) where available > 0 && available < ram {
       let fd = try make(ram - available)
       descriptors.append(fd)
