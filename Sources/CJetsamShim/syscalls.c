@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,10 +37,6 @@ long jetsam_statfs_type(const char *path) {
   if (statfs(path, &info) < 0) return -1;
   return (long)info.f_type;
 }
-
-int jetsam_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
-
-int jetsam_set_pdeathsig(int sig) { return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0); }
 
 pid_t jetsam_siginfo_pid(const siginfo_t *info) { return info->si_pid; }
 int jetsam_siginfo_code(const siginfo_t *info) { return info->si_code; }

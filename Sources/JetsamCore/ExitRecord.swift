@@ -47,6 +47,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var stateSummary: String?
   /// The digest of the state the app last said it saved (filled by the shell).
   public var stateDigest: String?
+  /// For an app jetsamd killed: the CLOCK_MONOTONIC instant, in nanoseconds, at which its SIGKILL went out
+  /// (`make bench` measures reaction times from it).
+  public var killSignalledNanoseconds: Int64?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,

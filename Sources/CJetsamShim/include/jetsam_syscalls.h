@@ -18,10 +18,6 @@ int jetsam_eventfd(void);
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options);
 /// statfs(2)'s f_type for a path (e.g. 0x63677270, CGROUP2_SUPER_MAGIC, for a cgroup2 mount), or -1 with errno.
 long jetsam_statfs_type(const char *path);
-/// prctl(PR_SET_CHILD_SUBREAPER, 1).
-int jetsam_set_child_subreaper(void);
-/// prctl(PR_SET_PDEATHSIG, sig).
-int jetsam_set_pdeathsig(int sig);
 
 /// Fields of a siginfo_t filled in by waitid or sd-event's child source (they live in a union Swift cannot name).
 pid_t jetsam_siginfo_pid(const siginfo_t *info);
