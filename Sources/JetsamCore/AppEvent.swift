@@ -37,6 +37,8 @@ public struct AppEvent: Sendable, Equatable {
   public var taskName: String?
   /// `didFinishLaunching`: whether the launch goes to the foreground.
   public var launchesToForeground: Bool?
+  /// `didFinishLaunching`: the app's previous exit (nil: a fresh launch).
+  public var previousExit: PreviousExit?
 
   public init(
     id: Int, kind: AppEventKind, level: PressureLevel? = nil, task: Int? = nil, taskName: String? = nil,
@@ -57,15 +59,20 @@ public enum AppMessage: Sendable, Equatable {
   case hello
   /// The handler of event `event` returned.
   case acknowledge(event: Int)
-  /// Watch event `event` with this deadline although the app does not speak the protocol (a command hook
-  /// runs for it); nil uses the event's usual deadline.
-  case watch(event: Int, timeout: Duration?)
   /// Ask for background time; answered with a `reply` carrying the task id.
   case beginBackgroundTask(requestID: Int, name: String)
   /// The task is done.
   case endBackgroundTask(task: Int, requestID: Int?)
   /// How long background tasks may still run; answered with a `reply` carrying seconds.
   case backgroundTimeRemaining(requestID: Int)
+  /// The app's state summary (at most ``AppMessage/maxSummaryBytes``; empty clears it), handed back at its
+  /// next launch.
+  case stateSummary(String, requestID: Int?)
+  /// The digest of the state the app saved, or restored after a relaunch.
+  case stateDigest(phase: DigestPhase, value: String, requestID: Int?)
+
+  /// The longest state summary, in UTF-8 bytes.
+  public static let maxSummaryBytes = 128
 }
 
 /// The deadlines and budgets of the app side, already multiplied by the config's time scale.

@@ -50,6 +50,8 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// For an app jetsamd killed: the CLOCK_MONOTONIC instant, in nanoseconds, at which its SIGKILL went out
   /// (`make bench` measures reaction times from it).
   public var killSignalledNanoseconds: Int64?
+  /// For an app that died suspended: true when its processes never all stopped (the suspend timed out).
+  public var suspendIncomplete: Bool?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,

@@ -9,8 +9,11 @@ extension JetsamPolicy {
       noteStint(name, from: from, to: to, at: at)
       for kind in AppEventKind.forTransition(from: from, to: to) {
         var event = AppEvent(id: 0, kind: kind)
-        if kind == .didFinishLaunching { event.launchesToForeground = to != .background }
-        if let delivered = deliver(name, event, at: at) { result.append(delivered) }
+        if kind == .didFinishLaunching {
+          event.launchesToForeground = to != .background
+          event.previousExit = lastExits[name].map(PreviousExit.init)
+        }
+        result += deliver(name, event, at: at)
       }
     }
     return result
@@ -31,51 +34,94 @@ extension JetsamPolicy {
     }
   }
 
-  /// Numbers an event for the app, starts its watchdog if the app is watched, and makes the action.
-  mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> PolicyAction? {
-    guard let pid = trackedApps[name]?.pid else { return nil }
+  /// Numbers an event for the app, starts its watchdog if the app is watched, and makes the actions: the
+  /// delivery, then the app's hook for the event if it has one.
+  mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> [PolicyAction] {
+    guard let pid = trackedApps[name]?.pid else { return [] }
     var event = event
     event.id = trackedApps[name]!.nextEventID
     trackedApps[name]!.nextEventID += 1
+    let hook = trackedApps[name]!.hooks[event.kind]
     if event.kind.needsAcknowledgement {
-      let watched = trackedApps[name]!.speaksProtocol
-      trackedApps[name]!.pendingAcks[event.id] = PendingAck(
-        kind: event.kind, deadline: watched ? at.advanced(by: config.lifecycle.deadline(for: event.kind)) : nil)
+      var deadline: Instant?
+      if case .command(let timeout) = hook {
+        // The command answers for the app, so the event is watched whether or not the app speaks.
+        deadline = at.advanced(by: timeout ?? config.lifecycle.deadline(for: event.kind))
+      } else if trackedApps[name]!.speaksProtocol {
+        deadline = at.advanced(by: config.lifecycle.deadline(for: event.kind))
+      }
+      trackedApps[name]!.pendingAcks[event.id] = PendingAck(kind: event.kind, deadline: deadline)
     }
-    return .deliver(app: name, pid: pid, event: event)
+    var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
+    switch hook {
+    case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
+    case .command: actions.append(.runHook(app: name, pid: pid, event: event))
+    case nil: break
+    }
+    return actions
+  }
+
+  /// In `auto` mode the first valid message shows the app speaks the protocol; `hello` says so in any mode
+  /// but `never`.
+  private mutating func noteSpeaking(_ name: String, _ message: AppMessage, at: Instant) {
+    let app = trackedApps[name]!
+    guard !app.speaksProtocol else { return }
+    switch app.acknowledgements {
+    case .never: return
+    case .always: if message != .hello { return }
+    case .auto: break
+    }
+    trackedApps[name]!.speaksProtocol = true
+    // Events sent before the app spoke are watched from now on (unless it is stopped).
+    if app.state != .suspended {
+      for (id, pending) in app.pendingAcks where pending.deadline == nil {
+        trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(by: config.lifecycle.deadline(for: pending.kind))
+      }
+    }
+  }
+
+  /// The handler of event `id` returned (or its command hook ended).
+  mutating func acknowledged(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
+    guard let app = trackedApps[name], app.pid == pid else { return [] }
+    guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
+      if id >= app.nextEventID || id < 1 {
+        return [
+          .appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")
+        ]
+      }
+      return []  // already acknowledged, or dropped while suspended
+    }
+    var actions: [PolicyAction] = []
+    if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
+    return actions + suspendIfIdle(name, at: at)
   }
 
   mutating func appMessage(_ name: String, pid: Int32, message: AppMessage, at: Instant) -> [PolicyAction] {
     // A message from an earlier launch's channel says nothing about this one.
     guard let app = trackedApps[name], app.pid == pid else { return [] }
+    noteSpeaking(name, message, at: at)
     switch message {
     case .hello:
-      guard !app.speaksProtocol else { return [] }
-      trackedApps[name]!.speaksProtocol = true
-      // Events sent before the app spoke are watched from now on (unless it is stopped).
-      if app.state != .suspended {
-        for (id, pending) in app.pendingAcks where pending.deadline == nil {
-          trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(by: config.lifecycle.deadline(for: pending.kind))
-        }
-      }
       return []
     case .acknowledge(let id):
-      guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
-        if id >= app.nextEventID || id < 1 {
-          return [
-            .appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")
-          ]
-        }
-        return []  // already acknowledged, or dropped while suspended
+      return acknowledged(name, pid: pid, event: id, at: at)
+    case .stateSummary(let value, let requestID):
+      guard value.utf8.count <= AppMessage.maxSummaryBytes else {
+        return [
+          .appError(
+            app: name, pid: pid, requestID: requestID, code: "tooLarge",
+            message: "a state summary is at most \(AppMessage.maxSummaryBytes) bytes (got \(value.utf8.count))")
+        ]
       }
-      var actions: [PolicyAction] = []
-      if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
-      return actions + suspendIfIdle(name, at: at)
-    case .watch(let id, let timeout):
-      guard let pending = trackedApps[name]!.pendingAcks[id], app.state != .suspended else { return [] }
-      trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(
-        by: timeout ?? config.lifecycle.deadline(for: pending.kind))
-      return []
+      // An empty value clears the summary.
+      trackedApps[name]!.summary = value.isEmpty ? nil : value
+      return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+    case .stateDigest(let phase, let value, let requestID):
+      switch phase {
+      case .saved: trackedApps[name]!.savedDigest = value
+      case .restored: trackedApps[name]!.restoredDigest = value
+      }
+      return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
     case .beginBackgroundTask(let requestID, let taskName):
       let task = app.nextTaskID
       trackedApps[name]!.nextTaskID += 1
@@ -134,9 +180,7 @@ extension JetsamPolicy {
       guard state.holdsForegroundSlot || state == .background, trackedApps[name]!.requestedKill == nil else {
         continue
       }
-      if let action = deliver(name, AppEvent(id: 0, kind: .memoryWarning, level: level), at: at) {
-        actions.append(action)
-      }
+      actions += deliver(name, AppEvent(id: 0, kind: .memoryWarning, level: level), at: at)
     }
     return actions
   }
@@ -182,7 +226,7 @@ extension JetsamPolicy {
         trackedApps[name]!.expiryWarned = true
         for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
           let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
-          if let action = deliver(name, event, at: at) { actions.append(action) }
+          actions += deliver(name, event, at: at)
         }
       }
       if expiry.kill <= at {

@@ -3,7 +3,7 @@ extension JetsamPolicy {
   /// The earliest instant at which the policy needs a `.tick`, or nil when nothing is pending.
   public var nextDeadline: Instant? {
     let perApp = trackedApps.values.flatMap {
-      [$0.graceDeadline, $0.terminateDeadline].compactMap { $0 } + appChannelDeadlines($0)
+      [$0.graceDeadline, $0.terminateDeadline, $0.suspendDeadline].compactMap { $0 } + appChannelDeadlines($0)
     }
     return (perApp + [jetsamKill?.deadline].compactMap { $0 }).min()
   }
@@ -16,6 +16,9 @@ extension JetsamPolicy {
         actions += escalateTerminate(name)
       }
       actions += appChannelTick(name, at: at)
+      if let deadline = trackedApps[name]!.suspendDeadline, deadline <= at {
+        actions += suspendTimedOut(name)
+      }
       if let deadline = trackedApps[name]!.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).
         trackedApps[name]!.graceDeadline = nil

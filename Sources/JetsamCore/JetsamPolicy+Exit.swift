@@ -12,6 +12,11 @@ extension JetsamPolicy {
       terminationReason: classification.terminationReason, state: app.state.coarseName, signal: end.signal,
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: spawnedAt), stateSeconds: at.seconds(since: stateSince),
       pressureLevel: level, deviceAvailableBytes: availableBytes ?? 0, snapshot: app.jetsamSnapshot)
+    record.killSignalledNanoseconds = app.killSignalledAt?.nanoseconds
+    record.memoryBytes = app.memoryAtKill ?? 0
+    record.stateSummary = app.summary
+    record.stateDigest = app.savedDigest
+    if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
     switch app.requestedKill {
     case .watchdog(let event) where classification.reason == .appWatchdog: record.watchdogEvent = event.rawValue
     case .backgroundTaskTimeout(let tasks) where classification.reason == .backgroundTaskAssertionTimeout:
@@ -21,6 +26,8 @@ extension JetsamPolicy {
 
     var actions = [move(name, to: .terminated, at: at), .recordExit(record)]
     trackedApps[name]!.forgetProcess()
+    // Until the shell reports it written (with its time), the decided record is what the next launch hears of.
+    lastExits[name] = record
     if let kill = jetsamKill, kill.app == name, kill.pid == pid {
       // The victim's memory is back, but the last sample does not show it yet.
       jetsamKill = nil
@@ -28,5 +35,14 @@ extension JetsamPolicy {
     }
     actions += runJetsam(at: at)
     return actions
+  }
+
+  /// A record is durable: it becomes the app's last exit (a later launch's reason and what it is told).
+  mutating func exitRecorded(_ record: ExitRecord) {
+    if let known = lastExits[record.app], known.launch > record.launch { return }
+    lastExits[record.app] = record
+    if let app = trackedApps[record.app], !app.state.isRunning {
+      trackedApps[record.app]!.launch = max(app.launch, record.launch)
+    }
   }
 }

@@ -14,16 +14,35 @@ extension JetsamPolicy {
     trackedApps[name]!.sentTerminate = true
     // An app that speaks the protocol hears willTerminate first and gets its deadline to answer before the
     // SIGTERM; a suspended app cannot run a handler (iOS sends it none either).
-    if app.speaksProtocol && app.state != .suspended && app.terminateAfterEvent == nil && app.terminateDeadline == nil,
-      let event = deliver(name, AppEvent(id: 0, kind: .willTerminate), at: at),
-      case .deliver(_, _, let delivered) = event
+    // So does one whose willTerminate a command hook answers.
+    let answered: Bool
+    if case .command = app.hooks[.willTerminate] { answered = true } else { answered = app.speaksProtocol }
+    if answered && app.state != .suspended
+      && app.terminateAfterEvent == nil && app.terminateDeadline == nil
     {
-      trackedApps[name]!.terminateAfterEvent = delivered.id
-      return [event]
+      let actions = deliver(name, AppEvent(id: 0, kind: .willTerminate), at: at)
+      if case .deliver(_, _, let delivered) = actions.first {
+        trackedApps[name]!.terminateAfterEvent = delivered.id
+        return actions
+      }
     }
     guard trackedApps[name]!.terminateAfterEvent == nil else { return [] }
     // Asking again repeats the SIGTERM but does not extend the grace.
     return sendTerminate(name, at: at)
+  }
+
+  /// A `kill` action's SIGKILL went out: the record gets its instant, the victim's memory and the snapshot's.
+  mutating func killSignalled(_ name: String, pid: Int32, at: Instant, memory: [String: Int64]) {
+    guard let app = trackedApps[name], app.pid == pid, app.killSignalledAt == nil else { return }
+    trackedApps[name]!.killSignalledAt = at
+    trackedApps[name]!.memoryAtKill = memory[name]
+    if let snapshot = app.jetsamSnapshot {
+      trackedApps[name]!.jetsamSnapshot = snapshot.map { entry in
+        var entry = entry
+        entry.memoryBytes = memory[entry.name] ?? 0
+        return entry
+      }
+    }
   }
 
   /// SIGKILL for an app that ignored its SIGTERM past the grace.

@@ -1,15 +1,15 @@
 /// App lifecycle: launching, the foreground slots, background, suspension.
 extension JetsamPolicy {
-  mutating func configure(_ name: String, bandFloor: Band?, launchCount: Int) throws(PolicyError) {
-    guard var app = trackedApps[name] else {
-      // Declared before anything happened to it: its times start at the clock's origin.
-      trackedApps[name] = TrackedApp(name: name, bandFloor: bandFloor, launch: launchCount, at: Instant(nanoseconds: 0))
-      return
-    }
+  mutating func configure(_ name: String, _ settings: AppSettings, launchCount: Int) throws(PolicyError) {
+    // Declared before anything happened to it: its times start at the clock's origin.
+    var app =
+      trackedApps[name] ?? TrackedApp(name: name, bandFloor: nil, launch: 0, at: Instant(nanoseconds: 0))
     guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "configure") }
-    app.bandFloor = bandFloor
+    app.bandFloor = settings.bandFloor
+    app.acknowledgements = settings.acknowledgements
+    app.hooks = settings.hooks
     // After a daemon restart the counter must not go back, or two records would share a launch number.
-    app.launch = max(app.launch, launchCount)
+    app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
     trackedApps[name] = app
   }
 
@@ -19,13 +19,19 @@ extension JetsamPolicy {
     let changed = move(name, to: .launching, at: at)
     trackedApps[name]!.launch += 1
     trackedApps[name]!.launchesToForeground = foreground
-    return [changed, .spawn(app: name, launch: trackedApps[name]!.launch)]
+    let previous = lastExits[name]
+    trackedApps[name]!.previousDigest = previous?.stateDigest
+    return [
+      changed, .spawn(app: name, launch: trackedApps[name]!.launch, previousExit: previous.map(PreviousExit.init)),
+    ]
   }
 
   mutating func spawned(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
     guard trackedApps[name]?.state == .launching else { return [] }
     trackedApps[name]!.pid = pid
     trackedApps[name]!.spawnedAt = at
+    // An app whose acknowledgements are always expected is watched from its first event.
+    trackedApps[name]!.speaksProtocol = trackedApps[name]!.acknowledgements == .always
     guard trackedApps[name]!.launchesToForeground else { return [move(name, to: .background, at: at)] }
     return makeRoomInForeground(for: name, at: at) + [move(name, to: .foregroundActive, at: at)]
   }
@@ -91,6 +97,19 @@ extension JetsamPolicy {
     guard trackedApps[name]?.state == .suspended else { return }
     // Suspended time counts from the moment the last process stopped, not from the request.
     trackedApps[name]!.bandEnteredAt = at
+    trackedApps[name]!.suspendDeadline = nil
+    trackedApps[name]!.suspendIncomplete = false
+  }
+
+  /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such
+  /// from the request: it is in the idle band, first in line for jetsam, and a process that cannot stop
+  /// (uninterruptible sleep) is not running the app's code either. It is marked incomplete (in `ps` and in
+  /// its exit record) until its processes are seen stopped.
+  mutating func suspendTimedOut(_ name: String) -> [PolicyAction] {
+    trackedApps[name]!.suspendDeadline = nil
+    guard let pid = trackedApps[name]!.pid else { return [] }
+    trackedApps[name]!.suspendIncomplete = true
+    return [.suspendIncomplete(app: name, pid: pid)]
   }
 
   /// Suspends a foreground or background app, through the background; the suspend action follows the states.
@@ -99,6 +118,7 @@ extension JetsamPolicy {
     actions.append(move(name, to: .suspended, at: at))
     // Provisional until suspendCompleted says when the last process actually stopped.
     trackedApps[name]!.bandEnteredAt = at
+    trackedApps[name]!.suspendDeadline = at.advanced(by: config.suspendTimeout)
     actions.append(.suspend(app: name, pid: trackedApps[name]!.pid!))
     return actions
   }
@@ -141,6 +161,10 @@ extension JetsamPolicy {
     if app.band != oldBand { app.bandEnteredAt = at }
     // Each background stint has its own grace; leaving the background cancels it.
     app.graceDeadline = next == .background ? config.backgroundGrace.map { at.advanced(by: $0) } : nil
+    if next != .suspended {
+      app.suspendDeadline = nil
+      app.suspendIncomplete = false
+    }
     trackedApps[name] = app
     return .stateChanged(app: name, from: from, to: next, band: app.band)
   }
@@ -149,16 +173,33 @@ extension JetsamPolicy {
   /// counts as background (its launch outcome was lost with the old daemon); a background app's grace starts
   /// over.
   mutating func adopt(_ adopted: AdoptedApp, at: Instant) -> [PolicyAction] {
-    let state: LifecycleState
+    var state: LifecycleState
     switch adopted.state {
     case .notRunning, .terminated: return []
     case .launching: state = .background
     default: state = adopted.state
     }
+    var bandEnteredAt = adopted.bandEnteredAt
+    if adopted.observedStopped == true && state != .suspended {
+      // Stopped after the last save: suspended since now, as far as anyone can tell.
+      state = .suspended
+      bandEnteredAt = at
+    } else if adopted.observedStopped == false && state == .suspended {
+      state = .background
+    }
     var app = TrackedApp(
       name: adopted.name, bandFloor: adopted.bandFloor, launch: adopted.launch, at: adopted.stateEnteredAt)
+    // Settings configured before (acknowledgements, hooks) stay.
+    if let configured = trackedApps[adopted.name] {
+      app.acknowledgements = configured.acknowledgements
+      app.hooks = configured.hooks
+    }
+    app.summary = adopted.summary
+    app.previousDigest = adopted.previousDigest
+    app.savedDigest = adopted.savedDigest
+    app.restoredDigest = adopted.restoredDigest
     app.state = state
-    app.bandEnteredAt = adopted.bandEnteredAt
+    app.bandEnteredAt = bandEnteredAt
     app.pid = adopted.pid
     app.spawnedAt = adopted.spawnedAt
     if state.holdsForegroundSlot {

@@ -3,7 +3,7 @@
 /// The shell feeds it every request, result, observation and timer tick, and performs the actions it
 /// returns in order. After each event it re-arms its timer at ``nextDeadline``.
 public struct JetsamPolicy: Sendable {
-  /// The tunables in force (replace them with ``reconfigure(_:)``).
+  /// The tunables in force (replaced by the `reconfigure` event).
   public private(set) var config: PolicyConfig
 
   /// Every configured app by name.
@@ -17,6 +17,9 @@ public struct JetsamPolicy: Sendable {
   public internal(set) var availableBytes: Int64?
   /// A level forced by a user, overriding the measured level; nil when measurements rule.
   public internal(set) var forcedLevel: PressureLevel?
+
+  /// Each app's last exit, as recorded: the next launch's reason and what it is told.
+  var lastExits: [String: ExitRecord] = [:]
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -38,11 +41,6 @@ public struct JetsamPolicy: Sendable {
   /// Every configured app, sorted by name.
   public var apps: [AppStatus] { trackedApps.keys.sorted().map { trackedApps[$0]!.status } }
 
-  /// Replaces the tunables; they apply from the next event (deadlines already set keep their time).
-  public mutating func reconfigure(_ config: PolicyConfig) {
-    self.config = config
-  }
-
   /// Handles one event and returns what the shell must do, in order.
   ///
   /// Requests throw a ``PolicyError`` when refused, and the policy is then unchanged. Results and
@@ -57,8 +55,10 @@ public struct JetsamPolicy: Sendable {
 
   private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     switch event {
-    case .configure(let name, let bandFloor, let launchCount):
-      try configure(name, bandFloor: bandFloor, launchCount: launchCount)
+    case .configure(let name, let bandFloor, let launchCount, let acknowledgements, let hooks):
+      try configure(
+        name, AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks),
+        launchCount: launchCount)
       return []
     case .launch(let name, let foreground, let at):
       return try launch(name, foreground: foreground, at: at)
@@ -74,6 +74,9 @@ public struct JetsamPolicy: Sendable {
       return try kill(name, reason: reason)
     case .terminate(let name, let at):
       return try terminate(name, at: at)
+    case .reconfigure(let config):
+      self.config = config
+      return []
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)
     case .spawned(let name, let pid, let at):
@@ -83,6 +86,14 @@ public struct JetsamPolicy: Sendable {
     case .suspendCompleted(let name, let at):
       suspendCompleted(name, at: at)
       return []
+    case .killSignalled(let name, let pid, let at, let memory):
+      killSignalled(name, pid: pid, at: at, memory: memory)
+      return []
+    case .exitRecorded(let record):
+      exitRecorded(record)
+      return []
+    case .hookEnded(let name, let pid, let event, let at):
+      return acknowledged(name, pid: pid, event: event, at: at)
     case .memorySampled(let available, let at):
       return memorySampled(available: available, at: at)
     case .exited(let name, let pid, let end, let oomKilled, let at):
@@ -94,6 +105,15 @@ public struct JetsamPolicy: Sendable {
     case .adopt(let adopted, let at):
       return adopt(adopted, at: at)
     }
+  }
+
+  /// The last recorded exit of the app called `name`, if any.
+  public func lastExit(of name: String) -> ExitRecord? { lastExits[name] }
+
+  /// The oom_score_adj for an app in `band`: lower bands are the kernel's first choice, as they are jetsam's
+  /// (idle 900, background 660, foreground 100, audio and above at the floor), never below the floor.
+  public func oomScoreAdj(for band: Band) -> Int32 {
+    max(config.oomScoreFloor, Int32(900 - band.rawValue * 80))
   }
 
   /// The app called `name`, or `unknownApp`.

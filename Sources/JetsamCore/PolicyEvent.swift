@@ -3,9 +3,12 @@
 public enum PolicyEvent: Sendable, Equatable {
   // MARK: Requests (may be refused with a PolicyError; the state is then unchanged)
 
-  /// Declares an app (or updates it while not running): its configured band lift and, after a daemon
-  /// restart, how many launches it already had.
-  case configure(app: String, bandFloor: Band?, launchCount: Int)
+  /// Declares an app (or updates it while not running): its configured band lift, how its lifecycle
+  /// events are acknowledged, and, after a daemon restart, how many launches it already had (the policy
+  /// never counts below the last recorded exit's launch).
+  case configure(
+    app: String, bandFloor: Band?, launchCount: Int, acknowledgements: AcknowledgementMode = .auto,
+    hooks: [AppEventKind: AppHook] = [:])
   /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
   /// foreground app moves to the background if the slots are full); otherwise it launches into the background.
   case launch(app: String, foreground: Bool, at: Instant)
@@ -23,6 +26,9 @@ public enum PolicyEvent: Sendable, Equatable {
   case terminate(app: String, at: Instant)
   /// Force a pressure level regardless of measurements (`nil` returns to measured levels).
   case forceLevel(PressureLevel?, at: Instant)
+  /// Replace the tunables (a config reload); they apply from the next event (deadlines already set keep
+  /// their time).
+  case reconfigure(PolicyConfig)
 
   /// Takes over an app that kept running while jetsamd restarted, with what the previous daemon knew
   /// (its state, band times and launch number); it speaks no protocol until it says hello again.
@@ -36,6 +42,14 @@ public enum PolicyEvent: Sendable, Equatable {
   case spawnFailed(app: String, message: String, at: Instant)
   /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
   case suspendCompleted(app: String, at: Instant)
+  /// The SIGKILL of a `kill` action went out at `at`; `memory` is what each app of the kill's snapshot (or
+  /// the victim alone) had charged at that moment, by name.
+  case killSignalled(app: String, pid: Int32, at: Instant, memory: [String: Int64])
+  /// A `recordExit` record is durable, as written (with the shell's measurements and wall-clock time). At
+  /// start-up the shell also feeds each app's last record from the log, so launch reasons survive restarts.
+  case exitRecorded(ExitRecord)
+  /// The command hook run for event `event` of the app has ended (or could not start): the event is answered.
+  case hookEnded(app: String, pid: Int32, event: Int, at: Instant)
 
   // MARK: Kernel observations
 
@@ -65,6 +79,14 @@ public struct AdoptedApp: Sendable, Equatable, Codable {
   public var stateEnteredAt: Instant
   public var bandEnteredAt: Instant
   public var spawnedAt: Instant
+  /// Whether the new daemon found every process of the app stopped (nil: not looked at). The processes are
+  /// the truth: the state the previous daemon saved may lag its last moments.
+  public var observedStopped: Bool?
+  /// The app's state summary and digests, as the previous daemon knew them.
+  public var summary: String?
+  public var previousDigest: String?
+  public var savedDigest: String?
+  public var restoredDigest: String?
 
   public init(
     name: String, pid: Int32, launch: Int, state: LifecycleState, bandFloor: Band?, stateEnteredAt: Instant,
@@ -83,14 +105,20 @@ public struct AdoptedApp: Sendable, Equatable, Codable {
 
 /// What the policy decides the shell must do, in order.
 public enum PolicyAction: Sendable, Equatable {
-  /// Start the app's process in its cgroup; answer with `spawned` or `spawnFailed`.
-  case spawn(app: String, launch: Int)
-  /// Stop every process of the app (SIGSTOP or freezer); answer with `suspendCompleted`.
+  /// Start the app's process in its cgroup; answer with `spawned` or `spawnFailed`. `previousExit` is
+  /// what the launch is told of the app's last exit (nil: a fresh launch).
+  case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil)
+  /// Stop every process of the app (SIGSTOP or freezer); answer with `suspendCompleted` once every process
+  /// is seen stopped. Until then the shell keeps watching; the policy's suspend timeout decides what an
+  /// app that does not stop in time counts as (``suspendIncomplete(app:pid:)``).
   case suspend(app: String, pid: Int32)
+  /// The app's processes did not all stop within the suspend timeout: it counts as suspended from the
+  /// request (first in line for jetsam, as any suspended app), marked incomplete until they do stop.
+  case suspendIncomplete(app: String, pid: Int32)
   /// Continue every process of the app.
   case resume(app: String, pid: Int32)
-  /// Kill the app's whole cgroup now. `snapshot` is set for jetsam (pressure) kills; the shell fills in
-  /// each entry's memory before keeping it for the record.
+  /// Kill the app's whole cgroup now, then answer with `killSignalled` (the instant and the memory of the
+  /// victim and of every app in `snapshot`, which is set for jetsam (pressure) kills).
   case kill(app: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?)
   /// Ask the app to end (SIGTERM to its main process).
   case terminate(app: String, pid: Int32)
@@ -100,8 +128,12 @@ public enum PolicyAction: Sendable, Equatable {
   case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
   /// Write this exit record durably (after filling in the measured fields), then report it.
   case recordExit(ExitRecord)
-  /// Send a lifecycle event on the app's channel (and run its hook, if it has one).
+  /// Send a lifecycle event on the app's channel.
   case deliver(app: String, pid: Int32, event: AppEvent)
+  /// Send `signal` to every process of the app (a signal hook).
+  case signal(app: String, pid: Int32, signal: Int32)
+  /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
+  case runHook(app: String, pid: Int32, event: AppEvent)
   /// Answer the app's request `requestID` with these fields (in order).
   case reply(app: String, pid: Int32, requestID: Int, fields: [AppField])
   /// Tell the app a message of its could not be taken.
@@ -148,12 +180,19 @@ public struct PolicyConfig: Sendable, Equatable {
   public var terminateGrace: Duration
   /// Watchdog deadlines and background-task budgets of the app side.
   public var lifecycle: LifecycleTimings
+  /// How long an app's processes may take to stop before its suspension counts as incomplete.
+  public var suspendTimeout: Duration
+  /// The lowest oom_score_adj apps may get (the daemon's own, unless it may go lower).
+  public var oomScoreFloor: Int32
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,
     killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5),
-    lifecycle: LifecycleTimings = LifecycleTimings()
+    lifecycle: LifecycleTimings = LifecycleTimings(), suspendTimeout: Duration = .seconds(1),
+    oomScoreFloor: Int32 = -1000
   ) {
+    self.suspendTimeout = suspendTimeout
+    self.oomScoreFloor = oomScoreFloor
     self.thresholds = thresholds
     self.foregroundSlots = foregroundSlots
     self.backgroundGrace = backgroundGrace
@@ -181,6 +220,21 @@ public struct AppStatus: Sendable, Equatable {
   public var bandEnteredAt: Instant
   /// When the current process was spawned.
   public var spawnedAt: Instant?
+  /// Whether the app's processes did not all stop within the suspend timeout (and have not since).
+  public var suspendIncomplete = false
+  /// The state summary the app last set (or its previous launch left).
+  public var summary: String?
+  /// The digest of the state the previous launch saved, and what this launch saved and restored.
+  public var previousDigest: String?
+  public var savedDigest: String?
+  public var restoredDigest: String?
+
+  /// Whether this launch restored the state the previous one saved; nil when nothing was saved to compare.
+  public var restoration: RestorationVerdict? {
+    guard let previousDigest else { return nil }
+    guard let restoredDigest else { return .pending }
+    return restoredDigest == previousDigest ? .match : .mismatch
+  }
 
   public init(
     name: String, state: LifecycleState, band: Band, bandFloor: Band?, pid: Int32?, launch: Int,
@@ -202,10 +256,11 @@ extension PolicyEvent {
   /// When the event happened (every event but `configure` carries its instant).
   public var instant: Instant? {
     switch self {
-    case .configure: nil
+    case .configure, .exitRecorded, .reconfigure: nil
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .memorySampled(_, let at),
+      .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):
       at
     }

@@ -2,6 +2,8 @@
 struct TrackedApp: Sendable {
   let name: String
   var bandFloor: Band?
+  var acknowledgements: AcknowledgementMode = .auto
+  var hooks: [AppEventKind: AppHook] = [:]
   var state: LifecycleState = .notRunning
   var launch: Int
   var stateEnteredAt: Instant
@@ -25,6 +27,21 @@ struct TrackedApp: Sendable {
   var sentTerminate = false
   /// When an unanswered SIGTERM escalates to SIGKILL.
   var terminateDeadline: Instant?
+  /// When a pending suspension counts as incomplete (its processes have not all stopped by then).
+  var suspendDeadline: Instant?
+  /// The suspend timed out and the processes have not all stopped since.
+  var suspendIncomplete = false
+  /// When our SIGKILL went out, and the memory the app had charged then.
+  var killSignalledAt: Instant?
+  var memoryAtKill: Int64?
+
+  // What the app said about its state (kept in the exit record, handed to the next launch).
+
+  var summary: String?
+  /// The digest the previous launch saved, and what this launch saved and restored.
+  var previousDigest: String?
+  var savedDigest: String?
+  var restoredDigest: String?
 
   // The app's channel.
 
@@ -79,6 +96,14 @@ struct TrackedApp: Sendable {
     expiryWarned = false
     suspendWhenIdle = false
     terminateAfterEvent = nil
+    suspendDeadline = nil
+    suspendIncomplete = false
+    killSignalledAt = nil
+    memoryAtKill = nil
+    previousDigest = nil
+    savedDigest = nil
+    restoredDigest = nil
+    // The summary stays: it is the app's, handed to its next launch through the exit record.
   }
 
   /// Whether the app is in the middle of something the background grace must not cut short.
@@ -87,9 +112,15 @@ struct TrackedApp: Sendable {
   }
 
   var status: AppStatus {
-    AppStatus(
+    var status = AppStatus(
       name: name, state: state, band: band, bandFloor: bandFloor, pid: pid, launch: launch,
       stateEnteredAt: stateEnteredAt, bandEnteredAt: bandEnteredAt, spawnedAt: spawnedAt)
+    status.suspendIncomplete = suspendIncomplete
+    status.summary = summary
+    status.previousDigest = previousDigest
+    status.savedDigest = savedDigest
+    status.restoredDigest = restoredDigest
+    return status
   }
 }
 

@@ -130,6 +130,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
   public var restoredDigest: String?
   /// The app's current state summary.
   public var stateSummary: String?
+  /// True for a suspended app whose processes did not all stop within the suspend timeout (and have not since).
+  public var suspendIncomplete: Bool?
 
   public init(
     name: String, pid: Int32?, state: String, lifecycleState: LifecycleState, band: Band, memoryBytes: Int64,

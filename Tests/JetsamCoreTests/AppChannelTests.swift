@@ -102,15 +102,19 @@ struct AppChannelTests {
     #expect(policy.nextDeadline == nil)
   }
 
-  @Test("a command hook's watch sets the deadline for one event of an app that does not speak")
+  @Test("a command hook answers for an app that does not speak: it runs, its deadline is watched, its end acks")
   func hookWatch() throws {
     var policy = Self.policy()
-    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    _ = try policy.handle(
+      .configure(
+        app: "a", bandFloor: nil, launchCount: 0, hooks: [.didEnterBackground: .command(timeout: .seconds(2))]))
+    _ = try policy.handle(.launch(app: "a", foreground: true, at: t(0)))
+    policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
     let moved = try policy.handle(.moveToBackground(app: "a", at: t(1)))
     let id = try #require(Self.lastEventID(moved, .didEnterBackground))
-    policy.observe(.appMessage(app: "a", pid: 10, message: .watch(event: id, timeout: .seconds(2)), at: t(1)))
+    #expect(moved.contains { if case .runHook("a", 10, let event) = $0 { event.id == id } else { false } })
     #expect(policy.nextDeadline == t(3))
-    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(2)))
+    policy.observe(.hookEnded(app: "a", pid: 10, event: id, at: t(2)))
     #expect(policy.nextDeadline == t(11), "only the background grace is left")
   }
 
@@ -149,7 +153,10 @@ struct AppChannelTests {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0), foreground: true)
     policy.observe(.appMessage(app: "a", pid: 10, message: .beginBackgroundTask(requestID: 1, name: "save"), at: t(0)))
-    _ = try policy.handle(.moveToBackground(app: "a", at: t(1)))
+    let moved = try policy.handle(.moveToBackground(app: "a", at: t(1)))
+    // Its first message made it an app that speaks (auto mode): it answers every event it was sent.
+    let last = try #require(Self.lastEventID(moved, .didEnterBackground))
+    for id in 1...last { policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(1))) }
     #expect(policy.observe(.tick(at: t(11))).isEmpty, "busy at the end of the grace")
     policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 1, requestID: nil), at: t(15)))
     #expect(policy.nextDeadline == t(25))
@@ -204,6 +211,7 @@ struct AppChannelTests {
     try policy.start("a", pid: 10, at: t(0), foreground: true)
     policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
     _ = try policy.handle(.suspend(app: "a", at: t(1)))
+    policy.observe(.suspendCompleted(app: "a", at: t(1)))
     #expect(policy.nextDeadline == nil, "no watchdog runs against a stopped app")
     let actions = try policy.handle(.terminate(app: "a", at: t(2)))
     #expect(Self.events(actions).isEmpty)

@@ -12,6 +12,8 @@ import Testing
       actions == [
         .stateChanged(app: "a", from: .background, to: .suspended, band: .idle), .suspend(app: "a", pid: 10),
       ])
+    #expect(policy.nextDeadline == t(12), "the suspend timeout, until its processes are seen stopped")
+    policy.observe(.suspendCompleted(app: "a", at: t(11)))
     #expect(policy.nextDeadline == nil)
     #expect(policy.app(named: "a")?.bandEnteredAt == t(11))
   }

@@ -90,7 +90,7 @@ import Testing
     config.thresholds = .init(
       warning: .init(enter: 4000, clear: 5000), urgent: .init(enter: 2000, clear: 3000),
       critical: .init(enter: 1000, clear: 1500))
-    policy.reconfigure(config)
+    policy.observe(.reconfigure(config))
     #expect(policy.level == .warning)
     policy.sample(Available.warning, at: t(2))
     #expect(policy.level == .critical)

@@ -99,7 +99,8 @@ final class DaemonHarness {
 
   /// Starts jetsamd with `config` (JSON5 text; `device.cgroupName`, `stateDirectory` and `runtimeDirectory`
   /// are added) and waits until its control socket answers.
-  init(config: String = "{}", extraArguments: [String] = []) throws {
+  /// `environment` adds variables to jetsamd's own (e.g. a NOTIFY_SOCKET standing in for systemd's).
+  init(config: String = "{}", extraArguments: [String] = [], environment: [String: String] = [:]) throws {
     let id = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     directory = NSTemporaryDirectory() + "jetsam-test-\(id)"
     cgroupName = "jetsam-test-\(id)"
@@ -111,10 +112,12 @@ final class DaemonHarness {
     try DaemonHarness.merged(config, cgroupName: cgroupName, directory: directory)
       .write(toFile: configPath, atomically: true, encoding: .utf8)
     arguments = ["--config", configPath, "--foreground", "--verbose"] + extraArguments
+    self.environment = environment
     try start(arguments: arguments)
   }
 
   private var arguments: [String] = []
+  private var environment: [String: String] = [:]
 
   /// SIGKILLs jetsamd and starts a new one with the same config and state directory (in the same service
   /// cgroup on pure v2), as systemd's Restart= would.
@@ -150,6 +153,9 @@ final class DaemonHarness {
     } else {
       process.executableURL = URL(fileURLWithPath: Binaries.jetsamd)
       process.arguments = arguments
+    }
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
     // Kept across restarts: the log shows both daemons.
     if !FileManager.default.fileExists(atPath: logPath) {

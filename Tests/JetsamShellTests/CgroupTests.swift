@@ -167,11 +167,11 @@ struct CgroupTests {
     #expect(adopted.directories == app.directories)
     #expect(throws: CgroupError.self) { try device.adoptApp(name: "missing") }
 
-    try app.remove()
+    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
     // A device with an (empty) app left inside is removed with it.
     _ = try device.makeApp(name: "left-behind", limits: .unlimited)
-    try device.remove()
+    #expect(try waitUntil(.seconds(5)) { try device.removeIfEmpty() })
     for directory in device.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 
@@ -250,7 +250,7 @@ struct CgroupTests {
     #expect(try adopted.memoryLimit() == 96 * mebibyte)
     try adopted.killAll()
     #expect(try waitUntil(.seconds(5)) { try !adopted.isPopulated() })
-    try again.remove()
+    #expect(try waitUntil(.seconds(5)) { try again.removeIfEmpty() })
   }
 
   @Test func capsTheAppsCPUTogetherAndClampsAppCapsToIt() throws {
@@ -346,32 +346,26 @@ struct CgroupTests {
     #expect(try waitUntil(.seconds(5)) { try !app.isPopulated() })
     #expect(try app.processIDs().isEmpty)
     #expect(scratch.waitForExit(pid).map { killedBySignal($0, SIGKILL) } == true)
-    try app.remove()
+    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 
-  @Test func removeWaitsForProcessesAndRefusesWhileTheyLive() throws {
+  @Test func removalRefusesWhileProcessesLiveAndSucceedsOnceTheyLeft() throws {
     let scratch = try ScratchDevice("busy-remove")
     defer { scratch.tearDown() }
     let app = try scratch.device.makeApp(name: "alive", limits: .unlimited)
     _ = try scratch.startInApp(app, "exec sleep 60")
-    #expect {
-      try app.remove(timeout: .milliseconds(100))
-    } throws: { error in
-      (error as? CgroupError)?.reason == .stillPopulated
-    }
+    #expect(try app.removeIfEmpty() == false, "removed although a process lives in it")
+    #expect((app.busyError() as? CgroupError)?.reason == .stillPopulated)
     // The libcgroup-managed directories alone (v1 ones; the only one on pure v2) refuse too, although libcgroup
     // 2.0.2 reports success for them.
     for directory in app.location.controllerDirectories {
-      #expect {
-        try directory.remove(timeout: .milliseconds(50))
-      } throws: { error in
-        (error as? CgroupError)?.reason == .stillPopulated
-      }
+      #expect(try directory.removeIfEmpty() == false, "\(directory.path) removed although populated")
     }
     for directory in app.directories { #expect(access(directory, F_OK) == 0, "\(directory) was removed") }
     try app.killAll()
-    try app.remove()  // retries while the killed process is still leaving
+    // One attempt never waits: the test retries while the killed process is still leaving.
+    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 

@@ -60,7 +60,7 @@ public final class AppCgroup: Sendable {
     do {
       return try AppCgroup(name: name, location: location, deviceLocation: device.location)
     } catch {
-      try? location.remove(timeout: .zero)
+      _ = try? location.removeIfEmpty()
       throw error
     }
   }
@@ -257,13 +257,17 @@ public final class AppCgroup: Sendable {
   /// while it stays populated.
   public func killAll() throws { try writeTextFile(location.v2.file("cgroup.kill"), "1") }
 
-  /// Removes the app's directories in every hierarchy (the cgroup2 one first), retrying for up to `timeout` while
-  /// the kernel still counts exiting processes. On v1, memory still charged (page cache) moves to the device.
+  /// Tries once to remove the app's directories in every hierarchy (the cgroup2 one first), never waiting: false
+  /// while the kernel still counts processes (exiting ones too) in one of them. On v1, memory still charged (page
+  /// cache) moves to the device.
   ///
-  /// - Throws: ``CgroupError`` (`stillPopulated`) when processes remain: ``killAll()`` first.
-  public func remove(timeout: Duration = .seconds(2)) throws {
-    try location.remove(timeout: timeout)
+  /// - Throws: ``CgroupError`` or ``SystemError`` for anything but "still busy".
+  public func removeIfEmpty() throws -> Bool {
+    try location.removeIfEmpty()
   }
+
+  /// Why the app's cgroup is still busy: processes left, or child cgroups (for messages).
+  public func busyError() -> Error { location.v2.busyError() }
 }
 
 extension CgroupDirectory {

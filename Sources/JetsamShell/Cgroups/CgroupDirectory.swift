@@ -56,24 +56,13 @@ struct CgroupDirectory: Sendable, Hashable, CustomStringConvertible {
     try Libcgroup.modify(relativePath, controllers: controllers, values: mine)
   }
 
-  /// Removes the directory, retrying while the kernel still counts processes in it (they may be exiting).
+  /// One removal attempt, which never waits: true when the directory is gone (a missing one counts as removed),
+  /// false while the kernel still counts processes (they may be exiting) or child cgroups in it. Callers that must
+  /// see it gone try again later (jetsamd from a loop timer). On cgroup v1, memory still charged to the cgroup (page
+  /// cache) moves to the parent.
   ///
-  /// A missing directory counts as removed. On cgroup v1, memory still charged to the cgroup (page cache) moves to
-  /// the parent.
-  ///
-  /// - Parameter timeout: how long to keep retrying on `EBUSY`/`ECGNONEMPTY`.
-  /// - Throws: ``CgroupError`` (`stillPopulated`) when it never became empty; other errors as they come.
-  func remove(timeout: Duration = .seconds(2)) throws {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-      if try removeOnce() { return }
-      if ContinuousClock.now >= deadline { throw busyError() }
-      usleep(5_000)
-    }
-  }
-
-  /// One removal attempt: true when the directory is gone, false while it is busy (processes or children left).
-  private func removeOnce() throws -> Bool {
+  /// - Throws: errors other than "busy" as they come.
+  func removeIfEmpty() throws -> Bool {
     do {
       if controllers.isEmpty {
         try systemCall("rmdir \(path)") { rmdir(path) }
@@ -109,7 +98,7 @@ struct CgroupDirectory: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Why a removal gave up: still populated, or (cgroup2, not populated) child cgroups left inside.
-  private func busyError() -> Error {
+  func busyError() -> Error {
     let children = (try? childNames()) ?? []
     if !children.isEmpty {
       return CgroupError(.hasChildCgroups(children), "remove cgroup \(path)")

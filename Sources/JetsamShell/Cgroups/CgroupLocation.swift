@@ -69,7 +69,7 @@ struct CgroupLocation: Sendable {
         try directory.create(values: values.filter { directory.controllers.contains($0.key) })
       }
     } catch {
-      for directory in made.reversed() { try? directory.remove(timeout: .zero) }
+      for directory in made.reversed() { _ = try? directory.removeIfEmpty() }
       throw error
     }
   }
@@ -82,7 +82,8 @@ struct CgroupLocation: Sendable {
   /// Removes every directory: the cgroup2 one first (on the hybrid layout it is where processes are killed and
   /// counted), then the controller ones. Each retries while processes are still leaving; the first failure stops
   /// the removal (the remaining directories would fail the same way, each after its own timeout).
-  func remove(timeout: Duration = .seconds(2)) throws {
-    for directory in allDirectories.reversed() { try directory.remove(timeout: timeout) }
+  func removeIfEmpty() throws -> Bool {
+    for directory in allDirectories.reversed() where !(try directory.removeIfEmpty()) { return false }
+    return true
   }
 }

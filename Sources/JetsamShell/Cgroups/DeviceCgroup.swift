@@ -46,7 +46,7 @@ public final class DeviceCgroup: Sendable {
       if location.isPureV2 { try enableUnifiedControllers(in: location.v2.path) }
       return try DeviceCgroup(name: name, layout: layout, location: location)
     } catch {
-      if !existed { try? location.remove(timeout: .zero) }
+      if !existed { _ = try? location.removeIfEmpty() }
       throw error
     }
   }
@@ -171,13 +171,13 @@ public final class DeviceCgroup: Sendable {
     return try Self.v1CPUPercent(of: location.directory(for: .cpu)!)
   }
 
-  /// Removes the device cgroup from every hierarchy, after removing any app cgroups left inside it.
+  /// Tries once to remove the device cgroup from every hierarchy, after any app cgroups left inside it; never
+  /// waits. False while something in it is still busy (processes still exiting): try again later.
   ///
-  /// - Parameter timeout: how long each directory may take to empty (processes that are still exiting).
-  /// - Throws: ``CgroupError`` (`stillPopulated`) when an app still has processes: kill them first.
-  public func remove(timeout: Duration = .seconds(2)) throws {
-    for app in try appNames() { try location.child(app).remove(timeout: timeout) }
-    try location.remove(timeout: timeout)
+  /// - Throws: ``CgroupError`` or ``SystemError`` for anything but "still busy".
+  public func removeIfEmpty() throws -> Bool {
+    for app in try appNames() where !(try location.child(app).removeIfEmpty()) { return false }
+    return try location.removeIfEmpty()
   }
 
   // MARK: - Internal

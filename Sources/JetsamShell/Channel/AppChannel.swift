@@ -1,10 +1,16 @@
 import Glibc
 
+/// What the supervisor needs of an app's channel: send a line, close it. (Unit tests record the lines.)
+protocol AppChannelEndpoint: AnyObject {
+  func send(_ line: AppLine)
+  func close()
+}
+
 /// The daemon's end of one app's channel: a connected Unix stream socket whose other end the app inherited.
 ///
 /// Output waiting for an app that does not read is bounded (a stopped app cannot read: lines queue until it
 /// runs again); an app that lets ``maxQueuedOutput`` pile up loses its channel, never the daemon its memory.
-final class AppChannel {
+final class AppChannel: AppChannelEndpoint {
   /// Output queued for the app beyond which the channel is closed.
   static let maxQueuedOutput = 1 << 20
 

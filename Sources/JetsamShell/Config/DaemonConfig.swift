@@ -242,9 +242,11 @@ public struct SuspendConfig: Sendable, Codable, Equatable {
   public var mode: Mode = .signal
   /// A background app is suspended after this long; null: only on request.
   public var backgroundGrace: ConfigDuration? = ConfigDuration(.seconds(10))
+  /// How long an app's processes may take to stop; past it the app counts as suspended, marked incomplete.
+  public var timeout = ConfigDuration(.seconds(1))
 
   public init() {}
-  enum CodingKeys: String, CodingKey, CaseIterable { case mode, backgroundGrace }
+  enum CodingKeys: String, CodingKey, CaseIterable { case mode, backgroundGrace, timeout }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -260,6 +262,7 @@ public struct SuspendConfig: Sendable, Codable, Equatable {
     backgroundGrace =
       c.contains(.backgroundGrace)
       ? try c.decodeIfPresent(ConfigDuration.self, forKey: .backgroundGrace) : d.backgroundGrace
+    timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? d.timeout
   }
 }
 
@@ -387,14 +390,15 @@ public struct AppConfig: Sendable, Codable, Equatable {
   }
 }
 
-/// Whether an app's acknowledgements are expected (and watched).
-public enum AcknowledgementMode: String, Sendable, Codable, Equatable {
-  /// Once the app has written a valid line on its channel.
-  case auto
-  /// From launch: an app that never answers is a hung app.
-  case always
-  /// Never: the app's acknowledgements are accepted but nothing is watched.
-  case never
+extension AppConfig {
+  /// What the policy needs to know of the app: its band lift, acknowledgement mode and hooked events.
+  public var policySettings: AppSettings {
+    AppSettings(
+      bandFloor: band, acknowledgements: acknowledgements,
+      hooks: hooks.mapValues { hook in
+        if let signal = hook.signal { .signal(signal) } else { .command(timeout: hook.timeout?.duration) }
+      })
+  }
 }
 
 /// What to do for a program that cannot answer a lifecycle event itself.

@@ -14,8 +14,12 @@ import JetsamProtocol
 final class ControlServer {
   /// Output queued for one client beyond which the client is considered stuck and dropped.
   static let maxQueuedOutput = 8 << 20
+  /// Requests a client may send while one of its requests is still being answered.
+  static let maxHeldRequests = 64
 
-  typealias Handler = (ControlRequest, ControlConnection) -> ControlResponse
+  /// Answers a request now, or returns nil and answers later with ``ControlConnection/reply(_:)`` (a suspend
+  /// is answered once the apps' processes are seen stopped). A connection's later requests wait their turn.
+  typealias Handler = (ControlRequest, ControlConnection) -> ControlResponse?
 
   let path: String
   private let listener: FileDescriptor
@@ -126,7 +130,7 @@ final class ControlServer {
           fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes,
           maxQueuedOutput: ControlServer.maxQueuedOutput
         ) { [unowned self] input in
-          if let connection { self.answer(input, on: connection) }
+          if let connection { self.received(input, on: connection) }
         }
         stream.onOverflow = { [log] in
           log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
@@ -134,6 +138,7 @@ final class ControlServer {
         stream.onClose = { [unowned self] in self.connections[fd] = nil }
         connection = ControlConnection(stream: stream)
         connection!.permitted = permitted
+        connection!.resume = { [unowned self, unowned connection = connection!] in self.answerHeld(on: connection) }
         connections[fd] = connection
       } catch {
         log.warning("watching a control connection: \(error)")
@@ -158,6 +163,27 @@ final class ControlServer {
     return groups.prefix(Int(count)).contains(group)
   }
 
+  /// Answers a request at once, or holds it while an earlier one of the same client is still being answered.
+  private func received(_ input: LineStream.Input, on connection: ControlConnection) {
+    if connection.awaitingReply {
+      // Bounded: a client that piles up requests behind an unanswered one is dropped, not buffered without end.
+      guard connection.held.count < ControlServer.maxHeldRequests else {
+        log.warning("dropping control client: \(ControlServer.maxHeldRequests) requests behind an unanswered one")
+        return connection.close()
+      }
+      connection.held.append(input)
+    } else {
+      answer(input, on: connection)
+    }
+  }
+
+  /// Answers the requests a client sent while its previous one was being answered, in order.
+  private func answerHeld(on connection: ControlConnection) {
+    while !connection.awaitingReply && !connection.held.isEmpty && !connection.closed {
+      answer(connection.held.removeFirst(), on: connection)
+    }
+  }
+
   private func answer(_ input: LineStream.Input, on connection: ControlConnection) {
     let response: ControlResponse
     switch input {
@@ -172,7 +198,12 @@ final class ControlServer {
       } else {
         switch ControlRequestParser.parse(bytes) {
         case .failure(let error): response = .failure(error)
-        case .success(let request): response = handler(request, connection)
+        case .success(let request):
+          guard let answered = handler(request, connection) else {
+            connection.awaitingReply = true
+            return
+          }
+          response = answered
         }
       }
     }
@@ -223,6 +254,11 @@ final class ControlConnection {
   var permitted = false
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
+  /// Set while a request of this client is answered later; its next requests are held until then.
+  var awaitingReply = false
+  var held: [LineStream.Input] = []
+  /// Answers the held requests (set by the server).
+  var resume: () -> Void = {}
   private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -237,6 +273,14 @@ final class ControlConnection {
   func send(_ response: ControlResponse) {
     guard let data = try? encoder.encode(response) else { return }
     stream.send(data)
+  }
+
+  /// Sends the answer to the request that was answered later, then goes on with the client's held requests.
+  func reply(_ response: ControlResponse) {
+    guard awaitingReply else { return }
+    awaitingReply = false
+    send(response)
+    resume()
   }
 
   func close() { stream.close() }

@@ -14,67 +14,55 @@ public struct DaemonOptions: Sendable {
   public init() {}
 }
 
-/// jetsamd: one event loop that owns the policy, feeds it kernel events, and carries out its actions.
+/// jetsamd: one event loop that owns the policy, feeds it every event through one entry point, and has the
+/// ``AppSupervisor`` carry out what it decides.
 ///
-/// The policy (JetsamCore) decides; this class only does: cgroups, processes, signals, the record log, the
-/// control socket. Every handler runs on the loop's thread, so nothing here needs a lock.
+/// The loop's sources (kernel notifications, timers, signals, the control socket, app channels) all end in
+/// ``observe(_:)`` or ``submit(_:)``; nothing here waits. Every handler runs on the loop's thread, so nothing
+/// needs a lock.
 public final class Daemon {
   public static let version = "0.1.0"
+  /// The name of an app's channel in systemd's descriptor store: `channel.NAME`.
+  static let channelStorePrefix = "channel."
 
-  var config: DaemonConfig
+  private(set) var config: DaemonConfig
   let options: DaemonOptions
-  let serviceManager = ServiceManager()
-  let journal = Journal()
-  /// The last STATUS= line sent, so that it is sent only when it changes.
-  var lastStatusLine = ""
   let log: Logger
   let loop: EventLoop
-  var policy: JetsamPolicy
   let layout: CgroupLayout
   let device: DeviceCgroup
   let records: ExitRecordLog
   let stateDirectory: String
   let socketPath: String
   let startedAt = MonotonicClock.now()
-  var thresholds: PressureThresholds
-  var monitor: PressureMonitor!
-  var control: ControlServer!
-  var deadlineTimer: EventSource!
-  var signalSources: [EventSource] = []
+  let supervisor: AppSupervisor
+  private let serviceManager = ServiceManager()
+  private let journal = Journal()
+  /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
+  private(set) var policy: JetsamPolicy
+  private(set) var thresholds: PressureThresholds
+  private(set) var monitor: PressureMonitor!
+  private var control: ControlServer!
+  private var requests: ControlRequestHandler!
+  private var deadlineTimer: EventSource!
+  private var stateKeeper: StateKeeper!
+  private var signalSources: [EventSource] = []
+  /// The memory balloon of `pressure allocate`, and how many were made (each gets its own cgroup).
+  private(set) var balloon: Balloon?
+  private var balloonsMade = 0
+  /// The last STATUS= line sent, so that it is sent only when it changes.
+  private var lastStatusLine = ""
+  private(set) var shuttingDown = false
+  private var finishingShutdown = false
 
-  /// Running apps by name.
-  var processes: [String: AppProcess] = [:]
-  /// The effective config of each app's current or last launch (configured apps merged with launch options).
-  var launchSpecs: [String: AppConfig] = [:]
-  /// Records that could not be written yet (disk full…): retried before every later write, never dropped.
-  var unwrittenRecords: [ExitRecord] = []
-  /// The last band applied to each app's processes' oom_score_adj.
-  var appliedBands: [String: Band] = [:]
-  /// The lowest oom_score_adj this daemon may give a process (its own, unless it has CAP_SYS_RESOURCE).
-  let oomScoreFloor: Int32
-  /// Each app's last exit record (from the log at start-up, then as they are written): launch reasons.
-  var lastExits: [String: ExitRecord] = [:]
-  /// Set when something the state file holds changed; the file is rewritten shortly after.
-  var stateDirty = false
-  /// Coalesces state-file writes: a burst of requests (200 suspends) costs one write, not 200.
-  var stateTimer: EventSource?
-  var stateSavePending = false
-  /// Set when an app's process started or ended: the state file is then rewritten right away.
-  var processSetChanged = false
-  /// App channels systemd kept in its descriptor store across a restart, by app, until re-adoption claims them.
-  var storedChannels: [String: FileDescriptor] = [:]
-  /// The memory balloon of `pressure allocate`.
-  var balloon: Balloon?
-
-  /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see `applyScores`).
-  var pendingScoreUpdates: Set<String> = []
-  var scoreTimer: EventSource?
-  /// Apps told to stop by the actions being performed, waiting to be seen stopped.
-  var pendingStops: [String] = []
-
-  private var queue: [PolicyEvent] = []
-  private var draining = false
-  var shuttingDown = false
+  // The entry point's queues: actions decided and not yet carried out, events reported while carrying out.
+  private var pendingActions: [PolicyAction] = []
+  private var queuedEvents: [PolicyEvent] = []
+  private var running = false
+  private var stateChanged = false
+  private var processSetChanged = false
+  /// Callers waiting for suspensions to settle (control requests answered once the apps are stopped).
+  private var suspensionWaiters: [(apps: [String], then: () -> Void)] = []
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
@@ -89,7 +77,7 @@ public final class Daemon {
     // The daemon must never be what dies under pressure. Lowering oom_score_adj needs CAP_SYS_RESOURCE; without
     // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
     try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
-    oomScoreFloor = (try? JetsamShell.oomScoreAdj(pid: getpid())) ?? 0
+    let oomScoreFloor = (try? JetsamShell.oomScoreAdj(pid: getpid())) ?? 0
     if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, config.daemonNice) != 0 {
       log.warning("could not set own nice value to \(config.daemonNice) (\(SystemError.current("setpriority")))")
     }
@@ -101,8 +89,6 @@ public final class Daemon {
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
     records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")
-    for record in try ExitRecordLog.read(path: records.path).records { lastExits[record.app] = record }
-
     layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
     if let cpu = config.device.appsCPULimit { try device.setAppsCPULimit(percent: cpu) }
@@ -113,16 +99,37 @@ public final class Daemon {
     case .bytes(let ram): counter = .device(ram: ram, usage: { [device] in try device.memoryUsage() })
     }
     thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
-    policy = JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds))
-    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
-      _ = try? policy.handle(.configure(app: name, bandFloor: app.band, launchCount: lastExits[name]?.launch ?? 0))
-    }
+    policy = JetsamPolicy(
+      config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor))
+    let launcher = KernelProcessLauncher()
+    supervisor = AppSupervisor(
+      seams: AppSupervisor.Seams(
+        loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
+        releaser: ThreadMemoryReleaser(loop: loop),
+        openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
+      log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
 
-    deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.dispatch(.tick(at: MonotonicClock.now())) }
-    monitor = try makePressureMonitor(counter: counter, pressureFDs: openPressureTriggers())
+    deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
+    stateKeeper = StateKeeper(path: stateDirectory + "/state.json", loop: loop, log: log) { [unowned self] in
+      self.savedState()
+    }
+    connectSupervisor()
+
+    // What earlier runs recorded: launch numbers and reasons go on from there.
+    let history = try ExitRecordLog.read(path: records.path).records
+    var lastByApp: [String: ExitRecord] = [:]
+    for record in history { lastByApp[record.app] = record }
+    try submit(lastByApp.keys.sorted().map { .exitRecorded(lastByApp[$0]!) })
+    try submit(
+      config.apps.keys.sorted().map { name in
+        .configure(app: name, settings: config.apps[name]!.policySettings, launchCount: 0)
+      })
+
+    monitor = try makePressureMonitor(counter: counter)
     // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
     // its descriptor store.
     var listener: FileDescriptor?
+    var storedChannels: [String: FileDescriptor] = [:]
     for passed in ServiceManager.takePassedDescriptors() {
       if listener == nil && ControlServer.isListeningSocket(passed.fd) {
         listener = FileDescriptor(rawValue: passed.fd)
@@ -133,22 +140,23 @@ public final class Daemon {
         Glibc.close(passed.fd)
       }
     }
+    requests = ControlRequestHandler(daemon: self)
     control = try ControlServer(
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
-      handler: { [unowned self] request, connection in self.handle(request, from: connection) })
+      handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
 
     for signal in [SIGTERM, SIGINT] {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
     signalSources.append(try loop.onSignal(SIGHUP) { [unowned self] in self.reload() })
-    let adopted = adoptSurvivors()
+
+    let adopted = readopt(storedChannels: &storedChannels)
     if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
     for (name, fd) in storedChannels {
       // The app is gone: its channel has nothing more to say.
       fd.close()
       serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
     }
-    storedChannels = [:]
     loop.enableWatchdog()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
@@ -157,19 +165,206 @@ public final class Daemon {
     serviceManager.ready(status: lastStatusLine)
   }
 
-  func makePressureMonitor(counter: MemoryCounter, pressureFDs: [FileDescriptor]) throws -> PressureMonitor {
+  /// Runs the event loop until shutdown; returns the exit code.
+  public func run() throws -> Int32 {
+    try loop.run()
+  }
+
+  private func connectSupervisor() {
+    supervisor.report = { [unowned self] event in self.observe(event) }
+    supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
+    supervisor.observers = AppSupervisor.Observers(
+      recorded: { [unowned self] record in self.report(record) },
+      memoryFreed: { [unowned self] in self.monitor.sample() },
+      channelOpened: { [unowned self] name, fd in
+        self.serviceManager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
+      },
+      channelClosed: { [unowned self] name in
+        self.serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+      })
+    for (name, app) in config.apps { supervisor.specs[name] = launchSpec(app) }
+  }
+
+  /// How `app` is started: its config, with the default caps filled in.
+  func launchSpec(_ app: AppConfig) -> AppSupervisor.LaunchSpec {
+    AppSupervisor.LaunchSpec(config: app, caps: config.defaults.overridden(by: app.caps))
+  }
+
+  private func readopt(storedChannels: inout [String: FileDescriptor]) -> Int {
+    let state: DaemonState?
+    do {
+      state = try DaemonState.read(path: stateKeeper.path)
+    } catch {
+      log.error("ignoring damaged \(stateKeeper.path): \(error)")
+      state = nil
+    }
+    let readoption = Readoption(
+      cgroups: device, launcher: KernelProcessLauncher(), supervisor: supervisor, log: log,
+      configuredApps: config.apps, defaults: config.defaults,
+      submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
+      lastExit: { [unowned self] name in self.policy.lastExit(of: name) }, now: MonotonicClock.now())
+    let adopted = readoption.run(
+      state: state?.bootID == DaemonState.currentBootID ? state : nil, storedChannels: &storedChannels)
+    stateKeeper.changed(urgent: true)
+    return adopted
+  }
+
+  // MARK: The one way into the policy
+
+  /// Feeds requests to the policy, all or nothing: if it refuses one, none is applied and the error says why.
+  /// Their actions are carried out together (suspending 200 apps checks once for all of them to stop).
+  func submit(_ events: [PolicyEvent]) throws(PolicyError) {
+    if events.count == 1 {
+      // A refused request leaves the policy unchanged, so a single event needs no trial copy.
+      pendingActions += try policy.handle(events[0])
+    } else {
+      var trial = policy
+      var actions: [PolicyAction] = []
+      for event in events { actions += try trial.handle(event) }
+      policy = trial
+      pendingActions += actions
+    }
+    noteHandled(events)
+    carryOut()
+  }
+
+  /// Feeds an observation or result to the policy (kernel sources, timers, app channels, the supervisor).
+  /// Events reported while actions are being carried out wait their turn: handled in order, never recursively.
+  func observe(_ event: PolicyEvent) {
+    queuedEvents.append(event)
+    carryOut()
+  }
+
+  /// Carries out every pending action and queued event, then re-arms the deadline timer, updates the status
+  /// and saves the state file.
+  private func carryOut() {
+    guard !running else { return }
+    running = true
+    defer { running = false }
+    repeat {
+      while true {
+        if !pendingActions.isEmpty {
+          let batch = pendingActions
+          pendingActions = []
+          for action in batch { perform(action) }
+        } else if !queuedEvents.isEmpty {
+          let event = queuedEvents.removeFirst()
+          do {
+            pendingActions = try policy.handle(event)
+            noteHandled([event])
+          } catch {
+            log.warning("policy refused \(event): \(error)")
+          }
+        } else {
+          break
+        }
+      }
+      supervisor.finishBatch()
+    } while !pendingActions.isEmpty || !queuedEvents.isEmpty
+    deadlineTimer.schedule(at: policy.nextDeadline)
+    settleSuspensionWaiters()
+    updateStatus()
+    if stateChanged || processSetChanged {
+      stateKeeper.changed(urgent: processSetChanged)
+      stateChanged = false
+      processSetChanged = false
+    }
+  }
+
+  /// Calls `then` once none of `apps` is still stopping: each is seen stopped, counted incomplete by the policy's
+  /// suspend timeout, or no longer suspended. Never waits: `then` runs from a later turn of the loop if need be.
+  func afterSuspensions(of apps: [String], then: @escaping () -> Void) {
+    suspensionWaiters.append((apps, then))
+    settleSuspensionWaiters()
+  }
+
+  private func settleSuspensionWaiters() {
+    guard !suspensionWaiters.isEmpty else { return }
+    let settled = suspensionWaiters.filter { $0.apps.allSatisfy(isSuspensionSettled) }
+    suspensionWaiters.removeAll { $0.apps.allSatisfy(isSuspensionSettled) }
+    for waiter in settled { waiter.then() }
+  }
+
+  private func isSuspensionSettled(_ name: String) -> Bool {
+    guard supervisor.isStopPending(name), let status = policy.app(named: name) else { return true }
+    return status.state != .suspended || status.suspendIncomplete
+  }
+
+  /// Notes events that change what the state file holds (summaries, digests, adoptions).
+  private func noteHandled(_ events: [PolicyEvent]) {
+    for event in events {
+      switch event {
+      case .appMessage, .adopt: stateChanged = true
+      default: break
+      }
+    }
+  }
+
+  private func perform(_ action: PolicyAction) {
+    switch action {
+    case .levelChanged(let from, let to, let available):
+      log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
+      journal.pressureChanged(from: from, to: to, available: available)
+    case .stateChanged(_, let from, let to, _):
+      stateChanged = true
+      // A new or ended process must be in the state file at once: a crash must not lose an app's pid.
+      if from == .launching || to == .terminated { processSetChanged = true }
+      supervisor.perform(action)
+    case .recordExit:
+      supervisor.perform(action)
+      if shuttingDown { finishShutdownIfDone() }
+    default:
+      supervisor.perform(action)
+    }
+  }
+
+  /// Tells the world about a record that is already durable.
+  private func report(_ record: ExitRecord) {
+    journal.record(record)
+    var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
+    detail += " after \(String(format: "%.1f", record.stateSeconds))s"
+    log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
+    control.broadcast(record)
+  }
+
+  // MARK: State
+
+  /// What a successor needs to re-adopt the running apps.
+  private func savedState() -> DaemonState {
+    var saved: [DaemonState.SavedApp] = []
+    for status in policy.apps where status.state.isRunning {
+      guard let pid = status.pid, let spawnedAt = status.spawnedAt, let app = supervisor.process(status.name, pid: pid)
+      else { continue }
+      var adopted = AdoptedApp(
+        name: status.name, pid: pid, launch: status.launch, state: status.state, bandFloor: status.bandFloor,
+        stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: spawnedAt)
+      adopted.summary = status.summary
+      adopted.previousDigest = status.previousDigest
+      adopted.savedDigest = status.savedDigest
+      adopted.restoredDigest = status.restoredDigest
+      saved.append(
+        DaemonState.SavedApp(
+          adopted: adopted, startTime: app.startTime,
+          spec: supervisor.specs[status.name]?.config ?? AppConfig(command: ["?"])))
+    }
+    return DaemonState(bootID: DaemonState.currentBootID, apps: saved)
+  }
+
+  // MARK: Pressure
+
+  private func makePressureMonitor(counter: MemoryCounter) throws -> PressureMonitor {
     try PressureMonitor(
       loop: loop, counter: counter, thresholds: thresholds,
       thresholdFDs: layout.supportsUsageThresholds
         ? { [device] (usage: Int64) throws(SystemError) in try device.usageThresholdEventFD(bytes: usage) } : nil,
-      pressureFDs: pressureFDs,
-      onSample: { [unowned self] available, at in self.dispatch(.memorySampled(available: available, at: at)) },
+      pressureFDs: openPressureTriggers(),
+      onSample: { [unowned self] available, at in self.observe(.memorySampled(available: available, at: at)) },
       onError: { [unowned self] error in self.log.error("reading memory: \(error)") })
   }
 
   /// PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest
   /// the kernel accepts without CAP_SYS_RESOURCE.
-  func openPressureTriggers() -> [FileDescriptor] {
+  private func openPressureTriggers() -> [FileDescriptor] {
     var triggers: [FileDescriptor] = []
     var files = [device.unifiedDirectory + "/memory.pressure"]
     if case .host = config.device.ram { files.append("/proc/pressure/memory") }
@@ -185,6 +380,28 @@ public final class Daemon {
     return triggers
   }
 
+  /// Charges `bytes` of real memory to the device (`pressure allocate`), replacing any balloon.
+  func inflateBalloon(bytes: Int64) throws {
+    releaseBalloon()
+    balloonsMade += 1
+    balloon = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath)
+  }
+
+  /// Gives the balloon's memory back (`pressure release`); its cgroup goes once its process has.
+  func releaseBalloon() {
+    balloon?.release(loop: loop, log: log) { [weak self] in self?.monitor.sample() }
+    balloon = nil
+    monitor?.sample()
+  }
+
+  /// The helper program that allocates memory on request (installed beside jetsamd).
+  static var helperPath: String {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/jetsamd"
+    return (exe as NSString).deletingLastPathComponent + "/jetsam-testapp"
+  }
+
+  // MARK: Status
+
   /// `5 apps: 1 foreground, 1 background, 3 suspended; pressure normal; 12 exits recorded`.
   func statusLine() -> String {
     var counts: [String: Int] = [:]
@@ -196,77 +413,147 @@ public final class Daemon {
   }
 
   /// Sends STATUS= when it changed.
-  func updateStatus() {
+  private func updateStatus() {
     let line = statusLine()
     guard line != lastStatusLine else { return }
     lastStatusLine = line
     serviceManager.status(line)
   }
 
-  /// Runs the event loop until shutdown; returns the exit code.
-  public func run() throws -> Int32 {
-    try loop.run()
+  // MARK: Reload
+
+  /// SIGHUP (`systemctl reload`): read the config again and apply new thresholds, timings and caps to the
+  /// running apps without restarting them. A bad config is logged and the old one stays in force.
+  private func reload() {
+    serviceManager.reloading()
+    defer { serviceManager.ready(status: statusLine()) }
+    let fresh: DaemonConfig
+    do {
+      fresh = try ConfigLoader.load(path: options.configPath, profile: options.profilePath)
+    } catch {
+      log.error("reload refused, keeping the running configuration: \(error)")
+      return
+    }
+    var unchangeable: [String] = []
+    if fresh.device.ram != config.device.ram { unchangeable.append("device.ram") }
+    if fresh.device.cgroupName != config.device.cgroupName { unchangeable.append("device.cgroupName") }
+    if fresh.stateDirectory != config.stateDirectory { unchangeable.append("stateDirectory") }
+    if fresh.runtimeDirectory != config.runtimeDirectory { unchangeable.append("runtimeDirectory") }
+    if !unchangeable.isEmpty {
+      log.warning("reload: \(unchangeable.joined(separator: ", ")) take effect only at the next start")
+    }
+    let previous = config
+    config = fresh
+    config.device.ram = previous.device.ram
+    config.device.cgroupName = previous.device.cgroupName
+    config.stateDirectory = previous.stateDirectory
+    config.runtimeDirectory = previous.runtimeDirectory
+
+    thresholds = config.device.thresholds.resolved(ram: monitor.counter.ramBytes)
+    supervisor.suspendMode = config.suspend.mode
+    var events: [PolicyEvent] = [
+      .reconfigure(Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: policy.config.oomScoreFloor))
+    ]
+    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
+      if policy.app(named: name)?.state.isRunning == true {
+        // Running: new caps now, the rest at its next launch.
+        supervisor.specs[name]?.config.caps = app.caps
+      } else {
+        supervisor.specs[name] = launchSpec(app)
+        events.append(.configure(app: name, settings: app.policySettings, launchCount: 0))
+      }
+    }
+    do {
+      try submit(events)
+    } catch {
+      log.error("reload: \(error)")
+    }
+    do {
+      let counter = monitor.counter
+      monitor.stop()
+      monitor = try makePressureMonitor(counter: counter)
+    } catch {
+      log.error("reload: restarting the pressure monitor: \(error)")
+    }
+    if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
+    for name in supervisor.processes.keys.sorted() {
+      guard let spec = supervisor.specs[name] else { continue }
+      supervisor.specs[name]!.caps = config.defaults.overridden(by: spec.config.caps)
+      do {
+        try supervisor.setLimits(of: name, supervisor.specs[name]!.caps)
+      } catch {
+        log.error("reload: new caps for \(name): \(error)")
+      }
+    }
+    log.notice(
+      "reloaded \(options.configPath ?? "the built-in defaults"): \(supervisor.processes.count) running app(s) updated")
+    monitor.sample()
   }
+
+  // MARK: Shutdown
+
+  /// SIGTERM/SIGINT: end every app gracefully, write their records, remove the cgroups, exit.
+  private func beginShutdown() {
+    guard !shuttingDown else { return }
+    if StopOrRestart.isRestart { return exitForRestart() }
+    shuttingDown = true
+    let count = supervisor.processes.count
+    log.notice("stopping: terminating \(count) app(s)")
+    serviceManager.stopping(status: "stopping: terminating \(count) app(s)")
+    control.stopAccepting()
+    releaseBalloon()
+    let now = MonotonicClock.now()
+    for name in supervisor.processes.keys.sorted() { try? submit([.terminate(app: name, at: now)]) }
+    finishShutdownIfDone()
+  }
+
+  /// `systemctl restart`: leave every app running (KillMode=process spares them) with the state file current,
+  /// for the next jetsamd to re-adopt.
+  private func exitForRestart() {
+    log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
+    serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
+    stateKeeper.changed(urgent: true)
+    releaseBalloon()
+    monitor.stop()
+    control.close()
+    loop.exit(code: supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+  }
+
+  /// Once every app is gone and its cgroup removed: remove the device and exit.
+  private func finishShutdownIfDone() {
+    guard supervisor.processes.isEmpty, !finishingShutdown else { return }
+    finishingShutdown = true
+    monitor.stop()
+    control.close()
+    supervisor.whenCgroupsRemoved { [unowned self] in
+      do {
+        if try !self.device.removeIfEmpty() { self.log.warning("the device cgroup stays: something is still in it") }
+      } catch {
+        self.log.warning("removing device cgroup: \(error)")
+      }
+      self.log.notice("stopped; \(self.records.written) record(s) written this run")
+      self.loop.exit(code: self.supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+    }
+  }
+
+  // MARK: Set-up helpers
 
   /// Each app holds about ten descriptors (pidfd, cgroup counters, events): lift the soft limit to the hard one
   /// so that hundreds of apps fit.
-  static func raiseDescriptorLimit() {
+  private static func raiseDescriptorLimit() {
     var limit = rlimit()
     guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
     limit.rlim_cur = limit.rlim_max
     _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
-  static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds) -> PolicyConfig {
+  static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds, oomScoreFloor: Int32)
+    -> PolicyConfig
+  {
     PolicyConfig(
       thresholds: thresholds, foregroundSlots: config.foregroundSlots,
       backgroundGrace: config.suspend.backgroundGrace?.duration, killTimeout: config.killTimeout.duration,
-      terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings)
-  }
-
-  // MARK: Events into the policy
-
-  /// Feeds an observation or result to the policy and carries out what it decides; events raised while
-  /// carrying out actions are queued and handled in order, never recursively.
-  func dispatch(_ event: PolicyEvent) {
-    queue.append(event)
-    drain()
-  }
-
-  /// Feeds a user request to the policy: a refusal comes back as an error and changes nothing.
-  func request(_ event: PolicyEvent) throws(PolicyError) {
-    try requestAll([event])
-  }
-
-  /// Feeds several requests at once, all or nothing: if the policy refuses one, none is applied. Their
-  /// actions are carried out together (suspending 200 apps waits once for all of them to stop).
-  func requestAll(_ events: [PolicyEvent]) throws(PolicyError) {
-    var trial = policy
-    var actions: [PolicyAction] = []
-    for event in events { actions += try trial.handle(event) }
-    policy = trial
-    perform(actions)
-    drain()
-  }
-
-  private func drain() {
-    guard !draining else { return }
-    draining = true
-    defer { draining = false }
-    while !queue.isEmpty {
-      let event = queue.removeFirst()
-      do {
-        perform(try policy.handle(event))
-      } catch {
-        log.warning("policy refused \(event): \(error)")
-      }
-    }
-    deadlineTimer.schedule(at: policy.nextDeadline)
-    updateStatus()
-    scheduleStateSave()
-  }
-
-  func enqueue(_ event: PolicyEvent) {
-    queue.append(event)
+      terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings,
+      suspendTimeout: config.suspend.timeout.duration, oomScoreFloor: oomScoreFloor)
   }
 }

@@ -25,10 +25,6 @@ public struct DaemonState: Codable, Sendable {
     public var startTime: UInt64
     /// How it was launched (so that it can be relaunched after a kill).
     public var spec: AppConfig
-    public var summary: String?
-    public var previousDigest: String?
-    public var savedDigest: String?
-    public var restoredDigest: String?
   }
 
   public init(bootID: String, apps: [SavedApp]) {

@@ -3,9 +3,16 @@ import Glibc
 import JetsamCore
 import JetsamProtocol
 
-extension Daemon {
-  /// Answers one control request.
-  func handle(_ request: ControlRequest, from connection: ControlConnection) -> ControlResponse {
+/// Answers control requests (PROTOCOL-CONTROL.md): validates them, turns them into policy requests through
+/// the daemon's one entry point, and reports what the policy and the supervisor know. It decides nothing.
+final class ControlRequestHandler {
+  private unowned let daemon: Daemon
+
+  init(daemon: Daemon) { self.daemon = daemon }
+
+  /// Answers one control request, or returns nil and answers through `connection` later (a suspend is answered
+  /// once the apps' processes are seen stopped, or counted incomplete by the suspend timeout).
+  func handle(_ request: ControlRequest, from connection: ControlConnection) -> ControlResponse? {
     do {
       switch request.verb {
       case .status: return statusResponse()
@@ -13,13 +20,9 @@ extension Daemon {
       case .pressure: return try pressure(request)
       case .exits: return try exits(request, connection: connection)
       case .launch: return try launch(request)
-      case .activate, .background, .suspend, .resume, .terminate, .kill: return try lifecycle(request)
-      case .debugFreeze:
-        guard config.debugRequests else {
-          throw ControlError(.permissionDenied, "debugFreeze is refused unless the config sets debugRequests: true")
-        }
-        log.warning("debugFreeze: blocking the event loop for good (the watchdog should restart jetsamd)")
-        while true { sleep(3600) }
+      case .activate, .background, .suspend, .resume, .terminate, .kill:
+        return try lifecycle(request, connection: connection)
+      case .debugFreeze: return try debugFreeze()
       }
     } catch let error as ControlError {
       return .failure(error)
@@ -33,6 +36,15 @@ extension Daemon {
     }
   }
 
+  /// The one deliberate block of the loop: for testing that systemd's watchdog restarts a stuck jetsamd.
+  private func debugFreeze() throws -> ControlResponse {
+    guard daemon.config.debugRequests else {
+      throw ControlError(.permissionDenied, "debugFreeze is refused unless the config sets debugRequests: true")
+    }
+    daemon.log.warning("debugFreeze: blocking the event loop for good (the watchdog should restart jetsamd)")
+    while true { sleep(3600) }  // debugFreeze: blocks on purpose
+  }
+
   private func requireApp(_ request: ControlRequest) throws -> String {
     guard let app = request.app else {
       throw ControlError(.badRequest, "app: missing (\(request.verb.rawValue) needs an app name)")
@@ -42,8 +54,9 @@ extension Daemon {
   }
 
   private func launch(_ request: ControlRequest) throws -> ControlResponse {
-    guard !shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
+    guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
     let name = try requireApp(request)
+    let config = daemon.config
     var spec: AppConfig
     if let command = request.command {
       guard !command.isEmpty else { throw ControlError(.badRequest, "command: must not be empty") }
@@ -64,17 +77,25 @@ extension Daemon {
     spec.caps = caps
     if let band = request.band { spec.band = band }
 
-    if let status = policy.app(named: name), status.state.isRunning {
+    if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
-    let launches = max(policy.app(named: name)?.launch ?? 0, lastExits[name]?.launch ?? 0)
-    try self.request(.configure(app: name, bandFloor: spec.band, launchCount: launches))
-    launchSpecs[name] = spec
-    try self.request(.launch(app: name, foreground: request.background != true, at: MonotonicClock.now()))
+    // The spec is in place before the policy decides to spawn; a refusal puts the old one back.
+    let previous = daemon.supervisor.specs[name]
+    daemon.supervisor.specs[name] = daemon.launchSpec(spec)
+    do {
+      try daemon.submit([
+        .configure(app: name, settings: spec.policySettings, launchCount: 0),
+        .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
+      ])
+    } catch {
+      daemon.supervisor.specs[name] = previous
+      throw error
+    }
     return appResponse(name)
   }
 
-  private func lifecycle(_ request: ControlRequest) throws -> ControlResponse {
+  private func lifecycle(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     // `apps` names several apps at once (suspend and resume them together); `app` names one.
     let names =
       try request.apps.map { apps in
@@ -95,21 +116,26 @@ extension Daemon {
       default: .kill(app: name, reason: request.reason ?? .memoryPressure, at: now)
       }
     }
-    try requestAll(events)
-    if request.apps == nil { return appResponse(names[0]) }
-    var response = ControlResponse(ok: true)
-    response.apps = names.compactMap { policy.app(named: $0).map(appInfo) }
-    return response
+    try daemon.submit(events)
+    let answer = { [unowned self] () -> ControlResponse in
+      if request.apps == nil { return self.appResponse(names[0]) }
+      var response = ControlResponse(ok: true)
+      response.apps = names.compactMap { self.daemon.policy.app(named: $0).map(self.appInfo) }
+      return response
+    }
+    guard request.verb == .suspend, names.contains(where: daemon.supervisor.isStopPending) else { return answer() }
+    daemon.afterSuspensions(of: names) { [weak connection] in connection?.reply(answer()) }
+    return nil
   }
 
   private func appResponse(_ name: String) -> ControlResponse {
     var response = ControlResponse(ok: true)
-    response.app = policy.app(named: name).map(appInfo)
+    response.app = daemon.policy.app(named: name).map(appInfo)
     return response
   }
 
-  func appInfo(_ status: AppStatus) -> AppInfo {
-    let process = status.state.isRunning ? processes[status.name] : nil
+  private func appInfo(_ status: AppStatus) -> AppInfo {
+    let process = status.state.isRunning ? status.pid.flatMap { daemon.supervisor.process(status.name, pid: $0) } : nil
     var info = AppInfo(
       name: status.name, pid: status.state.isRunning ? status.pid : nil, state: status.state.coarseName,
       lifecycleState: status.state, band: status.band,
@@ -120,27 +146,31 @@ extension Daemon {
       stateSeconds: status.stateEnteredAt.nanoseconds == 0
         ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
       launch: status.launch)
-    info.restoration = process?.restoration
-    info.savedDigest = process?.previousDigest
-    info.restoredDigest = process?.restoredDigest
-    info.stateSummary = process?.summary ?? lastExits[status.name]?.stateSummary
+    if status.state.isRunning {
+      info.restoration = status.restoration?.rawValue
+      info.savedDigest = status.previousDigest
+      info.restoredDigest = status.restoredDigest
+      if status.suspendIncomplete { info.suspendIncomplete = true }
+    }
+    info.stateSummary = status.summary ?? daemon.policy.lastExit(of: status.name)?.stateSummary
     return info
   }
 
   private func psResponse() -> ControlResponse {
     var response = ControlResponse(ok: true)
-    response.apps = policy.apps.map(appInfo)
+    response.apps = daemon.policy.apps.map(appInfo)
     return response
   }
 
   private func statusResponse() -> ControlResponse {
     var counts: [String: Int] = [:]
-    for app in policy.apps { counts[app.state.coarseName, default: 0] += 1 }
+    for app in daemon.policy.apps { counts[app.state.coarseName, default: 0] += 1 }
     var response = ControlResponse(ok: true)
     response.status = StatusInfo(
-      version: Daemon.version, uptimeSeconds: MonotonicClock.now().seconds(since: startedAt),
-      cgroupMode: layout.modeName, suspendMode: config.suspend.mode.rawValue, deviceCgroup: device.displayPath,
-      appsByState: counts, recordsWritten: records.written, recordLog: records.path)
+      version: Daemon.version, uptimeSeconds: MonotonicClock.now().seconds(since: daemon.startedAt),
+      cgroupMode: daemon.layout.modeName, suspendMode: daemon.config.suspend.mode.rawValue,
+      deviceCgroup: daemon.device.displayPath, appsByState: counts, recordsWritten: daemon.records.written,
+      recordLog: daemon.records.path)
     return response
   }
 
@@ -152,26 +182,25 @@ extension Daemon {
       guard let level = request.level else {
         throw ControlError(.badRequest, "level: missing (normal, warning, urgent, critical)")
       }
-      try self.request(.forceLevel(level, at: now))
+      try daemon.submit([.forceLevel(level, at: now)])
     case "clear":
-      try self.request(.forceLevel(nil, at: now))
+      try daemon.submit([.forceLevel(nil, at: now)])
     case "allocate":
       guard let size = request.size, size > 0 else { throw ControlError(.badRequest, "size: missing or not positive") }
-      try inflateBalloon(bytes: size)
+      try daemon.inflateBalloon(bytes: size)
     case "release":
-      balloon?.release()
-      balloon = nil
-      monitor.sample()
+      daemon.releaseBalloon()
     case let other:
       throw ControlError(
         .badRequest, "action: unknown pressure action \"\(other)\" (get, set, clear, allocate, release)")
     }
     var response = ControlResponse(ok: true)
+    let policy = daemon.policy
     response.pressure = PressureInfo(
       level: policy.level, forcedLevel: policy.forcedLevel,
-      mode: { if case .host = config.device.ram { "host" } else { "device" } }(),
-      ramBytes: monitor.counter.ramBytes, availableBytes: monitor.lastAvailable,
-      thresholds: thresholds, balloonBytes: balloon?.bytes ?? 0)
+      mode: { if case .host = daemon.config.device.ram { "host" } else { "device" } }(),
+      ramBytes: daemon.monitor.counter.ramBytes, availableBytes: daemon.monitor.lastAvailable,
+      thresholds: daemon.thresholds, balloonBytes: daemon.balloon?.bytes ?? 0)
     return response
   }
 
@@ -184,7 +213,7 @@ extension Daemon {
       else { throw ControlError(.badRequest, "since: \"\(text)\" is not an RFC 3339 time") }
       since = date
     }
-    let contents = try ExitRecordLog.read(path: records.path)
+    let contents = try ExitRecordLog.read(path: daemon.records.path)
     var response = ControlResponse(ok: true)
     response.exits = contents.records.filter { record in
       if let app = request.app, record.app != app { return false }

@@ -1,0 +1,84 @@
+/// How an app is run, as far as the policy's decisions go: its band lift, whether its acknowledgements are
+/// watched, and which lifecycle events a hook answers for it.
+public struct AppSettings: Sendable, Equatable {
+  /// The configured band lift (e.g. `audio`), if any.
+  public var bandFloor: Band?
+  /// Whether the app's acknowledgements of lifecycle events are expected and watched.
+  public var acknowledgements: AcknowledgementMode
+  /// Lifecycle events a hook acts on for a program that does not speak the protocol.
+  public var hooks: [AppEventKind: AppHook]
+
+  public init(
+    bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto, hooks: [AppEventKind: AppHook] = [:]
+  ) {
+    self.bandFloor = bandFloor
+    self.acknowledgements = acknowledgements
+    self.hooks = hooks
+  }
+}
+
+extension PolicyEvent {
+  /// `configure` with an app's settings.
+  public static func configure(app: String, settings: AppSettings, launchCount: Int) -> PolicyEvent {
+    .configure(
+      app: app, bandFloor: settings.bandFloor, launchCount: launchCount, acknowledgements: settings.acknowledgements,
+      hooks: settings.hooks)
+  }
+}
+
+/// Whether an app's acknowledgements are expected (and watched by the lifecycle watchdog).
+public enum AcknowledgementMode: String, Sendable, Codable, Equatable {
+  /// Once the app has sent a valid message on its channel.
+  case auto
+  /// From launch: an app that never answers is a hung app.
+  case always
+  /// Never: the app's acknowledgements are accepted but nothing is watched.
+  case never
+}
+
+/// What the shell does for an app that cannot answer a lifecycle event itself.
+public enum AppHook: Sendable, Equatable {
+  /// Send this signal to every process of the app, fire-and-forget (the event is not watched for it).
+  case signal(Int32)
+  /// Run the app's configured command for the event; its end (``PolicyEvent/hookEnded(app:pid:event:at:)``)
+  /// acknowledges the event, within `timeout` (nil: the event's own watchdog deadline).
+  case command(timeout: Duration?)
+}
+
+/// What a launch is told about the app's previous exit (`JETSAM_PREVIOUS_EXIT`, didFinishLaunching's fields).
+public struct PreviousExit: Sendable, Equatable {
+  /// The MetricKit reason of the previous exit.
+  public var reason: ExitReason
+  /// The coarse state it died in.
+  public var state: String
+  /// Its wall-clock time (RFC 3339), as recorded.
+  public var time: String
+  /// The state summary it left, handed back to the new launch.
+  public var summary: String?
+
+  public init(reason: ExitReason, state: String, time: String, summary: String?) {
+    self.reason = reason
+    self.state = state
+    self.time = time
+    self.summary = summary
+  }
+
+  init(_ record: ExitRecord) {
+    self.init(reason: record.reason, state: record.state, time: record.time, summary: record.stateSummary)
+  }
+}
+
+/// Which digest of its state an app reports: the one it saved before going away, or the one it restored.
+public enum DigestPhase: String, Sendable, Equatable {
+  case saved, restored
+}
+
+/// Whether the state a launch restored is the one its previous launch saved.
+public enum RestorationVerdict: String, Sendable, Codable, Equatable {
+  /// The restored digest equals the saved one.
+  case match
+  /// They differ: the app lost or corrupted its state.
+  case mismatch
+  /// A saved digest is known but nothing was restored yet.
+  case pending
+}

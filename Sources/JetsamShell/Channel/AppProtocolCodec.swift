@@ -1,0 +1,146 @@
+import JetsamCore
+
+/// The app protocol's vocabulary (PROTOCOL.md): lines from an app become policy messages, and the policy's
+/// events, replies and errors become lines. Pure encoding and decoding; what a message means is the policy's.
+enum AppProtocolCodec {
+  /// The descriptor number the channel has in every app (`JETSAM_FD`).
+  static let channelDescriptor: Int32 = 3
+  /// The protocol version jetsamd speaks.
+  static let version = "1"
+
+  /// A line the daemon could not take, answered with an `error` line.
+  struct LineError: Error, Equatable {
+    var code: String
+    var message: String
+    var requestID: Int?
+  }
+
+  /// What one line from an app asks for.
+  struct Decoded: Equatable {
+    var message: AppMessage
+    /// The `id=` of the line, if it has one (a request to be answered).
+    var requestID: Int?
+  }
+
+  /// Decodes one line (without its newline) from an app.
+  static func decode(_ bytes: [UInt8]) throws(LineError) -> Decoded {
+    let text = Substring(String(decoding: bytes, as: UTF8.self))
+    guard let line = AppLine.parse(text) else {
+      throw LineError(code: "badLine", message: "not WORD key=value…: \(String(text.prefix(40)))")
+    }
+    let requestID = line["id"].flatMap { Int($0) }
+    do {
+      return Decoded(message: try message(from: line, requestID: requestID), requestID: requestID)
+    } catch {
+      var error = error
+      error.requestID = requestID
+      throw error
+    }
+  }
+
+  private static func message(from line: AppLine, requestID: Int?) throws(LineError) -> AppMessage {
+    func text(_ key: String) throws(LineError) -> String {
+      guard let value = line[key] else { throw LineError(code: "missingField", message: "\(line.word) needs \(key)=") }
+      return value
+    }
+    func integer(_ key: String) throws(LineError) -> Int {
+      let value = try text(key)
+      guard let number = Int(value) else {
+        throw LineError(code: "badLine", message: "\(key)=\(value) is not a number")
+      }
+      return number
+    }
+    switch line.word {
+    case "hello": return .hello
+    case "ack": return .acknowledge(event: try integer("event"))
+    case "beginBackgroundTask": return .beginBackgroundTask(requestID: try integer("id"), name: line["name"] ?? "")
+    case "endBackgroundTask": return .endBackgroundTask(task: try integer("task"), requestID: requestID)
+    case "backgroundTimeRemaining": return .backgroundTimeRemaining(requestID: try integer("id"))
+    case "stateSummary": return .stateSummary(try text("value"), requestID: requestID)
+    case "stateDigest":
+      let value = try text("value")
+      guard let phase = line["phase"].flatMap(DigestPhase.init(rawValue:)) else {
+        throw LineError(code: "badLine", message: "stateDigest needs phase=saved or phase=restored")
+      }
+      return .stateDigest(phase: phase, value: value, requestID: requestID)
+    default:
+      throw LineError(code: "unknownWord", message: "unknown message \"\(line.word)\"")
+    }
+  }
+
+  /// The first line on a new channel.
+  static func hello(app: String, launch: Int) -> AppLine {
+    AppLine("hello", [("version", version), ("app", app), ("launch", String(launch))])
+  }
+
+  /// A lifecycle event.
+  static func event(_ event: AppEvent) -> AppLine {
+    var fields: [(String, String)] = [("id", String(event.id)), ("name", event.kind.rawValue)]
+    switch event.kind {
+    case .didFinishLaunching:
+      if let previous = event.previousExit {
+        fields.append(("reason", "afterExit"))
+        fields += previousExitFields(previous).map {
+          ("previous" + $0.0.prefix(1).uppercased() + $0.0.dropFirst(), $0.1)
+        }
+        if let summary = previous.summary { fields.append(("summary", summary)) }
+      } else {
+        fields.append(("reason", "fresh"))
+      }
+      fields.append(("state", event.launchesToForeground == false ? "background" : "foreground"))
+    case .memoryWarning:
+      fields.append(("level", (event.level ?? .warning).name))
+    case .backgroundTaskWillExpire:
+      fields.append(("task", String(event.task ?? 0)))
+      fields.append(("taskName", event.taskName ?? ""))
+    default: break
+    }
+    return AppLine("event", fields)
+  }
+
+  /// The answer to request `requestID`.
+  static func reply(requestID: Int, fields: [AppField] = []) -> AppLine {
+    AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) })
+  }
+
+  /// A message of the app's that could not be taken.
+  static func error(code: String, message: String, requestID: Int?) -> AppLine {
+    var fields = [("code", code), ("message", message)]
+    if let requestID { fields.append(("id", String(requestID))) }
+    return AppLine("error", fields)
+  }
+
+  /// An over-long line.
+  static var tooLong: AppLine {
+    error(code: "tooLong", message: "lines are at most \(AppLine.maxBytes) bytes", requestID: nil)
+  }
+
+  /// `JETSAM_*` variables for a launch: the channel, the counter, and why it is starting.
+  static func launchEnvironment(app: String, launch: Int, previousExit: PreviousExit?) -> [String: String] {
+    var environment = [
+      "JETSAM_FD": String(channelDescriptor), "JETSAM_PROTOCOL": version, "JETSAM_APP": app,
+      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": previousExit == nil ? "fresh" : "afterExit",
+    ]
+    if let previousExit {
+      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", previousExitFields(previousExit)).encoded.trimmingSpaces()
+      if let summary = previousExit.summary { environment["JETSAM_STATE_SUMMARY"] = AppLine.percentEncode(summary) }
+    }
+    return environment
+  }
+
+  private static func previousExitFields(_ previous: PreviousExit) -> [(String, String)] {
+    [("reason", previous.reason.rawValue), ("state", previous.state), ("time", previous.time)]
+  }
+
+  /// Variables of jetsamd's own environment that must not leak into apps (they describe jetsamd, not them).
+  static func isDaemonVariable(_ key: String) -> Bool {
+    key.hasPrefix("JETSAM_")
+      || ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(key)
+  }
+}
+
+extension String {
+  fileprivate func trimmingSpaces() -> String {
+    String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+  }
+}

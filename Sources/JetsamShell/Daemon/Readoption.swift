@@ -1,0 +1,125 @@
+import JetsamCore
+
+/// Start-up after a daemon restart: takes over every app the previous jetsamd left running (from the state
+/// file, checked against the cgroup tree), and records honestly the ones that ended meanwhile.
+///
+/// It only observes and hands what it found to the policy (through the daemon's entry point): whether an
+/// adopted app counts as suspended is the policy's decision from the processes' observed state.
+struct Readoption {
+  let cgroups: any CgroupBackend
+  let launcher: any ProcessLauncher
+  let supervisor: AppSupervisor
+  let log: Logger
+  let configuredApps: [String: AppConfig]
+  let defaults: AppCaps
+  /// The daemon's entry point.
+  let submit: ([PolicyEvent]) throws(PolicyError) -> Void
+  /// The last recorded exit of an app.
+  let lastExit: (String) -> ExitRecord?
+  let now: Instant
+
+  /// Adopts what runs; returns how many apps were adopted. `storedChannels` are the channels systemd kept,
+  /// by app: those claimed are removed from it.
+  func run(state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
+    var adopted = 0
+    var known = Set<String>()
+    for saved in state?.apps ?? [] {
+      known.insert(saved.adopted.name)
+      if adopt(saved, storedChannels: &storedChannels) { adopted += 1 }
+    }
+    // App cgroups the state file does not know (it was lost or is older): adopt what still runs in them.
+    for name in ((try? cgroups.appNames()) ?? []).sorted() where !known.contains(name) {
+      if !AppName.isValid(name) {
+        // A balloon's, or something that is no app of ours.
+        if let cgroup = try? cgroups.adoptAppCgroup(name: name) { supervisor.removeLeftover(cgroup) }
+      } else if adoptUnknown(name) {
+        adopted += 1
+      }
+    }
+    return adopted
+  }
+
+  /// Re-adopts one app from the state file, or records its end if it is gone. True when adopted.
+  private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
+    let name = saved.adopted.name
+    let pid = saved.adopted.pid
+    supervisor.specs[name] = AppSupervisor.LaunchSpec(
+      config: saved.spec, caps: defaults.overridden(by: saved.spec.caps))
+    // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
+    if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
+    let cgroup = try? cgroups.adoptAppCgroup(name: name)
+    let alive = saved.startTime != 0 && launcher.startTime(of: pid) == saved.startTime
+    let pidfd = alive ? try? launcher.openPidfd(pid: pid) : nil
+    var found = saved.adopted
+    if let cgroup, pidfd != nil { found.observedStopped = supervisor.allStopped(cgroup) }
+    do {
+      try submit([
+        .configure(app: name, settings: settings(saved.spec), launchCount: found.launch - 1),
+        .adopt(app: found, at: now),
+      ])
+    } catch {
+      log.error("re-adopting \(name): \(error)")
+      return false
+    }
+    guard let cgroup, let pidfd else {
+      // It ended while nobody watched: record it with what the kernel can still tell (an OOM kill shows in its
+      // cgroup's counter), never silently.
+      log.warning("\(name) (pid \(pid)) ended while jetsamd was not running")
+      if let cgroup {
+        let app = AppProcess(
+          name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: FileDescriptor(rawValue: -1))
+        supervisor.reportUnobservedEnd(of: app)
+      } else {
+        try? submit([.exited(app: name, pid: pid, end: .unobserved, oomKilled: false, at: now)])
+      }
+      return false
+    }
+    let app = AppProcess(name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: pidfd)
+    app.startTime = saved.startTime
+    app.frozen = (try? cgroup.events().frozen) == true
+    supervisor.adopt(app, channel: storedChannels.removeValue(forKey: name))
+    log.notice(
+      "re-adopted \(name) pid \(pid) #\(app.launch) (\(saved.adopted.state.rawValue))"
+        + (app.channel == nil ? ", without its channel" : ", with its channel"))
+    return true
+  }
+
+  /// An app cgroup with processes but no state: adopt its oldest process as the app.
+  private func adoptUnknown(_ name: String) -> Bool {
+    guard let cgroup = try? cgroups.adoptAppCgroup(name: name) else { return false }
+    let pids = (try? cgroup.processIDs()) ?? []
+    guard let main = pids.min(by: { launcher.startTime(of: $0) < launcher.startTime(of: $1) }),
+      let pidfd = try? launcher.openPidfd(pid: main)
+    else {
+      supervisor.removeLeftover(cgroup)
+      return false
+    }
+    let configured = configuredApps[name]
+    if let configured {
+      supervisor.specs[name] = AppSupervisor.LaunchSpec(
+        config: configured, caps: defaults.overridden(by: configured.caps))
+    }
+    var found = AdoptedApp(
+      name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,
+      bandFloor: configured?.band, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
+    found.observedStopped = supervisor.allStopped(cgroup)
+    do {
+      try submit([
+        .configure(app: name, settings: settings(configured), launchCount: found.launch - 1),
+        .adopt(app: found, at: now),
+      ])
+    } catch {
+      log.error("adopting \(name): \(error)")
+      pidfd.close()
+      return false
+    }
+    let app = AppProcess(name: name, launch: found.launch, cgroup: cgroup, pid: main, pidfd: pidfd)
+    app.startTime = launcher.startTime(of: main)
+    app.frozen = (try? cgroup.events().frozen) == true
+    supervisor.adopt(app, channel: nil)
+    log.warning("adopted \(name) pid \(main) from the cgroup tree alone (no state was saved for it)")
+    return true
+  }
+
+  private func settings(_ spec: AppConfig?) -> AppSettings { spec?.policySettings ?? AppSettings() }
+}

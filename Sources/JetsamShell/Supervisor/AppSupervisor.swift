@@ -1,0 +1,525 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// Carries out the policy's actions on real apps — spawn, stop, continue, kill, signal, hooks, records — and
+/// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) back
+/// through ``report``, the daemon's one way into the policy.
+///
+/// It decides nothing: every choice it acts on came in an action. It works through small seams (cgroups,
+/// processes, signals, records, the loop) so that how it carries out actions can be tested with recording fakes.
+/// Everything runs on the loop's thread and nothing in it waits: slow steps (memory release, a process that
+/// will not stop, a cgroup that will not go) continue on timers, watches or helper threads.
+final class AppSupervisor {
+  /// The seams the supervisor works through.
+  struct Seams {
+    var loop: any LoopScheduling
+    var cgroups: any CgroupBackend
+    var launcher: any ProcessLauncher
+    var signals: any SignalSender
+    var records: any RecordSink
+    var releaser: any MemoryReleaser
+    /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
+    var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
+  }
+
+  /// How one app is started (from the config, merged with the launch request's options).
+  struct LaunchSpec {
+    var config: AppConfig
+    var caps: AppCaps
+  }
+
+  /// What the daemon is told about as it happens (beyond policy events).
+  struct Observers {
+    /// A record is durable: journal, log, control-socket followers.
+    var recorded: (ExitRecord) -> Void = { _ in }
+    /// An app ended and its memory is back: a fresh pressure sample is due.
+    var memoryFreed: () -> Void = {}
+    /// A channel opened (kept in systemd's descriptor store) or closed (removed from it).
+    var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
+    var channelClosed: (String) -> Void = { _ in }
+  }
+
+  private let seams: Seams
+  private var loop: any LoopScheduling { seams.loop }
+  let log: Logger
+  /// The daemon's one way into the policy: results and observations go in here.
+  var report: (PolicyEvent) -> Void = { _ in }
+  var observers = Observers()
+  /// The oom_score_adj of a band (the policy's mapping).
+  var oomScore: (Band) -> Int32 = { _ in 0 }
+  /// How apps are suspended (a reload may change it; resuming undoes either kind).
+  var suspendMode: SuspendConfig.Mode
+  /// Where app logs go and apps start by default.
+  let stateDirectory: String
+  /// How each app is started; set by the daemon before it asks the policy for a launch.
+  var specs: [String: LaunchSpec] = [:]
+
+  /// Running apps by name.
+  private(set) var processes: [String: AppProcess] = [:]
+  /// Records that could not be written yet (disk full…): retried before every later write, never dropped.
+  private(set) var unwrittenRecords: [ExitRecord] = []
+  /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
+  private var pendingScores: [String: Band] = [:]
+  private var scoreTimer: (any LoopSource)?
+  private lazy var stops = StopWatcher(
+    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
+    completed: { [unowned self] app, at in self.report(.suspendCompleted(app: app.name, at: at)) })
+  private lazy var reaper = CgroupReaper(loop: loop, log: log)
+  private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
+
+  init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
+    self.seams = seams
+    self.log = log
+    self.suspendMode = suspendMode
+    self.stateDirectory = stateDirectory
+  }
+
+  /// Carries out one action.
+  func perform(_ action: PolicyAction) {
+    switch action {
+    case .spawn(let app, let launch, let previousExit): spawn(app, launch: launch, previousExit: previousExit)
+    case .suspend(let app, let pid): suspend(app, pid: pid)
+    case .suspendIncomplete(let app, _):
+      log.warning("\(app)'s processes did not all stop in time; it counts as suspended (incomplete)")
+    case .resume(let app, let pid): resume(app, pid: pid)
+    case .kill(let app, let pid, let reason, let snapshot): kill(app, pid: pid, reason: reason, snapshot: snapshot)
+    case .terminate(let app, let pid): terminate(app, pid: pid)
+    case .signal(let app, let pid, let signal): signalEveryProcess(of: app, pid: pid, Signal(rawValue: signal))
+    case .runHook(let app, let pid, let event): runHook(for: event, app: app, pid: pid)
+    case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
+    case .recordExit(let record): recordExit(record)
+    case .deliver(let app, let pid, let event):
+      let line = AppProtocolCodec.event(event)
+      log.debug("\(app) ← \(line.encoded)")
+      channel(of: app, pid: pid)?.send(line)
+    case .reply(let app, let pid, let requestID, let fields):
+      channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
+    case .appError(let app, let pid, let requestID, let code, let message):
+      channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
+    case .levelChanged: break  // the daemon's to tell
+    }
+  }
+
+  /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
+  func finishBatch() {
+    stops.checkNow()
+  }
+
+  /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
+  func isStopPending(_ name: String) -> Bool { stops.isPending(name) }
+
+  /// The app's process if it is the one with `pid`.
+  func process(_ name: String, pid: Int32) -> AppProcess? {
+    guard let app = processes[name], app.pid == pid else { return nil }
+    return app
+  }
+
+  private func channel(of name: String, pid: Int32) -> (any AppChannelEndpoint)? { process(name, pid: pid)?.channel }
+
+  // MARK: Launch
+
+  private func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
+    // A relaunch right after an exit may find the last launch's cgroup still on its way out: start once it is gone.
+    if reaper.isRemoving(name) {
+      return reaper.whenRemoved(name) { [unowned self] removed in
+        guard removed else {
+          return self.report(
+            .spawnFailed(
+              app: name, message: "the cgroup of \(name)'s previous launch could not be removed", at: self.loop.now()))
+        }
+        self.spawn(name, launch: launch, previousExit: previousExit)
+      }
+    }
+    guard let spec = specs[name] else {
+      return report(.spawnFailed(app: name, message: "no command for \(name)", at: loop.now()))
+    }
+    var cgroup: (any AppCgroupControl)?
+    do {
+      let caps = spec.caps
+      let appCgroup = try seams.cgroups.makeAppCgroup(
+        name: name,
+        limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+      cgroup = appCgroup
+      let output = try openLog(name)
+      defer { output.close() }
+      let pair = try AppChannel.makePair()
+      defer { pair.app.close() }  // the app has its own copy once spawned
+      var environment = ProcessInfo.processInfo.environment.filter { !AppProtocolCodec.isDaemonVariable($0.key) }
+      for (key, value) in spec.config.env { environment[key] = value }
+      for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
+        environment[key] = value
+      }
+      let request = SpawnRequest(
+        arguments: spec.config.command,
+        environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
+        workingDirectory: spec.config.workingDirectory ?? stateDirectory,
+        user: try spec.config.user.map { name throws in try SpawnUser.lookup(name: name) },
+        cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
+        oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
+        passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
+      let spawned: SpawnedProcess
+      do {
+        spawned = try seams.launcher.spawn(request)
+      } catch {
+        pair.daemon.close()
+        throw error
+      }
+      let app = AppProcess(name: name, launch: launch, cgroup: appCgroup, pid: spawned.pid, pidfd: spawned.pidfd)
+      app.startTime = seams.launcher.startTime(of: spawned.pid)
+      register(app)
+      if attachChannel(pair.daemon, to: app) {
+        // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
+        observers.channelOpened(name, pair.daemon)
+        app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
+      }
+      log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(appCgroup.displayPath)")
+      report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
+    } catch {
+      if let cgroup, processes[name] == nil { reaper.remove(cgroup) }
+      log.error("launch of \(name) failed: \(error)")
+      report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
+    }
+  }
+
+  private func openLog(_ name: String) throws -> FileDescriptor {
+    try FileDescriptor.open("\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
+  }
+
+  /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
+  func register(_ app: AppProcess) {
+    processes[app.name] = app
+    let name = app.name
+    do {
+      // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
+      if app.pidfd.rawValue >= 0 {
+        app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
+          if let app = self.processes[name] { self.mainProcessEnded(app) }
+        }
+      }
+      app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
+        [unowned self] _ in
+        guard let app = self.processes[name] else { return }
+        // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
+        let events = try? app.cgroup.events()
+        if events?.frozen == true && self.stops.isPending(name) { self.stops.checkNow() }
+        if app.end != nil && events?.populated != true { self.reportIfGone(app) }
+      }
+    } catch {
+      log.error("watching \(name): \(error)")
+    }
+  }
+
+  /// Watches `fd` as the app's channel; false (and the fd closed) if it cannot be watched.
+  @discardableResult
+  func attachChannel(_ fd: FileDescriptor, to app: AppProcess) -> Bool {
+    let name = app.name
+    let pid = app.pid
+    _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
+    do {
+      app.channel = try seams.openChannel(fd) { [unowned self] input in self.received(input, from: name, pid: pid) }
+      return true
+    } catch {
+      fd.close()
+      log.error("\(name)'s channel: \(error)")
+      return false
+    }
+  }
+
+  /// A line from an app's channel: decoded into a policy message, or answered with an error.
+  private func received(_ input: LineStream.Input, from name: String, pid: Int32) {
+    guard let channel = channel(of: name, pid: pid) else { return }
+    switch input {
+    case .tooLong:
+      channel.send(AppProtocolCodec.tooLong)
+    case .line(let bytes):
+      do {
+        let decoded = try AppProtocolCodec.decode(bytes)
+        report(.appMessage(app: name, pid: pid, message: decoded.message, at: loop.now()))
+        // hello is answered by the channel itself, whatever the policy makes of it.
+        if decoded.message == .hello, let id = decoded.requestID {
+          channel.send(AppProtocolCodec.reply(requestID: id))
+        }
+      } catch {
+        channel.send(AppProtocolCodec.error(code: error.code, message: error.message, requestID: error.requestID))
+      }
+    }
+  }
+
+  // MARK: Suspend and resume
+
+  /// Tells every process of the app to stop; the stop watcher sees them stopped.
+  private func suspend(_ name: String, pid: Int32) {
+    guard let app = process(name, pid: pid) else { return }
+    do {
+      switch suspendMode {
+      case .signal: for pid in try app.cgroup.processIDs() { seams.signals.send(.stop, to: pid) }
+      case .freezer:
+        try app.cgroup.freeze()
+        app.frozen = true
+      }
+      stops.watch(app)
+    } catch {
+      // The processes cannot be told to stop (the cgroup is gone: the app is ending); its exit will follow.
+      log.error("suspending \(name): \(error)")
+    }
+  }
+
+  /// Whether every process of the app has stopped. In signal mode it stops any process forked while the
+  /// signals went out.
+  private func isStopped(_ app: AppProcess) -> Bool {
+    if app.frozen { return (try? app.cgroup.events().frozen) ?? true }
+    var stopped = true
+    for pid in (try? app.cgroup.processIDs()) ?? [] {
+      guard let state = seams.signals.state(of: pid), !"TtZX".contains(state) else { continue }  // gone or stopped
+      seams.signals.send(.stop, to: pid)
+      stopped = false
+    }
+    return stopped
+  }
+
+  private func resume(_ name: String, pid: Int32) {
+    guard let app = process(name, pid: pid) else { return }
+    stops.forget(name)
+    do {
+      try continueEveryProcess(of: app)
+    } catch {
+      log.error("resuming \(name): \(error)")
+    }
+  }
+
+  /// Undoes either kind of suspension (the mode may have been changed by a reload since the app was stopped).
+  private func continueEveryProcess(of app: AppProcess) throws {
+    if app.frozen {
+      try app.cgroup.thaw()
+      app.frozen = false
+    }
+    for pid in try app.cgroup.processIDs() { seams.signals.send(.resume, to: pid) }
+  }
+
+  // MARK: Kill, terminate, signals, hooks
+
+  private func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
+    guard let app = process(name, pid: pid), app.end == nil, !app.killed else { return }
+    app.killed = true
+    stops.forget(name)
+    let memory = try? app.cgroup.memoryUsage()
+    // The main process first (its memory is usually the bulk), then everything else in the cgroup.
+    try? seams.signals.send(.kill, pidfd: app.pidfd)
+    let signalled = loop.now()
+    do { try app.cgroup.killAll() } catch { log.error("cgroup.kill for \(name): \(error)") }
+    // The app is reported only once the release has returned, or the next pressure reading could still count
+    // memory that is on its way back.
+    app.releaseSource = seams.releaser.release(pidfd: app.pidfd) { [unowned self] in
+      guard let app = self.processes[name], app.pid == pid else { return }
+      app.releaseSource?.cancel()
+      app.releaseSource = nil
+      self.reportIfGone(app)
+    }
+    var figures: [String: Int64] = [:]
+    if let memory { figures[name] = memory }
+    for entry in snapshot ?? [] where entry.name != name {
+      if let other = try? processes[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
+    }
+    log.notice("killing \(name) pid \(pid) (\(reason.rawValue), \(ByteSize.format(memory ?? 0)))")
+    report(.killSignalled(app: name, pid: pid, at: signalled, memory: figures))
+  }
+
+  private func terminate(_ name: String, pid: Int32) {
+    guard let app = process(name, pid: pid) else { return }
+    // A stopped process cannot run its SIGTERM handler: let it run to end itself.
+    stops.forget(name)
+    try? continueEveryProcess(of: app)
+    try? seams.signals.send(.terminate, pidfd: app.pidfd)
+  }
+
+  private func signalEveryProcess(of name: String, pid: Int32, _ signal: Signal) {
+    guard let app = process(name, pid: pid) else { return }
+    for pid in (try? app.cgroup.processIDs()) ?? [] { seams.signals.send(signal, to: pid) }
+  }
+
+  /// Runs the app's command hook for `event`; its end answers the event.
+  private func runHook(for event: AppEvent, app name: String, pid: Int32) {
+    guard let app = process(name, pid: pid) else { return }
+    let ended = { [unowned self] in self.report(.hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now())) }
+    guard let command = specs[name]?.config.hooks[event.kind]?.command else {
+      log.error("\(name) has no command hook for \(event.kind.rawValue)")
+      return ended()
+    }
+    do {
+      let output = try openLog(name)
+      defer { output.close() }
+      let request = SpawnRequest(
+        arguments: command,
+        environment: [
+          "PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)",
+        ],
+        workingDirectory: specs[name]?.config.workingDirectory ?? stateDirectory,
+        cgroupDirectory: app.cgroup.spawnDirectory, joinProcsFiles: app.cgroup.joinProcsFiles,
+        oomScoreAdj: oomScore(.foreground), stdout: output, stderr: output)
+      try hooks.run(request, for: name, ended: ended)
+    } catch {
+      // Nothing runs for the event: it is answered at once rather than left to its deadline.
+      log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
+      ended()
+    }
+  }
+
+  // MARK: Bands
+
+  private func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
+    log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
+    guard processes[name] != nil, to.isRunning else { return }
+    // Applied right after the current events (the reply to a request goes out first): rewriting every
+    // process's oom_score_adj is the slowest part of a state change.
+    pendingScores[name] = band
+    if scoreTimer == nil { scoreTimer = try? loop.addTimer(at: nil) { [unowned self] in self.applyScores() } }
+    scoreTimer?.schedule(at: loop.now())
+  }
+
+  /// The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
+  private func applyScores() {
+    let bands = pendingScores
+    pendingScores = [:]
+    for (name, band) in bands {
+      guard let app = processes[name] else { continue }
+      let score = oomScore(band)
+      for pid in (try? app.cgroup.processIDs()) ?? [] { try? seams.signals.setOOMScoreAdj(score, of: pid) }
+    }
+  }
+
+  // MARK: Exits
+
+  /// The main process ended: learn how, kill whatever it left in the cgroup, and report the app once the
+  /// cgroup is empty (so the memory it frees is back before the next pressure reading).
+  private func mainProcessEnded(_ app: AppProcess) {
+    guard app.end == nil else { return }
+    if app.adopted {
+      // Not our child: the kernel may need a moment to tell its status (the pidfd's exit info appears at reaping).
+      guard let end = seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime) else {
+        return retryExitStatus(of: app)
+      }
+      app.end = end
+    } else {
+      guard let end = try? seams.launcher.reap(pidfd: app.pidfd) else { return }
+      app.end = end
+    }
+    app.exitSource?.cancel()
+    app.exitSource = nil
+    stops.forget(app.name)
+    if app.isPopulated { try? app.cgroup.killAll() }
+    // The cgroup.events watch reports it once empty; it may be empty already.
+    reportIfGone(app)
+  }
+
+  /// Asks again for an adopted process's status, every millisecond for 50 ms, then records it as unobserved.
+  private func retryExitStatus(of app: AppProcess) {
+    app.exitStatusAttempts += 1
+    guard app.exitStatusAttempts < 50 else {
+      app.end = .unobserved
+      app.exitSource?.cancel()
+      app.exitSource = nil
+      if app.isPopulated { try? app.cgroup.killAll() }
+      return reportIfGone(app)
+    }
+    let name = app.name
+    if app.exitStatusRetry == nil {
+      app.exitStatusRetry = try? loop.addTimer(at: nil) { [unowned self] in
+        if let app = self.processes[name] { self.mainProcessEnded(app) }
+      }
+    }
+    app.exitStatusRetry?.schedule(at: loop.now().advanced(by: .milliseconds(1)))
+  }
+
+  /// Records that an app ended while no daemon watched it: reported once its cgroup (if any) is empty.
+  func reportUnobservedEnd(of app: AppProcess) {
+    register(app)
+    app.end = .unobserved
+    if app.isPopulated { try? app.cgroup.killAll() }
+    reportIfGone(app)
+  }
+
+  /// Reports the app's exit to the policy once it is wholly gone: main process ended, cgroup empty, and any
+  /// memory release finished.
+  private func reportIfGone(_ app: AppProcess) {
+    guard let end = app.end, !app.reported, app.releaseSource == nil, !app.isPopulated else { return }
+    app.reported = true
+    let oomKilled = ((try? app.cgroup.oomKillCount()) ?? 0) > 0
+    report(.exited(app: app.name, pid: app.pid, end: end, oomKilled: oomKilled, at: loop.now()))
+    observers.memoryFreed()
+  }
+
+  /// Completes a record with what the shell measures, writes it durably, then reports it.
+  private func recordExit(_ decided: ExitRecord) {
+    var record = decided
+    record.time = AppSupervisor.timestamp()
+    if let app = process(record.app, pid: record.pid) {
+      let measured = (try? app.cgroup.memoryUsage()) ?? 0
+      // A killed app's figure is what it held when the SIGKILL went out (the policy has it).
+      if record.killSignalledNanoseconds == nil { record.memoryBytes = measured }
+      record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
+      record.memoryLimitBytes = try? app.cgroup.memoryLimit()
+      record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      if app.channel != nil { observers.channelClosed(record.app) }
+      app.close()
+      hooks.forget(record.app)
+      stops.forget(record.app)
+      processes[record.app] = nil
+      pendingScores[record.app] = nil
+      reaper.remove(app.cgroup)
+    }
+    unwrittenRecords.append(record)
+    writeRecords()
+  }
+
+  /// Writes the records still waiting, oldest first; each is reported once durable.
+  func writeRecords() {
+    do {
+      while let next = unwrittenRecords.first {
+        try seams.records.append(next)
+        unwrittenRecords.removeFirst()
+        report(.exitRecorded(next))
+        observers.recorded(next)
+      }
+    } catch {
+      log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry")
+    }
+  }
+
+  static func timestamp(_ date: Date = Date()) -> String {
+    date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+  }
+
+  // MARK: Adoption and shutdown
+
+  /// Takes over a running app a previous daemon launched.
+  func adopt(_ app: AppProcess, channel: FileDescriptor?) {
+    app.adopted = true
+    register(app)
+    if let channel { attachChannel(channel, to: app) }
+  }
+
+  /// Whether every process of `cgroup` is stopped (SIGSTOP or frozen): what a re-adopted app really is.
+  func allStopped(_ cgroup: any AppCgroupControl) -> Bool {
+    if (try? cgroup.events().frozen) == true { return true }
+    let pids = (try? cgroup.processIDs()) ?? []
+    return !pids.isEmpty && pids.allSatisfy { seams.signals.state(of: $0) == "T" }
+  }
+
+  /// Kills what is left in a cgroup no app owns, and removes it.
+  func removeLeftover(_ cgroup: any AppCgroupControl) {
+    try? cgroup.killAll()
+    reaper.remove(cgroup)
+  }
+
+  /// Calls `then` once every cgroup on its way out is gone (at shutdown, before the device goes).
+  func whenCgroupsRemoved(_ then: @escaping () -> Void) { reaper.whenIdle(then) }
+
+  /// Re-caps a running app (after a reload).
+  func setLimits(of name: String, _ caps: AppCaps) throws {
+    guard let app = processes[name] else { return }
+    try app.cgroup.setLimits(
+      AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+  }
+}

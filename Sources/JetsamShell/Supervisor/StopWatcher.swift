@@ -1,0 +1,82 @@
+import JetsamCore
+
+/// Sees suspended apps' processes stop, without waiting on the loop: checks run right after the actions that
+/// sent the stops, then on a loop timer that backs off, until every process of the app is stopped (each app is
+/// then reported `suspendCompleted`, at the check that saw it), it is resumed, or it ends.
+///
+/// It never gives up: whether an app whose processes do not stop in time still counts as suspended is the
+/// policy's decision (its suspend timeout). A process in uninterruptible sleep (reclaim, a slow disk, a v1
+/// freezer) stops once it wakes, and is then reported.
+final class StopWatcher {
+  /// The first re-check comes this soon: SIGSTOP usually lands within microseconds.
+  static let firstInterval: Duration = .microseconds(100)
+  /// Re-checks back off to this while the stop is young…
+  static let youngInterval: Duration = .milliseconds(10)
+  /// …and to this once it has been pending for ``youngFor`` (a process stuck in D state).
+  static let oldInterval: Duration = .milliseconds(100)
+  static let youngFor: Duration = .seconds(1)
+
+  /// How a check tells whether an app is stopped: true once every process is. In signal mode it also sends
+  /// SIGSTOP again to any process that is still running (forked while the signals went out).
+  typealias Check = (AppProcess) -> Bool
+
+  private struct Pending {
+    let app: AppProcess
+    let since: Instant
+  }
+
+  private let loop: any LoopScheduling
+  private let isStopped: Check
+  private let completed: (AppProcess, Instant) -> Void
+  private var pending: [String: Pending] = [:]
+  private var interval = StopWatcher.firstInterval
+  private var timer: (any LoopSource)?
+
+  /// - Parameters:
+  ///   - isStopped: checks one app.
+  ///   - completed: called for an app whose processes are all stopped, with the instant that was seen.
+  init(loop: any LoopScheduling, isStopped: @escaping Check, completed: @escaping (AppProcess, Instant) -> Void) {
+    self.loop = loop
+    self.isStopped = isStopped
+    self.completed = completed
+  }
+
+  /// Whether app `name` has a stop pending.
+  func isPending(_ name: String) -> Bool { pending[name] != nil }
+
+  /// Starts watching `app`, whose processes were just told to stop. The first check waits for ``checkNow()``
+  /// (called once the whole batch of actions is done, so 200 suspends cost one pass).
+  func watch(_ app: AppProcess) {
+    pending[app.name] = Pending(app: app, since: loop.now())
+    interval = StopWatcher.firstInterval
+  }
+
+  /// Stops watching app `name` (resumed, or gone).
+  func forget(_ name: String) {
+    pending[name] = nil
+    if pending.isEmpty { timer?.schedule(at: nil) }
+  }
+
+  /// Checks every pending app now, reports the stopped ones, and arms the next check for the rest.
+  func checkNow() {
+    guard !pending.isEmpty else { return }
+    for name in pending.keys.sorted() {
+      guard let entry = pending[name], isStopped(entry.app) else { continue }
+      pending[name] = nil
+      completed(entry.app, loop.now())
+    }
+    arm()
+  }
+
+  private func arm() {
+    guard let oldest = pending.values.map(\.since).min() else {
+      timer?.schedule(at: nil)
+      return
+    }
+    let now = loop.now()
+    let ceiling = oldest.advanced(by: StopWatcher.youngFor) <= now ? StopWatcher.oldInterval : StopWatcher.youngInterval
+    interval = min(interval * 2, ceiling)
+    if timer == nil { timer = try? loop.addTimer(at: nil) { [unowned self] in self.checkNow() } }
+    timer?.schedule(at: now.advanced(by: interval))
+  }
+}
