@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
     .library(name: "JetsamClient", targets: ["JetsamClient"]),
+    .library(name: "JetsamWire", targets: ["JetsamWire"]),
     .executable(name: "jetsam-demo-app", targets: ["jetsam-demo-app"]),
   ],
   targets: [
@@ -19,6 +20,8 @@ let package = Package(
     // Raw syscalls and function-like macros that Swift cannot call directly.
     .target(name: "CJetsamShim"),
 
+    // The app protocol's lines (PROTOCOL.md, *Lines*), one definition for jetsamd and the clients. Stdlib only.
+    .target(name: "JetsamWire"),
     // The pure policy core: events in, actions out. No I/O, no clock.
     .target(name: "JetsamCore"),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
@@ -46,6 +49,7 @@ let package = Package(
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient"]),
+    .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
     .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
   ],
