@@ -31,7 +31,7 @@ let package = Package(
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
-      dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim", "CCgroup", "CSystemd"]
+      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "CJetsamShim", "CCgroup", "CSystemd"]
     ),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
@@ -43,12 +43,12 @@ let package = Package(
       name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
 
     // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
-    .target(name: "JetsamClient"),
+    .target(name: "JetsamClient", dependencies: ["JetsamWire"]),
     // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
     .executableTarget(name: "jetsam-demo-app", dependencies: ["JetsamClient"]),
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
-    .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient"]),
+    .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
     .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
