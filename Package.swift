@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
     .library(name: "JetsamClient", targets: ["JetsamClient"]),
+    .library(name: "JetsamWire", targets: ["JetsamWire"]),
     .executable(name: "jetsam-demo-app", targets: ["jetsam-demo-app"]),
   ],
   targets: [
@@ -19,6 +20,8 @@ let package = Package(
     // Raw syscalls and function-like macros that Swift cannot call directly.
     .target(name: "CJetsamShim"),
 
+    // The app protocol's lines (PROTOCOL.md, *Lines*), one definition for jetsamd and the clients. Stdlib only.
+    .target(name: "JetsamWire"),
     // The pure policy core: events in, actions out. No I/O, no clock.
     .target(name: "JetsamCore"),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
@@ -28,7 +31,7 @@ let package = Package(
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
-      dependencies: ["JetsamCore", "JetsamProtocol", "CJetsamShim", "CCgroup", "CSystemd"]
+      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "CJetsamShim", "CCgroup", "CSystemd"]
     ),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
@@ -40,12 +43,13 @@ let package = Package(
       name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
 
     // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
-    .target(name: "JetsamClient"),
+    .target(name: "JetsamClient", dependencies: ["JetsamWire"]),
     // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
     .executableTarget(name: "jetsam-demo-app", dependencies: ["JetsamClient"]),
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
-    .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient"]),
+    .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
+    .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
     .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
   ],

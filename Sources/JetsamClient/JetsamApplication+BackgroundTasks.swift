@@ -1,3 +1,5 @@
+import JetsamWire
+
 extension JetsamApplication {
   /// Asks for time to finish work in the background, as UIKit's method of the same name.
   ///
@@ -14,15 +16,15 @@ extension JetsamApplication {
   public func beginBackgroundTask(
     withName name: String? = nil, expirationHandler: (@Sendable () -> Void)? = nil
   ) -> BackgroundTaskIdentifier {
-    let reply: ProtocolLine
+    let reply: AppLine
     do throws(JetsamClientError) {
-      reply = try request("beginBackgroundTask", ["name": name ?? "unnamed"])
+      reply = try request("beginBackgroundTask", [("name", name ?? "unnamed")])
     } catch {
       report(error)
       return .invalid
     }
     guard let number = reply.integer("task") else {
-      report(.malformedReply(reply.text))
+      report(.malformedReply(reply.encoded))
       return .invalid
     }
     let task = BackgroundTaskIdentifier(rawValue: number)
@@ -38,7 +40,7 @@ extension JetsamApplication {
   public func endBackgroundTask(_ task: BackgroundTaskIdentifier) {
     guard task != .invalid else { return }
     state.withLock { _ = $0.expirationHandlers.removeValue(forKey: task) }
-    send(ProtocolLine("endBackgroundTask", ["task": String(task.rawValue)]))
+    send(AppLine("endBackgroundTask", [("task", String(task.rawValue))]))
   }
 
   /// How long, in seconds, the open background tasks may still run: `.infinity` while not in the background.
@@ -48,9 +50,9 @@ extension JetsamApplication {
   public var backgroundTimeRemaining: Double {
     do throws(JetsamClientError) {
       let reply = try request("backgroundTimeRemaining")
-      guard let text = reply["seconds"] else { throw JetsamClientError.malformedReply(reply.text) }
+      guard let text = reply["seconds"] else { throw JetsamClientError.malformedReply(reply.encoded) }
       if text == "inf" { return .infinity }
-      guard let seconds = Double(text) else { throw JetsamClientError.malformedReply(reply.text) }
+      guard let seconds = Double(text) else { throw JetsamClientError.malformedReply(reply.encoded) }
       return seconds
     } catch {
       report(error)

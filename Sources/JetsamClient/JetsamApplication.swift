@@ -1,4 +1,5 @@
 import Foundation
+import JetsamWire
 import Synchronization
 
 /// An app's connection to jetsamd, shaped after UIKit's `UIApplication`.
@@ -102,7 +103,7 @@ public final class JetsamApplication: Sendable {
         replies.closeAll()
         queue.close()
       })
-    try channel.send(ProtocolLine("hello", ["version": "1"]))
+    try channel.send(AppLine("hello", [("version", "1")]))
   }
 
   /// The app's name in jetsam's config (`JETSAM_APP`, or the daemon's `hello`).
@@ -126,7 +127,7 @@ public final class JetsamApplication: Sendable {
     get { state.withLock { $0.stateSummary } }
     set {
       state.withLock { $0.stateSummary = newValue }
-      send(ProtocolLine("stateSummary", ["value": newValue ?? ""]))
+      send(AppLine("stateSummary", [("value", newValue ?? "")]))
     }
   }
 
@@ -139,7 +140,7 @@ public final class JetsamApplication: Sendable {
   ///   - digest: Any short text that changes when the state does, such as a hash of the saved bytes.
   ///   - phase: Whether the state was just saved or just restored.
   public func reportStateDigest(_ digest: String, phase: StateDigestPhase) {
-    send(ProtocolLine("stateDigest", ["phase": phase.rawValue, "value": digest]))
+    send(AppLine("stateDigest", [("phase", phase.rawValue), ("value", digest)]))
   }
 
   /// Called, on the channel's reader thread, with errors nobody else will see: refusals of lines that carried
@@ -159,7 +160,7 @@ public final class JetsamApplication: Sendable {
   // MARK: Talking to the daemon
 
   /// Sends a line that expects no answer, reporting failure to the error handler.
-  func send(_ line: ProtocolLine) {
+  func send(_ line: AppLine) {
     do throws(JetsamClientError) {
       try channel.send(line)
     } catch {
@@ -171,12 +172,9 @@ public final class JetsamApplication: Sendable {
   ///
   /// - Returns: The reply line.
   /// - Throws: The daemon's `error`, a timeout, or a channel failure.
-  func request(_ word: String, _ fields: KeyValuePairs<String, String> = [:]) throws(JetsamClientError)
-    -> ProtocolLine
-  {
+  func request(_ word: String, _ fields: [(String, String)] = []) throws(JetsamClientError) -> AppLine {
     let (id, slot) = try replies.register()
-    var line = ProtocolLine(word, fields)
-    line.fields.insert(ProtocolLine.Field(key: "id", value: String(id)), at: 0)
+    let line = AppLine(word, [("id", String(id))] + fields)
     do throws(JetsamClientError) {
       try channel.send(line)
     } catch {
@@ -200,14 +198,19 @@ public final class JetsamApplication: Sendable {
 
   // MARK: Reading (on the channel's reader thread; never blocks on the daemon)
 
-  private func receive(_ output: LineSplitter.Output) {
-    guard case .line(let text) = output else {
-      report(.malformedLine("(a line longer than 4096 bytes)"))
+  private func receive(_ output: LineFramer.Output) {
+    guard case .line(let bytes) = output else {
+      report(.malformedLine("(a line longer than \(AppLine.maxBytes) bytes)"))
       return
     }
-    guard !text.isEmpty else { return }
-    guard let line = try? ProtocolLine(parsing: text) else {
-      report(.malformedLine(text))
+    // An empty line is not a valid line, but it carries nothing to report either: it is skipped.
+    guard !bytes.isEmpty else { return }
+    let text = String(decoding: bytes, as: UTF8.self)
+    let line: AppLine
+    do {
+      line = try AppLine(parsing: bytes)
+    } catch {
+      report(.malformedLine("\(text) (\(error))"))
       return
     }
     switch line.word {
@@ -218,7 +221,7 @@ public final class JetsamApplication: Sendable {
       }
     case "event":
       let event = JetsamEvent(line: line) { [weak self] id in
-        self?.send(ProtocolLine("ack", ["event": String(id)]))
+        self?.send(AppLine("ack", [("event", String(id))]))
       }
       guard let event else {
         report(.malformedLine(text))

@@ -1,3 +1,4 @@
+import JetsamWire
 import Synchronization
 
 /// A lifecycle event from jetsamd: `event id=N name=EVENT …`.
@@ -73,7 +74,7 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
   ///   - line: A parsed line whose word is `event`.
   ///   - acknowledge: Sends `ack event=N`; called at most once.
   /// - Returns: `nil` if the line lacks a numeric `id` or a `name`.
-  init?(line: ProtocolLine, acknowledge: @escaping @Sendable (Int) -> Void) {
+  init?(line: AppLine, acknowledge: @escaping @Sendable (Int) -> Void) {
     guard let id = line.integer("id"), let name = line["name"] else { return nil }
     self.id = id
     self.name = name
@@ -87,7 +88,7 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
     self.acknowledgement = Acknowledgement { acknowledge(id) }
   }
 
-  private static func kind(name: String, line: ProtocolLine) -> Kind {
+  private static func kind(name: String, line: AppLine) -> Kind {
     switch name {
     case "didFinishLaunching":
       .didFinishLaunching(

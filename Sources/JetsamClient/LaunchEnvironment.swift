@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// What jetsamd puts in an app's environment at launch (PROTOCOL.md, *The environment at launch*).
 struct LaunchEnvironment: Equatable, Sendable {
   /// `JETSAM_FD`: the channel's descriptor.
@@ -36,12 +38,12 @@ struct LaunchEnvironment: Equatable, Sendable {
     protocolVersion = environment["JETSAM_PROTOCOL"].flatMap { Int($0) }
     appName = environment["JETSAM_APP"]
     launchNumber = environment["JETSAM_LAUNCH"].flatMap { Int($0) }
-    let previous = environment["JETSAM_PREVIOUS_EXIT"].flatMap { try? ProtocolLine.parseFields($0) } ?? []
+    let previous = environment["JETSAM_PREVIOUS_EXIT"].flatMap { try? AppLine.parseFields($0) } ?? []
     func field(_ key: String) -> String? { previous.first { $0.key == key }?.value }
     launchReason = LaunchReason(
       reason: environment["JETSAM_LAUNCH_REASON"], previousReason: field("reason"), previousState: field("state"),
       time: field("time"))
     // A summary that is not valid percent-encoding is kept as it is rather than lost.
-    stateSummary = environment["JETSAM_STATE_SUMMARY"].map { PercentEncoding.decode($0) ?? $0 }
+    stateSummary = environment["JETSAM_STATE_SUMMARY"].map { AppLine.percentDecode($0[...]) ?? $0 }
   }
 }

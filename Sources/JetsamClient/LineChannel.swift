@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamWire
 import Synchronization
 
 /// The app's end of its channel to jetsamd: whole lines written from any thread, lines read on a thread of its
@@ -39,9 +40,9 @@ final class LineChannel: Sendable {
   ///
   /// - Parameter line: The line; `\n` is added.
   /// - Throws: ``JetsamClientError`` if the line is too long, the channel is closed, or the write fails.
-  func send(_ line: ProtocolLine) throws(JetsamClientError) {
-    let bytes = Array((line.text + "\n").utf8)
-    guard bytes.count <= ProtocolLine.maximumLength else { throw .lineTooLong(word: line.word) }
+  func send(_ line: AppLine) throws(JetsamClientError) {
+    let bytes = Array((line.encoded + "\n").utf8)
+    guard bytes.count <= AppLine.maxBytes else { throw .lineTooLong(word: line.word) }
     try isOpen.withLock { (isOpen: inout Bool) throws(JetsamClientError) in
       guard isOpen else { throw .channelClosed }
       try writeAll(bytes)
@@ -55,16 +56,16 @@ final class LineChannel: Sendable {
   ///     the daemon: replies arrive on this same thread.
   ///   - onClose: Called on the reader thread once the daemon has hung up and the descriptor is closed.
   func startReading(
-    onOutput: @escaping @Sendable (LineSplitter.Output) -> Void, onClose: @escaping @Sendable () -> Void
+    onOutput: @escaping @Sendable (LineFramer.Output) -> Void, onClose: @escaping @Sendable () -> Void
   ) {
     let thread = Thread { [self] in
-      var splitter = LineSplitter()
+      var framer = LineFramer()
       var buffer = [UInt8](repeating: 0, count: 4096)
       while true {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
         if count <= 0 { break }
-        for output in splitter.feed(buffer[0..<count]) {
+        for output in framer.append(buffer[0..<count]) {
           onOutput(output)
         }
       }

@@ -1,4 +1,5 @@
 import Dispatch
+import JetsamWire
 import Synchronization
 
 /// Requests waiting for their `reply id=R` (or `error … id=R`), matched by id.
@@ -12,7 +13,7 @@ final class PendingReplies: Sendable {
   /// Where one request's answer lands.
   final class Slot: Sendable {
     fileprivate let signal = DispatchSemaphore(value: 0)
-    fileprivate let result = Mutex<Result<ProtocolLine, JetsamClientError>?>(nil)
+    fileprivate let result = Mutex<Result<AppLine, JetsamClientError>?>(nil)
   }
 
   private let state = Mutex(State())
@@ -36,7 +37,7 @@ final class PendingReplies: Sendable {
   ///
   /// - Returns: Whether a request was waiting for it (a late answer to a timed-out request is dropped).
   @discardableResult
-  func complete(id: Int, with result: Result<ProtocolLine, JetsamClientError>) -> Bool {
+  func complete(id: Int, with result: Result<AppLine, JetsamClientError>) -> Bool {
     guard let slot = state.withLock({ $0.waiting.removeValue(forKey: id) }) else { return false }
     slot.result.withLock { $0 = result }
     slot.signal.signal()
@@ -66,7 +67,7 @@ final class PendingReplies: Sendable {
   ///   - slot: The slot from ``register()``.
   ///   - timeout: How long to wait while running.
   /// - Returns: The reply line, or the failure.
-  func wait(for id: Int, slot: Slot, timeout: Duration) -> Result<ProtocolLine, JetsamClientError> {
+  func wait(for id: Int, slot: Slot, timeout: Duration) -> Result<AppLine, JetsamClientError> {
     let sliceMilliseconds = 50
     let slices = max(1, Int((timeout / .milliseconds(sliceMilliseconds)).rounded(.up)))
     for _ in 0..<slices {

@@ -12,7 +12,7 @@ import Testing
     let request = try daemon.readRequest()
     #expect(request.line.word == "beginBackgroundTask")
     #expect(request.line["name"] == "upload photos")
-    #expect(request.line.text == "beginBackgroundTask id=\(request.id) name=upload%20photos")
+    #expect(request.line.encoded == "beginBackgroundTask id=\(request.id) name=upload%20photos")
     daemon.send("reply id=\(request.id) task=7")
     let task = try #require(begin.value())
     #expect(task == BackgroundTaskIdentifier(rawValue: 7))
@@ -107,7 +107,7 @@ import Testing
     for (answer, expected) in [("inf", Double.infinity), ("29.950", 29.95), ("0", 0)] {
       let remaining = Background { app.backgroundTimeRemaining }
       let request = try daemon.readRequest()
-      #expect(request.line.text == "backgroundTimeRemaining id=\(request.id)")
+      #expect(request.line.encoded == "backgroundTimeRemaining id=\(request.id)")
       daemon.send("reply id=\(request.id) seconds=\(answer)")
       #expect(remaining.value() == expected)
     }

@@ -114,7 +114,8 @@ import Testing
     #expect(daemon.readLine() == "ack event=1")
     #expect(
       log.all == [
-        .malformedLine("event name=didBecomeActive"), .malformedLine("reply id=%G"),
+        .malformedLine("event name=didBecomeActive"),
+        .malformedLine(#"reply id=%G (field 1 "id=%G" at column 10: % must be followed by two hex digits)"#),
         .daemonError(code: "unknownTask", message: "no such task"),
       ])
     daemon.close()

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import JetsamWire
 import Synchronization
 import Testing
 
@@ -71,9 +72,9 @@ final class FakeDaemon {
   }
 
   /// Reads a request line and returns it with its `id`.
-  func readRequest(timeout: Duration = .seconds(5)) throws -> (line: ProtocolLine, id: Int) {
+  func readRequest(timeout: Duration = .seconds(5)) throws -> (line: AppLine, id: Int) {
     let text = try #require(readLine(timeout: timeout))
-    let line = try ProtocolLine(parsing: text)
+    let line = try AppLine(parsing: text)
     return (line, try #require(line.integer("id"), "no id in \(text)"))
   }
 

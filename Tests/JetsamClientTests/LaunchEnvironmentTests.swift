@@ -35,6 +35,11 @@ import Testing
     #expect(abs((time ?? .distantPast).timeIntervalSince(expected)) < 0.001)
   }
 
+  @Test func aSummaryThatIsNotValidEncodingIsKeptAsItIs() throws {
+    let launch = try LaunchEnvironment(["JETSAM_FD": "3", "JETSAM_STATE_SUMMARY": "100%"])
+    #expect(launch.stateSummary == "100%")
+  }
+
   @Test func readsATimeWithoutFractionalSeconds() {
     #expect(LaunchReason.parseTime("2026-11-29T14:35:35Z") == Date(timeIntervalSince1970: 1_795_962_935))
     #expect(LaunchReason.parseTime("yesterday") == nil)

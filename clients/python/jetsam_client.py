@@ -35,12 +35,14 @@ __all__ = [
     "JetsamApp",
     "JetsamError",
     "LaunchReason",
+    "LineError",
     "NotLaunchedByJetsam",
     "decode_value",
     "encode_value",
     "format_line",
     "parse_fields",
     "parse_line",
+    "split_line",
 ]
 
 PROTOCOL_VERSION = 1
@@ -55,7 +57,24 @@ _HEX = "0123456789ABCDEF"
 _UNACKNOWLEDGED = frozenset({"memoryWarning", "backgroundTaskWillExpire"})
 
 
-# --- Lines -----------------------------------------------------------------------------------------------------
+# --- Lines ---------------------------------------------------------------------------------------------------
+# The rule is PROTOCOL.md's *Lines*; the Swift module JetsamWire reads lines by the same rule, and both are tested
+# against one table of examples (Tests/Fixtures/wire-lines.json), error messages included.
+
+
+class LineError(ValueError):
+    """A line breaks the protocol's rule. ``str()`` says which word or field, where and which rule, in the same
+    words as the Swift module JetsamWire: ``field 2 "x1=3" at column 13: keys are ASCII letters`` for
+    ``reply id=2 x1=3``. ``field`` counts fields from 1 (None for the word), ``column`` bytes of the line from 1."""
+
+    def __init__(self, message, field=None, column=1):
+        super().__init__(message)
+        self.field = field
+        self.column = column
+
+
+# The longest stretch of a word or field quoted in a LineError's message.
+_MAX_QUOTED = 40
 
 
 def encode_value(value):
@@ -70,24 +89,16 @@ def encode_value(value):
 
 
 def decode_value(encoded):
-    """Decodes a percent-encoded value (hex of either case).
+    """Decodes a percent-encoded value (text or bytes; hex of either case), keeping other printable bytes.
 
-    Raises ValueError if a ``%`` is not followed by two hex digits. Bytes that are not UTF-8 become U+FFFD.
+    Raises ValueError where a line holding the value would be refused: a ``%`` not followed by two hex digits, an
+    unencoded space or control byte, or bytes that are not UTF-8 once decoded.
     """
-    data = encoded.encode("utf-8")
-    out = bytearray()
-    i = 0
-    while i < len(data):
-        if data[i] == 0x25:  # '%'
-            pair = data[i + 1 : i + 3]
-            if len(pair) != 2 or not all(chr(c) in "0123456789abcdefABCDEF" for c in pair):
-                raise ValueError("bad percent-escape in %r" % encoded)
-            out.append(int(pair, 16))
-            i += 3
-        else:
-            out.append(data[i])
-            i += 1
-    return out.decode("utf-8", errors="replace")
+    data = _as_bytes(encoded)
+    try:
+        return _decode_value(data, 0, len(data))
+    except _ValueProblem as problem:
+        raise ValueError("%s in %r" % (problem.rule, encoded)) from None
 
 
 def format_line(word, fields=()):
@@ -99,30 +110,178 @@ def format_line(word, fields=()):
     return " ".join([word] + ["%s=%s" % (key, encode_value(value)) for key, value in items])
 
 
-def parse_fields(text):
-    """Parses space-separated ``key=value`` fields into a list of (key, decoded value) pairs.
+def split_line(line):
+    """Takes a line (text or bytes, without its newline) apart into ``(word, [(key, value), …])``, values decoded
+    and in order, a repeated key kept. Raises LineError naming the word or field at fault and its column."""
+    data = _as_bytes(line)
+    parts = _space_separated_parts(data)
+    if not parts:
+        raise LineError("empty line: a line starts with a word")
+    start, end = parts[0]
+    for index in range(start, end):
+        if not _is_letter(data[index]):
+            raise LineError(_message(None, data[start:end], index, "words are ASCII letters"), None, index + 1)
+    return data[start:end].decode("ascii"), _parse_fields(data, parts[1:])
 
-    Raises ValueError on a field without ``=`` or with an empty key, or on a bad percent-escape.
-    """
+
+def parse_fields(text):
+    """Parses space-separated ``key=value`` fields without a word, such as ``$JETSAM_PREVIOUS_EXIT``, into a list
+    of (key, decoded value) pairs. Raises LineError naming the field at fault (counting from 1)."""
+    data = _as_bytes(text)
+    return _parse_fields(data, _space_separated_parts(data))
+
+
+def parse_line(line):
+    """Takes a line apart into ``(word, fields)``; ``fields`` is a dict in which a repeated key keeps its first
+    value. Raises LineError (a ValueError) on a line that breaks the rule."""
+    word, pairs = split_line(line)
+    return word, _first_values(pairs)
+
+
+def _first_values(pairs):
+    fields = {}
+    for key, value in pairs:
+        fields.setdefault(key, value)
+    return fields
+
+
+def _as_bytes(text):
+    return bytes(text) if isinstance(text, (bytes, bytearray)) else text.encode("utf-8")
+
+
+def _is_letter(byte):
+    return 0x41 <= byte <= 0x5A or 0x61 <= byte <= 0x7A
+
+
+def _space_separated_parts(data):
+    # (start, end) of each part: runs of spaces, and spaces before the word or after the last field, separate
+    # nothing. The offsets become the columns of errors.
+    parts = []
+    index = 0
+    while index < len(data):
+        if data[index] == 0x20:
+            index += 1
+            continue
+        start = index
+        while index < len(data) and data[index] != 0x20:
+            index += 1
+        parts.append((start, index))
+    return parts
+
+
+def _parse_fields(data, parts):
     pairs = []
-    for part in text.split():
-        key, equals, value = part.partition("=")
-        if not equals or not key:
-            raise ValueError("malformed field %r" % part)
-        pairs.append((key, decode_value(value)))
+    for number, (start, end) in enumerate(parts, 1):
+        part = data[start:end]
+        equals = data.find(b"=", start, end)
+        if equals < 0:
+            raise LineError(_message(number, part, start, "a field is key=value"), number, start + 1)
+        if equals == start:
+            raise LineError(_message(number, part, start, "a field needs a key before ="), number, start + 1)
+        for index in range(start, equals):
+            if not _is_letter(data[index]):
+                raise LineError(_message(number, part, index, "keys are ASCII letters"), number, index + 1)
+        try:
+            value = _decode_value(data, equals + 1, end)
+        except _ValueProblem as problem:
+            message = _message(number, part, problem.index, problem.rule)
+            raise LineError(message, number, problem.index + 1) from None
+        pairs.append((data[start:equals].decode("ascii"), value))
     return pairs
 
 
-def parse_line(text):
-    """Takes a line apart into ``(word, fields)``; ``fields`` is a dict in which a repeated key keeps its first
-    value. Raises ValueError on an empty or malformed line."""
-    word, _, rest = text.strip(" ").partition(" ")
-    if not word:
-        raise ValueError("empty line")
-    fields = {}
-    for key, value in parse_fields(rest):
-        fields.setdefault(key, value)
-    return word, fields
+class _ValueProblem(Exception):
+    """Why a value cannot be decoded: the rule broken, and the index of the byte at fault."""
+
+    def __init__(self, rule, index):
+        super().__init__(rule)
+        self.rule = rule
+        self.index = index
+
+
+def _decode_value(data, start, end):
+    """The decoded value of ``data[start:end]``; raises _ValueProblem."""
+    decoded = bytearray()
+    origins = []  # where each decoded byte came from, to point at the escape behind a byte that breaks UTF-8
+    index = start
+    while index < end:
+        byte = data[index]
+        if byte == 0x25:  # '%'
+            pair = data[index + 1 : index + 3]
+            if index + 2 >= end or not all(c in b"0123456789abcdefABCDEF" for c in pair):
+                raise _ValueProblem("% must be followed by two hex digits", index)
+            decoded.append(int(pair, 16))
+            origins.append(index)
+            index += 3
+        elif byte <= 0x20 or byte == 0x7F:
+            # A control byte unencoded is damage (a CR from a CRLF line end, a stray tab), not data.
+            raise _ValueProblem("byte 0x%02X must be written %%%02X" % (byte, byte), index)
+        else:
+            decoded.append(byte)
+            origins.append(index)
+            index += 1
+    try:
+        return decoded.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _ValueProblem("the value does not decode to UTF-8", origins[error.start]) from None
+
+
+def _message(field, part, index, rule):
+    place = "word" if field is None else "field %d" % field
+    return "%s %s at column %d: %s" % (place, _quoted(part), index + 1, rule)
+
+
+def _quoted(part):
+    # Printable ASCII as it is, everything else escaped, so that a message shows exactly the bytes at fault.
+    out = ['"']
+    for byte in part[:_MAX_QUOTED]:
+        if byte == 0x22:
+            out.append('\\"')
+        elif byte == 0x5C:
+            out.append("\\\\")
+        elif byte == 0x09:
+            out.append("\\t")
+        elif byte == 0x0D:
+            out.append("\\r")
+        elif 0x20 <= byte <= 0x7E:
+            out.append(chr(byte))
+        else:
+            out.append("\\x%02X" % byte)
+    out.append('"…' if len(part) > _MAX_QUOTED else '"')
+    return "".join(out)
+
+
+class _LineFramer:
+    """Cuts the bytes read into lines of at most MAX_LINE bytes, newline included, as JetsamWire's LineFramer
+    does: an over-long line yields ``TOO_LONG`` once, as soon as it is known, and is dropped up to its newline."""
+
+    TOO_LONG = object()
+
+    def __init__(self, max_bytes=MAX_LINE):
+        self.max_bytes = max_bytes
+        self._pending = bytearray()
+        self._discarding = False
+
+    def append(self, data):
+        outputs = []
+        start = 0
+        while start <= len(data):
+            newline = data.find(b"\n", start)
+            piece = data[start:] if newline < 0 else data[start:newline]
+            if not self._discarding:
+                self._pending += piece
+                if len(self._pending) >= self.max_bytes:
+                    self._pending.clear()
+                    self._discarding = True
+                    outputs.append(self.TOO_LONG)
+            if newline < 0:
+                break
+            if not self._discarding:
+                outputs.append(bytes(self._pending))
+            self._pending.clear()
+            self._discarding = False
+            start = newline + 1
+        return outputs
 
 
 # --- Values ----------------------------------------------------------------------------------------------------
@@ -492,8 +651,7 @@ class JetsamApp:
         return True
 
     def _read_loop(self):
-        buffer = b""
-        discarding = False
+        framer = _LineFramer()
         while True:
             try:
                 chunk = self._socket.recv(4096)
@@ -503,19 +661,11 @@ class JetsamApp:
                 chunk = b""
             if not chunk:
                 break
-            buffer += chunk
-            while True:
-                newline = buffer.find(b"\n")
-                if newline < 0:
-                    if len(buffer) >= MAX_LINE:
-                        buffer, discarding = b"", True
-                        self._report(JetsamError("jetsamd sent a line longer than %d bytes" % MAX_LINE))
-                    break
-                line, buffer = buffer[:newline], buffer[newline + 1 :]
-                if discarding:
-                    discarding = False
-                elif line:
-                    self._receive(line.decode("utf-8", errors="replace"))
+            for line in framer.append(chunk):
+                if line is _LineFramer.TOO_LONG:
+                    self._report(JetsamError("jetsamd sent a line longer than %d bytes" % MAX_LINE))
+                elif line:  # an empty line carries nothing to report: it is skipped
+                    self._receive(line)
         with self._write_lock, self._lock:
             self._closed = True
             pending, self._pending = self._pending, {}
@@ -525,12 +675,14 @@ class JetsamApp:
             slot[0].set()
         self._events.put(None)
 
-    def _receive(self, text):
+    def _receive(self, data):
+        text = data.decode("utf-8", errors="replace")
         try:
-            word, fields = parse_line(text)
-        except ValueError:
-            self._report(JetsamError("jetsamd sent a line that could not be read: %r" % text))
+            word, pairs = split_line(data)
+        except LineError as error:
+            self._report(JetsamError("jetsamd sent a line that could not be read: %r (%s)" % (text, error)))
             return
+        fields = _first_values(pairs)
         if word == "hello":
             self.app_name = fields.get("app", self.app_name)
             self.launch_number = _int_or_none(fields.get("launch")) or self.launch_number
@@ -539,7 +691,7 @@ class JetsamApp:
             if event_id is None or "name" not in fields:
                 self._report(JetsamError("jetsamd sent an event without id or name: %r" % text))
                 return
-            names = [value for key, value in parse_fields(text.partition(" ")[2]) if key == "name"]
+            names = [value for key, value in pairs if key == "name"]
             if len(names) > 1:
                 fields.setdefault("taskName", names[1])
             self._events.put(Event(event_id, fields["name"], fields, self._send_ack))

@@ -1,6 +1,7 @@
 """Unit tests of jetsam_client: the line encoding, and the client against a fake daemon over a socketpair."""
 
 import datetime
+import json
 import math
 import os
 import threading
@@ -8,6 +9,9 @@ import unittest
 
 import jetsam_client as jc
 from fake_daemon import FakeDaemon
+
+#: The table of lines shared with the Swift module JetsamWire's tests.
+WIRE_LINES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Tests/Fixtures/wire-lines.json")
 
 
 class EncodingTests(unittest.TestCase):
@@ -17,6 +21,7 @@ class EncodingTests(unittest.TestCase):
             "plain-text_1.2~x": "plain-text_1.2~x",
             "a:b/c+d,e@f": "a:b/c+d,e@f",
             "line\nbreak": "line%0Abreak",
+            "crlf\r\n": "crlf%0D%0A",
             "100%": "100%25",
             "café": "caf%C3%A9",
             "": "",
@@ -27,18 +32,19 @@ class EncodingTests(unittest.TestCase):
                 self.assertEqual(jc.decode_value(encoded), value)
 
     def test_round_trips(self):
-        for value in ["", " ", "=", "a b=c\nd", "%", "%%41", "😀 emoji", "\\x41", "x y" * 500]:
+        for value in ["", " ", "=", "a b=c\nd", "%", "%%41", "😀 emoji", "\x41", "\x00", "\x7f", "x y" * 500]:
             with self.subTest(value=value):
                 encoded = jc.encode_value(value)
-                self.assertFalse(set(encoded) & {" ", "=", "\n"})
+                self.assertTrue(all(0x20 < ord(c) < 0x7F and c != "=" for c in encoded))
                 self.assertEqual(jc.decode_value(encoded), value)
 
-    def test_decodes_lowercase_hex_and_keeps_unencoded_bytes(self):
+    def test_decodes_lowercase_hex_and_keeps_unencoded_printable_bytes(self):
         self.assertEqual(jc.decode_value("page%3d3"), "page=3")
-        self.assertEqual(jc.decode_value("a*b"), "a*b")
+        self.assertEqual(jc.decode_value("a*b=c"), "a*b=c")
+        self.assertEqual(jc.decode_value("café"), "café")
 
-    def test_rejects_a_percent_without_two_hex_digits(self):
-        for encoded in ["%", "%4", "%G1", "abc%2", "%zz"]:
+    def test_refuses_what_a_line_would_refuse(self):
+        for encoded in ["%", "%4", "%G1", "abc%2", "%zz", "a b", "a\rb", "a\tb", "\x7f", "%FF", "%C3"]:
             with self.subTest(encoded=encoded), self.assertRaises(ValueError):
                 jc.decode_value(encoded)
 
@@ -48,28 +54,73 @@ class EncodingTests(unittest.TestCase):
         self.assertEqual(jc.format_line("backgroundTimeRemaining", [("id", 2)]), "backgroundTimeRemaining id=2")
         self.assertEqual(jc.format_line("x"), "x")
 
-    def test_parses_lines(self):
-        word, fields = jc.parse_line(
-            "event id=1 name=didFinishLaunching reason=afterExit previousReason=memoryPressure "
-            "previousState=suspended previousTime=2026-11-29T14:35:35.447Z summary=page%3D3 state=foreground"
-        )
-        self.assertEqual(word, "event")
-        self.assertEqual(fields["summary"], "page=3")
-        self.assertEqual(fields["previousTime"], "2026-11-29T14:35:35.447Z")
-        self.assertEqual(len(fields), 8)
-
     def test_line_round_trips(self):
         fields = {"code": "badLine", "message": "a line\nwith %, = and spaces", "id": "4"}
         self.assertEqual(jc.parse_line(jc.format_line("error", fields)), ("error", fields))
 
-    def test_tolerates_runs_of_spaces_and_keeps_the_first_of_a_repeated_key(self):
-        self.assertEqual(jc.parse_line("reply  id=2 seconds=1.5 "), ("reply", {"id": "2", "seconds": "1.5"}))
+    def test_a_repeated_key_keeps_its_first_value_in_the_dict(self):
         self.assertEqual(jc.parse_line("event id=5 name=a name=b")[1]["name"], "a")
 
-    def test_rejects_malformed_lines(self):
-        for text in ["", "   ", "ack id", "ack =3", "stateSummary value=%G"]:
-            with self.subTest(text=text), self.assertRaises(ValueError):
-                jc.parse_line(text)
+    def test_parses_fields_without_a_word(self):
+        fields = jc.parse_fields("reason=memoryPressure state=suspended time=2026-11-29T14:35:35.447Z")
+        self.assertEqual([key for key, _ in fields], ["reason", "state", "time"])
+        with self.assertRaises(jc.LineError) as caught:
+            jc.parse_fields("reason=x  state")
+        self.assertEqual(str(caught.exception), 'field 2 "state" at column 11: a field is key=value')
+
+
+class SharedExampleTests(unittest.TestCase):
+    """The lines of Tests/Fixtures/wire-lines.json, which the Swift module JetsamWire's tests read too: both
+    readers accept and refuse the same lines, with the same messages."""
+
+    @staticmethod
+    def examples():
+        with open(WIRE_LINES, encoding="utf-8") as table:
+            return json.load(table)["lines"]
+
+    def test_reads_each_line_as_the_table_says(self):
+        examples = self.examples()
+        self.assertTrue(any(e["valid"] for e in examples) and not all(e["valid"] for e in examples))
+        for example in examples:
+            data = example["line"].encode("utf-8") if "line" in example else bytes.fromhex(example["lineHex"])
+            with self.subTest(line=data):
+                if example["valid"]:
+                    pairs = [tuple(pair) for pair in example["fields"]]
+                    self.assertEqual(jc.split_line(data), (example["word"], pairs))
+                    if "line" in example:
+                        self.assertEqual(jc.split_line(example["line"]), (example["word"], pairs))
+                else:
+                    with self.assertRaises(jc.LineError) as caught:
+                        jc.split_line(data)
+                    self.assertEqual(str(caught.exception), example["error"])
+
+
+class LineFramerTests(unittest.TestCase):
+    def test_joins_lines_split_across_reads(self):
+        framer = jc._LineFramer()
+        self.assertEqual(framer.append(b"hello vers"), [])
+        self.assertEqual(framer.append(b"ion=1\nevent id=1 "), [b"hello version=1"])
+        self.assertEqual(framer.append(b"name=didBecomeActive\n\n"), [b"event id=1 name=didBecomeActive", b""])
+
+    def test_a_line_of_exactly_the_limit_including_its_newline_is_kept(self):
+        framer = jc._LineFramer(max_bytes=8)
+        self.assertEqual(framer.append(b"1234567\n"), [b"1234567"])
+        self.assertEqual(framer.append(b"12345678\nok\n"), [jc._LineFramer.TOO_LONG, b"ok"])
+
+    def test_an_overlong_line_is_reported_once_and_dropped_up_to_its_newline(self):
+        framer = jc._LineFramer(max_bytes=8)
+        self.assertEqual(framer.append(b"0123456"), [])
+        self.assertEqual(framer.append(b"789abc"), [jc._LineFramer.TOO_LONG])
+        self.assertEqual(framer.append(b"x" * 100), [])
+        self.assertEqual(framer.append(b"def\nok\n"), [b"ok"])
+
+    def test_the_protocols_limit_is_4096_bytes_with_the_newline(self):
+        framer = jc._LineFramer()
+        longest = b"a" * (jc.MAX_LINE - 1)
+        self.assertEqual(framer.append(longest[:3000]), [])
+        self.assertEqual(framer.append(longest[3000:] + b"\n"), [longest])
+        self.assertEqual(framer.append(longest[:3000]), [])
+        self.assertEqual(framer.append(longest[3000:] + b"a\n"), [jc._LineFramer.TOO_LONG])
 
 
 class ClientTests(unittest.TestCase):
@@ -256,6 +307,23 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(app.launch_reason.time, datetime.datetime(2026, 11, 29, 14, 35, 35, 447000, tzinfo=utc))
         self.assertEqual(app.state_summary, "page=3")
         self.assertEqual(app.application_state, "background")
+
+    def test_unreadable_and_overlong_lines_go_to_the_error_handler_and_the_channel_goes_on(self):
+        app = self.connect()
+        self.daemon.sock.sendall(b"event id=1 name=didBecomeActive\r\n")
+        self.daemon.sock.sendall(b"x" * 3000)
+        self.daemon.sock.sendall(b"x" * 3000 + b"\n\n")
+        self.daemon.send("event id=2 name=didBecomeActive")
+        event = app.next_event(timeout=5)
+        self.assertEqual(event.id, 2)
+        self.assertEqual(
+            [str(error) for error in self.errors],
+            [
+                "jetsamd sent a line that could not be read: 'event id=1 name=didBecomeActive\\r' "
+                '(field 2 "name=didBecomeActive\\r" at column 32: byte 0x0D must be written %0D)',
+                "jetsamd sent a line longer than 4096 bytes",
+            ],
+        )
 
 
 if __name__ == "__main__":

@@ -17,9 +17,8 @@ final class AppChannel: AppChannelEndpoint {
   private let stream: LineStream
 
   init(fd: FileDescriptor, loop: EventLoop, onInput: @escaping (LineStream.Input) -> Void) throws {
-    // AppLine.maxBytes counts the newline.
     stream = try LineStream(
-      fd: fd, loop: loop, maxLineBytes: AppLine.maxBytes - 1, maxQueuedOutput: AppChannel.maxQueuedOutput,
+      fd: fd, loop: loop, maxLineBytes: AppLine.maxBytes, maxQueuedOutput: AppChannel.maxQueuedOutput,
       onInput: onInput)
   }
 

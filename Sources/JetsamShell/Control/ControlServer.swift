@@ -126,8 +126,9 @@ final class ControlServer {
       let permitted = isPermitted(fd)
       do {
         var connection: ControlConnection?
+        // A request may be maxRequestBytes long; the stream's limit counts its newline too.
         let stream = try LineStream(
-          fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes,
+          fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
           maxQueuedOutput: ControlServer.maxQueuedOutput
         ) { [unowned self] input in
           if let connection { self.received(input, on: connection) }

@@ -3,23 +3,18 @@ import Glibc
 /// A non-blocking, newline-delimited byte stream on a socket, watched by the event loop: the control
 /// socket's connections and the apps' channels both speak through one.
 ///
-/// Both directions are bounded. A line longer than `maxLineBytes` is reported once as `.tooLong` and its bytes
-/// are dropped as they arrive, never accumulated; output waiting for a peer that does not read is capped at
-/// `maxQueuedOutput`, past which the stream closes itself (`onOverflow` says so) rather than grow.
+/// Both directions are bounded. Input is cut by a ``LineFramer``: a line longer than `maxLineBytes` (newline
+/// included) is reported once as `.tooLong` and its bytes are dropped as they arrive, never accumulated; output
+/// waiting for a peer that does not read is capped at `maxQueuedOutput`, past which the stream closes itself
+/// (`onOverflow` says so) rather than grow.
 final class LineStream {
-  enum Input {
-    /// One line, without its newline.
-    case line([UInt8])
-    /// A line longer than the limit was skipped.
-    case tooLong
-  }
+  /// One line, without its newline, or `.tooLong` for a line that was skipped.
+  typealias Input = LineFramer.Output
 
   let fd: FileDescriptor
-  private let maxLineBytes: Int
   private let maxQueuedOutput: Int
   private var source: EventSource?
-  private var input: [UInt8] = []
-  private var discarding = false
+  private var framer: LineFramer
   private var output: [UInt8] = []
   private(set) var closed = false
   /// Called when the stream closed itself because too much output waited.
@@ -33,7 +28,7 @@ final class LineStream {
     onInput: @escaping (Input) -> Void
   ) throws {
     self.fd = fd
-    self.maxLineBytes = maxLineBytes
+    framer = LineFramer(maxBytes: maxLineBytes)
     self.maxQueuedOutput = maxQueuedOutput
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
       if events & EpollEvents.writable != 0 { self.flush() }
@@ -91,19 +86,10 @@ final class LineStream {
         close()
         return
       }
-      for byte in chunk[0..<n] {
-        if byte == UInt8(ascii: "\n") {
-          if !discarding { onInput(.line(input)) }
-          discarding = false
-          input.removeAll(keepingCapacity: true)
-        } else if !discarding {
-          input.append(byte)
-          if input.count > maxLineBytes {
-            discarding = true
-            input.removeAll()
-            onInput(.tooLong)
-          }
-        }
+      for input in framer.append(chunk[0..<n]) {
+        // A handler may close the stream; lines after that have nobody to answer them.
+        guard !closed else { return }
+        onInput(input)
       }
     }
   }
