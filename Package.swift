@@ -50,8 +50,11 @@ let package = Package(
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
-    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore"]),
-    .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"]),
+    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
+    // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
+    .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"], exclude: ["Fixtures"]),
+    // How the app supervisor carries out actions, through recording fakes: no root, no kernel.
+    .testTarget(name: "JetsamSupervisorTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -24,9 +24,12 @@ enum AppProtocolCodec {
 
   /// Decodes one line (without its newline) from an app.
   static func decode(_ bytes: [UInt8]) throws(LineError) -> Decoded {
-    let text = Substring(String(decoding: bytes, as: UTF8.self))
-    guard let line = AppLine.parse(text) else {
-      throw LineError(code: "badLine", message: "not WORD key=value…: \(String(text.prefix(40)))")
+    let line: AppLine
+    do {
+      line = try AppLine(parsing: bytes)
+    } catch {
+      // Names what is wrong and where: `field 2 "x1=3" at column 13: keys are ASCII letters`.
+      throw LineError(code: "badLine", message: error.description)
     }
     let requestID = line["id"].flatMap { Int($0) }
     do {

@@ -1,0 +1,122 @@
+import JetsamCore
+import Testing
+
+/// What the policy remembers of an app across its exits: the last record (a launch's reason), its state summary
+/// and digests (the restoration verdict), and a kill's instant and memory.
+@Suite("What the policy remembers")
+struct AppMemoryTests {
+  static func record(_ app: String, launch: Int, reason: ExitReason = .memoryPressure) -> ExitRecord {
+    var record = ExitRecord(
+      time: "2026-11-30T10:00:00Z", app: app, pid: 9, launch: launch, reason: reason,
+      terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 5,
+      stateSeconds: 3, pressureLevel: .urgent, deviceAvailableBytes: 100)
+    record.stateSummary = "draft 3"
+    record.stateDigest = "abc"
+    return record
+  }
+
+  @Test("a recorded exit from an earlier run is the next launch's reason and sets the launch count")
+  func launchAfterRecordedExit() throws {
+    var policy = JetsamPolicy()
+    policy.observe(.exitRecorded(Self.record("notes", launch: 4)))
+    _ = try policy.handle(.configure(app: "notes", bandFloor: nil, launchCount: 0))
+    let actions = try policy.handle(.launch(app: "notes", foreground: true, at: t(0)))
+    let expected = PreviousExit(
+      reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
+    #expect(actions.last == .spawn(app: "notes", launch: 5, previousExit: expected))
+    let spawned = policy.observe(.spawned(app: "notes", pid: 10, at: t(0)))
+    let launched = spawned.compactMap { if case .deliver(_, _, let event) = $0 { event } else { nil } }.first
+    #expect(launched?.kind == .didFinishLaunching && launched?.previousExit == expected)
+  }
+
+  @Test("a fresh app launches fresh; after its own exit it launches afterExit")
+  func ownExit() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(0))
+    #expect(policy.lastExit(of: "a") == nil)
+    let record = try #require(policy.exits("a", .exited(code: 3), at: t(1)).records.first)
+    #expect(policy.lastExit(of: "a") == record)
+    let relaunch = try policy.handle(.launch(app: "a", foreground: false, at: t(2)))
+    guard case .spawn("a", 2, let previous?)? = relaunch.last else {
+      Issue.record("expected a spawn with the previous exit: \(relaunch)")
+      return
+    }
+    #expect(previous.reason == .abnormal)
+  }
+
+  @Test("summary and digests: kept in the exit record, the restoration verdict in the status")
+  func restoration() throws {
+    var policy = JetsamPolicy()
+    policy.observe(.exitRecorded(Self.record("a", launch: 1)))
+    try policy.start("a", pid: 10, at: t(0))
+    #expect(policy.app(named: "a")?.restoration == .pending)
+    let reply = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abd", requestID: 3), at: t(1)))
+    #expect(reply == [.reply(app: "a", pid: 10, requestID: 3, fields: [])])
+    #expect(policy.app(named: "a")?.restoration == .mismatch)
+    policy.observe(
+      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abc", requestID: nil), at: t(1)))
+    #expect(policy.app(named: "a")?.restoration == .match)
+    policy.observe(
+      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: "def", requestID: nil), at: t(2)))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .stateSummary("draft 4", requestID: nil), at: t(2)))
+    let record = try #require(policy.exits("a", .exited(code: 0), at: t(3)).records.first)
+    #expect(record.stateSummary == "draft 4" && record.stateDigest == "def")
+  }
+
+  @Test("a summary over 128 bytes is refused with an error, and the old one stays")
+  func longSummary() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(0))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .stateSummary("short", requestID: nil), at: t(0)))
+    let refused = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .stateSummary(String(repeating: "x", count: 129), requestID: 4), at: t(1))
+    )
+    guard case .appError("a", 10, 4, "tooLarge", _)? = refused.first else {
+      Issue.record("expected tooLarge: \(refused)")
+      return
+    }
+    #expect(policy.app(named: "a")?.summary == "short")
+  }
+
+  @Test("killSignalled gives the record its SIGKILL instant and memory, and the snapshot each app's memory")
+  func killFigures() throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("victim", pid: 10, at: t(0))
+    try policy.start("camera", pid: 11, at: t(1), foreground: true)
+    let kill = policy.sample(Available.urgent, at: t(2))
+    #expect(kill.killed == ["victim"])
+    policy.observe(
+      .killSignalled(app: "victim", pid: 10, at: t(2, ms: 1), memory: ["victim": 300, "camera": 500]))
+    let record = try #require(policy.exits("victim", sigkill, at: t(2, ms: 40)).records.first)
+    #expect(record.killSignalledNanoseconds == t(2, ms: 1).nanoseconds)
+    #expect(record.memoryBytes == 300)
+    #expect(record.snapshot?.map(\.memoryBytes) == [300, 500])
+  }
+
+  @Test("an adopted app's observed processes decide whether it is suspended")
+  func adoptedState() throws {
+    var policy = JetsamPolicy()
+    var saved = AdoptedApp(
+      name: "a", pid: 10, launch: 2, state: .background, bandFloor: nil, stateEnteredAt: t(0), bandEnteredAt: t(0),
+      spawnedAt: t(0))
+    saved.observedStopped = true
+    policy.observe(.adopt(app: saved, at: t(5)))
+    #expect(policy.app(named: "a")?.state == .suspended)
+    #expect(policy.app(named: "a")?.bandEnteredAt == t(5))
+    saved.name = "b"
+    saved.state = .suspended
+    saved.observedStopped = false
+    policy.observe(.adopt(app: saved, at: t(5)))
+    #expect(policy.app(named: "b")?.state == .background)
+  }
+
+  @Test("oom_score_adj follows the band, never below the floor")
+  func oomScores() {
+    let policy = JetsamPolicy(config: PolicyConfig(thresholds: testThresholds, oomScoreFloor: 0))
+    #expect(policy.oomScoreAdj(for: .idle) == 900)
+    #expect(policy.oomScoreAdj(for: .background) == 660)
+    #expect(policy.oomScoreAdj(for: .foreground) == 100)
+    #expect(policy.oomScoreAdj(for: .audio) == 0)
+  }
+}

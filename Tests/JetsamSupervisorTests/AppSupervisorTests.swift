@@ -1,0 +1,315 @@
+import Foundation
+import JetsamCore
+import Testing
+
+@testable import JetsamShell
+
+/// How the supervisor carries out the policy's actions, seen through recording fakes: what it asks of cgroups,
+/// processes and signals, and what it reports back.
+@Suite("App supervisor")
+struct AppSupervisorTests {
+  @Test("spawn: the app's cgroup with its caps, the command with the launch environment, then spawned and hello")
+  func spawn() throws {
+    let fixture = try SupervisorFixture()
+    fixture.configure("mail", command: ["/usr/bin/mail", "--sync"], memoryLimit: 64 << 20)
+    let pid = try fixture.launch("mail")
+    let cgroup = try #require(fixture.cgroups.cgroup("mail"))
+    #expect(cgroup.limits.memoryBytes == 64 << 20)
+    #expect(cgroup.limits.pids == 64)
+    let request = try #require(fixture.launcher.requests.first)
+    #expect(request.arguments == ["/usr/bin/mail", "--sync"])
+    #expect(request.environment.contains("JETSAM_APP=mail"))
+    #expect(request.environment.contains("JETSAM_LAUNCH_REASON=fresh"))
+    #expect(request.environment.contains("JETSAM_FD=3"))
+    #expect(request.oomScoreAdj == 100, "the foreground band's score")
+    #expect(request.passedDescriptors.map(\.target) == [3])
+    #expect(fixture.reported.last == .spawned(app: "mail", pid: pid, at: fixture.loop.clock))
+    let hello = try #require(fixture.openedChannels.first?.lines.first)
+    #expect(hello.encoded == "hello version=1 app=mail launch=1")
+  }
+
+  @Test("a launch after an exit is told why, in its environment")
+  func launchReason() throws {
+    let fixture = try SupervisorFixture()
+    let previous = PreviousExit(
+      reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
+    try fixture.launch("notes", previousExit: previous)
+    let environment = try #require(fixture.launcher.requests.first?.environment)
+    #expect(environment.contains("JETSAM_LAUNCH_REASON=afterExit"))
+    #expect(
+      environment.contains("JETSAM_PREVIOUS_EXIT=reason=memoryPressure state=suspended time=2026-11-30T10:00:00Z"))
+    #expect(environment.contains("JETSAM_STATE_SUMMARY=draft%203"))
+  }
+
+  @Test("a failed spawn is reported, and its cgroup goes")
+  func spawnFails() throws {
+    let fixture = try SupervisorFixture()
+    fixture.configure("broken")
+    fixture.launcher.failSpawns = true
+    fixture.supervisor.perform(.spawn(app: "broken", launch: 1))
+    guard case .spawnFailed("broken", _, _)? = fixture.reported.last else {
+      Issue.record("expected spawnFailed, got \(fixture.reported)")
+      return
+    }
+    #expect(fixture.cgroups.cgroup("broken")?.calls.contains("remove") == true)
+  }
+
+  @Test("suspend stops every process and is complete only once every process is seen stopped")
+  func suspendCompletes() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    fixture.clearReports()
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    #expect(fixture.signals.count(.stop, to: pid) == 1 && fixture.signals.count(.stop, to: pid + 500) == 1)
+    fixture.supervisor.finishBatch()
+    #expect(fixture.reported.isEmpty, "not stopped yet")
+    #expect(fixture.signals.count(.stop, to: pid) == 2, "a process still running is told again")
+    fixture.signals.states = [pid: "T", pid + 500: "T"]
+    let stoppedAt = fixture.loop.clock
+    fixture.loop.advance(by: .milliseconds(1))
+    guard case .suspendCompleted("a", let at)? = fixture.reported.last else {
+      Issue.record("no suspendCompleted: \(fixture.reported)")
+      return
+    }
+    #expect(at > stoppedAt && at <= fixture.loop.clock, "the instant of the check that saw it stopped")
+    #expect(!fixture.supervisor.isStopPending("a"))
+  }
+
+  @Test("an app that cannot stop is checked on a backing-off timer, never waited for, and never holds up others")
+  func stuckSuspend() throws {
+    let fixture = try SupervisorFixture()
+    let stuck = try fixture.launch("stuck")
+    let other = try fixture.launch("other")
+    fixture.clearReports()
+    fixture.supervisor.perform(.suspend(app: "stuck", pid: stuck))
+    fixture.supervisor.perform(.suspend(app: "other", pid: other))
+    fixture.signals.states = [other: "T", other + 500: "T", stuck: "D", stuck + 500: "T"]
+    fixture.supervisor.finishBatch()
+    #expect(fixture.reported.count == 1)
+    #expect(fixture.reported.first.map { if case .suspendCompleted("other", _) = $0 { true } else { false } } == true)
+    // Ten seconds of a process in D state: a bounded number of checks (backing off to 100 ms), no report.
+    let before = fixture.loop.timerFirings
+    fixture.loop.advance(by: .seconds(10))
+    let checks = fixture.loop.timerFirings - before
+    #expect(checks > 10 && checks < 200, "\(checks) checks in 10 s")
+    #expect(fixture.reported.count == 1)
+    #expect(fixture.supervisor.isStopPending("stuck"))
+    // It wakes up and stops: reported at the next check.
+    fixture.signals.states[stuck] = "T"
+    fixture.loop.advance(by: .milliseconds(100))
+    #expect(fixture.reported.last.map { if case .suspendCompleted("stuck", _) = $0 { true } else { false } } == true)
+  }
+
+  @Test("freezer mode freezes the cgroup and completes when cgroup.events says frozen")
+  func freezerSuspend() throws {
+    let fixture = try SupervisorFixture(mode: .freezer)
+    let pid = try fixture.launch("a")
+    let cgroup = try #require(fixture.cgroups.cgroup("a"))
+    fixture.clearReports()
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    #expect(cgroup.calls.contains("freeze"))
+    #expect(fixture.signals.sent.isEmpty)
+    fixture.supervisor.finishBatch()
+    #expect(fixture.reported.isEmpty)
+    cgroup.frozen = true
+    fixture.loop.ready(cgroup.eventsDescriptor)
+    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
+    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    #expect(cgroup.calls.last == "thaw" || fixture.signals.count(.resume, to: pid) == 1)
+    #expect(cgroup.calls.contains("thaw"))
+  }
+
+  @Test("resume stops the watch and continues every process")
+  func resume() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    #expect(!fixture.supervisor.isStopPending("a"))
+    #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
+  }
+
+  @Test("kill: SIGKILL, cgroup.kill, the instant and memory reported; the exit only once released, reaped and empty")
+  func kill() throws {
+    let fixture = try SupervisorFixture()
+    let victim = try fixture.launch("victim")
+    let bystander = try fixture.launch("bystander")
+    fixture.cgroups.cgroup("victim")?.memory = 300
+    fixture.cgroups.cgroup("bystander")?.memory = 70
+    fixture.clearReports()
+    let snapshot = [
+      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5),
+      SnapshotEntry(name: "bystander", pid: bystander, band: .foreground, state: "foreground", secondsInBand: 1),
+    ]
+    fixture.supervisor.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, snapshot: snapshot))
+    #expect(fixture.signals.sentThroughPidfd == [.kill])
+    let cgroup = try #require(fixture.cgroups.cgroup("victim"))
+    #expect(cgroup.calls.contains("killAll"))
+    #expect(
+      fixture.reported == [
+        .killSignalled(
+          app: "victim", pid: victim, at: fixture.loop.clock, memory: ["victim": 300, "bystander": 70])
+      ])
+    // The main process ends; its cgroup is still populated and its memory release still running.
+    fixture.launcher.ends[victim] = .signaled(signal: 9, dumpedCore: false)
+    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == victim }?.pidfd)
+    fixture.loop.ready(pidfd)
+    #expect(fixture.reported.count == 1)
+    cgroup.populated = false
+    fixture.loop.ready(cgroup.eventsDescriptor)
+    #expect(fixture.reported.count == 1, "the release has not returned yet")
+    fixture.releaser.finishAll()
+    #expect(
+      fixture.reported.last
+        == .exited(
+          app: "victim", pid: victim, end: .signaled(signal: 9, dumpedCore: false), oomKilled: false,
+          at: fixture.loop.clock))
+  }
+
+  @Test("a record is completed with measurements, written, then reported; its cgroup goes on a timer while busy")
+  func recordExit() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let cgroup = try #require(fixture.cgroups.cgroup("a"))
+    cgroup.memory = 40
+    cgroup.busyRemovals = 2
+    fixture.clearReports()
+    let decided = ExitRecord(
+      app: "a", pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 3", state: "background", signal: nil,
+      exitCode: 3, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
+    fixture.supervisor.perform(.recordExit(decided))
+    let written = try #require(fixture.records.records.first)
+    #expect(!written.time.isEmpty)
+    #expect(written.memoryBytes == 40 && written.peakMemoryBytes == 80 && written.cpuSeconds == 1.5)
+    #expect(fixture.reported == [.exitRecorded(written)])
+    #expect(fixture.recorded == [written])
+    #expect(fixture.supervisor.processes["a"] == nil)
+    #expect(fixture.openedChannels.first?.closed == true)
+    #expect(!cgroup.removed)
+    fixture.loop.advance(by: .milliseconds(50))
+    #expect(cgroup.removed, "removed once its last process left")
+  }
+
+  @Test("a relaunch waits until the last launch's cgroup is gone")
+  func relaunchWaitsForRemoval() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    try #require(fixture.cgroups.cgroup("a")).busyRemovals = 3
+    let decided = ExitRecord(
+      app: "a", pid: pid, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0", state: "background",
+      signal: nil, exitCode: 0, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
+    fixture.supervisor.perform(.recordExit(decided))
+    fixture.clearReports()
+    fixture.supervisor.perform(.spawn(app: "a", launch: 2))
+    #expect(fixture.reported.isEmpty, "spawned before the old cgroup was removed")
+    #expect(fixture.cgroups.made.count == 1)
+    fixture.loop.advance(by: .milliseconds(100))
+    #expect(fixture.cgroups.made.count == 2)
+    #expect(fixture.reported.last.map { if case .spawned("a", _, _) = $0 { true } else { false } } == true)
+  }
+
+  @Test("a record that cannot be written is kept and written before the next one, in order")
+  func unwrittenRecord() throws {
+    let fixture = try SupervisorFixture()
+    fixture.records.failing = true
+    let first = ExitRecord(
+      app: "a", pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
+      exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+    var second = first
+    second.app = "b"
+    fixture.supervisor.perform(.recordExit(first))
+    #expect(fixture.records.records.isEmpty && fixture.reported.isEmpty)
+    #expect(fixture.supervisor.unwrittenRecords.count == 1)
+    fixture.records.failing = false
+    fixture.supervisor.perform(.recordExit(second))
+    #expect(fixture.records.records.map(\.app) == ["a", "b"])
+    #expect(fixture.recorded.map(\.app) == ["a", "b"])
+  }
+
+  @Test("a command hook runs in the app's cgroup; its end answers the event")
+  func commandHook() throws {
+    let fixture = try SupervisorFixture()
+    var config = AppConfig(command: ["/bin/app"])
+    config.hooks = [.didEnterBackground: try hook(#"{ command: ["/bin/flush"], timeout: "2s" }"#)]
+    fixture.supervisor.specs["a"] = AppSupervisor.LaunchSpec(config: config, caps: AppCaps())
+    let pid = try fixture.launch("a")
+    fixture.clearReports()
+    let event = AppEvent(id: 4, kind: .didEnterBackground)
+    fixture.supervisor.perform(.runHook(app: "a", pid: pid, event: event))
+    let request = try #require(fixture.launcher.requests.last)
+    #expect(request.arguments == ["/bin/flush"])
+    #expect(request.environment.contains("JETSAM_EVENT=didEnterBackground"))
+    #expect(fixture.reported.isEmpty)
+    fixture.loop.ready(try #require(fixture.launcher.spawned.last?.pidfd))
+    #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 4, at: fixture.loop.clock)])
+  }
+
+  @Test("a hook that cannot start answers its event at once rather than leave it to its deadline")
+  func failedHook() throws {
+    let fixture = try SupervisorFixture()
+    var config = AppConfig(command: ["/bin/app"])
+    config.hooks = [.willTerminate: try hook(#"{ command: ["/bin/save"] }"#)]
+    fixture.supervisor.specs["a"] = AppSupervisor.LaunchSpec(config: config, caps: AppCaps())
+    let pid = try fixture.launch("a")
+    fixture.clearReports()
+    fixture.launcher.failSpawns = true
+    fixture.supervisor.perform(.runHook(app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate)))
+    #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock)])
+  }
+
+  @Test("a band change sets every process's oom_score_adj, right after the current actions")
+  func scores() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    fixture.supervisor.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
+    #expect(fixture.signals.scores.isEmpty)
+    fixture.loop.advance(by: .zero)
+    #expect(fixture.signals.scores == [pid: 900, pid + 500: 900])
+  }
+
+  @Test("lines from the app become policy messages; bad ones are answered with a precise error")
+  func channelLines() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let channel = try #require(fixture.openedChannels.first)
+    fixture.clearReports()
+    channel.write("ack event=3")
+    #expect(
+      fixture.reported == [.appMessage(app: "a", pid: pid, message: .acknowledge(event: 3), at: fixture.loop.clock)])
+    channel.write("hello id=5")
+    #expect(channel.lines.last?.encoded == "reply id=5")
+    channel.write("ack x1=3")
+    let error = try #require(channel.lines.last)
+    #expect(error.word == "error" && error["code"] == "badLine")
+    #expect(error["message"]?.contains("x1=3") == true, "\(error.encoded)")
+    channel.write("fly to=moon")
+    #expect(channel.lines.last?["code"] == "unknownWord")
+    channel.write("stateSummary value=draft%203 id=8")
+    #expect(
+      fixture.reported.last
+        == .appMessage(
+          app: "a", pid: pid, message: .stateSummary("draft 3", requestID: 8), at: fixture.loop.clock))
+  }
+
+  @Test("policy replies and events are encoded on the app's channel; a stale pid gets nothing")
+  func outgoingLines() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let channel = try #require(fixture.openedChannels.first)
+    fixture.supervisor.perform(.reply(app: "a", pid: pid, requestID: 7, fields: [AppField("task", "1")]))
+    #expect(channel.lines.last?.encoded == "reply id=7 task=1")
+    fixture.supervisor.perform(
+      .deliver(app: "a", pid: pid, event: AppEvent(id: 2, kind: .memoryWarning, level: .urgent)))
+    #expect(channel.lines.last?.encoded == "event id=2 name=memoryWarning level=urgent")
+    let count = channel.lines.count
+    fixture.supervisor.perform(.reply(app: "a", pid: pid + 1, requestID: 9, fields: []))
+    #expect(channel.lines.count == count)
+  }
+
+  private func hook(_ json5: String) throws -> LifecycleHook {
+    let decoder = JSONDecoder()
+    decoder.allowsJSON5 = true
+    return try decoder.decode(LifecycleHook.self, from: Data(json5.utf8))
+  }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+@testable import JetsamShell
+
+// Recording fakes behind the supervisor's seams: no root, no cgroups, no real processes. What the supervisor
+// asked for is recorded; what the kernel would say is scripted by the test.
+
+/// A descriptor the fakes can hand out and the supervisor may close: /dev/null, never one of the test's own.
+func scratchDescriptor() -> FileDescriptor {
+  FileDescriptor(rawValue: open("/dev/null", O_RDONLY | O_CLOEXEC))
+}
+
+/// A loop whose time the test moves: timers fire in deadline order when ``advance(by:)`` passes them.
+final class FakeLoop: LoopScheduling {
+  final class Source: LoopSource {
+    var deadline: Instant?
+    var cancelled = false
+    let fire: (UInt32) -> Void
+    init(fire: @escaping (UInt32) -> Void) { self.fire = fire }
+    func schedule(at deadline: Instant?) { self.deadline = deadline }
+    func cancel() {
+      cancelled = true
+      deadline = nil
+    }
+  }
+
+  var clock = Instant.seconds(100)
+  private(set) var timers: [Source] = []
+  private(set) var watches: [Int32: Source] = [:]
+  /// How many times timer handlers ran.
+  private(set) var timerFirings = 0
+
+  func addWatch(fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws -> any LoopSource {
+    let source = Source(fire: handler)
+    watches[fd] = source
+    return source
+  }
+
+  func addTimer(at deadline: Instant?, handler: @escaping () -> Void) throws -> any LoopSource {
+    let source = Source { _ in handler() }
+    source.deadline = deadline
+    timers.append(source)
+    return source
+  }
+
+  func now() -> Instant { clock }
+
+  /// Moves time on by `duration`, firing every timer that falls due on the way, in order.
+  func advance(by duration: Duration) {
+    let end = clock.advanced(by: duration)
+    while let next = timers.filter({ !$0.cancelled && $0.deadline != nil && $0.deadline! <= end })
+      .min(by: { $0.deadline! < $1.deadline! })
+    {
+      clock = max(clock, next.deadline!)
+      next.deadline = nil
+      timerFirings += 1
+      next.fire(0)
+    }
+    clock = end
+  }
+
+  /// Makes the watch on `fd` fire, as the kernel would when it is ready.
+  func ready(_ fd: FileDescriptor) {
+    guard let source = watches[fd.rawValue], !source.cancelled else { return }
+    source.fire(EpollEvents.readable | EpollEvents.priority)
+  }
+
+  /// Whether `fd` is watched.
+  func isWatched(_ fd: FileDescriptor) -> Bool { watches[fd.rawValue].map { !$0.cancelled } ?? false }
+}
+
+/// One app's cgroup, scripted: its processes, whether it is populated or frozen, its memory.
+final class FakeCgroup: AppCgroupControl {
+  let name: String
+  let limits: AppLimits
+  var displayPath: String { "/fake/\(name)" }
+  let spawnDirectory = scratchDescriptor()
+  let joinProcsFiles: [String] = []
+  let eventsDescriptor = scratchDescriptor()
+  var pids: [pid_t] = []
+  var populated = true
+  var frozen = false
+  var memory: Int64 = 0
+  var oomKills = 0
+  /// How many removal attempts answer "still busy" before one succeeds.
+  var busyRemovals = 0
+  private(set) var calls: [String] = []
+  private(set) var removed = false
+
+  init(name: String, limits: AppLimits) {
+    self.name = name
+    self.limits = limits
+  }
+
+  deinit {
+    spawnDirectory.close()
+    eventsDescriptor.close()
+  }
+
+  func processIDs() throws -> [pid_t] { pids }
+  func events() throws -> CgroupEvents { CgroupEvents(populated: populated, frozen: frozen) }
+  func freeze() throws { calls.append("freeze") }
+  func thaw() throws { calls.append("thaw") }
+  func killAll() throws { calls.append("killAll") }
+  func setLimits(_ limits: AppLimits) throws { calls.append("setLimits") }
+  func memoryUsage() throws -> Int64 { memory }
+  func peakMemory() throws -> Int64 { memory * 2 }
+  func memoryLimit() throws -> Int64? { limits.memoryBytes }
+  func cpuSeconds() throws -> Double { 1.5 }
+  func oomKillCount() throws -> Int { oomKills }
+  func removeIfEmpty() throws -> Bool {
+    calls.append("remove")
+    if busyRemovals > 0 {
+      busyRemovals -= 1
+      return false
+    }
+    removed = true
+    return true
+  }
+  func busyError() -> Error { CgroupError(.stillPopulated, "remove \(name)") }
+}
+
+final class FakeCgroups: CgroupBackend {
+  private(set) var made: [FakeCgroup] = []
+  func makeAppCgroup(name: String, limits: AppLimits) throws -> any AppCgroupControl {
+    let cgroup = FakeCgroup(name: name, limits: limits)
+    made.append(cgroup)
+    return cgroup
+  }
+  func adoptAppCgroup(name: String) throws -> any AppCgroupControl { throw CgroupError(.stillPopulated, "adopt") }
+  func appNames() throws -> [String] { made.filter { !$0.removed }.map(\.name) }
+  /// The last cgroup made for app `name`.
+  func cgroup(_ name: String) -> FakeCgroup? { made.last { $0.name == name } }
+}
+
+/// Starts nothing: records what would have been started and hands out pids from 1000 up.
+final class FakeLauncher: ProcessLauncher {
+  private(set) var requests: [SpawnRequest] = []
+  private(set) var spawned: [SpawnedProcess] = []
+  var nextPID: Int32 = 1000
+  var failSpawns = false
+  /// How each pid ended (what reaping its pidfd says).
+  var ends: [Int32: ProcessEnd] = [:]
+
+  func spawn(_ request: SpawnRequest) throws -> SpawnedProcess {
+    if failSpawns { throw SpawnError(stage: .resolveExecutable, errno: ENOENT, detail: request.arguments.first ?? "") }
+    requests.append(request)
+    let process = SpawnedProcess(pid: nextPID, pidfd: scratchDescriptor())
+    nextPID += 1
+    spawned.append(process)
+    return process
+  }
+  func openPidfd(pid: pid_t) throws -> FileDescriptor { scratchDescriptor() }
+  func reap(pidfd: FileDescriptor) throws -> ProcessEnd? {
+    spawned.first { $0.pidfd.rawValue == pidfd.rawValue }.flatMap { ends[$0.pid] }
+  }
+  func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? { ends[pid] }
+  func startTime(of pid: pid_t) -> UInt64 { 1 }
+}
+
+/// Records signals; process states are scripted (a pid not listed is running, `R`).
+final class FakeSignals: SignalSender {
+  private(set) var sent: [(signal: Signal, pid: pid_t)] = []
+  private(set) var sentThroughPidfd: [Signal] = []
+  private(set) var scores: [pid_t: Int32] = [:]
+  var states: [pid_t: Character] = [:]
+
+  func send(_ signal: Signal, to pid: pid_t) { sent.append((signal, pid)) }
+  func send(_ signal: Signal, pidfd: FileDescriptor) throws { sentThroughPidfd.append(signal) }
+  func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
+  func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { scores[pid] = value }
+
+  /// How many times `signal` went to `pid`.
+  func count(_ signal: Signal, to pid: pid_t) -> Int { sent.filter { $0.signal == signal && $0.pid == pid }.count }
+}
+
+final class FakeRecords: RecordSink {
+  private(set) var records: [ExitRecord] = []
+  var failing = false
+  var written: Int { records.count }
+  func append(_ record: ExitRecord) throws {
+    if failing { throw SystemError(code: ENOSPC, "write exits.jsonl") }
+    records.append(record)
+  }
+}
+
+/// A release that finishes when the test says so.
+final class FakeReleaser: MemoryReleaser {
+  private(set) var pending: [() -> Void] = []
+  func release(pidfd: FileDescriptor, done: @escaping () -> Void) -> (any LoopSource)? {
+    pending.append(done)
+    return FakeLoop.Source { _ in }
+  }
+  func finishAll() {
+    let done = pending
+    pending = []
+    for finish in done { finish() }
+  }
+}
+
+/// An app's channel: records the lines sent, and lets the test write lines as the app.
+final class FakeChannel: AppChannelEndpoint {
+  let fd: FileDescriptor
+  let onInput: (LineStream.Input) -> Void
+  private(set) var lines: [AppLine] = []
+  private(set) var closed = false
+  init(fd: FileDescriptor, onInput: @escaping (LineStream.Input) -> Void) {
+    self.fd = fd
+    self.onInput = onInput
+  }
+  func send(_ line: AppLine) { lines.append(line) }
+  func close() {
+    guard !closed else { return }
+    closed = true
+    fd.close()
+  }
+  /// The app writes `text` (one line).
+  func write(_ text: String) { onInput(.line(Array(text.utf8))) }
+}
+
+/// A supervisor wired to fakes, with everything it reports collected.
+final class SupervisorFixture {
+  let loop = FakeLoop()
+  let cgroups = FakeCgroups()
+  let launcher = FakeLauncher()
+  let signals = FakeSignals()
+  let records = FakeRecords()
+  let releaser = FakeReleaser()
+  private let channelLog = ChannelLog()
+  private(set) var reported: [PolicyEvent] = []
+  private(set) var recorded: [ExitRecord] = []
+  let stateDirectory: String
+  let supervisor: AppSupervisor
+
+  init(mode: SuspendConfig.Mode = .signal) throws {
+    stateDirectory = NSTemporaryDirectory() + "jetsam-supervisor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
+    let channelLog = self.channelLog
+    supervisor = AppSupervisor(
+      seams: AppSupervisor.Seams(
+        loop: loop, cgroups: cgroups, launcher: launcher, signals: signals, records: records, releaser: releaser,
+        openChannel: { fd, onInput in
+          let channel = FakeChannel(fd: fd, onInput: onInput)
+          channelLog.channels.append(channel)
+          return channel
+        }),
+      log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
+    supervisor.report = { [unowned self] event in self.reported.append(event) }
+    supervisor.oomScore = { band in Int32(900 - band.rawValue * 80) }
+    supervisor.observers.recorded = { [unowned self] record in self.recorded.append(record) }
+  }
+
+  /// Every channel opened so far.
+  var openedChannels: [FakeChannel] { channelLog.channels }
+
+  deinit { try? FileManager.default.removeItem(atPath: stateDirectory) }
+
+  /// Configures app `name` to run `command`.
+  func configure(_ name: String, command: [String] = ["/bin/app"], memoryLimit: Int64? = nil) {
+    var config = AppConfig(command: command)
+    config.hooks = [:]
+    supervisor.specs[name] = AppSupervisor.LaunchSpec(
+      config: config,
+      caps: AppCaps(memoryLimit: memoryLimit.map { ByteSize(bytes: $0) }, cpuLimit: nil, pidsLimit: 64))
+  }
+
+  /// Launches app `name` and returns its pid.
+  @discardableResult
+  func launch(_ name: String, previousExit: PreviousExit? = nil) throws -> Int32 {
+    if supervisor.specs[name] == nil { configure(name) }
+    supervisor.perform(.spawn(app: name, launch: 1, previousExit: previousExit))
+    guard case .spawned(name, let pid, _)? = reported.last else {
+      throw FixtureError("no spawned report for \(name): \(reported)")
+    }
+    cgroups.cgroup(name)?.pids = [pid, pid + 500]
+    return pid
+  }
+
+  /// Forgets what was reported so far.
+  func clearReports() { reported = [] }
+}
+
+/// The channels a fixture's supervisor opened.
+final class ChannelLog {
+  var channels: [FakeChannel] = []
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
