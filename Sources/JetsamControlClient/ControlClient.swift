@@ -76,6 +76,12 @@ public final class ControlClient {
     return responses
   }
 
+  /// Writes bytes as they are, without waiting for an answer: tests send malformed, split and oversized requests
+  /// this way, then read what comes back with ``nextResponse()``.
+  public func write(raw bytes: [UInt8]) throws(ControlClientError) {
+    try write(bytes)
+  }
+
   /// The next response line (`exits --follow` streams them), or nil when the daemon closed the connection.
   public func nextResponse() throws(ControlClientError) -> ControlResponse? {
     while true {

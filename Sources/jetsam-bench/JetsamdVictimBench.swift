@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 
 /// Times jetsamd's reaction to a pressure threshold crossing: from the crossing to the victim's SIGKILL, and to
 /// the victim's memory being back.
@@ -134,7 +135,7 @@ final class JetsamdVictimBench {
     allocate.action = "allocate"
     allocate.size = balloon
     try client.sendAccepted(allocate)
-    try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: 10) {
+    try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: .seconds(10)) {
       (gauge.read() ?? 0) >= empty + balloon - (4 << 20)
     }
     _ = gauge.settled()
@@ -256,7 +257,7 @@ final class JetsamdVictimBench {
     let start = before ?? (gauge.read() ?? 0)
     let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
     let expected = start + Int64(chunks) * AllocatorModel.mebibyte
-    try waitUntil("\(name) to touch \(chunks) MiB", timeout: 10) { (gauge.read() ?? 0) >= expected }
+    try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) { (gauge.read() ?? 0) >= expected }
     return pid
   }
 
@@ -266,18 +267,9 @@ final class JetsamdVictimBench {
     for name in names where apps[name]?.pid != nil {
       _ = try? client.send(ControlRequest(verb: .kill, app: name))
     }
-    try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: 10) {
+    try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: .seconds(10)) {
       let apps = try client.apps()
       return names.allSatisfy { apps[$0]?.pid == nil }
     }
-  }
-
-  private func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
-    let start = MonotonicTime.now()
-    while MonotonicTime.seconds(since: start) < timeout {
-      if try condition() { return }
-      MonotonicTime.sleep(milliseconds: 5)
-    }
-    throw BenchError("timed out after \(timeout) s waiting for \(what)")
   }
 }

@@ -1,3 +1,5 @@
+import JetsamTestKit
+
 /// One measured kill: every instant on CLOCK_MONOTONIC (ns).
 ///
 /// - `crossing`: the reference instant of the threshold crossing, from ``crossingSource``.

@@ -1,6 +1,7 @@
 import CJetsamShim
 import Foundation
 import Glibc
+import JetsamTestKit
 
 // jetsam-bench (`make bench`): jetsamd against earlyoom 1.7 on this machine, in one run.
 //
@@ -32,11 +33,10 @@ do {
 guard getuid() == 0 else { fail("needs root (it creates cgroups and runs jetsamd)") }
 CleanupRegistry.shared.installSignalHandlers()
 
-let binaries: Binaries
-do {
-  binaries = try Binaries.locate(override: options.binDirectory)
-} catch {
-  fail("\(error)")
+// The release binaries beside the bench's own executable (`.build/release`), never a debug build found elsewhere.
+let binaries = Binaries.locate(override: options.binDirectory ?? Binaries.runningExecutableDirectory)
+if let missing = binaries.missing.first {
+  fail("\(missing) is missing: build the release products first (make bench, or swift build -c release)")
 }
 
 let benchStart = MonotonicTime.now()
