@@ -28,11 +28,18 @@ let package = Package(
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
+    // System errors, file descriptors and /proc parsing over Glibc, below the shell, the test kit and the bench.
+    .target(name: "JetsamPlatform", dependencies: ["CJetsamShim"]),
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
-      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "CJetsamShim", "CCgroup", "CSystemd"]
+      dependencies: [
+        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "CJetsamShim", "CCgroup", "CSystemd",
+      ]
     ),
+    // What the tests and the bench share: scratch cgroups, a real jetsamd, the built binaries, waiting, cleanup.
+    .target(
+      name: "JetsamTestKit", dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient"]),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
     .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
@@ -40,7 +47,8 @@ let package = Package(
     .executableTarget(name: "jetsam-testapp"),
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.
     .executableTarget(
-      name: "jetsam-bench", dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
+      name: "jetsam-bench",
+      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit", "CJetsamShim"]),
 
     // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
     .target(name: "JetsamClient", dependencies: ["JetsamWire"]),
@@ -50,9 +58,12 @@ let package = Package(
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
-    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
+    .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),
+    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamTestKit"]),
     // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
-    .testTarget(name: "JetsamIntegrationTests", dependencies: ["JetsamCore", "JetsamProtocol"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "JetsamIntegrationTests",
+      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit"], exclude: ["Fixtures"]),
     // How the app supervisor carries out actions, through recording fakes: no root, no kernel.
     .testTarget(name: "JetsamSupervisorTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
   ],

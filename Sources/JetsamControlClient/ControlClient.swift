@@ -19,6 +19,9 @@ public final class ControlClient {
   public let path: String
 
   /// Connects to the socket at `path`.
+  ///
+  /// The failure paths leave the descriptor to `deinit`: Swift runs it when a class initializer throws after every
+  /// stored property is set, so closing here too would close a number another thread may have opened meanwhile.
   public init(path: String) throws(ControlClientError) {
     self.path = path
     fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -27,7 +30,6 @@ public final class ControlClient {
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
     guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      close(fd)
       throw ControlClientError("socket path too long: \(path)")
     }
     withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
@@ -38,14 +40,13 @@ public final class ControlClient {
     }
     if result != 0 {
       let reason = String(cString: strerror(errno))
-      close(fd)
       throw ControlClientError(
         "cannot reach jetsamd at \(path): \(reason) (is jetsamd running? --socket or JETSAM_SOCKET choose another socket)"
       )
     }
   }
 
-  deinit { close(fd) }
+  deinit { if fd >= 0 { close(fd) } }
 
   /// A request as the bytes of one line (encode ahead of a timed section).
   public func encode(_ request: ControlRequest) throws -> [UInt8] {
@@ -73,6 +74,12 @@ public final class ControlClient {
       responses.append(response)
     }
     return responses
+  }
+
+  /// Writes bytes as they are, without waiting for an answer: tests send malformed, split and oversized requests
+  /// this way, then read what comes back with ``nextResponse()``.
+  public func write(raw bytes: [UInt8]) throws(ControlClientError) {
+    try write(bytes)
   }
 
   /// The next response line (`exits --follow` streams them), or nil when the daemon closed the connection.

@@ -36,7 +36,7 @@ public struct ExitClassification: Sendable, Equatable {
     _ end: ProcessEnd, requestedKill: RequestedKill?, sentTerminate: Bool, oomKilled: Bool
   ) -> ExitClassification {
     // An unobserved end of a process we had asked to kill is taken to be that kill (our SIGKILL went out).
-    let killedBySIGKILL = end.signal == SignalNumber.kill || (end == .unobserved && requestedKill != nil)
+    let killedBySIGKILL = end.terminatingSignal == .kill || (end == .unobserved && requestedKill != nil)
 
     // Our own SIGKILL is the one that landed: the kill we asked for names the reason. A process that died
     // some other way first (exited, crashed) is classified by what really happened.
@@ -59,7 +59,7 @@ public struct ExitClassification: Sendable, Equatable {
       return ExitClassification(reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit")
     }
     // An app that honours our SIGTERM (exits cleanly or lets the signal kill it) ended normally.
-    if sentTerminate && (end == .exited(code: 0) || end.signal == SignalNumber.terminate) {
+    if sentTerminate && (end == .exited(code: 0) || end.terminatingSignal == .terminate) {
       return ExitClassification(reason: .normalAppExit, terminationReason: "JETSAM terminate")
     }
     switch end {
@@ -78,9 +78,9 @@ public struct ExitClassification: Sendable, Equatable {
 
   /// The exit reason of a fatal signal nobody in jetsam asked for.
   static func signalReason(_ signal: Int32) -> ExitReason {
-    switch signal {
-    case SignalNumber.segmentationFault, SignalNumber.busError: .badAccess
-    case SignalNumber.illegalInstruction: .illegalInstruction
+    switch Signal(rawValue: signal) {
+    case .segmentationFault, .busError: .badAccess
+    case .illegalInstruction: .illegalInstruction
     default: .abnormal
     }
   }
@@ -88,18 +88,6 @@ public struct ExitClassification: Sendable, Equatable {
   /// `SIGNAL 0x` and the signal number in lowercase hex, as in Apple's crash reports.
   static func signalCode(_ signal: Int32) -> String {
     "SIGNAL 0x" + String(signal, radix: 16)
-  }
-}
-
-extension ProcessEnd {
-  /// The signal that ended the process, if one did.
-  public var signal: Int32? {
-    if case .signaled(let signal, _) = self { signal } else { nil }
-  }
-
-  /// The exit status, if the process exited.
-  public var exitCode: Int32? {
-    if case .exited(let code) = self { code } else { nil }
   }
 }
 
@@ -115,8 +103,8 @@ extension ExitReason {
     case .backgroundTaskAssertionTimeout: "RUNNINGBOARD 0x2182bad2"
     case .suspendedWithLockedFile: "RUNNINGBOARD 0xdead10cc"
     case .normalAppExit, .abnormal: "JETSAM requested"
-    case .badAccess: ExitClassification.signalCode(SignalNumber.segmentationFault)
-    case .illegalInstruction: ExitClassification.signalCode(SignalNumber.illegalInstruction)
+    case .badAccess: ExitClassification.signalCode(Signal.segmentationFault.rawValue)
+    case .illegalInstruction: ExitClassification.signalCode(Signal.illegalInstruction.rawValue)
     }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamTestKit
 
 /// Times earlyoom 1.7 on the same kind of kill as ``JetsamdVictimBench``, with the threshold set on the host's
 /// MemAvailable (the only figure earlyoom watches).
@@ -113,7 +114,7 @@ final class EarlyoomVictimBench {
       + "exec '\(earlyoom)' -M \(thresholdKiB),\(thresholdKiB) -r 0 --prefer '^jbvictim$'"
     let (program, arguments) = inCgroup(
       victimCgroup, ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "/bin/sh", "-c", script])
-    let namespace = try ChildProcess(program, arguments)
+    let namespace = try ChildProcess(program, arguments, realTimeLog: true)
     var allocator: ChildProcess?
     var earlyoomPid: Int32?
     defer {
@@ -169,7 +170,7 @@ final class EarlyoomVictimBench {
         "\(markAt)",
       ])
     do {
-      allocator = try ChildProcess(allocProgram, allocArguments)
+      allocator = try ChildProcess(allocProgram, allocArguments, realTimeLog: true)
     } catch {
       _ = sampler.stop()
       throw error

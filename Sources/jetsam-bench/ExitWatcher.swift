@@ -1,6 +1,6 @@
-import CJetsamShim
 import Foundation
 import Glibc
+import JetsamTestKit
 
 /// Notes the moment a process (not necessarily a child) ends, from a pidfd that becomes readable when it exits.
 ///
@@ -15,11 +15,10 @@ final class ExitWatcher: @unchecked Sendable {
   /// Starts watching `pid`; throws if the process is already gone.
   init(pid: Int32) throws {
     self.pid = pid
-    let pidfd = jetsam_pidfd_open(pid, 0)
-    guard pidfd >= 0 else { throw BenchError("pidfd_open \(pid): \(String(cString: strerror(errno)))") }
+    let pidfd = try openPidfd(pid: pid)
     Thread.detachNewThread { [self] in
       ObserverPriority.promoteCurrentThread()
-      var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+      var entry = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
       while true {
         let r = poll(&entry, 1, 50)
         let now = MonotonicTime.now()
@@ -34,7 +33,7 @@ final class ExitWatcher: @unchecked Sendable {
         lock.unlock()
         if stop { break }
       }
-      close(pidfd)
+      pidfd.close()
     }
   }
 

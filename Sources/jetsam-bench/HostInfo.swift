@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamTestKit
 
 /// What the report says about the machine it ran on.
 enum HostInfo {
@@ -25,7 +26,7 @@ enum HostInfo {
 
   /// `earlyoom -v`'s first line.
   static func earlyoomVersion(_ path: String?) -> String {
-    guard let path, let result = try? ChildProcess.run(path, ["-v"], timeout: 5) else { return "not installed" }
-    return result.output.split(separator: "\n").first.map(String.init) ?? "?"
+    guard let path, let result = try? runCommand(path, ["-v"], timeout: .seconds(5)) else { return "not installed" }
+    return (result.stdout + result.stderr).split(separator: "\n").first.map(String.init) ?? "?"
   }
 }

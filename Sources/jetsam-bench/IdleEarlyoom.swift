@@ -1,4 +1,5 @@
 import Glibc
+import JetsamTestKit
 
 /// An earlyoom started only to measure its own cost next to the idle daemon: alone in a PID namespace (so there is
 /// nothing it could kill) with a threshold of 1 MiB available it never reaches.
@@ -9,7 +10,8 @@ struct IdleEarlyoom {
 
   static func start(_ earlyoom: String) throws -> IdleEarlyoom {
     let namespace = try ChildProcess(
-      "/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "--kill-child", earlyoom, "-M", "1024,1024", "-r", "0"])
+      "/usr/bin/unshare", ["--pid", "--fork", "--mount-proc", "--kill-child", earlyoom, "-M", "1024,1024", "-r", "0"],
+      realTimeLog: true)
     let start = MonotonicTime.now()
     while MonotonicTime.seconds(since: start) < 5 {
       if let pid = ProcessStats.children(namespace.pid).first { return IdleEarlyoom(namespace: namespace, pid: pid) }

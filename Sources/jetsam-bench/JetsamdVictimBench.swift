@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 
 /// Times jetsamd's reaction to a pressure threshold crossing: from the crossing to the victim's SIGKILL, and to
 /// the victim's memory being back.
@@ -19,9 +20,8 @@ import JetsamProtocol
 ///    `alloc N --rate R --hold --mark-file F --mark-at K`: the allocator writes the CLOCK_MONOTONIC time at
 ///    which it reached the threshold itself (K = that chunk; N = K + 3, so it stops right after the crossing and
 ///    the counter then only moves with the victim).
-/// 3. Kill time: when the bench reads jetsamd's `killing victim pid P …` log line from its stderr pipe (jetsamd
-///    writes it right after pidfd_send_signal(SIGKILL), cgroup.kill and starting its process_mrelease thread,
-///    so this is a slight over-estimate). Memory back: the first sample at which the device counter has
+/// 3. Kill time: the victim's exit record, `killSignalledNanoseconds` (jetsamd stamps it on CLOCK_MONOTONIC right
+///    after pidfd_send_signal(SIGKILL) returns). Memory back: the first sample at which the device counter has
 ///    dropped by 95 % of the victim's charge. Exit: the victim's pidfd.
 /// 4. The allocator is killed, and the next run starts from the same state.
 /// The sampler's first reading past U is a cross-check of the allocator's mark: a run whose mark lies further
@@ -134,7 +134,7 @@ final class JetsamdVictimBench {
     allocate.action = "allocate"
     allocate.size = balloon
     try client.sendAccepted(allocate)
-    try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: 10) {
+    try waitUntil("the balloon of \(balloon >> 20) MiB to fill", timeout: .seconds(10)) {
       (gauge.read() ?? 0) >= empty + balloon - (4 << 20)
     }
     _ = gauge.settled()
@@ -164,20 +164,19 @@ final class JetsamdVictimBench {
       _ = sampler.stop()
       throw error
     }
-    let killLine = "killing victim pid \(victimPid) "
     var mark: UInt64?
-    var kill: LineLog.Line?
     var backSeen = false
     let deadline = Double(total) / Double(rate) + 2
     while MonotonicTime.seconds(since: launched) < deadline {
       if mark == nil { mark = Self.readMark(markPath) }
-      if kill == nil { kill = daemon.log.first(after: launched) { $0.contains(killLine) } }
-      if !backSeen, kill != nil, let latest = sampler.latest, latest.values[0] <= backLevel { backSeen = true }
-      if mark != nil, kill != nil, backSeen, watcher.exitTime != nil { break }
+      if !backSeen, let latest = sampler.latest, latest.values[0] <= backLevel { backSeen = true }
+      if mark != nil, backSeen, watcher.exitTime != nil { break }
       MonotonicTime.sleep(milliseconds: 2)
     }
     let samples = sampler.stop()
     let achieved = achievedRate()
+    // Only a victim that died before killAndWait (jetsamd's kill) has the record to read.
+    let killRecord = Result { watcher.exitTime == nil ? nil : try victimRecord(pid: victimPid) }
     try killAndWait(["alloc", "victim"])
     unlink(markPath)
     let sampledCrossing = MemorySampler.firstTime(in: samples, gauge: 0) { $0 >= threshold }
@@ -188,12 +187,19 @@ final class JetsamdVictimBench {
       throw BenchError(
         "the allocator stopped below the threshold (charge model off by more than \(Self.extraChunks) MiB)")
     }
-    guard let kill else { throw BenchError("jetsamd did not kill the victim within 2 s of the crossing") }
+    guard let record = try killRecord.get() else {
+      throw BenchError("jetsamd did not kill the victim within 2 s of the crossing")
+    }
+    guard record.reason == .memoryPressure else {
+      throw BenchError("the victim died of \(record.terminationReason), not of jetsamd's kill under pressure")
+    }
+    guard let signalled = record.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {
+      throw BenchError(
+        "the victim's exit record has no killSignalledNanoseconds: this jetsamd does not stamp its SIGKILL yet, "
+          + "so the kill instant is unknown")
+    }
     var result = VictimRun(crossingSource: .allocatorMark, allocatorMark: mark, sampledCrossing: sampledCrossing)
-    // jetsamd stamps the SIGKILL itself (`signalled=NS` on CLOCK_MONOTONIC); the line's arrival is the fallback.
-    result.kill =
-      kill.text.split(separator: " ").first { $0.hasPrefix("signalled=") }
-      .flatMap { UInt64($0.dropFirst("signalled=".count)) } ?? kill.time
+    result.kill = kill
     result.exit = watcher.exitTime
     result.achievedRate = achieved
     result.memoryBack = MemorySampler.firstTime(in: samples, gauge: 0, after: mark) { $0 <= backLevel }
@@ -235,6 +241,17 @@ final class JetsamdVictimBench {
 
   // MARK: Helpers
 
+  /// The exit record jetsamd writes for the victim `pid`, read from its record log: it follows the victim's exit by
+  /// the time jetsamd takes to reap it and fsync the record.
+  private func victimRecord(pid: Int32) throws -> ExitRecord {
+    var record: ExitRecord?
+    try waitUntil("the exit record of victim pid \(pid)", timeout: .seconds(2)) {
+      record = daemon.exitRecords().last { $0.app == "victim" && $0.pid == pid }
+      return record != nil
+    }
+    return record!
+  }
+
   /// The allocator's rate from the last `done: N MiB in S s` line of its log.
   private func achievedRate() -> Double? {
     guard let text = try? String(contentsOfFile: daemon.directory + "/state/logs/alloc.log", encoding: .utf8),
@@ -256,7 +273,7 @@ final class JetsamdVictimBench {
     let start = before ?? (gauge.read() ?? 0)
     let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
     let expected = start + Int64(chunks) * AllocatorModel.mebibyte
-    try waitUntil("\(name) to touch \(chunks) MiB", timeout: 10) { (gauge.read() ?? 0) >= expected }
+    try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) { (gauge.read() ?? 0) >= expected }
     return pid
   }
 
@@ -266,18 +283,9 @@ final class JetsamdVictimBench {
     for name in names where apps[name]?.pid != nil {
       _ = try? client.send(ControlRequest(verb: .kill, app: name))
     }
-    try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: 10) {
+    try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: .seconds(10)) {
       let apps = try client.apps()
       return names.allSatisfy { apps[$0]?.pid == nil }
     }
-  }
-
-  private func waitUntil(_ what: String, timeout: Double, _ condition: () throws -> Bool) throws {
-    let start = MonotonicTime.now()
-    while MonotonicTime.seconds(since: start) < timeout {
-      if try condition() { return }
-      MonotonicTime.sleep(milliseconds: 5)
-    }
-    throw BenchError("timed out after \(timeout) s waiting for \(what)")
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamTestKit
 
 /// Reads one or more ``MemoryGauge``s on a thread of its own every ``interval`` microseconds and keeps every
 /// reading with its CLOCK_MONOTONIC time, for working out afterwards when a counter crossed a level.

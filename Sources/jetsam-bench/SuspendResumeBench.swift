@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamProtocol
+import JetsamTestKit
 
 /// What suspending and resuming a fleet of idle apps cost, seen from a client of the control socket.
 struct SuspendResumeResult: Sendable {
@@ -163,9 +164,11 @@ final class SuspendResumeBench {
   /// Runs `jetsamctl --socket S VERB NAME` and returns its wall time (ms).
   private func cli(_ verb: String, _ name: String) throws -> Double {
     let start = MonotonicTime.now()
-    let (status, output) = try ChildProcess.run(binaries.jetsamctl, ["--socket", daemon.socketPath, verb, name])
+    let result = try runCommand(binaries.jetsamctl, ["--socket", daemon.socketPath, verb, name])
     let elapsed = MonotonicTime.seconds(since: start) * 1000
-    guard status == 0 else { throw BenchError("jetsamctl \(verb) \(name) failed: \(output)") }
+    guard result.status == 0 else {
+      throw BenchError("jetsamctl \(verb) \(name) failed: \(result.stdout)\(result.stderr)")
+    }
     return elapsed
   }
 
@@ -177,6 +180,6 @@ final class SuspendResumeBench {
         (try? String(contentsOfFile: "\(daemon.deviceUnifiedDirectory)/\(name)/cgroup.events", encoding: .utf8)) ?? ""
       return events.contains("frozen 1")
     }
-    return ProcessStats.state(pid) == "T"
+    return processState(pid: pid) == "T"
   }
 }

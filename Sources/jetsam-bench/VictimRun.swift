@@ -1,10 +1,12 @@
+import JetsamTestKit
+
 /// One measured kill: every instant on CLOCK_MONOTONIC (ns).
 ///
 /// - `crossing`: the reference instant of the threshold crossing, from ``crossingSource``.
 /// - `allocatorMark`: the allocator's own stamp of the crossing (jetsam-testapp `--mark-file`).
 /// - `sampledCrossing`: the first reading of the bench's 250 µs sampler past the threshold.
-/// - `kill`: when the killer's log line about the SIGKILL was read (jetsamd writes it right after the signal,
-///   earlyoom right before).
+/// - `kill`: jetsamd: the SIGKILL instant it stamps in the victim's exit record (`killSignalledNanoseconds`, right
+///   after the signal); earlyoom: when its log line about the SIGKILL was read (printed right before the signal).
 /// - `exit`: when the victim's pidfd reported its exit.
 /// - `memoryBack`: the first sample at which the counter had dropped by 95 % of the victim's charge.
 struct VictimRun: Sendable {

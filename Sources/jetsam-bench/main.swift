@@ -1,6 +1,7 @@
 import CJetsamShim
 import Foundation
 import Glibc
+import JetsamTestKit
 
 // jetsam-bench (`make bench`): jetsamd against earlyoom 1.7 on this machine, in one run.
 //
@@ -32,11 +33,10 @@ do {
 guard getuid() == 0 else { fail("needs root (it creates cgroups and runs jetsamd)") }
 CleanupRegistry.shared.installSignalHandlers()
 
-let binaries: Binaries
-do {
-  binaries = try Binaries.locate(override: options.binDirectory)
-} catch {
-  fail("\(error)")
+// The release binaries beside the bench's own executable (`.build/release`), never a debug build found elsewhere.
+let binaries = Binaries.locate(override: options.binDirectory ?? Binaries.runningExecutableDirectory)
+if let missing = binaries.missing.first {
+  fail("\(missing) is missing: build the release products first (make bench, or swift build -c release)")
 }
 
 let benchStart = MonotonicTime.now()
@@ -170,9 +170,10 @@ for line in [
   "crossing = jetsamd: the allocator's own mark (device counter; runs whose mark the 250 µs sampler contradicts are",
   "  repeated); earlyoom: the sampler's first MemAvailable reading at its threshold (MemAvailable is host-wide and, on",
   "  this kernel, blind to pages parked on per-CPU free lists, so the allocator cannot know when it crosses).",
-  "SIGKILL = the killer's log line, read by a real-time thread (jetsamd writes it just after the signal, earlyoom",
-  "  just before). Memory back = the counter the victim is charged to (jetsamd: the device; earlyoom: the victim's",
-  "  cgroup) down by 95 % of the victim. p90/p99 are nearest-rank: with 20 runs the p99 is the worst run.",
+  "SIGKILL = jetsamd: the instant it stamps in the victim's exit record, just after the signal; earlyoom: its log",
+  "  line, read by a real-time thread, printed just before. Memory back = the counter the victim is charged to",
+  "  (jetsamd: the device; earlyoom: the victim's cgroup) down by 95 % of the victim. p90/p99 are nearest-rank:",
+  "  with 20 runs the p99 is the worst run.",
 ] {
   print("note: " + line)
 }

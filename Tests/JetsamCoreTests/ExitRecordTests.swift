@@ -9,7 +9,7 @@ import Testing
     let actions = policy.exits("a", sigsegv, at: t(7, ms: 500))
     let expected = ExitRecord(
       app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", state: "foreground",
-      signal: SignalNumber.segmentationFault, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
+      signal: Signal.segmentationFault.rawValue, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
       pressureLevel: .warning, deviceAvailableBytes: Available.warning, snapshot: nil)
     #expect(
       actions == [
@@ -71,7 +71,7 @@ import Testing
       record
         == ExitRecord(
           app: "s1", pid: 14, launch: 1, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-          state: "suspended", signal: SignalNumber.kill, exitCode: nil, aliveSeconds: 7, stateSeconds: 6,
+          state: "suspended", signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7, stateSeconds: 6,
           pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot))
   }
 
@@ -112,7 +112,7 @@ import Testing
     "A victim that ends by itself is classified by what happened and still frees jetsam",
     arguments: [
       (ProcessEnd.exited(code: 0), ExitReason.normalAppExit, "EXIT 0"),
-      (.signaled(signal: SignalNumber.segmentationFault, dumpedCore: true), .badAccess, "SIGNAL 0xb"),
+      (.signaled(signal: Signal.segmentationFault.rawValue, dumpedCore: true), .badAccess, "SIGNAL 0xb"),
     ])
   func victimEndsByItself(end: ProcessEnd, reason: ExitReason, code: String) throws {
     var policy = JetsamPolicy()

@@ -23,9 +23,9 @@ func t(_ seconds: Int64) -> Instant { .seconds(seconds) }
 /// `t(seconds)` plus some milliseconds.
 func t(_ seconds: Int64, ms: Int64) -> Instant { .milliseconds(seconds * 1000 + ms) }
 
-let sigkill = ProcessEnd.signaled(signal: SignalNumber.kill, dumpedCore: false)
-let sigterm = ProcessEnd.signaled(signal: SignalNumber.terminate, dumpedCore: false)
-let sigsegv = ProcessEnd.signaled(signal: SignalNumber.segmentationFault, dumpedCore: true)
+let sigkill = ProcessEnd.signaled(signal: Signal.kill.rawValue, dumpedCore: false)
+let sigterm = ProcessEnd.signaled(signal: Signal.terminate.rawValue, dumpedCore: false)
+let sigsegv = ProcessEnd.signaled(signal: Signal.segmentationFault.rawValue, dumpedCore: true)
 
 func testConfig(
   slots: Int = 1, grace: Duration? = nil, killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5)

@@ -52,7 +52,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["background", "app"]).status == 0)
     try daemon.waitUntil("didEnterBackground") { Self.events(events).contains("didEnterBackground") }
     #expect(try daemon.ctl(["suspend", "app"]).status == 0)
-    #expect(processState(pid) == "T")
+    #expect(processState(pid: pid) == "T")
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     #expect(try daemon.ctl(["activate", "app"]).status == 0)
     try daemon.waitUntil("the second didBecomeActive") {
@@ -95,7 +95,7 @@ struct AppLifecycleTests {
     try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
     usleep(500_000)
     #expect(try daemon.apps()["uploader"]?.state == "background", "a task keeps it from being suspended")
-    #expect(processState(pid) != "T")
+    #expect(processState(pid: pid) != "T")
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
     #expect(record.reason == .backgroundTaskAssertionTimeout)
     #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
@@ -114,7 +114,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["background", "saver"]).status == 0)
     try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
     try daemon.waitUntil("suspension after the task ended") { try daemon.apps()["saver"]?.state == "suspended" }
-    #expect(processState(pid) == "T")
+    #expect(processState(pid: pid) == "T")
     #expect(try daemon.recordsOnDisk().isEmpty)
   }
 
@@ -211,10 +211,10 @@ struct AppLifecycleTests {
     let daemon = try Self.fastDaemon(
       extra: """
         apps: {
-          quiet: { command: ["\(Binaries.testapp)", "idle"] },
-          saving: { command: ["\(Binaries.testapp)", "idle"],
+          quiet: { command: ["\(Binaries.current.testapp)", "idle"] },
+          saving: { command: ["\(Binaries.current.testapp)", "idle"],
                     hooks: { didEnterBackground: { command: ["/bin/sh", "-c", "echo saved > \(marker)"] } } },
-          stuck: { command: ["\(Binaries.testapp)", "idle"],
+          stuck: { command: ["\(Binaries.current.testapp)", "idle"],
                    hooks: { didEnterBackground: { command: ["/bin/sleep", "100"], timeout: "300ms" } } },
         }
         """)

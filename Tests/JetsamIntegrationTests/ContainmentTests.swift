@@ -69,10 +69,7 @@ struct ContainmentTests {
   }
 
   private func cpuSeconds(_ pid: Int32) -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let close = text.lastIndex(of: ")")
-    else { return 0 }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    guard let ticks = (try? ProcessStat.read(pid: pid))?.cpuTicks else { return 0 }
+    return Double(ticks) / Double(ProcessStat.ticksPerSecond)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
 import Testing
@@ -38,7 +39,7 @@ struct ControlSocketTests {
   func malformedRequest(_ bad: Malformed) throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
-    let client = try RawControlClient(path: daemon.socket)
+    let client = try ControlClient(path: daemon.socket)
     let (code, message) = try client.errorFor(bad.line)
     #expect(code == bad.code, "\(message)")
     #expect(message.contains(bad.message), "got: \(message)")
@@ -51,20 +52,20 @@ struct ControlSocketTests {
   func hugeLine() throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
-    let flooder = try RawControlClient(path: daemon.socket)
-    let bystander = try RawControlClient(path: daemon.socket)
+    let flooder = try ControlClient(path: daemon.socket)
+    let bystander = try ControlClient(path: daemon.socket)
     let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
     for index in 0..<10 {
-      try flooder.send(chunk)
+      try flooder.write(raw: chunk)
       if index == 5 {
         // Halfway through the flood, another client is served normally.
         let (code, _) = try bystander.errorFor(#"{"v":1,"verb":"ps"}"#)
         #expect(code == nil)
       }
     }
-    try flooder.send("\n")
-    let response = try flooder.readResponse()
-    #expect((response["error"] as? [String: Any])?["code"] as? String == "requestTooLarge")
+    try flooder.write(raw: Array("\n".utf8))
+    let response = try flooder.nextResponse()
+    #expect(response?.error?.code.rawValue == "requestTooLarge")
     let (code, _) = try flooder.errorFor(#"{"v":1,"verb":"status"}"#)
     #expect(code == nil, "the flooder's connection is usable after its oversized line")
     // The daemon's memory stayed small: it did not keep the 10 MB.
@@ -76,10 +77,10 @@ struct ControlSocketTests {
   func stuckClient() throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
-    let stuck = try RawControlClient(path: daemon.socket)
+    let stuck = try ControlClient(path: daemon.socket)
     // Thousands of requests whose answers are never read fill the socket buffers.
     let requests = String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 5000)
-    try stuck.send(requests)
+    try stuck.write(raw: Array(requests.utf8))
     let result = try daemon.ctl(["ps"])
     #expect(result.status == 0, "\(result.stderr)")
   }
@@ -97,20 +98,24 @@ struct ControlSocketTests {
     chmod(daemon.socket, 0o666)
     let outsider = try runCommand(
       "/usr/bin/setpriv",
-      ["--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+      [
+        "--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
+        "ps",
+      ])
     #expect(outsider.status == 1)
     #expect(outsider.stderr.contains("permission denied"), "\(outsider.stderr)")
 
     // nobody's primary group is nogroup, the control group: allowed.
     let member = try runCommand(
       "/usr/bin/setpriv",
-      ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.jetsamctl, "--socket", daemon.socket, "ps"])
+      [
+        "--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
+        "ps",
+      ])
     #expect(member.status == 0, "\(member.stderr)")
   }
 
   private func residentKilobytes(_ pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-    return line.flatMap { Int($0.split(separator: " ")[1]) }
+    (try? ProcessStatus.read(pid: pid))?.residentBytes.map { Int($0 / 1024) }
   }
 }

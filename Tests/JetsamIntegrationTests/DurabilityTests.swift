@@ -49,7 +49,7 @@ final class ExitFollower: @unchecked Sendable {
   private var collected: [ExitRecord] = []
 
   init(socket: String) throws {
-    process.executableURL = URL(fileURLWithPath: Binaries.jetsamctl)
+    process.executableURL = URL(fileURLWithPath: Binaries.current.jetsamctl)
     process.arguments = ["--socket", socket, "--json", "exits", "--follow"]
     let pipe = Pipe()
     process.standardOutput = pipe

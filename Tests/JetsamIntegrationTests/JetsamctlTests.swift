@@ -17,7 +17,7 @@ struct JetsamctlTests {
     // launch prints the pid and the app is in its own cgroup with the requested caps.
     let launched = try daemon.ctl([
       "launch", "mail", "--memory-limit", "64M", "--cpu-limit", "50", "--band", "mail", "--env", "GREETING=hi", "--",
-      Binaries.testapp, "idle",
+      Binaries.current.testapp, "idle",
     ])
     #expect(launched.status == 0, "\(launched.stderr)")
     let mail = try #require(Int32(launched.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -51,9 +51,9 @@ struct JetsamctlTests {
 
     // suspend / resume, seen in /proc.
     #expect(try daemon.ctl(["suspend", "maps"]).status == 0)
-    #expect(processState(maps) == "T")
+    #expect(processState(pid: maps) == "T")
     #expect(try daemon.ctlJSON(AppInfo.self, ["resume", "maps"]).state == "background")
-    try daemon.waitUntil("maps to run again") { processState(maps) != "T" }
+    try daemon.waitUntil("maps to run again") { processState(pid: maps) != "T" }
 
     // Illegal requests fail with exit 1 and say why.
     let illegal = try daemon.ctl(["resume", "mail"])
@@ -65,7 +65,7 @@ struct JetsamctlTests {
     let status = try daemon.ctlJSON(StatusInfo.self, ["status"])
     #expect(status.appsByState["foreground"] == 1)
     #expect(status.appsByState["background"] == 1)
-    #expect(status.cgroupMode == (CgroupCleanup.isPureV2 ? "unified" : "hybrid"))
+    #expect(status.cgroupMode == (CgroupHost.isPureV2 ? "unified" : "hybrid"))
     #expect(status.suspendMode == "signal")
 
     // terminate ends it gracefully (SIGTERM): normalAppExit.
@@ -159,11 +159,11 @@ struct JetsamctlTests {
     let verbs = [
       "launch", "activate", "background", "suspend", "resume", "terminate", "kill", "ps", "exits", "pressure", "status",
     ]
-    let main = try runCommand(Binaries.jetsamctl, ["--help"])
+    let main = try runCommand(Binaries.current.jetsamctl, ["--help"])
     #expect(main.status == 0)
     for verb in verbs {
       #expect(main.stdout.contains(verb), "main help lacks \(verb)")
-      let help = try runCommand(Binaries.jetsamctl, [verb, "--help"])
+      let help = try runCommand(Binaries.current.jetsamctl, [verb, "--help"])
       #expect(help.status == 0)
       #expect(help.stdout.hasPrefix("Usage: jetsamctl \(verb)"), "\(verb) --help: \(help.stdout)")
     }
@@ -171,12 +171,12 @@ struct JetsamctlTests {
       ["frobnicate"], [], ["suspend"], ["kill", "x", "--reason", "bored"], ["launch", "x", "--memory-limit", "12Q"],
       ["pressure", "set", "dire"], ["ps", "extra"],
     ] {
-      let result = try runCommand(Binaries.jetsamctl, ["--socket", "/nonexistent.sock"] + misuse)
+      let result = try runCommand(Binaries.current.jetsamctl, ["--socket", "/nonexistent.sock"] + misuse)
       #expect(result.status == 64, "jetsamctl \(misuse): \(result.status) \(result.stderr)")
       #expect(result.stderr.hasPrefix("jetsamctl: "))
     }
     // A daemon that is not there is a failed operation, not misuse.
-    let unreachable = try runCommand(Binaries.jetsamctl, ["--socket", "/nonexistent.sock", "ps"])
+    let unreachable = try runCommand(Binaries.current.jetsamctl, ["--socket", "/nonexistent.sock", "ps"])
     #expect(unreachable.status == 1)
     #expect(unreachable.stderr.contains("cannot reach jetsamd"))
   }

@@ -38,7 +38,7 @@ struct KillOrderTests {
     for name in order {
       let result = try daemon.ctl(["suspend", name])
       #expect(result.status == 0, "\(result.stderr)")
-      #expect(processState(pids[name]!) == "T", "\(name) not stopped")
+      #expect(processState(pid: pids[name]!) == "T", "\(name) not stopped")
       usleep(5_000)  // distinct suspension times
     }
     return (order, pids)
@@ -79,7 +79,7 @@ struct KillOrderTests {
     }
     // Everyone else is untouched: still stopped, still alive.
     for name in order.dropFirst(killed.count) {
-      #expect(processState(pids[name]!) == "T", "\(name) should still be suspended")
+      #expect(processState(pid: pids[name]!) == "T", "\(name) should still be suspended")
     }
     #expect(isAlive(camera))
     #expect(try daemon.apps()["camera"]?.state == "foreground")

@@ -29,7 +29,7 @@ struct RestartTests {
       #expect(after[name]?.launch == 1)
       #expect(isAlive(pids[name]!))
     }
-    #expect(processState(pids["c"]!) == "T")
+    #expect(processState(pid: pids["c"]!) == "T")
     #expect((after["c"]?.stateSeconds ?? 0) >= (before["c"]?.stateSeconds ?? 0), "suspended time kept")
 
     // The successor kills in the same order: longest-suspended first.

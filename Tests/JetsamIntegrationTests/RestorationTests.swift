@@ -10,7 +10,7 @@ import Testing
   "State restoration", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct RestorationTests {
-  static let demoApp = Binaries.directory + "/jetsam-demo-app"
+  static let demoApp = Binaries.current.demoApp
   static let pythonApp = Binaries.packageRoot + "/clients/python/example_app.py"
   static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
 

@@ -42,23 +42,22 @@ struct StuckSuspendTests {
     }
     #expect(try daemon.ctl(["suspend", "older"]).status == 0)
     #expect(try daemon.ctl(["suspend", "old"]).status == 0)
-    #expect(processState(older) == "T" && processState(old) == "T")
+    #expect(processState(pid: older) == "T" && processState(pid: old) == "T")
 
     // Hold the stuck app where it cannot stop, then ask for its suspension without waiting for the answer.
     let freezer = try HeldProcess(stuck)
     defer { freezer.release() }
-    let suspendClient = try RawControlClient(path: daemon.socket)
-    try suspendClient.send("{\"v\":1,\"verb\":\"suspend\",\"app\":\"stuck\"}\n")
+    let suspendClient = try daemon.jetsamd.client()
+    try suspendClient.write(raw: try suspendClient.encode(ControlRequest(verb: .suspend, app: "stuck")))
     usleep(100_000)
-    #expect(processState(stuck) != "T", "the held process stopped: the test proves nothing")
+    #expect(processState(pid: stuck) != "T", "the held process stopped: the test proves nothing")
 
     // The loop answers at once. (The stall this guards against took seconds; the bound is only generous.)
-    let statusClient = try RawControlClient(path: daemon.socket)
+    let statusClient = try daemon.jetsamd.client()
     let asked = Date()
-    try statusClient.send("{\"v\":1,\"verb\":\"status\"}\n")
-    let status = try statusClient.readResponse()
+    let status = try statusClient.send(ControlRequest(verb: .status))
     let answeredIn = Date().timeIntervalSince(asked)
-    #expect(status["ok"] as? Bool == true)
+    #expect(status.ok && status.status != nil)
     #expect(answeredIn < 0.5, "status took \(answeredIn) s while a suspend was pending")
 
     // The watchdog pings go on (every 100 ms for WATCHDOG_USEC=200 ms).
@@ -80,15 +79,15 @@ struct StuckSuspendTests {
     #expect(isAlive(old) && isAlive(stuck))
     // Still pending: the app is shown suspended, its processes not yet stopped.
     #expect(try daemon.apps()["stuck"]?.state == "suspended")
-    #expect(processState(stuck) != "T")
+    #expect(processState(pid: stuck) != "T")
 
     // Once the process can stop, it does, and the suspend request is answered.
     freezer.release()
-    let reply = try suspendClient.readResponse()
-    #expect(reply["ok"] as? Bool == true)
-    #expect((reply["app"] as? [String: Any])?["state"] as? String == "suspended")
-    #expect((reply["app"] as? [String: Any])?["suspendIncomplete"] == nil)
-    #expect(processState(stuck) == "T")
+    let reply = try #require(try suspendClient.nextResponse())
+    #expect(reply.ok)
+    #expect(reply.app?.state == "suspended")
+    #expect(reply.app?.suspendIncomplete == nil)
+    #expect(processState(pid: stuck) == "T")
     #expect(try daemon.ctl(["pressure", "release"]).status == 0)
   }
 
@@ -102,11 +101,11 @@ struct StuckSuspendTests {
     let result = try daemon.ctlJSON(AppInfo.self, ["suspend", "stuck"])
     #expect(result.state == "suspended")
     #expect(result.suspendIncomplete == true)
-    #expect(processState(stuck) != "T")
+    #expect(processState(pid: stuck) != "T")
     #expect(try daemon.apps()["stuck"]?.suspendIncomplete == true)
 
     freezer.release()
-    try daemon.waitUntil("the held process to stop") { processState(stuck) == "T" }
+    try daemon.waitUntil("the held process to stop") { processState(pid: stuck) == "T" }
     try daemon.waitUntil("the suspension to be complete") { try daemon.apps()["stuck"]?.suspendIncomplete == nil }
     #expect(try daemon.ctl(["kill", "stuck"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
@@ -136,11 +135,11 @@ final class HeldProcess {
         rmdir(directory)
       }
       let deadline = Date().addingTimeInterval(5)
-      while processState(pid) != "D" && Date() < deadline { usleep(10_000) }
+      while processState(pid: pid) != "D" && Date() < deadline { usleep(10_000) }
     } else {
       let text = try String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)
       guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) else {
-        throw HarnessError("no cgroup2 line in /proc/\(pid)/cgroup")
+        throw TestKitError("no cgroup2 line in /proc/\(pid)/cgroup")
       }
       let freeze = "/sys/fs/cgroup" + line.dropFirst(3) + "/cgroup.freeze"
       try "1".write(toFile: freeze, atomically: false, encoding: .utf8)
@@ -179,7 +178,7 @@ final class NotifySocket: @unchecked Sendable {
     }
     guard bound == 0 else {
       Glibc.close(fd)
-      throw HarnessError("bind \(path): \(String(cString: strerror(errno)))")
+      throw TestKitError("bind \(path): \(String(cString: strerror(errno)))")
     }
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -24,8 +24,8 @@ struct SuspendTests {
       return child > 0
     }
     #expect(try daemon.ctl(["suspend", "app"]).status == 0)
-    #expect(processState(parent) == "T")
-    #expect(processState(child) == "T")
+    #expect(processState(pid: parent) == "T")
+    #expect(processState(pid: child) == "T")
     let info = try #require(try daemon.apps()["app"])
     #expect(info.state == "suspended")
     #expect(info.band == .idle)
@@ -35,7 +35,7 @@ struct SuspendTests {
 
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     try daemon.waitUntil("both processes running again") {
-      processState(parent) != "T" && processState(child) != "T"
+      processState(pid: parent) != "T" && processState(pid: child) != "T"
     }
     #expect(try daemon.apps()["app"]?.state == "background")
     try daemon.waitUntil("the background band's score") { oomScore(parent) == 660 }
@@ -44,9 +44,7 @@ struct SuspendTests {
   }
 
   private func oomScore(_ pid: Int32) -> Int? {
-    (try? String(contentsOfFile: "/proc/\(pid)/oom_score_adj", encoding: .utf8)).flatMap {
-      Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
+    (try? oomScoreAdj(pid: pid)).map(Int.init)
   }
 
   @Test("freezer mode freezes the app's cgroup (state S, cgroup.events frozen 1) and thaws it")
@@ -73,23 +71,17 @@ struct SuspendTests {
     try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background
     #expect(try daemon.apps()["first"]?.state == "background")
     try daemon.waitUntil("first to be suspended") { try daemon.apps()["first"]?.state == "suspended" }
-    #expect(processState(first) == "T")
+    #expect(processState(pid: first) == "T")
   }
 
   /// `frozen` from the app's cgroup.events, found through /proc/PID/cgroup (the unified hierarchy's line).
   private func frozenFlag(of pid: Int32) throws -> Bool? {
-    let lines = try String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8).split(separator: "\n")
-    let path = try #require(lines.first { $0.hasPrefix("0::") }).dropFirst(3)
-    let mount = CgroupCleanup.isPureV2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified"
-    let events = try String(contentsOfFile: "\(mount)\(path)/cgroup.events", encoding: .utf8)
+    let path = try #require(CgroupHost.membership(of: pid)[""])
+    let events = try String(contentsOfFile: "\(CgroupHost.unifiedMount)\(path)/cgroup.events", encoding: .utf8)
     return events.split(separator: "\n").first { $0.hasPrefix("frozen ") }.map { $0.hasSuffix("1") }
   }
 
   private func cpuTicks(_ pid: Int32) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let close = text.lastIndex(of: ")")
-    else { return -1 }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)  // utime + stime
+    (try? ProcessStat.read(pid: pid))?.cpuTicks.map { Int($0) } ?? -1
   }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
@@ -30,7 +31,7 @@ final class ScratchDevice {
     let pid = try startShell("\(join); \(script)")
     // A process that dies at once (a memory hog under a small cap) may be gone before it is seen: the callers
     // check how it ended.
-    let joined = try waitUntil(.seconds(5)) { try app.processIDs().contains(pid) || !isAlive(pid) }
+    let joined = try eventually(timeout: .seconds(5)) { try app.processIDs().contains(pid) || !isAlive(pid) }
     #expect(joined, "process \(pid) never showed up in \(app.unifiedDirectory)")
     return pid
   }
@@ -59,31 +60,10 @@ final class ScratchDevice {
       _ = waitpid(pid, &status, 0)
     }
     children.removeAll()
-    for directory in device.directories { forceRemoveTree(directory) }
-  }
-}
-
-/// SIGKILLs every process in `path` and its descendants, then removes the directories deepest first.
-func forceRemoveTree(_ path: String) {
-  guard access(path, F_OK) == 0 else { return }
-  if let directory = opendir(path) {
-    var subdirectories: [String] = []
-    while let entry = readdir(directory) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if entry.pointee.d_type == UInt8(DT_DIR) && name != "." && name != ".." { subdirectories.append(name) }
+    for directory in device.directories {
+      do { try removeCgroupTree(directory) } catch { Issue.record("\(error)") }
     }
-    closedir(directory)
-    for name in subdirectories { forceRemoveTree(path + "/" + name) }
   }
-  let deadline = ContinuousClock.now + .seconds(5)
-  while ContinuousClock.now < deadline {
-    for line in ((try? readTextFile(path + "/cgroup.procs")) ?? "").split(separator: "\n") {
-      if let pid = pid_t(line) { kill(pid, SIGKILL) }
-    }
-    if rmdir(path) == 0 || errno == ENOENT { return }
-    usleep(10_000)
-  }
-  Issue.record("could not remove \(path): \(String(cString: strerror(errno)))")
 }
 
 /// Starts `/bin/sh -c script` with default signal dispositions and an empty signal mask.
@@ -107,28 +87,6 @@ func spawnShell(_ script: String) throws -> pid_t {
   return pid
 }
 
-/// Whether `pid` exists and is not a zombie.
-func isAlive(_ pid: pid_t) -> Bool {
-  guard let state = processState(pid) else { return false }
-  return state != "Z" && state != "X"
-}
-
-/// The state letter of `/proc/PID/stat` (R, S, D, T, Z…), nil when the process is gone.
-func processState(_ pid: pid_t) -> Character? {
-  guard let stat = try? readTextFile("/proc/\(pid)/stat"), let paren = stat.lastIndex(of: ")") else { return nil }
-  return stat[paren...].dropFirst(2).first
-}
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
-func waitUntil(_ timeout: Duration, _ condition: () throws -> Bool) throws -> Bool {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    if try condition() { return true }
-    usleep(5_000)
-  }
-  return try condition()
-}
-
 /// `poll(2)` on one descriptor; returns the `revents`, 0 on timeout.
 func pollDescriptor(_ descriptor: FileDescriptor, events: Int16, timeout: Duration) -> Int16 {
   var entry = pollfd(fd: descriptor.rawValue, events: events, revents: 0)
@@ -145,8 +103,6 @@ let mebibyte: Int64 = 1 << 20
 /// Whether `/var/tmp` is on a disk, where writing a big file under a small memory cap stalls on writeback (memory
 /// pressure); on tmpfs or overlayfs (the cgroup v2 VM) the pages are shmem and the writer is OOM-killed instead.
 let varTmpIsDiskBacked: Bool = {
-  let tmpfs = 0x0102_1994
-  let overlayfs = 0x794c_7630
-  guard let type = try? fileSystemType("/var/tmp") else { return false }
-  return type != tmpfs && type != overlayfs
+  guard let type = try? FileSystemType(of: "/var/tmp") else { return false }
+  return type != .tmpfs && type != .overlayfs
 }()

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
@@ -167,11 +168,11 @@ struct CgroupTests {
     #expect(adopted.directories == app.directories)
     #expect(throws: CgroupError.self) { try device.adoptApp(name: "missing") }
 
-    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
+    #expect(try eventually(timeout: .seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
     // A device with an (empty) app left inside is removed with it.
     _ = try device.makeApp(name: "left-behind", limits: .unlimited)
-    #expect(try waitUntil(.seconds(5)) { try device.removeIfEmpty() })
+    #expect(try eventually(timeout: .seconds(5)) { try device.removeIfEmpty() })
     for directory in device.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 
@@ -249,8 +250,8 @@ struct CgroupTests {
     #expect(try adopted.processIDs() == [pid])
     #expect(try adopted.memoryLimit() == 96 * mebibyte)
     try adopted.killAll()
-    #expect(try waitUntil(.seconds(5)) { try !adopted.isPopulated() })
-    #expect(try waitUntil(.seconds(5)) { try again.removeIfEmpty() })
+    #expect(try eventually(timeout: .seconds(5)) { try !adopted.isPopulated() })
+    #expect(try eventually(timeout: .seconds(5)) { try again.removeIfEmpty() })
   }
 
   @Test func capsTheAppsCPUTogetherAndClampsAppCapsToIt() throws {
@@ -282,7 +283,7 @@ struct CgroupTests {
     #expect(try app.processIDs() == [pid])
     #expect(try app.isPopulated())
     // Read the counters once the shell has become sleep: while it execs, memory moves and frees.
-    let execed = try waitUntil(.seconds(5)) {
+    let execed = eventually(timeout: .seconds(5)) {
       (try? readTextFile("/proc/\(pid)/comm"))?.hasPrefix("sleep") == true
     }
     #expect(execed)
@@ -303,7 +304,7 @@ struct CgroupTests {
     let app = try scratch.device.makeApp(name: "busy", limits: .unlimited)
     let pid = try scratch.startInApp(app, "while :; do :; done")
     let start = try app.cpuSeconds()
-    #expect(try waitUntil(.seconds(5)) { try app.cpuSeconds() > start + 0.05 }, "the busy loop never ran")
+    #expect(try eventually(timeout: .seconds(5)) { try app.cpuSeconds() > start + 0.05 }, "the busy loop never ran")
 
     _ = try app.events()  // arms POLLPRI
     try app.freeze()
@@ -317,20 +318,20 @@ struct CgroupTests {
     }
     #expect(events == CgroupEvents(populated: true, frozen: true))
     #expect(try app.isFrozen())
-    #expect(processState(pid) == "S")  // the v2 freezer parks tasks in S, unlike SIGSTOP's T
+    #expect(processState(pid: pid) == "S")  // the v2 freezer parks tasks in S, unlike SIGSTOP's T
     let frozenAt = try app.cpuSeconds()
     usleep(300_000)
     #expect(try app.cpuSeconds() - frozenAt < 0.01, "CPU time advanced while frozen")
 
     try app.thaw()
-    #expect(try waitUntil(.seconds(5)) { try !app.isFrozen() })
-    #expect(try waitUntil(.seconds(5)) { try app.cpuSeconds() > frozenAt + 0.05 }, "no progress after thaw")
+    #expect(try eventually(timeout: .seconds(5)) { try !app.isFrozen() })
+    #expect(try eventually(timeout: .seconds(5)) { try app.cpuSeconds() > frozenAt + 0.05 }, "no progress after thaw")
 
     // A frozen app can still be killed at once (unlike with the v1 freezer).
     try app.freeze()
-    #expect(try waitUntil(.seconds(5)) { try app.isFrozen() })
+    #expect(try eventually(timeout: .seconds(5)) { try app.isFrozen() })
     try app.killAll()
-    #expect(try waitUntil(.seconds(5)) { try !app.isPopulated() })
+    #expect(try eventually(timeout: .seconds(5)) { try !app.isPopulated() })
     #expect(scratch.waitForExit(pid).map { killedBySignal($0, SIGKILL) } == true)
   }
 
@@ -339,14 +340,14 @@ struct CgroupTests {
     defer { scratch.tearDown() }
     let app = try scratch.device.makeApp(name: "victim", limits: .unlimited)
     let pid = try scratch.startInApp(app, "sleep 60 & sleep 60 & wait")
-    #expect(try waitUntil(.seconds(5)) { try app.processIDs().count == 3 })
+    #expect(try eventually(timeout: .seconds(5)) { try app.processIDs().count == 3 })
     _ = try app.events()
     try app.killAll()
     #expect(pollDescriptor(app.eventsDescriptor, events: Int16(POLLPRI), timeout: .seconds(5)) & Int16(POLLPRI) != 0)
-    #expect(try waitUntil(.seconds(5)) { try !app.isPopulated() })
+    #expect(try eventually(timeout: .seconds(5)) { try !app.isPopulated() })
     #expect(try app.processIDs().isEmpty)
     #expect(scratch.waitForExit(pid).map { killedBySignal($0, SIGKILL) } == true)
-    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
+    #expect(try eventually(timeout: .seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 
@@ -365,7 +366,7 @@ struct CgroupTests {
     for directory in app.directories { #expect(access(directory, F_OK) == 0, "\(directory) was removed") }
     try app.killAll()
     // One attempt never waits: the test retries while the killed process is still leaving.
-    #expect(try waitUntil(.seconds(5)) { try app.removeIfEmpty() })
+    #expect(try eventually(timeout: .seconds(5)) { try app.removeIfEmpty() })
     for directory in app.directories { #expect(access(directory, F_OK) != 0, "\(directory) still exists") }
   }
 

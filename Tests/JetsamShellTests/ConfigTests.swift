@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
@@ -43,7 +44,7 @@ struct ConfigTests {
 
   @Test("the shipped default config and every profile are valid")
   func shippedConfigs() throws {
-    let root = TestBinaries.packageRoot + "/config"
+    let root = Binaries.packageRoot + "/config"
     let base = try ConfigLoader.load(path: root + "/jetsamd.json5")
     #expect(base.device.ram == .bytes(2 << 30))
     #expect(base.suspend.mode == .signal)

@@ -6,34 +6,37 @@ import Testing
 
 /// Pure parts of process control and spawning: no root, no child processes.
 @Suite struct ProcessControlTests {
-  @Test(arguments: [
-    ("1234 (idle) S 1 1234 1234 0 -1", "S"),
-    ("77 (a b) T 1 77 77", "T"),
-    // comm may itself contain ") X (": only the last ')' ends it.
-    ("42 (evil) R (x)) Z 1 42 42", "Z"),
-    ("9 ()) D 1", "D"),
-  ])
-  func stateIsTheFieldAfterTheLastParenthesis(line: String, state: String) {
-    #expect(parseProcessState(stat: line) == state.first)
-  }
-
-  @Test func stateOfMissingOrMalformedLinesIsNil() {
-    #expect(parseProcessState(stat: "garbage") == nil)
-    #expect(parseProcessState(stat: "1 (x)") == nil)
-    #expect(processState(pid: Int32.max) == nil)
-  }
-
-  @Test func ownStateIsALiveState() throws {
-    // The main thread's state, which may be sleeping while a worker thread runs this test.
-    let state = try #require(processState(pid: getpid()))
-    #expect("RSD".contains(state))
-  }
-
   @Test func signalsCarryTheirCNames() {
     #expect(Signal.terminate.rawValue == SIGTERM)
     #expect(Signal.kill.description == "SIGKILL")
     #expect(Signal.stop.description == "SIGSTOP")
     #expect(Signal(rawValue: 40).description == "signal 40")
+  }
+
+  /// The core writes the Linux numbers out (it imports no Glibc): each must be Glibc's, and named after it.
+  @Test func signalNumbersAreGlibcs() {
+    let named: [(Signal, Int32)] = [
+      (.hangup, SIGHUP), (.interrupt, SIGINT), (.quit, SIGQUIT), (.illegalInstruction, SIGILL), (.trap, SIGTRAP),
+      (.abort, SIGABRT), (.busError, SIGBUS), (.floatingPointException, SIGFPE), (.kill, SIGKILL),
+      (.user1, SIGUSR1), (.segmentationFault, SIGSEGV), (.user2, SIGUSR2), (.brokenPipe, SIGPIPE),
+      (.alarm, SIGALRM), (.terminate, SIGTERM), (.childStatusChanged, SIGCHLD), (.resume, SIGCONT),
+      (.stop, SIGSTOP), (.terminalStop, SIGTSTP), (.cpuLimitExceeded, SIGXCPU),
+    ]
+    for (signal, number) in named {
+      #expect(signal.rawValue == number, "\(signal)")
+    }
+    let names: [(Int32, String)] = [
+      (SIGHUP, "SIGHUP"), (SIGINT, "SIGINT"), (SIGQUIT, "SIGQUIT"), (SIGILL, "SIGILL"), (SIGTRAP, "SIGTRAP"),
+      (SIGABRT, "SIGABRT"), (SIGBUS, "SIGBUS"), (SIGFPE, "SIGFPE"), (SIGKILL, "SIGKILL"), (SIGUSR1, "SIGUSR1"),
+      (SIGSEGV, "SIGSEGV"), (SIGUSR2, "SIGUSR2"), (SIGPIPE, "SIGPIPE"), (SIGALRM, "SIGALRM"), (SIGTERM, "SIGTERM"),
+      (SIGCHLD, "SIGCHLD"), (SIGCONT, "SIGCONT"), (SIGSTOP, "SIGSTOP"), (SIGTSTP, "SIGTSTP"), (SIGTTIN, "SIGTTIN"),
+      (SIGTTOU, "SIGTTOU"), (SIGURG, "SIGURG"), (SIGXCPU, "SIGXCPU"), (SIGXFSZ, "SIGXFSZ"),
+      (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"), (SIGWINCH, "SIGWINCH"), (SIGIO, "SIGIO"), (SIGPWR, "SIGPWR"),
+      (SIGSYS, "SIGSYS"),
+    ]
+    for (number, name) in names {
+      #expect(Signal(rawValue: number).description == name)
+    }
   }
 
   @Test func pathLookupUsesTheRequestsPath() throws {

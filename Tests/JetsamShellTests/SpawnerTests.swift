@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
@@ -16,20 +17,20 @@ struct SpawnerTests {
     defer { cgroup.destroy() }
     // A bare name, found through the request's own PATH (not the test process's).
     let request = SpawnRequest(
-      arguments: ["jetsam-testapp", "idle"], environment: ["PATH=/nonexistent:\(TestBinaries.directory)"],
+      arguments: ["jetsam-testapp", "idle"], environment: ["PATH=/nonexistent:\(Binaries.current.directory)"],
       cgroupDirectory: cgroup.directory, joinProcsFiles: cgroup.joinProcsFiles)
     let child = try spawnProcess(request)
     defer { child.killAndReap() }
 
     // The joins happen before exec, so the membership is complete the moment spawnProcess returns.
-    let membership = cgroupMembership(pid: child.pid)
+    let membership = CgroupHost.membership(of: child.pid)
     #expect(membership[""] == "/" + cgroup.name)
     for controller in cgroup.v1Paths.keys.sorted() {
       #expect(membership[controller] == "/" + cgroup.name, "\(controller) in \(membership)")
     }
     #expect(cgroup.members() == [child.pid])
     // (The bin directory may be a symlink, as .build/debug is.)
-    #expect(readLink("/proc/\(child.pid)/exe") == realpath(TestBinaries.testapp, nil).map { String(cString: $0) })
+    #expect(readLink("/proc/\(child.pid)/exe") == realpath(Binaries.current.testapp, nil).map { String(cString: $0) })
   }
 
   @Test(.enabled(if: isRoot, "needs root to create cgroups"))
@@ -47,7 +48,7 @@ struct SpawnerTests {
     #expect(eventually { (try? readTextFile(pidFile)).flatMap { Int32($0) }.map { grandchild = $0 } != nil })
     try #require(grandchild > 0)
 
-    #expect(cgroupMembership(pid: grandchild) == cgroupMembership(pid: parent.pid))
+    #expect(CgroupHost.membership(of: grandchild) == CgroupHost.membership(of: parent.pid))
     #expect(cgroup.members() == [parent.pid, grandchild])
   }
 
@@ -104,13 +105,12 @@ struct SpawnerTests {
     let child = try spawnProcess(cgroup.testappRequest(["idle"]))
     defer { child.killAndReap() }
 
-    #expect(statusField(pid: child.pid, "SigIgn") == "0000000000000000")
-    #expect(statusField(pid: child.pid, "SigBlk") == "0000000000000000")
-    // /proc/PID/stat after the last ')': state ppid pgrp session ...
-    let stat = try readTextFile("/proc/\(child.pid)/stat")
-    let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
-    #expect(Int32(fields[2]) == child.pid, "process group")
-    #expect(Int32(fields[3]) == child.pid, "session")
+    let status = try ProcessStatus.read(pid: child.pid)
+    #expect(status["SigIgn"] == "0000000000000000")
+    #expect(status["SigBlk"] == "0000000000000000")
+    let stat = try ProcessStat.read(pid: child.pid)
+    #expect(stat.processGroupID == child.pid, "process group")
+    #expect(stat.sessionID == child.pid, "session")
   }
 
   @Test(.enabled(if: isRoot, "needs root to create cgroups"))
@@ -163,9 +163,10 @@ struct SpawnerTests {
     let child = try spawnProcess(request)
     defer { child.killAndReap() }
 
-    #expect(statusField(pid: child.pid, "Uid") == "65534\t65534\t65534\t65534")
-    #expect(statusField(pid: child.pid, "Gid") == Array(repeating: "\(nobody.gid)", count: 4).joined(separator: "\t"))
-    let groups = statusField(pid: child.pid, "Groups")?.split(separator: " ").compactMap { UInt32($0) }
+    let status = try ProcessStatus.read(pid: child.pid)
+    #expect(status["Uid"] == "65534\t65534\t65534\t65534")
+    #expect(status["Gid"] == Array(repeating: "\(nobody.gid)", count: 4).joined(separator: "\t"))
+    let groups = status["Groups"]?.split(separator: " ").compactMap { UInt32($0) }
     #expect(groups.map(Set.init) == Set(nobody.supplementaryGroups))
     // Joined as root before dropping privileges.
     #expect(cgroup.members() == [child.pid])
@@ -327,7 +328,7 @@ struct SpawnerTests {
     #expect(cgroup.members().isEmpty)
   }
 
-  @Test(.enabled(if: !TestCgroup.isPureV2 && isRoot, "needs the hybrid layout's v1 mounts, and root"))
+  @Test(.enabled(if: !CgroupHost.isPureV2 && isRoot, "needs the hybrid layout's v1 mounts, and root"))
   func v1DirectoryCannotBeTheCloneTarget() throws {
     let cgroup = try TestCgroup()
     defer { cgroup.destroy() }

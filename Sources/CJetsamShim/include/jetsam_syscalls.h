@@ -70,9 +70,3 @@ void jetsam_reset_interrupt_signals(void);
 /// Returns 1 and sets *wait_status (waitpid format) when the exit is known, 0 while it is not (yet), -1 with
 /// errno when the kernel has no such ioctl.
 int jetsam_pidfd_exit_status(int pidfd, int *wait_status);
-/// The start time of a process in clock ticks since boot (field 22 of /proc/PID/stat), or 0 when it is gone.
-/// Together with the pid it names one process across pid reuse.
-unsigned long long jetsam_process_start_time(pid_t pid);
-/// The exit status (waitpid format) of a zombie, from field 52 of /proc/PID/stat, if the process with this
-/// pid and start time is a zombie of the caller's own user (the kernel hides it from others); -1 otherwise.
-int jetsam_zombie_exit_status(pid_t pid, unsigned long long start_time);

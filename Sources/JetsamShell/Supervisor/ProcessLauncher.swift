@@ -30,11 +30,10 @@ public final class KernelProcessLauncher: ProcessLauncher {
   public func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? {
     var status: Int32 = 0
     if jetsam_pidfd_exit_status(pidfd.rawValue, &status) == 1 { return ProcessEnd(waitStatus: status) }
-    let zombie = jetsam_zombie_exit_status(pid, startTime)
-    return zombie >= 0 ? ProcessEnd(waitStatus: zombie) : nil
+    return ProcessStat.zombieExitStatus(pid: pid, startTime: startTime).map(ProcessEnd.init(waitStatus:))
   }
 
-  public func startTime(of pid: pid_t) -> UInt64 { jetsam_process_start_time(pid) }
+  public func startTime(of pid: pid_t) -> UInt64 { ProcessStat.startTime(pid: pid) ?? 0 }
 }
 
 extension ProcessEnd {

@@ -2,13 +2,17 @@ import Dispatch
 import Foundation
 import Glibc
 
-/// Everything the bench must undo — child processes (by pid), cgroups, temporary directories — undone in reverse
+/// Everything a run must undo — child processes (by pid), cgroups, temporary directories — undone in reverse
 /// order when the bench ends, and also on SIGINT/SIGTERM, so that an interrupted run leaves nothing behind.
+///
+/// The kit's own ``ChildProcess``, ``ScratchCgroup`` and ``JetsamdInstance`` register here; tests, which undo
+/// everything in `defer`, never run the registry, and each entry leaves it when its owner cleans up.
 ///
 /// Each entry runs at most once: a step that cleans up after itself removes its entry (``remove(_:)``) or runs
 /// it early (``run(_:)``).
-final class CleanupRegistry: @unchecked Sendable {
-  static let shared = CleanupRegistry()
+public final class CleanupRegistry: @unchecked Sendable {
+  /// The one registry of the process.
+  public static let shared = CleanupRegistry()
 
   private let lock = NSLock()
   private var entries: [(id: Int, action: () -> Void)] = []
@@ -17,7 +21,7 @@ final class CleanupRegistry: @unchecked Sendable {
 
   /// Registers `action`; returns its id.
   @discardableResult
-  func add(_ action: @escaping () -> Void) -> Int {
+  public func add(_ action: @escaping () -> Void) -> Int {
     lock.lock()
     defer { lock.unlock() }
     nextID += 1
@@ -26,14 +30,14 @@ final class CleanupRegistry: @unchecked Sendable {
   }
 
   /// Forgets an entry without running it.
-  func remove(_ id: Int) {
+  public func remove(_ id: Int) {
     lock.lock()
     entries.removeAll { $0.id == id }
     lock.unlock()
   }
 
   /// Runs one entry now (if it is still registered) and forgets it.
-  func run(_ id: Int) {
+  public func run(_ id: Int) {
     lock.lock()
     let entry = entries.first { $0.id == id }
     entries.removeAll { $0.id == id }
@@ -42,7 +46,7 @@ final class CleanupRegistry: @unchecked Sendable {
   }
 
   /// Runs every entry, newest first.
-  func runAll() {
+  public func runAll() {
     while true {
       lock.lock()
       let entry = entries.popLast()
@@ -53,7 +57,7 @@ final class CleanupRegistry: @unchecked Sendable {
   }
 
   /// On SIGINT or SIGTERM: clean up everything, then exit 130.
-  func installSignalHandlers() {
+  public func installSignalHandlers() {
     for sig in [SIGINT, SIGTERM] {
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: DispatchQueue.global())

@@ -4,13 +4,15 @@ import Glibc
 /// The lines a child process writes into a pipe, each stamped with the CLOCK_MONOTONIC time the bench read it.
 ///
 /// A dedicated thread blocks in read(2) on the pipe, so a line is stamped within tens of microseconds of being
-/// written: this is how the bench times jetsamd's `killing NAME pid N …` log line (written right after its
-/// SIGKILL) and earlyoom's `sending SIGKILL to process N …` (written right before its kill(2)).
-final class LineLog: @unchecked Sendable {
+/// written: this is how the bench times earlyoom's `sending SIGKILL to process N …` (written right before its
+/// kill(2)) and jetsamd's pressure level changes.
+public final class LineLog: @unchecked Sendable {
   /// One line and when it arrived.
-  struct Line: Sendable {
-    let time: UInt64
-    let text: String
+  public struct Line: Sendable {
+    /// When the reader read it, on ``MonotonicTime``.
+    public let time: UInt64
+    /// The line without its newline.
+    public let text: String
   }
 
   private let lock = NSLock()
@@ -19,9 +21,11 @@ final class LineLog: @unchecked Sendable {
   private var finished = false
 
   /// Starts reading `fd` (which this log then owns and closes at end of file).
-  init(readingFrom fd: Int32) {
+  ///
+  /// - Parameter realTime: read at ``ObserverPriority`` (the bench's timings), not at normal priority (tests).
+  public init(readingFrom fd: Int32, realTime: Bool = false) {
     Thread.detachNewThread { [self] in
-      ObserverPriority.promoteCurrentThread()
+      if realTime { ObserverPriority.promoteCurrentThread() }
       readLoop(fd)
     }
   }
@@ -52,37 +56,26 @@ final class LineLog: @unchecked Sendable {
   }
 
   /// Every line so far.
-  var all: [Line] {
+  public var all: [Line] {
     lock.lock()
     defer { lock.unlock() }
     return lines
   }
 
   /// The whole text so far.
-  var text: String { all.map(\.text).joined(separator: "\n") }
+  public var text: String { all.map(\.text).joined(separator: "\n") }
 
   /// Whether the writer closed the pipe (the process ended).
-  var isFinished: Bool {
+  public var isFinished: Bool {
     lock.lock()
     defer { lock.unlock() }
     return finished
   }
 
   /// The first line read at or after `time` that satisfies `matches`.
-  func first(after time: UInt64 = 0, where matches: (String) -> Bool) -> Line? {
+  public func first(after time: UInt64 = 0, where matches: (String) -> Bool) -> Line? {
     lock.lock()
     defer { lock.unlock() }
     return lines.first { $0.time >= time && matches($0.text) }
-  }
-
-  /// Waits up to `timeout` seconds for such a line.
-  func wait(after time: UInt64 = 0, timeout: Double, where matches: (String) -> Bool) -> Line? {
-    let start = MonotonicTime.now()
-    while MonotonicTime.seconds(since: start) < timeout {
-      if let line = first(after: time, where: matches) { return line }
-      if isFinished { return first(after: time, where: matches) }
-      MonotonicTime.sleep(milliseconds: 2)
-    }
-    return nil
   }
 }

@@ -1,6 +1,6 @@
 import Glibc
 
-/// An owned file descriptor with the few operations the shell needs; the caller closes it explicitly.
+/// An owned file descriptor with the few operations jetsam needs; the caller closes it explicitly.
 ///
 /// A plain value rather than a class: who owns an fd is stated where it is stored, and closing is explicit
 /// (an fd handed to sd-event or to a child process must not be closed behind its back by a deinit).
@@ -8,9 +8,10 @@ public struct FileDescriptor: Hashable, Sendable {
   /// The raw descriptor number.
   public let rawValue: Int32
 
+  /// Takes ownership of a descriptor number.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// Opens a path with `O_CLOEXEC` added to the flags.
+  /// Opens a path with `O_CLOEXEC` added to the flags. The corresponding C function is `open`.
   public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemError)
     -> FileDescriptor
   {
@@ -18,10 +19,10 @@ public struct FileDescriptor: Hashable, Sendable {
     return FileDescriptor(rawValue: fd)
   }
 
-  /// Closes the descriptor (never retried: Linux releases it even when close reports EINTR).
+  /// Closes the descriptor (never retried: Linux releases it even when `close` reports `EINTR`).
   public func close() { _ = Glibc.close(rawValue) }
 
-  /// Reads up to `capacity` bytes from `offset` (pread), returning them.
+  /// Reads up to `capacity` bytes from `offset`, returning them. The corresponding C function is `pread`.
   public func read(at offset: Int64 = 0, capacity: Int = 4096) throws(SystemError) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: capacity)
     let count = try systemCall("pread fd \(rawValue)") {
@@ -52,26 +53,4 @@ public struct FileDescriptor: Hashable, Sendable {
   public func writeText(_ text: String) throws(SystemError) {
     try writeAll(Array(text.utf8))
   }
-}
-
-/// Reads a small file (cgroupfs, procfs) whole, as text.
-public func readTextFile(_ path: String, capacity: Int = 65536) throws(SystemError) -> String {
-  let fd = try FileDescriptor.open(path, O_RDONLY)
-  defer { fd.close() }
-  var result = [UInt8]()
-  var offset: Int64 = 0
-  while true {
-    let chunk = try fd.read(at: offset, capacity: capacity)
-    if chunk.isEmpty { break }
-    result += chunk
-    offset += Int64(chunk.count)
-  }
-  return String(decoding: result, as: UTF8.self)
-}
-
-/// Writes `text` to an existing file (a cgroupfs or procfs control file) in a single write.
-public func writeTextFile(_ path: String, _ text: String) throws(SystemError) {
-  let fd = try FileDescriptor.open(path, O_WRONLY)
-  defer { fd.close() }
-  try fd.writeText(text)
 }

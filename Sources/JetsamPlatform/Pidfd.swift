@@ -1,0 +1,12 @@
+internal import CJetsamShim
+
+/// Opens a pidfd for a process jetsam did not spawn itself (one adopted after a daemon restart, a victim the bench
+/// watches). The corresponding C function is `pidfd_open`.
+///
+/// A pidfd names one process for good: it cannot hit a recycled pid, and it polls readable once the process exits.
+///
+/// - Returns: an `O_CLOEXEC` pidfd the caller owns.
+/// - Throws: ``SystemError`` (`ESRCH` when no such process exists).
+public func openPidfd(pid: Int32) throws(SystemError) -> FileDescriptor {
+  FileDescriptor(rawValue: try systemCall("pidfd_open \(pid)") { jetsam_pidfd_open(pid, 0) })
+}
