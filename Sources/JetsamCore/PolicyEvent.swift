@@ -131,7 +131,7 @@ public enum PolicyAction: Sendable, Equatable {
   /// Send a lifecycle event on the app's channel.
   case deliver(app: String, pid: Int32, event: AppEvent)
   /// Send `signal` to every process of the app (a signal hook).
-  case signal(app: String, pid: Int32, signal: Int32)
+  case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
   case runHook(app: String, pid: Int32, event: AppEvent)
   /// Answer the app's request `requestID` with these fields (in order).

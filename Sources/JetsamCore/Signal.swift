@@ -50,6 +50,16 @@ public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConverti
   public static let terminalStop = Signal(rawValue: 20)
   /// CPU time limit exceeded. The corresponding C constant is `SIGXCPU`.
   public static let cpuLimitExceeded = Signal(rawValue: 24)
+  /// The terminal's window size changed. The corresponding C constant is `SIGWINCH`.
+  public static let windowChange = Signal(rawValue: 28)
+
+  /// A signal from its C name, with or without the `SIG` prefix, in any case (`SIGUSR1`, `usr1`).
+  public init?(name: String) {
+    let upper = name.uppercased()
+    let full = upper.hasPrefix("SIG") ? upper : "SIG" + upper
+    guard let number = Signal.names.first(where: { $0.value == full })?.key else { return nil }
+    self.init(rawValue: number)
+  }
 
   /// The C names of the standard signals, by number (1 to 31; 16, `SIGSTKFLT`, is unused on Linux).
   static let names: [Int32: String] = [

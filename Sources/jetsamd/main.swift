@@ -93,7 +93,7 @@ if checkOnly {
 }
 
 // Signals the loop handles must be blocked before any thread exists (sd-event reads them from a signalfd).
-let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+let handled = [Signal.terminate, .interrupt, .hangup].map(\.rawValue)
 _ = handled.withUnsafeBufferPointer { jetsam_block_signals($0.baseAddress, Int32($0.count)) }
 signal(SIGPIPE, SIG_IGN)
 

@@ -42,8 +42,8 @@ struct AcknowledgementModeTests {
   @Test("a signal hook sends its signal with the event, and does not make the event watched")
   func signalHook() throws {
     var policy = JetsamPolicy()
-    let actions = try Self.launch(&policy, mode: .auto, hooks: [.didBecomeActive: .signal(10)])
-    #expect(actions.contains(.signal(app: "a", pid: 10, signal: 10)))
+    let actions = try Self.launch(&policy, mode: .auto, hooks: [.didBecomeActive: .signal(.user1)])
+    #expect(actions.contains(.signal(app: "a", pid: 10, signal: .user1)))
     #expect(policy.nextDeadline == nil)
   }
 

@@ -30,7 +30,21 @@ struct ConfigTests {
     BadConfig(text: #"{ apps: { "-x": { command: ["a"] } } }"#, message: "jetsamd.json5: apps.-x: app names are"),
     BadConfig(text: "{ foo", message: "jetsamd.json5: not valid JSON5"),
     BadConfig(text: #"{ killTimeout: "soon" }"#, message: #"jetsamd.json5: killTimeout: "soon" is not a duration"#),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { didEnterBackground: { signal: "SIGKILL" } } } } }"#,
+      message: #"jetsamd.json5: apps.a.hooks.didEnterBackground.signal: "SIGKILL" is not a signal a hook may send"#),
+    BadConfig(
+      text: #"{ suspend: { timeout: "later" } }"#,
+      message: #"jetsamd.json5: suspend.timeout: "later" is not a duration"#),
   ]
+
+  @Test("a hook's signal is named in the config and given to the policy as a Signal")
+  func hookSignal() throws {
+    let config = try ConfigLoader.parse(
+      #"{ apps: { a: { command: ["x"], hooks: { didEnterBackground: { signal: "usr1" } } } } }"#, file: "j.json5")
+    #expect(config.apps["a"]?.hooks[.didEnterBackground]?.signal == .user1)
+    #expect(config.apps["a"]?.policySettings.hooks[.didEnterBackground] == .signal(.user1))
+  }
 
   @Test("a bad config names the file, the key path and the reason", arguments: badConfigs)
   func rejected(_ bad: BadConfig) {

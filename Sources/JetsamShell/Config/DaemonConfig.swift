@@ -406,7 +406,7 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
   /// Run this command inside the app's cgroup; its exit acknowledges the event.
   public var command: [String]?
   /// Or send this signal (e.g. `SIGUSR1`) to the app's processes, fire-and-forget.
-  public var signal: Int32?
+  public var signal: Signal?
   /// The command's deadline (default: the event's watchdog deadline).
   public var timeout: ConfigDuration?
 
@@ -418,14 +418,14 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
     command = try c.decodeIfPresent([String].self, forKey: .command)
     timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout)
     if let name = try c.decodeIfPresent(String.self, forKey: .signal) {
-      guard
-        let number = LifecycleHook.signals[
-          name.uppercased().hasPrefix("SIG") ? name.uppercased() : "SIG" + name.uppercased()]
-      else {
+      guard let named = Signal(name: name), LifecycleHook.signals.contains(named) else {
         throw DecodingError.dataCorruptedError(
-          forKey: .signal, in: c, debugDescription: "\"\(name)\" is not a signal name (e.g. SIGUSR1, SIGHUP)")
+          forKey: .signal, in: c,
+          debugDescription:
+            "\"\(name)\" is not a signal a hook may send (\(LifecycleHook.signals.map(\.description).joined(separator: ", ")))"
+        )
       }
-      signal = number
+      signal = named
     }
     if (command == nil) == (signal == nil) {
       throw DecodingError.dataCorrupted(
@@ -439,12 +439,12 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encodeIfPresent(command, forKey: .command)
-    try c.encodeIfPresent(signal.flatMap { s in LifecycleHook.signals.first { $0.value == s }?.key }, forKey: .signal)
+    try c.encodeIfPresent(signal?.description, forKey: .signal)
     try c.encodeIfPresent(timeout, forKey: .timeout)
   }
 
-  static let signals: [String: Int32] = [
-    "SIGHUP": SIGHUP, "SIGINT": SIGINT, "SIGQUIT": SIGQUIT, "SIGUSR1": SIGUSR1, "SIGUSR2": SIGUSR2,
-    "SIGTERM": SIGTERM, "SIGCONT": SIGCONT, "SIGWINCH": SIGWINCH,
+  /// The signals a hook may send: those an app can catch to do something (never SIGKILL or SIGSTOP).
+  static let signals: [Signal] = [
+    .hangup, .interrupt, .quit, .user1, .user2, .terminate, .resume, .windowChange,
   ]
 }

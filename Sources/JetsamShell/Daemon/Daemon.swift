@@ -145,10 +145,10 @@ public final class Daemon {
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
       handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
 
-    for signal in [SIGTERM, SIGINT] {
+    for signal in [Signal.terminate, .interrupt] {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
-    signalSources.append(try loop.onSignal(SIGHUP) { [unowned self] in self.reload() })
+    signalSources.append(try loop.onSignal(.hangup) { [unowned self] in self.reload() })
 
     let adopted = readopt(storedChannels: &storedChannels)
     if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }

@@ -57,11 +57,11 @@ public final class EventLoop {
   }
 
   /// Calls `handler` when `signal` arrives (through a signalfd; the signal must be blocked already).
-  public func onSignal(_ signal: Int32, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+  public func onSignal(_ signal: Signal, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
     let box = EventSource.Callbacks(fire: handler)
     var source: OpaquePointer?
     let r = sd_event_add_signal(
-      event, &source, signal,
+      event, &source, signal.rawValue,
       { _, _, userdata in
         let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
         withExtendedLifetime(box) { box.fire?() }

@@ -86,7 +86,7 @@ final class AppSupervisor {
     case .resume(let app, let pid): resume(app, pid: pid)
     case .kill(let app, let pid, let reason, let snapshot): kill(app, pid: pid, reason: reason, snapshot: snapshot)
     case .terminate(let app, let pid): terminate(app, pid: pid)
-    case .signal(let app, let pid, let signal): signalEveryProcess(of: app, pid: pid, Signal(rawValue: signal))
+    case .signal(let app, let pid, let signal): signalEveryProcess(of: app, pid: pid, signal)
     case .runHook(let app, let pid, let event): runHook(for: event, app: app, pid: pid)
     case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
     case .recordExit(let record): recordExit(record)
