@@ -73,6 +73,35 @@ struct ControlSocketTests {
     #expect(rss < 60_000, "jetsamd RSS \(rss) kB after a 10 MB line")
   }
 
+  @Test("exits reads a large log off the loop; a pipelined request on the same connection is answered after it")
+  func largeLogInOrder() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    daemon.crash()
+    // 20,000 records left by earlier runs (written as jetsamd writes them: one JSON object a line).
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    var text = ""
+    for index in 0..<20_000 {
+      let record = ExitRecord(
+        time: "2026-11-30T10:00:00Z", app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
+        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9,
+        exitCode: nil, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .urgent, deviceAvailableBytes: 0)
+      text += String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
+    }
+    try text.write(toFile: daemon.recordLogPath, atomically: false, encoding: .utf8)
+    try daemon.restart()
+
+    let client = try daemon.jetsamd.client()
+    var exits = ControlRequest(verb: .exits)
+    exits.app = "odd"
+    let answers = try client.pipeline([try client.encode(exits), try client.encode(ControlRequest(verb: .status))])
+    #expect(answers.count == 2)
+    #expect(answers.first?.exits?.count == 10_000, "the records of app odd, in the order written")
+    #expect(answers.first?.exits?.first?.pid == 1001 && answers.first?.exits?.last?.pid == 20_999)
+    #expect(answers.last?.status != nil, "the status answer comes second")
+  }
+
   @Test("a client that never reads does not block the daemon")
   func stuckClient() throws {
     let daemon = try DaemonHarness()

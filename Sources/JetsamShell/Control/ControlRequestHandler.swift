@@ -204,26 +204,41 @@ final class ControlRequestHandler {
     return response
   }
 
-  private func exits(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse {
-    var since: Date?
-    if let text = request.since {
+  /// The records, read on a background thread (the log grows without bound) and answered from the loop. Only the
+  /// bytes the log had when asked are read; a follower gets every later record as it is written, after the reply.
+  private func exits(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+    let since: Date? = try request.since.map { text in
       guard
         let date = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
           ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
       else { throw ControlError(.badRequest, "since: \"\(text)\" is not an RFC 3339 time") }
-      since = date
+      return date
     }
-    let contents = try ExitRecordLog.read(path: daemon.records.path)
-    var response = ControlResponse(ok: true)
-    response.exits = contents.records.filter { record in
-      if let app = request.app, record.app != app { return false }
-      if let since {
-        let time = (try? Date(record.time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        return (time ?? .distantPast) >= since
+    let path = daemon.records.path
+    let limit = try daemon.records.size()
+    let app = request.app
+    if request.follow == true { connection.follow = FollowFilter(app: app) }
+    daemon.background.run({ () -> Result<[ExitRecord], SystemError> in
+      Result { () throws(SystemError) in
+        try ExitRecordLog.read(path: path, limit: limit).records.filter { record in
+          if let app, record.app != app { return false }
+          if let since {
+            let time = (try? Date(record.time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            return (time ?? .distantPast) >= since
+          }
+          return true
+        }
       }
-      return true
+    }) { [weak connection] result in
+      switch result {
+      case .success(let exits):
+        var response = ControlResponse(ok: true)
+        response.exits = exits
+        connection?.reply(response)
+      case .failure(let error):
+        connection?.reply(.failure(ControlError(.internalError, "reading \(path): \(error)")))
+      }
     }
-    if request.follow == true { connection.follow = FollowFilter(app: request.app) }
-    return response
+    return nil
   }
 }

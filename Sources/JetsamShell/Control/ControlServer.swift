@@ -260,6 +260,8 @@ final class ControlConnection {
   var held: [LineStream.Input] = []
   /// Answers the held requests (set by the server).
   var resume: () -> Void = {}
+  /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.
+  private var outbox: [ControlResponse] = []
   private let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -270,8 +272,13 @@ final class ControlConnection {
 
   var closed: Bool { stream.closed }
 
-  /// Queues one response line and writes as much as the socket takes now.
+  /// Queues one response line and writes as much as the socket takes now (after the pending reply, if any).
   func send(_ response: ControlResponse) {
+    if awaitingReply { return outbox.append(response) }
+    write(response)
+  }
+
+  private func write(_ response: ControlResponse) {
     guard let data = try? encoder.encode(response) else { return }
     stream.send(data)
   }
@@ -280,7 +287,9 @@ final class ControlConnection {
   func reply(_ response: ControlResponse) {
     guard awaitingReply else { return }
     awaitingReply = false
-    send(response)
+    write(response)
+    for line in outbox { write(line) }
+    outbox = []
     resume()
   }
 

@@ -36,6 +36,8 @@ public final class Daemon {
   let socketPath: String
   let startedAt = MonotonicClock.now()
   let supervisor: AppSupervisor
+  /// Blocking work (reading the whole record log) runs here, off the loop.
+  let background: BackgroundWork
   private let serviceManager = ServiceManager()
   private let journal = Journal()
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
@@ -109,6 +111,7 @@ public final class Daemon {
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
 
+    background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
     stateKeeper = StateKeeper(path: stateDirectory + "/state.json", loop: loop, log: log) { [unowned self] in
       self.savedState()

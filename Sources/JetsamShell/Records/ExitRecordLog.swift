@@ -45,6 +45,14 @@ public final class ExitRecordLog {
     written += 1
   }
 
+  /// The log's size in bytes now. Every record below it is complete and durable: only this writer appends, and
+  /// only whole lines.
+  public func size() throws(SystemError) -> Int64 {
+    var st = stat()
+    try systemCall("fstat \(path)") { fstat(fd.rawValue, &st) }
+    return Int64(st.st_size)
+  }
+
   /// The result of reading a log: the records, and the line numbers that could not be parsed.
   public struct Contents: Sendable {
     public var records: [ExitRecord]
@@ -52,10 +60,14 @@ public final class ExitRecordLog {
     public var skippedLines: [Int]
   }
 
-  /// Reads every complete record of the log at `path`; a partial or damaged line is skipped, never fatal.
-  public static func read(path: String) throws(SystemError) -> Contents {
+  /// Reads every complete record of the log at `path` (only its first `limit` bytes, if given); a partial or
+  /// damaged line is skipped, never fatal.
+  public static func read(path: String, limit: Int64? = nil) throws(SystemError) -> Contents {
     guard access(path, F_OK) == 0 else { return Contents(records: [], skippedLines: []) }
-    let text = try readTextFile(path)
+    var text = try readTextFile(path)
+    if let limit, limit < text.utf8.count {
+      text = String(decoding: text.utf8.prefix(Int(limit)), as: UTF8.self)
+    }
     let decoder = JSONDecoder()
     var records: [ExitRecord] = []
     var skipped: [Int] = []
