@@ -218,7 +218,7 @@ final class ControlRequestHandler {
     let limit = try daemon.records.size()
     let app = request.app
     if request.follow == true { connection.follow = FollowFilter(app: app) }
-    daemon.background.run({ () -> Result<[ExitRecord], SystemError> in
+    let read = { @Sendable () -> Result<[ExitRecord], SystemError> in
       Result { () throws(SystemError) in
         try ExitRecordLog.read(path: path, limit: limit).records.filter { record in
           if let app, record.app != app { return false }
@@ -229,7 +229,8 @@ final class ControlRequestHandler {
           return true
         }
       }
-    }) { [weak connection] result in
+    }
+    daemon.background.run(read) { [weak connection] result in
       switch result {
       case .success(let exits):
         var response = ControlResponse(ok: true)
