@@ -132,6 +132,8 @@ public struct AppInfo: Codable, Sendable, Equatable {
   public var stateSummary: String?
   /// True for a suspended app whose processes did not all stop within the suspend timeout (and have not since).
   public var suspendIncomplete: Bool?
+  /// True while a suspended app's processes are told to stop and not all seen stopped yet (within the timeout).
+  public var stopping: Bool?
 
   public init(
     name: String, pid: Int32?, state: String, lifecycleState: LifecycleState, band: Band, memoryBytes: Int64,

@@ -77,12 +77,20 @@ struct Output {
   private func table(_ apps: [AppInfo]) {
     let rows = apps.map { a in
       [
-        a.name, a.pid.map(String.init) ?? "-", a.state, a.band.description, ByteSize.format(a.memoryBytes),
+        a.name, a.pid.map(String.init) ?? "-", Self.stateText(a), a.band.description, ByteSize.format(a.memoryBytes),
         a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
         String(a.launch),
       ]
     }
     printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH"], rows)
+  }
+
+  /// `suspended`, or how far its suspension got: `suspended (stopping)` while its processes are told to stop,
+  /// `suspended (incomplete)` when they did not all stop within the suspend timeout.
+  static func stateText(_ app: AppInfo) -> String {
+    if app.suspendIncomplete == true { return app.state + " (incomplete)" }
+    if app.stopping == true { return app.state + " (stopping)" }
+    return app.state
   }
 
   private func printTable(_ header: [String]?, _ rows: [[String]]) {

@@ -79,6 +79,7 @@ struct StuckSuspendTests {
     #expect(isAlive(old) && isAlive(stuck))
     // Still pending: the app is shown suspended, its processes not yet stopped.
     #expect(try daemon.apps()["stuck"]?.state == "suspended")
+    #expect(try daemon.apps()["stuck"]?.stopping == true)
     #expect(processState(pid: stuck) != "T")
 
     // Once the process can stop, it does, and the suspend request is answered.
@@ -103,6 +104,7 @@ struct StuckSuspendTests {
     #expect(result.suspendIncomplete == true)
     #expect(processState(pid: stuck) != "T")
     #expect(try daemon.apps()["stuck"]?.suspendIncomplete == true)
+    #expect(try daemon.ctl(["ps"]).stdout.contains("suspended (incomplete)"))
 
     freezer.release()
     try daemon.waitUntil("the held process to stop") { processState(pid: stuck) == "T" }

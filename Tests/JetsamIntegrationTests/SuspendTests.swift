@@ -70,7 +70,11 @@ struct SuspendTests {
     let first = try daemon.launch("first", ["idle"])
     try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background
     #expect(try daemon.apps()["first"]?.state == "background")
-    try daemon.waitUntil("first to be suspended") { try daemon.apps()["first"]?.state == "suspended" }
+    // The grace's suspend is the policy's own: `ps` shows it stopping until every process is seen stopped.
+    try daemon.waitUntil("first to be suspended") {
+      let info = try daemon.apps()["first"]
+      return info?.state == "suspended" && info?.stopping == nil
+    }
     #expect(processState(pid: first) == "T")
   }
 

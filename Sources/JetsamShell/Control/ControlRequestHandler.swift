@@ -150,7 +150,11 @@ final class ControlRequestHandler {
       info.restoration = status.restoration?.rawValue
       info.savedDigest = status.previousDigest
       info.restoredDigest = status.restoredDigest
-      if status.suspendIncomplete { info.suspendIncomplete = true }
+      if status.suspendIncomplete {
+        info.suspendIncomplete = true
+      } else if status.state == .suspended && daemon.supervisor.isStopPending(status.name) {
+        info.stopping = true
+      }
     }
     info.stateSummary = status.summary ?? daemon.policy.lastExit(of: status.name)?.stateSummary
     return info

@@ -243,7 +243,6 @@ public final class Daemon {
   private func carryOut() {
     guard !running else { return }
     running = true
-    defer { running = false }
     repeat {
       while true {
         if !pendingActions.isEmpty {
@@ -264,21 +263,25 @@ public final class Daemon {
       }
       supervisor.finishBatch()
     } while !pendingActions.isEmpty || !queuedEvents.isEmpty
+    running = false
     deadlineTimer.schedule(at: policy.nextDeadline)
-    settleSuspensionWaiters()
     updateStatus()
     if stateChanged || processSetChanged {
       stateKeeper.changed(urgent: processSetChanged)
       stateChanged = false
       processSetChanged = false
     }
+    // Last, and outside the run: answering a waiting request lets its client's next request in, which submits
+    // and carries out on its own.
+    settleSuspensionWaiters()
   }
 
   /// Calls `then` once none of `apps` is still stopping: each is seen stopped, counted incomplete by the policy's
-  /// suspend timeout, or no longer suspended. Never waits: `then` runs from a later turn of the loop if need be.
+  /// suspend timeout, or no longer suspended. Never waits, and never calls `then` before returning: whatever
+  /// settles a suspension (a check that saw it stopped, the timeout, an exit) reaches the policy through the
+  /// entry point, which then answers the waiters.
   func afterSuspensions(of apps: [String], then: @escaping () -> Void) {
     suspensionWaiters.append((apps, then))
-    settleSuspensionWaiters()
   }
 
   private func settleSuspensionWaiters() {
