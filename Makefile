@@ -4,30 +4,55 @@ BUILD_FLAGS ?=
 BIN_DIR := $(shell pwd)/.build/debug
 RELEASE_DIR := $(shell pwd)/.build/release
 
-.PHONY: all deps build release test test-unit test-host test-v2 demo bench format clean
+.PHONY: all deps test-deps build build-tests lint release test test-unit test-host test-v2 demo bench format clean
 .PHONY: install install-build uninstall test-systemd
+# One step at a time, in the order written, also under `make -j`: the test targets share the machine's cgroups.
+.NOTPARALLEL:
 
 all: build
 
 deps:
 	@scripts/install-deps.sh build
 
+# What the real-kernel and VM tests need beyond building (qemu, busybox, …); test-unit does without.
+test-deps:
+	@scripts/install-deps.sh test
+
+# Every debug build make makes fails on a compiler warning in our sources (scripts/build-checked.sh), so that
+# `make build`, `make demo` and the test targets share one build.
 build: deps
-	$(SWIFT) build $(BUILD_FLAGS)
+	SWIFT=$(SWIFT) scripts/build-checked.sh $(BUILD_FLAGS)
+
+build-tests: deps
+	SWIFT=$(SWIFT) scripts/build-checked.sh --build-tests $(BUILD_FLAGS)
+
+# Any finding of swift format (configured by .swift-format) fails; `make format` fixes most.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-# The whole suite: the pure core's unit tests, real-process tests on this host's cgroups, the Python client,
-# the demo, a real systemd in a container, then the integration tests again in a pure cgroup v2 VM.
-test: deps
-	@scripts/install-deps.sh test
-	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build $(BUILD_FLAGS)
+# The whole suite: lint, the warning-free build, then test-unit, test-host and test-v2, in this order.
+test: deps test-deps lint build-tests test-unit test-host test-v2
+
+# The Swift unit test targets (no root, no kernel: the pure core, the clients, the wire format, the supervisor's
+# logic; a name not in the package yet matches nothing) and the Python client. Seconds; runs without root.
+UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamSupervisorTests)\.
+test-unit: build-tests
+	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	python3 -m unittest discover -s clients/python
+
+# Every other Swift test (real processes on this host's cgroups: the shell's kernel suites, the integration
+# tests), the demo, and jetsamd under a real systemd in a container. Root; a few minutes.
+test-host: deps test-deps build-tests
+	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build --skip '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	JETSAM_BIN_DIR=$(BIN_DIR) scripts/demo.sh > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
 	@echo "make demo: ran to completion (log: .build/demo.log)"
 	JETSAM_BIN_DIR=$(BIN_DIR) scripts/test-systemd.sh
+
+# The integration tests and the shell's kernel suites again, on pure cgroup v2 in a QEMU VM. Root; ~5 minutes.
+test-v2: deps test-deps build-tests
 	scripts/test-cgroup-v2.sh
 
 demo: build

@@ -85,24 +85,57 @@ struct KillOrderTests {
     #expect(try daemon.apps()["camera"]?.state == "foreground")
   }
 
-  @Test("with no suspended app left, background apps die before the foreground app is touched")
+  /// Sizes (MiB) for ``escalation()``, chosen so that its outcome cannot depend on timing (how far the camera has
+  /// grown when each victim's memory is back). The urgent level of ``config`` starts at 524M charged to the 1G
+  /// device (500M available) and clears at 464M charged (560M available); each app is charged its allocation plus
+  /// 1–4M (page tables, malloc headers, stack, libc data):
+  /// - urgent starts, at the latest, when the camera and `late` are full (400 + 160 = 560 ≥ 524), so it starts;
+  /// - once it has started, `maps` and `early` free at most 16 + 16 + 8 = 40M, so what is left, `late` included,
+  ///   stays above 524 − 40 = 484 > 464 whatever the camera's size: urgent holds until `late` is gone;
+  /// - the camera alone, full, is far below the clear (400 + 4 ≤ 464): once `late` is gone the level clears and
+  ///   stays clear, and nobody else dies;
+  /// - all together (592 + 16) stay far from critical (924M charged): the foreground app is never at risk.
+  /// (The test once had a 480M camera beside two 40M background apps: 480 + 3 > 464 kept the level urgent forever,
+  /// nobody being left that urgent may kill, unless both kills had finished within the camera's next ~20M of
+  /// growth, ~50 ms at 400 MB/s: too short under emulation or on a loaded machine.)
+  enum EscalationMiB {
+    static let suspended = 16
+    static let early = 16
+    static let late = 160
+    static let camera = 400
+  }
+
+  @Test("suspended apps die first, then background apps oldest-first, and the foreground app is never touched")
   func escalation() throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
-    // Two background apps holding memory (launched first, pushed to the background by the next launch).
-    let early = try daemon.launch("early", ["alloc", "40", "--hold"])
-    let late = try daemon.launch("late", ["alloc", "40", "--hold"])
-    let camera = try daemon.launch("camera", ["alloc", "480", "--rate", "400", "--hold"])
-    try daemon.waitUntil("pressure to clear") {
-      let grown = (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 480 << 20
-      let level = try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level
-      return grown && level < .urgent
+    // Launched in this order, each pushes the one before into the background; `maps` is then suspended.
+    let maps = try daemon.launch("maps", ["alloc", String(EscalationMiB.suspended), "--hold"])
+    let early = try daemon.launch("early", ["alloc", String(EscalationMiB.early), "--hold"])
+    let late = try daemon.launch("late", ["alloc", String(EscalationMiB.late), "--hold"])
+    let held = ["maps": EscalationMiB.suspended, "early": EscalationMiB.early, "late": EscalationMiB.late]
+    try daemon.waitUntil("the three apps to hold their memory") {
+      let apps = try daemon.apps()
+      return held.allSatisfy { name, megabytes in (apps[name]?.memoryBytes ?? 0) >= Int64(megabytes) << 20 }
     }
-    let records = try daemon.recordsOnDisk()
-    #expect(records.map(\.app) == ["early", "late"], "\(records.map(\.app))")
-    #expect(records.allSatisfy { $0.state == "background" && $0.reason == .memoryPressure })
-    #expect(!isAlive(early) && !isAlive(late))
+    let suspend = try daemon.ctl(["suspend", "maps"])
+    #expect(suspend.status == 0, "\(suspend.stderr)")
+    #expect(processState(maps) == "T", "maps not stopped")
+    #expect(try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level == .normal)
+
+    // Real memory pressure: the foreground app grows while jetsam kills.
+    let camera = try daemon.launch("camera", ["alloc", String(EscalationMiB.camera), "--rate", "400", "--hold"])
+    try daemon.waitUntil("the camera to hold its memory and pressure to clear below urgent") {
+      let grown = (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= Int64(EscalationMiB.camera) << 20
+      return try grown && daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
+    }
+    let records = try daemon.waitForRecords(3)
+    #expect(records.map(\.app) == ["maps", "early", "late"], "\(records.map(\.app))")
+    #expect(records.map(\.state) == ["suspended", "background", "background"], "\(records.map(\.state))")
+    #expect(records.allSatisfy { $0.reason == .memoryPressure && $0.terminationReason == "JETSAM memory-pressure" })
+    #expect(!isAlive(maps) && !isAlive(early) && !isAlive(late))
     #expect(isAlive(camera), "the foreground app dies only at critical")
+    #expect(try daemon.apps()["camera"]?.state == "foreground")
   }
 }
 
