@@ -120,7 +120,7 @@ struct KillOrderTests {
     }
     let suspend = try daemon.ctl(["suspend", "maps"])
     #expect(suspend.status == 0, "\(suspend.stderr)")
-    #expect(processState(maps) == "T", "maps not stopped")
+    #expect(processState(pid: maps) == "T", "maps not stopped")
     #expect(try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level == .normal)
 
     // Real memory pressure: the foreground app grows while jetsam kills.
