@@ -78,11 +78,12 @@ struct ControlSocketTests {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
     daemon.crash()
-    // 20,000 records left by earlier runs (written as jetsamd writes them: one JSON object a line).
+    // 4,000 records left by earlier runs (written as jetsamd writes them: one JSON object a line). More would
+    // mostly time jetsamd's start-up, which reads the whole log for launch numbers (slow under the VM's emulation).
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     var text = ""
-    for index in 0..<20_000 {
+    for index in 0..<4_000 {
       let record = ExitRecord(
         time: "2026-11-30T10:00:00Z", app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
         reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9,
@@ -97,8 +98,8 @@ struct ControlSocketTests {
     exits.app = "odd"
     let answers = try client.pipeline([try client.encode(exits), try client.encode(ControlRequest(verb: .status))])
     #expect(answers.count == 2)
-    #expect(answers.first?.exits?.count == 10_000, "the records of app odd, in the order written")
-    #expect(answers.first?.exits?.first?.pid == 1001 && answers.first?.exits?.last?.pid == 20_999)
+    #expect(answers.first?.exits?.count == 2_000, "the records of app odd, in the order written")
+    #expect(answers.first?.exits?.first?.pid == 1001 && answers.first?.exits?.last?.pid == 4_999)
     #expect(answers.last?.status != nil, "the status answer comes second")
   }
 
