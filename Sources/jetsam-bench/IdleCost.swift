@@ -6,6 +6,10 @@ struct IdleCost: Sendable {
   /// VmRSS at the end of the window (bytes) and the largest value seen during it.
   var residentBytes: Int64
   var peakResidentBytes: Int64
+  /// VmRSS at the end split into RssAnon (the process's own heap and stacks) and RssFile (pages of the program and
+  /// its libraries, the Swift runtime and Foundation above all, linked in or shared).
+  var anonymousBytes: Int64
+  var fileBytes: Int64
   /// CPU use in percent of one core: from utime + stime (clock ticks) and from schedstat (nanoseconds).
   var cpuPercentTicks: Double
   var cpuPercentScheduled: Double
@@ -27,7 +31,16 @@ struct IdleCost: Sendable {
       let scheduled = (ProcessStats.scheduledSeconds(pid) ?? 0) - scheduledBefore[index]
       return IdleCost(
         residentBytes: ProcessStats.residentBytes(pid) ?? 0, peakResidentBytes: peaks[index],
+        anonymousBytes: statusKiB("RssAnon:", pid) * 1024, fileBytes: statusKiB("RssFile:", pid) * 1024,
         cpuPercentTicks: ticks / elapsed * 100, cpuPercentScheduled: scheduled / elapsed * 100, seconds: elapsed)
     }
+  }
+
+  /// A `Name:  123 kB` line of /proc/PID/status, in KiB (0 when missing).
+  private static func statusKiB(_ name: String, _ pid: Int32) -> Int64 {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+    else { return 0 }
+    return line.split(separator: " ").dropFirst().lazy.compactMap { Int64($0) }.first ?? 0
   }
 }

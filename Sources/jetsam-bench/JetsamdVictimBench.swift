@@ -81,7 +81,7 @@ final class JetsamdVictimBench {
     let before = gauge.settled()
     try launchAndWait("calib0", chunks: 0)
     let afterBase = gauge.settled()
-    try launchAndWait("calib", chunks: 256, from: afterBase)
+    try launchAndWait("calib", chunks: 256)
     let afterChunks = gauge.settled()
     try killAndWait(["calib0", "calib"])
     let perChunk = (afterChunks - afterBase) / 256
@@ -267,13 +267,22 @@ final class JetsamdVictimBench {
     return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
-  /// Launches `alloc chunks --hold` in the background and waits until its memory is charged; returns its pid.
+  /// Launches `alloc chunks --hold` in the background and waits until its own cgroup is charged its `chunks` MiB;
+  /// returns its pid.
+  ///
+  /// Not "the device counter rose by `chunks` MiB": that left only the allocator's own overhead (~2 MiB: its
+  /// malloc headers, page tables, libc) as margin against what the apps killed just before still give back after
+  /// jetsamd reported them gone (page tables freed after an RCU grace period, per-CPU charge caches of their removed
+  /// cgroups). A 1000 MiB/s run's allocator holds 300 MiB (``leadTime`` × rate, against 64 MiB at 200 MiB/s), and
+  /// measured here the counter went on falling by ~0.7 MiB after each such run (0.2 after a 200 MiB/s one, once
+  /// 1.6), leaving as little as 1.3 MiB; once the late frees outgrew the margin, the wait could never end.
   @discardableResult
-  private func launchAndWait(_ name: String, chunks: Int, from before: Int64? = nil) throws -> Int32 {
-    let start = before ?? (gauge.read() ?? 0)
+  private func launchAndWait(_ name: String, chunks: Int) throws -> Int32 {
     let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
-    let expected = start + Int64(chunks) * AllocatorModel.mebibyte
-    try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) { (gauge.read() ?? 0) >= expected }
+    let bytes = Int64(chunks) * AllocatorModel.mebibyte
+    try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) {
+      (try client.apps()[name]?.memoryBytes ?? 0) >= bytes
+    }
     return pid
   }
 

@@ -89,18 +89,25 @@ final class SuspendResumeBench {
     result.launchFailure = launchFailure
     let running = try client.apps().values.filter { $0.state == "background" }.count
     guard running == names.count else { throw BenchError("only \(running) of \(names.count) apps are running") }
-    MonotonicTime.sleep(milliseconds: 200)
-
+    // Each measurement starts from a quiet daemon: after answering, jetsamd still saves its state file and rewrites
+    // oom_score_adj of every app whose band changed (~50 ms for 1,000 apps), which would otherwise land on the
+    // next measurement.
+    waitUntilQuiet()
     (result.suspendTotal, result.suspendEach) = try sequential(.suspend)
     result.verifiedSuspended = names.filter { isStopped($0) }.count
+    waitUntilQuiet()
     (result.resumeTotal, result.resumeEach) = try sequential(.resume)
     result.verifiedResumed = names.filter { !isStopped($0) }.count
 
+    waitUntilQuiet()
     (result.suspendPipelined, result.suspendDaemonCPU) = try pipelined(.suspend)
+    waitUntilQuiet()
     (result.resumePipelined, result.resumeDaemonCPU) = try pipelined(.resume)
 
+    waitUntilQuiet()
     (result.suspendBatch, result.suspendBatchCPU) = try batch(.suspend)
     result.verifiedBatchSuspended = names.filter { isStopped($0) }.count
+    waitUntilQuiet()
     (result.resumeBatch, result.resumeBatchCPU) = try batch(.resume)
     result.verifiedBatchResumed = names.filter { !isStopped($0) }.count
 
@@ -116,6 +123,18 @@ final class SuspendResumeBench {
     // Leave every app suspended for the idle-cost phase.
     _ = try pipelined(.suspend)
     return result
+  }
+
+  /// Waits until the daemon has used less than 1 ms of CPU over 100 ms (at most 5 s).
+  private func waitUntilQuiet() {
+    let start = MonotonicTime.now()
+    var last = ProcessStats.scheduledSeconds(daemon.pid) ?? 0
+    while MonotonicTime.seconds(since: start) < 5 {
+      MonotonicTime.sleep(milliseconds: 100)
+      let now = ProcessStats.scheduledSeconds(daemon.pid) ?? 0
+      if now - last < 0.001 { return }
+      last = now
+    }
   }
 
   /// One request per app, each waiting for its answer.

@@ -162,6 +162,13 @@ print("")
 print(results.table().render())
 print("")
 for note in results.notes() { print("note: " + note) }
+if let idle = results.daemonIdle {
+  print(
+    String(
+      format: "note: jetsamd's RSS: %.1f MB of program and library pages (Swift runtime, Foundation) + %.1f MB of "
+        + "its own (heap, stacks) with %d suspended apps", Double(idle.fileBytes) / 1_048_576,
+      Double(idle.anonymousBytes) / 1_048_576, results.suspendResume.first?.apps ?? options.apps))
+}
 print(
   String(
     format: "note: load average before %@, after %@; bench took %.0f s", loadBefore, HostInfo.load,
