@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
@@ -72,5 +73,30 @@ import Testing
     let root = try SpawnUser.lookup(name: "root")
     #expect(root.uid == 0 && root.gid == 0)
     #expect(root.supplementaryGroups.contains(0))
+  }
+}
+
+/// Stop states through a pidfd, on a real child: no root needed.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct ChildStopStateTests {
+  @Test("a child's pidfd says whether it is stopped, without consuming the report; not-our-child says nil")
+  func stoppedChild() throws {
+    let child = try spawnProcess(
+      SpawnRequest(arguments: ["/bin/sleep", "60"], environment: [], cgroupDirectory: nil, oomScoreAdj: 0))
+    defer {
+      kill(child.pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(child.pid, &status, 0)
+      child.pidfd.close()
+    }
+    #expect(isStoppedChild(pidfd: child.pidfd) == false)
+    kill(child.pid, SIGSTOP)
+    #expect(eventually(timeout: .seconds(5)) { isStoppedChild(pidfd: child.pidfd) == true })
+    #expect(isStoppedChild(pidfd: child.pidfd) == true, "asking again still says stopped (WNOWAIT)")
+    kill(child.pid, SIGCONT)
+    #expect(eventually(timeout: .seconds(5)) { isStoppedChild(pidfd: child.pidfd) == false })
+    let init1 = try openPidfd(pid: 1)
+    defer { init1.close() }
+    #expect(isStoppedChild(pidfd: init1) == nil, "pid 1 is not our child")
   }
 }

@@ -171,6 +171,8 @@ final class FakeSignals: SignalSender {
   func send(_ signal: Signal, to pid: pid_t) { sent.append((signal, pid)) }
   func send(_ signal: Signal, pidfd: FileDescriptor) throws { sentThroughPidfd.append(signal) }
   func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
+  /// Like the kernel for an adopted process: cannot tell through the pidfd.
+  func isStoppedChild(pidfd: FileDescriptor) -> Bool? { nil }
   func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { scores[pid] = value }
 
   /// How many times `signal` went to `pid`.

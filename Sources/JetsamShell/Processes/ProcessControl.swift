@@ -31,6 +31,21 @@ public func releaseMemory(pidfd: FileDescriptor) throws(SystemError) -> Bool {
   }
 }
 
+/// Whether a child of ours is stopped now (group stop, e.g. SIGSTOP), asked of its pidfd without reaping or
+/// consuming anything (`waitid(P_PIDFD, WSTOPPED | WNOHANG | WNOWAIT)`): one system call, where reading
+/// `/proc/PID/stat` takes three.
+///
+/// - Returns: true when stopped, false when running (or ended), nil when it is not our child (`ECHILD`: an
+///   adopted process) or the call failed: ask /proc then.
+public func isStoppedChild(pidfd: FileDescriptor) -> Bool? {
+  var info = siginfo_t()
+  let options = Int32(JETSAM_WSTOPPED) | Int32(JETSAM_WNOHANG) | Int32(JETSAM_WNOWAIT)
+  guard (try? systemCall("waitid pidfd") { jetsam_waitid_pidfd(pidfd.rawValue, &info, options) }) != nil else {
+    return nil
+  }
+  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == Int32(JETSAM_CLD_STOPPED)
+}
+
 /// Reaps a child if it has ended (`waitid(P_PIDFD, WEXITED | WNOHANG)`); a child still running is left alone.
 ///
 /// - Returns: how it ended, or `nil` while it is still running.

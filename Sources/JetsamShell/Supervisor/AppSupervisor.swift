@@ -272,7 +272,14 @@ final class AppSupervisor {
     if app.frozen { return (try? app.cgroup.events().frozen) ?? true }
     var stopped = true
     for pid in (try? app.cgroup.processIDs()) ?? [] {
-      guard let state = seams.signals.state(of: pid), !"TtZX".contains(state) else { continue }  // gone or stopped
+      // The main process is our child (unless adopted): its pidfd says so in one call. Others: /proc.
+      let isStopped: Bool
+      if pid == app.pid, !app.adopted, let child = seams.signals.isStoppedChild(pidfd: app.pidfd) {
+        isStopped = child
+      } else {
+        isStopped = seams.signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
+      }
+      guard !isStopped else { continue }
       seams.signals.send(.stop, to: pid)
       stopped = false
     }

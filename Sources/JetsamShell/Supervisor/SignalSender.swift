@@ -9,6 +9,9 @@ public protocol SignalSender: AnyObject {
   func send(_ signal: Signal, pidfd: FileDescriptor) throws
   /// The one-letter scheduler state of `pid` (`R`, `S`, `D`, `T`, `Z`…), nil when it is gone.
   func state(of pid: pid_t) -> Character?
+  /// Whether our child behind `pidfd` is stopped, cheaper than ``state(of:)``; nil when that cannot be told this
+  /// way (not our child): ask ``state(of:)``.
+  func isStoppedChild(pidfd: FileDescriptor) -> Bool?
   /// Sets `pid`'s oom_score_adj.
   func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws
 }
@@ -22,6 +25,8 @@ public final class KernelSignals: SignalSender {
   public func send(_ signal: Signal, pidfd: FileDescriptor) throws { try sendSignal(pidfd: pidfd, signal) }
 
   public func state(of pid: pid_t) -> Character? { processState(pid: pid) }
+
+  public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamShell.isStoppedChild(pidfd: pidfd) }
 
   public func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { try JetsamShell.setOOMScoreAdj(pid: pid, value) }
 }
