@@ -78,6 +78,27 @@ struct SuspendTests {
     #expect(processState(pid: first) == "T")
   }
 
+  @Test("pipelined suspends on one connection are each answered once the app is stopped, in order")
+  func pipelinedSuspends() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    // More apps than fit in one answer's wait: the later requests wait in the socket, unread, not in jetsamd.
+    let names = (0..<80).map { String(format: "app%02d", $0) }
+    let client = try daemon.jetsamd.client()
+    var pids: [String: Int32] = [:]
+    for name in names {
+      var launch = ControlRequest(verb: .launch, app: name)
+      launch.command = [Binaries.current.testapp, "idle"]
+      launch.background = true
+      pids[name] = try #require(try client.send(launch).app?.pid)
+    }
+    let answers = try client.pipeline(names.map { try client.encode(ControlRequest(verb: .suspend, app: $0)) })
+    #expect(answers.map { $0.app?.name } == names)
+    #expect(answers.allSatisfy { $0.ok && $0.app?.state == "suspended" && $0.app?.stopping == nil })
+    let running = names.filter { processState(pid: pids[$0]!) != "T" }
+    #expect(running.isEmpty, "answered suspended but not stopped: \(running)")
+  }
+
   /// `frozen` from the app's cgroup.events, found through /proc/PID/cgroup (the unified hierarchy's line).
   private func frozenFlag(of pid: Int32) throws -> Bool? {
     let path = try #require(CgroupHost.membership(of: pid)[""])

@@ -14,8 +14,6 @@ import JetsamProtocol
 final class ControlServer {
   /// Output queued for one client beyond which the client is considered stuck and dropped.
   static let maxQueuedOutput = 8 << 20
-  /// Requests a client may send while one of its requests is still being answered.
-  static let maxHeldRequests = 64
 
   /// Answers a request now, or returns nil and answers later with ``ControlConnection/reply(_:)`` (a suspend
   /// is answered once the apps' processes are seen stopped). A connection's later requests wait their turn.
@@ -131,7 +129,7 @@ final class ControlServer {
           fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
           maxQueuedOutput: ControlServer.maxQueuedOutput
         ) { [unowned self] input in
-          if let connection { self.received(input, on: connection) }
+          if let connection { self.answer(input, on: connection) }
         }
         stream.onOverflow = { [log] in
           log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
@@ -139,7 +137,6 @@ final class ControlServer {
         stream.onClose = { [unowned self] in self.connections[fd] = nil }
         connection = ControlConnection(stream: stream)
         connection!.permitted = permitted
-        connection!.resume = { [unowned self, unowned connection = connection!] in self.answerHeld(on: connection) }
         connections[fd] = connection
       } catch {
         log.warning("watching a control connection: \(error)")
@@ -164,27 +161,6 @@ final class ControlServer {
     return groups.prefix(Int(count)).contains(group)
   }
 
-  /// Answers a request at once, or holds it while an earlier one of the same client is still being answered.
-  private func received(_ input: LineStream.Input, on connection: ControlConnection) {
-    if connection.awaitingReply {
-      // Bounded: a client that piles up requests behind an unanswered one is dropped, not buffered without end.
-      guard connection.held.count < ControlServer.maxHeldRequests else {
-        log.warning("dropping control client: \(ControlServer.maxHeldRequests) requests behind an unanswered one")
-        return connection.close()
-      }
-      connection.held.append(input)
-    } else {
-      answer(input, on: connection)
-    }
-  }
-
-  /// Answers the requests a client sent while its previous one was being answered, in order.
-  private func answerHeld(on connection: ControlConnection) {
-    while !connection.awaitingReply && !connection.held.isEmpty && !connection.closed {
-      answer(connection.held.removeFirst(), on: connection)
-    }
-  }
-
   private func answer(_ input: LineStream.Input, on connection: ControlConnection) {
     let response: ControlResponse
     switch input {
@@ -201,7 +177,9 @@ final class ControlServer {
         case .failure(let error): response = .failure(error)
         case .success(let request):
           guard let answered = handler(request, connection) else {
+            // Answered later: the client's next requests wait in its socket until then, in order.
             connection.awaitingReply = true
+            connection.stream.pauseReading()
             return
           }
           response = answered
@@ -255,11 +233,8 @@ final class ControlConnection {
   var permitted = false
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
-  /// Set while a request of this client is answered later; its next requests are held until then.
+  /// Set while a request of this client is answered later; its stream is paused until then.
   var awaitingReply = false
-  var held: [LineStream.Input] = []
-  /// Answers the held requests (set by the server).
-  var resume: () -> Void = {}
   /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.
   private var outbox: [ControlResponse] = []
   private let encoder: JSONEncoder = {
@@ -290,7 +265,7 @@ final class ControlConnection {
     write(response)
     for line in outbox { write(line) }
     outbox = []
-    resume()
+    stream.resumeReading()
   }
 
   func close() { stream.close() }

@@ -17,6 +17,11 @@ final class LineStream {
   private var framer: LineFramer
   private var output: [UInt8] = []
   private(set) var closed = false
+  /// While paused, lines already read wait here and nothing more is read: the peer's further input stays in the
+  /// kernel's socket buffer (backpressure), never in ours beyond one read.
+  private(set) var paused = false
+  private var waitingLines: [Input] = []
+  private let onInput: (Input) -> Void
   /// Called when the stream closed itself because too much output waited.
   var onOverflow: (() -> Void)?
   /// Called once when the stream is closed (by the peer, an error, overflow or ``close()``).
@@ -30,10 +35,28 @@ final class LineStream {
     self.fd = fd
     framer = LineFramer(maxBytes: maxLineBytes)
     self.maxQueuedOutput = maxQueuedOutput
+    self.onInput = onInput
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
       if events & EpollEvents.writable != 0 { self.flush() }
-      if events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0 { self.readAvailable(onInput) }
+      if !self.paused && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0 {
+        self.readAvailable()
+      }
     }
+  }
+
+  /// Stops handing over lines (the one being handled is answered later); lines already read wait.
+  func pauseReading() {
+    guard !paused else { return }
+    paused = true
+    updateEvents()
+  }
+
+  /// Hands over the lines that waited, then reads on.
+  func resumeReading() {
+    guard paused, !closed else { return }
+    paused = false
+    while !paused && !closed && !waitingLines.isEmpty { onInput(waitingLines.removeFirst()) }
+    updateEvents()
   }
 
   /// Queues one line (a newline is added) and writes what the socket takes now.
@@ -69,12 +92,18 @@ final class LineStream {
       }
       output.removeFirst(n)
     }
-    source?.setIOEvents(EpollEvents.readable | (output.isEmpty ? 0 : EpollEvents.writable))
+    updateEvents()
   }
 
-  private func readAvailable(_ onInput: (Input) -> Void) {
+  /// Readable unless paused (epoll is level-triggered: input that arrived meanwhile wakes it at once on
+  /// resuming); writable while output waits.
+  private func updateEvents() {
+    source?.setIOEvents((paused ? 0 : EpollEvents.readable) | (output.isEmpty ? 0 : EpollEvents.writable))
+  }
+
+  private func readAvailable() {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    while !closed {
+    while !closed && !paused {
       let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
@@ -87,9 +116,13 @@ final class LineStream {
         return
       }
       for input in framer.append(chunk[0..<n]) {
-        // A handler may close the stream; lines after that have nobody to answer them.
-        guard !closed else { return }
-        onInput(input)
+        // A handler may close the stream (lines after that have nobody to answer them) or pause it.
+        if closed { return }
+        if paused {
+          waitingLines.append(input)
+        } else {
+          onInput(input)
+        }
       }
     }
   }
