@@ -63,6 +63,10 @@ public final class Daemon {
   private var running = false
   private var stateChanged = false
   private var processSetChanged = false
+  /// Whether the run handled anything that may move the policy's next deadline or the status line. A memory
+  /// sample that changed nothing does not: it comes every millisecond near a threshold, and both cost a pass
+  /// over every app.
+  private var policyMayHaveChanged = false
   /// Callers waiting for suspensions to settle (control requests answered once the apps are stopped).
   private var suspensionWaiters: [(apps: [String], then: () -> Void)] = []
 
@@ -264,8 +268,11 @@ public final class Daemon {
       supervisor.finishBatch()
     } while !pendingActions.isEmpty || !queuedEvents.isEmpty
     running = false
-    deadlineTimer.schedule(at: policy.nextDeadline)
-    updateStatus()
+    if policyMayHaveChanged {
+      policyMayHaveChanged = false
+      deadlineTimer.schedule(at: policy.nextDeadline)
+      updateStatus()
+    }
     if stateChanged || processSetChanged {
       stateKeeper.changed(urgent: processSetChanged)
       stateChanged = false
@@ -300,13 +307,17 @@ public final class Daemon {
   private func noteHandled(_ events: [PolicyEvent]) {
     for event in events {
       switch event {
-      case .appMessage, .adopt: stateChanged = true
-      default: break
+      case .appMessage, .adopt:
+        stateChanged = true
+        policyMayHaveChanged = true
+      case .memorySampled: break
+      default: policyMayHaveChanged = true
       }
     }
   }
 
   private func perform(_ action: PolicyAction) {
+    policyMayHaveChanged = true
     switch action {
     case .levelChanged(let from, let to, let available):
       log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
