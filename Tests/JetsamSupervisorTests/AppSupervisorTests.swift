@@ -268,6 +268,20 @@ struct AppSupervisorTests {
     #expect(fixture.signals.scores == [pid: 900, pid + 500: 900])
   }
 
+  @Test("scores wait while stops are being checked: a suspend's answer comes first")
+  func scoresWaitForStops() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
+    fixture.supervisor.finishBatch()
+    fixture.loop.advance(by: .milliseconds(1))
+    #expect(fixture.signals.scores.isEmpty, "scores written while the stop was still being checked")
+    fixture.signals.states = [pid: "T", pid + 500: "T"]
+    fixture.loop.advance(by: .milliseconds(20))
+    #expect(fixture.signals.scores == [pid: 900, pid + 500: 900])
+  }
+
   @Test("lines from the app become policy messages; bad ones are answered with a precise error")
   func channelLines() throws {
     let fixture = try SupervisorFixture()

@@ -117,7 +117,9 @@ public final class Daemon {
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
-    stateKeeper = StateKeeper(path: stateDirectory + "/state.json", loop: loop, log: log) { [unowned self] in
+    stateKeeper = StateKeeper(
+      path: stateDirectory + "/state.json", loop: loop, background: background, log: log
+    ) { [unowned self] in
       self.savedState()
     }
     connectSupervisor()
@@ -529,7 +531,7 @@ public final class Daemon {
   private func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
-    stateKeeper.changed(urgent: true)
+    stateKeeper.saveSynchronously()
     releaseBalloon()
     monitor.stop()
     control.close()

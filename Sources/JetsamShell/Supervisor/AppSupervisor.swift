@@ -386,7 +386,14 @@ final class AppSupervisor {
   }
 
   /// The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
+  ///
+  /// Not while stops are being checked: a thousand scores take milliseconds, and a suspend is answered only once
+  /// its apps are seen stopped. The scores are a backstop; they can wait a little.
   private func applyScores() {
+    guard stops.isIdle else {
+      scoreTimer?.schedule(at: loop.now().advanced(by: .milliseconds(2)))
+      return
+    }
     let bands = pendingScores
     pendingScores = [:]
     for (name, band) in bands {

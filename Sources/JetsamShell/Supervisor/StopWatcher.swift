@@ -44,6 +44,9 @@ final class StopWatcher {
   /// Whether app `name` has a stop pending.
   func isPending(_ name: String) -> Bool { pending[name] != nil }
 
+  /// Whether any stop is pending.
+  var isIdle: Bool { pending.isEmpty }
+
   /// Starts watching `app`, whose processes were just told to stop. The first check waits for ``checkNow()``
   /// (called once the whole batch of actions is done, so 200 suspends cost one pass).
   func watch(_ app: AppProcess) {
