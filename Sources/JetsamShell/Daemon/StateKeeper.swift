@@ -69,14 +69,15 @@ final class StateKeeper {
     dirty = false
     sequence += 1
     let (state, sequence, writer) = (snapshot(), sequence, writer)
-    background.run({ () -> String? in
+    let write = { @Sendable () -> String? in
       do {
         try writer.write(state, sequence: sequence)
         return nil
       } catch {
         return "\(error)"
       }
-    }) { [weak self] failure in
+    }
+    background.run(write) { [weak self] failure in
       guard let self, let failure else { return }
       self.log.error("writing \(self.path): \(failure)")
       self.changed(urgent: false)
