@@ -117,9 +117,7 @@ public final class Daemon {
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
-    stateKeeper = StateKeeper(
-      path: stateDirectory + "/state.json", loop: loop, background: background, log: log
-    ) { [unowned self] in
+    stateKeeper = StateKeeper(path: stateDirectory + "/state.json", loop: loop, log: log) { [unowned self] in
       self.savedState()
     }
     connectSupervisor()
@@ -531,7 +529,7 @@ public final class Daemon {
   private func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
-    stateKeeper.saveSynchronously()
+    stateKeeper.changed(urgent: true)
     releaseBalloon()
     monitor.stop()
     control.close()
