@@ -194,7 +194,7 @@ public final class Daemon {
 
   /// How `app` is started: its config, with the default caps filled in.
   func launchSpec(_ app: AppConfig) -> AppSupervisor.LaunchSpec {
-    AppSupervisor.LaunchSpec(config: app, caps: config.defaults.overridden(by: app.caps))
+    AppSupervisor.LaunchSpec(app, defaults: config.defaults)
   }
 
   private func readopt(storedChannels: inout [String: FileDescriptor]) -> Int {
@@ -494,10 +494,10 @@ public final class Daemon {
     }
     if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
     for name in supervisor.processes.keys.sorted() {
-      guard let spec = supervisor.specs[name] else { continue }
-      supervisor.specs[name]!.caps = config.defaults.overridden(by: spec.config.caps)
+      guard let spec = supervisor.specs[name].map({ launchSpec($0.config) }) else { continue }
+      supervisor.specs[name] = spec
       do {
-        try supervisor.setLimits(of: name, supervisor.specs[name]!.caps)
+        try supervisor.setLimits(of: name, spec.caps)
       } catch {
         log.error("reload: new caps for \(name): \(error)")
       }

@@ -43,8 +43,7 @@ struct Readoption {
   private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
     let name = saved.adopted.name
     let pid = saved.adopted.pid
-    supervisor.specs[name] = AppSupervisor.LaunchSpec(
-      config: saved.spec, caps: defaults.overridden(by: saved.spec.caps))
+    supervisor.specs[name] = AppSupervisor.LaunchSpec(saved.spec, defaults: defaults)
     // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
     if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
     let cgroup = try? cgroups.adoptAppCgroup(name: name)
@@ -96,8 +95,7 @@ struct Readoption {
     }
     let configured = configuredApps[name]
     if let configured {
-      supervisor.specs[name] = AppSupervisor.LaunchSpec(
-        config: configured, caps: defaults.overridden(by: configured.caps))
+      supervisor.specs[name] = AppSupervisor.LaunchSpec(configured, defaults: defaults)
     }
     var found = AdoptedApp(
       name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,

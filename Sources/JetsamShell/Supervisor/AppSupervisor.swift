@@ -27,7 +27,18 @@ final class AppSupervisor {
   /// How one app is started (from the config, merged with the launch request's options).
   struct LaunchSpec {
     var config: AppConfig
+    /// The caps in force: the app's own over the config's defaults.
     var caps: AppCaps
+
+    init(config: AppConfig, caps: AppCaps) {
+      self.config = config
+      self.caps = caps
+    }
+
+    /// `config` with its caps filled in from `defaults`.
+    init(_ config: AppConfig, defaults: AppCaps) {
+      self.init(config: config, caps: defaults.overridden(by: config.caps))
+    }
   }
 
   /// What the daemon is told about as it happens (beyond policy events).
