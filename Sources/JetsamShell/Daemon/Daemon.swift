@@ -293,9 +293,14 @@ public final class Daemon {
 
   private func settleSuspensionWaiters() {
     guard !suspensionWaiters.isEmpty else { return }
-    let settled = suspensionWaiters.filter { $0.apps.allSatisfy(isSuspensionSettled) }
-    suspensionWaiters.removeAll { $0.apps.allSatisfy(isSuspensionSettled) }
-    for waiter in settled { waiter.then() }
+    // Taken out before any is called: an answer may add waiters (its client's next request).
+    var settled: [() -> Void] = []
+    suspensionWaiters.removeAll { waiter in
+      guard waiter.apps.allSatisfy(isSuspensionSettled) else { return false }
+      settled.append(waiter.then)
+      return true
+    }
+    for then in settled { then() }
   }
 
   private func isSuspensionSettled(_ name: String) -> Bool {
