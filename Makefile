@@ -36,9 +36,9 @@ release: deps
 # The whole suite: lint, the warning-free build, then test-unit, test-host and test-v2, in this order.
 test: deps test-deps lint build-tests test-unit test-host test-v2
 
-# The Swift unit test targets (no root, no kernel: the pure core, the clients, the wire format, /proc parsing,
+# The Swift unit test targets (no root, no kernel: the pure core, the clients, the wire and control formats, /proc parsing,
 # the supervisor through its fakes) and the Python client. Seconds; runs without root.
-UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamSupervisorTests)\.
+UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests)\.
 test-unit: build-tests
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	python3 -m unittest discover -s clients/python

@@ -59,6 +59,7 @@ let package = Package(
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),
+    .testTarget(name: "JetsamProtocolTests", dependencies: ["JetsamProtocol", "JetsamCore"]),
     .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamTestKit"]),
     // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
     .testTarget(

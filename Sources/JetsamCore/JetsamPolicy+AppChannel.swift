@@ -185,18 +185,18 @@ extension JetsamPolicy {
     return actions
   }
 
-  /// The app side's deadlines for `nextDeadline`.
-  func appChannelDeadlines(_ app: TrackedApp) -> [Instant] {
-    var deadlines = app.pendingAcks.values.compactMap(\.deadline)
+  /// The app side's earliest deadline, for `nextDeadline`.
+  func appChannelDeadline(_ app: borrowing TrackedApp) -> Instant? {
+    var earliest = app.pendingAcks.isEmpty ? nil : app.pendingAcks.values.compactMap(\.deadline).min()
     if let expiry = taskExpiry(app) {
-      if !app.expiryWarned { deadlines.append(expiry.warning) }
-      deadlines.append(expiry.kill)
+      let next = app.expiryWarned ? expiry.kill : min(expiry.warning, expiry.kill)
+      earliest = earliest.map { min($0, next) } ?? next
     }
-    return deadlines
+    return earliest
   }
 
   /// When open background tasks are warned and killed, for an app in the background that holds some.
-  private func taskExpiry(_ app: TrackedApp) -> (warning: Instant, kill: Instant)? {
+  private func taskExpiry(_ app: borrowing TrackedApp) -> (warning: Instant, kill: Instant)? {
     guard app.state == .background, !app.backgroundTasks.isEmpty, let since = app.backgroundSince else { return nil }
     let budgetEnd = since.advanced(by: config.lifecycle.backgroundTaskBudget)
     return (

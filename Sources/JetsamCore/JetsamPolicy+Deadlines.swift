@@ -1,11 +1,21 @@
 /// Timed work: terminate escalation, background grace, the jetsam kill timeout.
 extension JetsamPolicy {
   /// The earliest instant at which the policy needs a `.tick`, or nil when nothing is pending.
+  ///
+  /// Asked after every batch, so it reads each app in place rather than copying it (with 1,000 apps, copying
+  /// every tracked app and collecting arrays cost more than the batch itself).
   public var nextDeadline: Instant? {
-    let perApp = trackedApps.values.flatMap {
-      [$0.graceDeadline, $0.terminateDeadline, $0.suspendDeadline].compactMap { $0 } + appChannelDeadlines($0)
+    var earliest = jetsamKill?.deadline
+    func consider(_ deadline: Instant?) {
+      if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
-    return (perApp + [jetsamKill?.deadline].compactMap { $0 }).min()
+    for index in trackedApps.values.indices {
+      consider(trackedApps.values[index].graceDeadline)
+      consider(trackedApps.values[index].terminateDeadline)
+      consider(trackedApps.values[index].suspendDeadline)
+      consider(appChannelDeadline(trackedApps.values[index]))
+    }
+    return earliest
   }
 
   mutating func tick(at: Instant) -> [PolicyAction] {

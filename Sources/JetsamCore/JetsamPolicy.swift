@@ -41,6 +41,20 @@ public struct JetsamPolicy: Sendable {
   /// Every configured app, sorted by name.
   public var apps: [AppStatus] { trackedApps.keys.sorted().map { trackedApps[$0]!.status } }
 
+  /// Whether the app counts as suspended and is neither seen stopped yet nor counted incomplete by the suspend
+  /// timeout (cheap: checked for every waiting app after every batch).
+  public func isStopAwaited(_ name: String) -> Bool {
+    guard let index = trackedApps.index(forKey: name) else { return false }
+    return trackedApps.values[index].state == .suspended && !trackedApps.values[index].suspendIncomplete
+  }
+
+  /// How many configured apps are in each state: what a status line needs, without building every app's status.
+  public var appCountsByState: [LifecycleState: Int] {
+    var counts: [LifecycleState: Int] = [:]
+    for index in trackedApps.values.indices { counts[trackedApps.values[index].state, default: 0] += 1 }
+    return counts
+  }
+
   /// Handles one event and returns what the shell must do, in order.
   ///
   /// Requests throw a ``PolicyError`` when refused, and the policy is then unchanged. Results and

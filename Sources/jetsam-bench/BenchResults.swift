@@ -50,14 +50,17 @@ struct BenchResults {
       let count = result.apps == options.apps ? "\(result.apps)" : "\(result.apps) (of \(options.apps) asked for)"
       table.section("Suspend / resume \(count) idle apps (suspend mode \(result.mode))")
       let batchTarget = options.batchTargetMilliseconds
+      let rounds = SuspendResumeBench.batchRounds
       table.add(
-        "  suspend all, one batch request", jetsamd: result.suspendBatch, unit: .milliseconds,
-        target: .below(batchTarget))
-      table.add("    daemon CPU for the batch", jetsamd: result.suspendBatchCPU, unit: .milliseconds)
+        "  suspend all, one batch request (median of \(rounds))", jetsamd: result.suspendBatch.median,
+        unit: .milliseconds, target: .below(batchTarget))
+      table.add("    slowest of the \(rounds)", jetsamd: result.suspendBatch.sorted.last, unit: .milliseconds)
+      table.add("    daemon CPU for the batch (median)", jetsamd: result.suspendBatchCPU.median, unit: .milliseconds)
       table.add(
-        "  resume all, one batch request", jetsamd: result.resumeBatch, unit: .milliseconds, target: .below(batchTarget)
-      )
-      table.add("    daemon CPU for the batch", jetsamd: result.resumeBatchCPU, unit: .milliseconds)
+        "  resume all, one batch request (median of \(rounds))", jetsamd: result.resumeBatch.median,
+        unit: .milliseconds, target: .below(batchTarget))
+      table.add("    slowest of the \(rounds)", jetsamd: result.resumeBatch.sorted.last, unit: .milliseconds)
+      table.add("    daemon CPU for the batch (median)", jetsamd: result.resumeBatchCPU.median, unit: .milliseconds)
       table.addText(
         "  kernel shows stopped / running again (batch)",
         jetsamd: "\(result.verifiedBatchSuspended) / \(result.verifiedBatchResumed)",

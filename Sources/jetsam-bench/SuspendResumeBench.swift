@@ -19,10 +19,11 @@ struct SuspendResumeResult: Sendable {
   var suspendPipelined: Double = 0
   var resumePipelined: Double = 0
   /// One request naming every app (`jetsamctl suspend A B C…`): the daemon stops them all and waits once (ms).
-  var suspendBatch: Double = 0
-  var resumeBatch: Double = 0
-  var suspendBatchCPU: Double = 0
-  var resumeBatchCPU: Double = 0
+  /// Repeated ``SuspendResumeBench/batchRounds`` times: one round on a shared machine says little.
+  var suspendBatch = Distribution([])
+  var resumeBatch = Distribution([])
+  var suspendBatchCPU = Distribution([])
+  var resumeBatchCPU = Distribution([])
   /// Apps the kernel showed stopped right after the batch suspend, and running again after the batch resume.
   var verifiedBatchSuspended = 0
   var verifiedBatchResumed = 0
@@ -64,6 +65,10 @@ final class SuspendResumeBench {
 
   func stop() { daemon.stop() }
 
+  /// How many times the batch suspend and resume are measured (their medians are reported; each round's
+  /// kernel check must see every app stopped, then running again).
+  static let batchRounds = 5
+
   /// The apps measured: all of ``BenchOptions/appNames`` unless jetsamd failed to launch some.
   private(set) var names: [String] = []
   /// Why fewer apps than asked for were launched.
@@ -104,12 +109,26 @@ final class SuspendResumeBench {
     waitUntilQuiet()
     (result.resumePipelined, result.resumeDaemonCPU) = try pipelined(.resume)
 
-    waitUntilQuiet()
-    (result.suspendBatch, result.suspendBatchCPU) = try batch(.suspend)
-    result.verifiedBatchSuspended = names.filter { isStopped($0) }.count
-    waitUntilQuiet()
-    (result.resumeBatch, result.resumeBatchCPU) = try batch(.resume)
-    result.verifiedBatchResumed = names.filter { !isStopped($0) }.count
+    result.verifiedBatchSuspended = names.count
+    result.verifiedBatchResumed = names.count
+    var batches: (suspend: [Double], suspendCPU: [Double], resume: [Double], resumeCPU: [Double]) = ([], [], [], [])
+    for _ in 0..<Self.batchRounds {
+      waitUntilQuiet()
+      let (suspend, suspendCPU) = try batch(.suspend)
+      batches.suspend.append(suspend)
+      batches.suspendCPU.append(suspendCPU)
+      // The worst round counts.
+      result.verifiedBatchSuspended = min(result.verifiedBatchSuspended, names.filter { isStopped($0) }.count)
+      waitUntilQuiet()
+      let (resume, resumeCPU) = try batch(.resume)
+      batches.resume.append(resume)
+      batches.resumeCPU.append(resumeCPU)
+      result.verifiedBatchResumed = min(result.verifiedBatchResumed, names.filter { !isStopped($0) }.count)
+    }
+    result.suspendBatch = Distribution(batches.suspend)
+    result.suspendBatchCPU = Distribution(batches.suspendCPU)
+    result.resumeBatch = Distribution(batches.resume)
+    result.resumeBatchCPU = Distribution(batches.resumeCPU)
 
     var suspendCLI: [Double] = []
     var resumeCLI: [Double] = []

@@ -250,7 +250,7 @@ final class SupervisorFixture {
           return channel
         }),
       log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
-    supervisor.report = { [unowned self] event in self.reported.append(event) }
+    supervisor.reportEvents = { [unowned self] events in self.reported += events }
     supervisor.oomScore = { band in Int32(900 - band.rawValue * 80) }
     supervisor.observers.recorded = { [unowned self] record in self.recorded.append(record) }
   }

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// The state bits of a cgroup2 `cgroup.events` file.
 public struct CgroupEvents: Sendable, Equatable {
@@ -48,6 +49,9 @@ public final class AppCgroup: Sendable {
   private let cpuUsage: CgroupFile
   private let procs: CgroupFile
   private let eventsFile: CgroupFile
+  /// The memory cap last read (outer nil: not read since it was last set). Only jetsamd sets it, and every `ps`
+  /// and batch answer shows it for every app: 1,000 reads it can skip.
+  private let knownMemoryLimit = Mutex<Int64??>(nil)
 
   static func create(in device: DeviceCgroup, name: String, limits: AppLimits) throws -> AppCgroup {
     let operation = "create app cgroup \(name) in \(device.unifiedDirectory)"
@@ -150,6 +154,7 @@ public final class AppCgroup: Sendable {
   ///   memory cap is below what the app uses and cannot be reclaimed).
   public func setLimits(_ limits: AppLimits) throws {
     try limits.validate("set limits of app cgroup \(location.v2.path)")
+    defer { knownMemoryLimit.withLock { $0 = nil } }
     try location.modify(
       values: try Self.controlFileValues(limits, location: location, deviceLocation: deviceLocation))
   }
@@ -169,9 +174,11 @@ public final class AppCgroup: Sendable {
 
   /// The memory cap in bytes, `nil` when unlimited.
   public func memoryLimit() throws -> Int64? {
-    guard let value = try limit.readNumber() else { return nil }
+    if let known = knownMemoryLimit.withLock({ $0 }) { return known }
     // v1 reports "no limit" as the page counter's maximum (9223372036854771712 with 4 KiB pages).
-    return value >= Int64.max / 2 ? nil : value
+    let value = try limit.readNumber().flatMap { $0 >= Int64.max / 2 ? nil : $0 }
+    knownMemoryLimit.withLock { $0 = .some(value) }
+    return value
   }
 
   // MARK: - Counters
@@ -210,17 +217,7 @@ public final class AppCgroup: Sendable {
   }
 
   /// The processes in the app's cgroup2 directory (`cgroup.procs`), in the kernel's order.
-  public func processIDs() throws -> [pid_t] {
-    let text = try procs.readText()
-    var pids: [pid_t] = []
-    for line in text.split(separator: "\n") {
-      guard let pid = pid_t(line) else {
-        throw CgroupError(.unexpectedContent("line \"\(line)\""), "read \(procs.path)")
-      }
-      pids.append(pid)
-    }
-    return pids
-  }
+  public func processIDs() throws -> [pid_t] { try procs.readNumberLines() }
 
   // MARK: - Freeze, kill, events
 

@@ -40,12 +40,35 @@ struct CgroupFile: Sendable {
     }
   }
 
+  /// Reads a file of one decimal number per line (`cgroup.procs`).
+  ///
+  /// Read on every suspend, resume and stop check of every app, so the usual case (a few processes) is one `pread`
+  /// into a stack buffer: seq_file fills a read until it is full or the file ends, so a short read is the whole
+  /// file. A longer file is read whole as text.
+  func readNumberLines() throws -> [Int32] {
+    let fitted: [Int32]?? = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4096) { buffer in
+      let count = try systemCall("pread \(path)") { pread(descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
+      guard count < buffer.count else { return nil }
+      return parseNumberLines(UnsafeBufferPointer(rebasing: buffer[..<count]))
+    }
+    let numbers: [Int32]?
+    if let fitted {
+      numbers = fitted
+    } else {
+      numbers = Array(try readText().utf8).withUnsafeBufferPointer { parseNumberLines($0) }
+    }
+    guard let numbers else {
+      throw CgroupError(.unexpectedContent("not one number per line: \"\(try readText())\""), "read \(path)")
+    }
+    return numbers
+  }
+
   /// Reads the whole file as text, in as many `pread` calls as it takes (`cgroup.procs` can exceed a page).
   func readText() throws(SystemError) -> String {
     var bytes: [UInt8] = []
     var offset: Int64 = 0
     while true {
-      let chunk = try descriptor.read(at: offset, capacity: 16384)
+      let chunk = try descriptor.read(at: offset, capacity: 4096)
       if chunk.isEmpty { break }
       bytes += chunk
       offset += Int64(chunk.count)
@@ -79,6 +102,31 @@ private enum ParsedNumber {
   case value(Int64)
   case max
   case malformed
+}
+
+/// Parses lines of ASCII decimal digits; nil if any line is empty, holds anything else or overflows.
+private func parseNumberLines(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int32]? {
+  var numbers: [Int32] = []
+  var value: Int32 = 0
+  var digits = 0
+  for byte in bytes {
+    if byte == UInt8(ascii: "\n") {
+      guard digits > 0 else { return nil }
+      numbers.append(value)
+      value = 0
+      digits = 0
+      continue
+    }
+    let digit = byte &- UInt8(ascii: "0")
+    guard digit < 10 else { return nil }
+    let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+    let (sum, overflow2) = times10.addingReportingOverflow(Int32(digit))
+    guard !overflow1, !overflow2 else { return nil }
+    value = sum
+    digits += 1
+  }
+  if digits > 0 { numbers.append(value) }
+  return numbers
 }
 
 /// Parses ASCII decimal (an optional `-`), or `max`, followed by optional whitespace.

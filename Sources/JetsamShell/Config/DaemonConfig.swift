@@ -387,6 +387,9 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
     try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
     try c.encode(acknowledgements.rawValue, forKey: .acknowledgements)
+    if !hooks.isEmpty {
+      try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
+    }
   }
 }
 

@@ -168,7 +168,7 @@ final class ControlRequestHandler {
 
   private func statusResponse() -> ControlResponse {
     var counts: [String: Int] = [:]
-    for app in daemon.policy.apps { counts[app.state.coarseName, default: 0] += 1 }
+    for (state, count) in daemon.policy.appCountsByState { counts[state.coarseName, default: 0] += count }
     var response = ControlResponse(ok: true)
     response.status = StatusInfo(
       version: Daemon.version, uptimeSeconds: MonotonicClock.now().seconds(since: daemon.startedAt),

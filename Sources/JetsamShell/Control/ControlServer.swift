@@ -254,6 +254,7 @@ final class ControlConnection {
   }
 
   private func write(_ response: ControlResponse) {
+    if let fast = response.fastJSON() { return stream.send(fast) }
     guard let data = try? encoder.encode(response) else { return }
     stream.send(data)
   }

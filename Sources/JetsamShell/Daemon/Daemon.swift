@@ -60,6 +60,7 @@ public final class Daemon {
   // The entry point's queues: actions decided and not yet carried out, events reported while carrying out.
   private var pendingActions: [PolicyAction] = []
   private var queuedEvents: [PolicyEvent] = []
+  private var nextQueuedEvent = 0
   private var running = false
   private var stateChanged = false
   private var processSetChanged = false
@@ -178,7 +179,7 @@ public final class Daemon {
   }
 
   private func connectSupervisor() {
-    supervisor.report = { [unowned self] event in self.observe(event) }
+    supervisor.reportEvents = { [unowned self] events in self.observe(events) }
     supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
     supervisor.observers = AppSupervisor.Observers(
       recorded: { [unowned self] record in self.report(record) },
@@ -237,8 +238,12 @@ public final class Daemon {
 
   /// Feeds an observation or result to the policy (kernel sources, timers, app channels, the supervisor).
   /// Events reported while actions are being carried out wait their turn: handled in order, never recursively.
-  func observe(_ event: PolicyEvent) {
-    queuedEvents.append(event)
+  func observe(_ event: PolicyEvent) { observe([event]) }
+
+  /// Feeds several observations in one run: their actions are carried out, the deadline re-armed and the state
+  /// saved once for all of them.
+  func observe(_ events: [PolicyEvent]) {
+    queuedEvents += events
     carryOut()
   }
 
@@ -253,8 +258,10 @@ public final class Daemon {
           let batch = pendingActions
           pendingActions = []
           for action in batch { perform(action) }
-        } else if !queuedEvents.isEmpty {
-          let event = queuedEvents.removeFirst()
+        } else if nextQueuedEvent < queuedEvents.count {
+          // An index rather than removeFirst: a check may queue 1,000 events at once.
+          let event = queuedEvents[nextQueuedEvent]
+          nextQueuedEvent += 1
           do {
             pendingActions = try policy.handle(event)
             noteHandled([event])
@@ -262,6 +269,8 @@ public final class Daemon {
             log.warning("policy refused \(event): \(error)")
           }
         } else {
+          queuedEvents.removeAll(keepingCapacity: true)
+          nextQueuedEvent = 0
           break
         }
       }
@@ -304,8 +313,7 @@ public final class Daemon {
   }
 
   private func isSuspensionSettled(_ name: String) -> Bool {
-    guard supervisor.isStopPending(name), let status = policy.app(named: name) else { return true }
-    return status.state != .suspended || status.suspendIncomplete
+    !(supervisor.isStopPending(name) && policy.isStopAwaited(name))
   }
 
   /// Notes events that change what the state file holds (summaries, digests, adoptions).
@@ -427,7 +435,9 @@ public final class Daemon {
   /// `5 apps: 1 foreground, 1 background, 3 suspended; pressure normal; 12 exits recorded`.
   func statusLine() -> String {
     var counts: [String: Int] = [:]
-    for app in policy.apps where app.state.isRunning { counts[app.state.coarseName, default: 0] += 1 }
+    for (state, count) in policy.appCountsByState where state.isRunning {
+      counts[state.coarseName, default: 0] += count
+    }
     let total = counts.values.reduce(0, +)
     let parts = ["foreground", "background", "suspended"].compactMap { state in counts[state].map { "\($0) \(state)" } }
     let apps = total == 0 ? "no apps running" : "\(total) app\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")

@@ -13,6 +13,7 @@ final class StateKeeper {
   private let log: Logger
   /// Builds the state to save.
   private let snapshot: () -> DaemonState
+  private let encoder = StateFileEncoder()
   private var dirty = false
   private var timer: EventSource?
   private var timerArmed = false
@@ -44,7 +45,7 @@ final class StateKeeper {
     guard dirty else { return }
     dirty = false
     do {
-      try snapshot().write(path: path)
+      try snapshot().write(path: path, encoder: encoder)
     } catch {
       log.error("writing \(path): \(error)")
       dirty = true

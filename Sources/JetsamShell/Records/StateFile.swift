@@ -19,7 +19,7 @@ public struct DaemonState: Codable, Sendable {
   public var apps: [SavedApp]
 
   /// One running app.
-  public struct SavedApp: Codable, Sendable {
+  public struct SavedApp: Codable, Sendable, Equatable {
     public var adopted: AdoptedApp
     /// The process's start time in clock ticks since boot: with the pid it names one process across pid reuse.
     public var startTime: UInt64
@@ -43,10 +43,8 @@ public struct DaemonState: Codable, Sendable {
     return try JSONDecoder().decode(DaemonState.self, from: data)
   }
 
-  /// Replaces the state file atomically.
-  public func write(path: String) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
+  /// Replaces the state file atomically; `encoder` keeps what it can reuse from one save to the next.
+  func write(path: String, encoder: StateFileEncoder) throws {
     let data = try encoder.encode(self)
     let temporary = path + ".tmp"
     let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o640)

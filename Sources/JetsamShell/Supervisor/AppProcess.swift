@@ -25,6 +25,10 @@ final class AppProcess {
   var channel: (any AppChannelEndpoint)?
   /// Whether jetsamd froze its cgroup (freezer mode), so that resuming thaws it whatever the mode is now.
   var frozen = false
+  /// The processes told to stop since the last stop check (signal mode): the check right after the batch does not
+  /// tell them again, microseconds later; later checks tell every process still running (someone may have sent
+  /// SIGCONT).
+  var toldToStop: Set<Int32> = []
   /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
   var adopted = false
   /// The main process's start time in ticks since boot (with the pid, it survives into the state file).

@@ -55,8 +55,9 @@ final class AppSupervisor {
   private let seams: Seams
   private var loop: any LoopScheduling { seams.loop }
   let log: Logger
-  /// The daemon's one way into the policy: results and observations go in here.
-  var report: (PolicyEvent) -> Void = { _ in }
+  /// The daemon's one way into the policy: results and observations go in here (several at once are handled
+  /// as one run: a check that sees 1,000 apps stopped re-arms the deadline and saves the state once, not 1,000 times).
+  var reportEvents: ([PolicyEvent]) -> Void = { _ in }
   var observers = Observers()
   /// The oom_score_adj of a band (the policy's mapping).
   var oomScore: (Band) -> Int32 = { _ in 0 }
@@ -76,7 +77,9 @@ final class AppSupervisor {
   private var scoreTimer: (any LoopSource)?
   private lazy var stops = StopWatcher(
     loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
-    completed: { [unowned self] app, at in self.report(.suspendCompleted(app: app.name, at: at)) })
+    completed: { [unowned self] stopped in
+      self.reportEvents(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })
+    })
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
 
@@ -114,6 +117,8 @@ final class AppSupervisor {
   }
 
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
+  private func report(_ event: PolicyEvent) { reportEvents([event]) }
+
   func finishBatch() {
     stops.checkNow()
   }
@@ -261,11 +266,17 @@ final class AppSupervisor {
   // MARK: Suspend and resume
 
   /// Tells every process of the app to stop; the stop watcher sees them stopped.
+  ///
+  /// In signal mode only the main process is signalled here: the stop watcher's first check, at the end of this
+  /// batch, lists the cgroup's processes anyway (it must, to see any forked meanwhile) and stops the others. One
+  /// `cgroup.procs` read per app instead of two: with 1,000 apps those reads were a fifth of a batch suspend.
   private func suspend(_ name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     do {
       switch suspendMode {
-      case .signal: for pid in try app.cgroup.processIDs() { seams.signals.send(.stop, to: pid) }
+      case .signal:
+        try seams.signals.send(.stop, pidfd: app.pidfd)
+        app.toldToStop = [app.pid]
       case .freezer:
         try app.cgroup.freeze()
         app.frozen = true
@@ -291,9 +302,10 @@ final class AppSupervisor {
         isStopped = seams.signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
       }
       guard !isStopped else { continue }
-      seams.signals.send(.stop, to: pid)
+      if !app.toldToStop.contains(pid) { seams.signals.send(.stop, to: pid) }
       stopped = false
     }
+    app.toldToStop = []
     return stopped
   }
 
@@ -405,14 +417,19 @@ final class AppSupervisor {
       scoreTimer?.schedule(at: loop.now().advanced(by: .milliseconds(2)))
       return
     }
-    let bands = pendingScores
-    pendingScores = [:]
-    for (name, band) in bands {
+    // A slice at a time, the rest on the next loop turn: a pressure event waiting behind 1,000 apps' scores would
+    // wait ~10 ms.
+    for (name, band) in Array(pendingScores.prefix(AppSupervisor.scoresPerTurn)) {
+      pendingScores[name] = nil
       guard let app = processes[name] else { continue }
       let score = oomScore(band)
       for pid in (try? app.cgroup.processIDs()) ?? [] { try? seams.signals.setOOMScoreAdj(score, of: pid) }
     }
+    if !pendingScores.isEmpty { scoreTimer?.schedule(at: loop.now()) }
   }
+
+  /// How many apps' scores are written in one loop turn.
+  static let scoresPerTurn = 64
 
   // MARK: Exits
 

@@ -27,15 +27,19 @@ final class StopWatcher {
 
   private let loop: any LoopScheduling
   private let isStopped: Check
-  private let completed: (AppProcess, Instant) -> Void
+  private let completed: ([(app: AppProcess, at: Instant)]) -> Void
   private var pending: [String: Pending] = [:]
   private var interval = StopWatcher.firstInterval
   private var timer: (any LoopSource)?
 
   /// - Parameters:
   ///   - isStopped: checks one app.
-  ///   - completed: called for an app whose processes are all stopped, with the instant that was seen.
-  init(loop: any LoopScheduling, isStopped: @escaping Check, completed: @escaping (AppProcess, Instant) -> Void) {
+  ///   - completed: called once per check with the apps whose processes are all stopped, each with the instant
+  ///     that was seen.
+  init(
+    loop: any LoopScheduling, isStopped: @escaping Check,
+    completed: @escaping ([(app: AppProcess, at: Instant)]) -> Void
+  ) {
     self.loop = loop
     self.isStopped = isStopped
     self.completed = completed
@@ -63,12 +67,14 @@ final class StopWatcher {
   /// Checks every pending app now, reports the stopped ones, and arms the next check for the rest.
   func checkNow() {
     guard !pending.isEmpty else { return }
+    var stopped: [(app: AppProcess, at: Instant)] = []
     for name in pending.keys.sorted() {
       guard let entry = pending[name], isStopped(entry.app) else { continue }
       pending[name] = nil
-      completed(entry.app, loop.now())
+      stopped.append((entry.app, loop.now()))
     }
     arm()
+    if !stopped.isEmpty { completed(stopped) }
   }
 
   private func arm() {
