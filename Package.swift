@@ -41,7 +41,7 @@ let package = Package(
     .target(
       name: "JetsamTestKit", dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient"]),
 
-    .executableTarget(name: "jetsamd", dependencies: ["JetsamShell"]),
+    .executableTarget(name: "jetsamd", dependencies: ["JetsamShell", "JetsamCore"]),
     .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A byte count written as `512M`, `2G`, `1.5GiB`, `4096` (plain bytes) in config files and on the command line.
 public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -7,7 +7,7 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
 
   /// Parses `512M`, `2G`, `1.5GiB`, `100K`, `4096`; nil when it is not a size.
   public init?(parsing text: String) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace
     let digits = trimmed.prefix { $0.isNumber || $0 == "." }
     var unit = trimmed.dropFirst(digits.count).lowercased()
     guard let value = Double(digits), value >= 0 else { return nil }
@@ -57,7 +57,7 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
     let units: [(String, Int64)] = [("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
     for (name, size) in units where abs(bytes) >= size {
       let value = Double(bytes) / Double(size)
-      return value == value.rounded() ? "\(Int64(value))\(name)" : String(format: "%.1f%@", value, name)
+      return value == value.rounded() ? "\(Int64(value))\(name)" : "\(value.formatted(decimals: 1))\(name)"
     }
     return "\(bytes)"
   }

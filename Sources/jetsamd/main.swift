@@ -1,6 +1,7 @@
 import CJetsamShim
-import Foundation
+import FoundationEssentials
 import Glibc
+import JetsamCore
 import JetsamShell
 
 /// jetsamd's command line.
@@ -23,7 +24,8 @@ let usage = """
   """
 
 func fail(_ message: String, code: Int32 = 64) -> Never {
-  FileHandle.standardError.write(Data("jetsamd: \(message)\n".utf8))
+  let line = Array("jetsamd: \(message)\n".utf8)
+  _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
   exit(code)
 }
 
@@ -77,7 +79,7 @@ if configPath == nil && FileManager.default.fileExists(atPath: "/etc/jetsam/jets
 }
 var profilePath: String? = profile
 if let name = profile, !name.contains("/") {
-  let base = configPath.map { ($0 as NSString).deletingLastPathComponent } ?? "/etc/jetsam"
+  let base = configPath.map { directoryPart(of: $0) } ?? "/etc/jetsam"
   profilePath = "\(base)/profiles/\(name).json5"
 }
 

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+// malloc_trim, for handing freed heap back to the kernel when the daemon is idle (Glibc does not export it).
+#include <malloc.h>
 
 /// pidfd_open(2).
 int jetsam_pidfd_open(pid_t pid, unsigned int flags);

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import JetsamCore
+import JetsamProtocol
 
 /// A configuration problem, naming the file, the key path and the reason:
 /// `jetsamd.json5: apps.mail.memoryLimit: "12Q" is not a size`.
@@ -16,11 +17,11 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
 public enum ConfigLoader {
   /// Loads `path`, then applies the profile file if given (a profile is a partial config whose keys override).
   public static func load(path: String?, profile: String? = nil) throws(ConfigError) -> DaemonConfig {
-    var merged: [String: Any] = [:]
+    var merged: [String: JSONTree] = [:]
     for file in [path, profile].compactMap({ $0 }) {
       merge(try readObject(file), into: &merged)
     }
-    let label = [path, profile].compactMap { $0.map { ($0 as NSString).lastPathComponent } }.joined(separator: "+")
+    let label = [path, profile].compactMap { $0.map { lastPathComponent(of: $0) } }.joined(separator: "+")
     let config = try decode(merged, label: label.isEmpty ? "defaults" : label)
     try validate(config, label: label)
     return config
@@ -33,15 +34,15 @@ public enum ConfigLoader {
     return config
   }
 
-  private static func readObject(_ path: String) throws(ConfigError) -> [String: Any] {
-    let name = (path as NSString).lastPathComponent
+  private static func readObject(_ path: String) throws(ConfigError) -> [String: JSONTree] {
+    let name = lastPathComponent(of: path)
     guard let data = FileManager.default.contents(atPath: path) else {
       throw ConfigError(file: name, keyPath: "", reason: "cannot read \(path)")
     }
     return try object(from: data, file: name)
   }
 
-  private static func object(from data: Data, file: String) throws(ConfigError) -> [String: Any] {
+  private static func object(from data: Data, file: String) throws(ConfigError) -> [String: JSONTree] {
     // Foundation's JSON5 support is in JSONDecoder only, so decode into a generic tree first (for merging).
     let decoder = JSONDecoder()
     decoder.allowsJSON5 = true
@@ -50,7 +51,7 @@ public enum ConfigLoader {
       guard case .object(let object) = tree else {
         throw ConfigError(file: file, keyPath: "", reason: "the top level must be an object")
       }
-      return object.mapValues(\.any)
+      return object
     } catch let error as ConfigError {
       throw error
     } catch {
@@ -61,24 +62,23 @@ public enum ConfigLoader {
     }
   }
 
-  private static func merge(_ overlay: [String: Any], into base: inout [String: Any]) {
+  private static func merge(_ overlay: [String: JSONTree], into base: inout [String: JSONTree]) {
     for (key, value) in overlay {
-      if let sub = value as? [String: Any], var existing = base[key] as? [String: Any], key != "apps" {
+      if case .object(let sub) = value, case .object(var existing) = base[key], key != "apps" {
         merge(sub, into: &existing)
-        base[key] = existing
-      } else if let sub = value as? [String: Any], var existing = base[key] as? [String: Any] {
+        base[key] = .object(existing)
+      } else if case .object(let sub) = value, case .object(var existing) = base[key] {
         for (name, app) in sub { existing[name] = app }  // profiles add or replace whole apps
-        base[key] = existing
+        base[key] = .object(existing)
       } else {
         base[key] = value
       }
     }
   }
 
-  private static func decode(_ object: [String: Any], label: String) throws(ConfigError) -> DaemonConfig {
+  private static func decode(_ object: [String: JSONTree], label: String) throws(ConfigError) -> DaemonConfig {
     do {
-      let data = try JSONSerialization.data(withJSONObject: object)
-      return try JSONDecoder().decode(DaemonConfig.self, from: data)
+      return try JSONDecoder().decode(DaemonConfig.self, from: Data(JSONTree.object(object).json))
     } catch let error as DecodingError {
       throw configError(error, file: label)
     } catch {
@@ -104,8 +104,9 @@ public enum ConfigLoader {
 
   static func configError(_ error: DecodingError, file: String) -> ConfigError {
     func path(_ keys: [any CodingKey]) -> String {
-      keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        .replacingOccurrences(of: ".[", with: "[")
+      keys.enumerated().map { index, key in
+        key.intValue.map { "[\($0)]" } ?? (index == 0 ? key.stringValue : "." + key.stringValue)
+      }.joined()
     }
     switch error {
     case .dataCorrupted(let context):
@@ -134,9 +135,7 @@ public enum ConfigLoader {
 
   private static func describe(_ error: Error) -> String {
     if case DecodingError.dataCorrupted(let context) = error {
-      if let underlying = context.underlyingError as NSError? {
-        return underlying.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
-      }
+      if let underlying = context.underlyingError { return "\(underlying)" }
       return context.debugDescription
     }
     return "\(error)"
@@ -152,53 +151,5 @@ public enum AppName {
       return false
     }
     return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
-  }
-}
-
-/// A generic JSON value, decoded with JSONDecoder (which is where JSON5 support lives).
-enum JSONTree: Decodable {
-  case object([String: JSONTree])
-  case array([JSONTree])
-  case string(String)
-  case number(Double)
-  case integer(Int64)
-  case bool(Bool)
-  case null
-
-  init(from decoder: any Decoder) throws {
-    if let c = try? decoder.container(keyedBy: AnyCodingKey.self) {
-      var object: [String: JSONTree] = [:]
-      for key in c.allKeys { object[key.stringValue] = try c.decode(JSONTree.self, forKey: key) }
-      self = .object(object)
-    } else if var c = try? decoder.unkeyedContainer() {
-      var items: [JSONTree] = []
-      while !c.isAtEnd { items.append(try c.decode(JSONTree.self)) }
-      self = .array(items)
-    } else {
-      let c = try decoder.singleValueContainer()
-      if c.decodeNil() {
-        self = .null
-      } else if let b = try? c.decode(Bool.self) {
-        self = .bool(b)
-      } else if let i = try? c.decode(Int64.self) {
-        self = .integer(i)
-      } else if let d = try? c.decode(Double.self) {
-        self = .number(d)
-      } else {
-        self = .string(try c.decode(String.self))
-      }
-    }
-  }
-
-  var any: Any {
-    switch self {
-    case .object(let o): o.mapValues(\.any)
-    case .array(let a): a.map(\.any)
-    case .string(let s): s
-    case .number(let d): d
-    case .integer(let i): i
-    case .bool(let b): b
-    case .null: NSNull()
-    }
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JetsamProtocol
 
 /// A duration written as `500ms`, `10s`, `2m`, `1h`, or a plain number of seconds.
@@ -8,7 +8,7 @@ public struct ConfigDuration: Hashable, Sendable, Codable {
 
   /// Parses `500ms`, `10s`, `1.5s`, `2m`, `1h`; nil when it is not a duration.
   public init?(parsing text: String) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace
     let digits = trimmed.prefix { $0.isNumber || $0 == "." }
     guard let value = Double(digits), value >= 0 else { return nil }
     let scale: Double

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JetsamCore
 import JetsamProtocol
 
@@ -6,12 +6,12 @@ import JetsamProtocol
 enum ControlRequestParser {
   static func parse(_ bytes: [UInt8]) -> Result<ControlRequest, ControlError> {
     let data = Data(bytes)
-    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+    guard case .object(let object)? = try? JSONDecoder().decode(JSONTree.self, from: data) else {
       let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
       return .failure(
         ControlError(.badRequest, "not a JSON object: \(preview.debugDescription)\(bytes.count > 40 ? "…" : "")"))
     }
-    guard let version = object["v"] as? Int else {
+    guard case .integer(let version)? = object["v"] else {
       return .failure(
         ControlError(
           .badRequest, "v: missing or not an integer (this daemon speaks version \(ControlProtocol.version))"))
@@ -22,7 +22,7 @@ enum ControlRequestParser {
           .unsupportedVersion, "v: version \(version) is not supported (this daemon speaks \(ControlProtocol.version))")
       )
     }
-    guard let verb = object["verb"] as? String else {
+    guard case .string(let verb)? = object["verb"] else {
       return .failure(ControlError(.badRequest, "verb: missing or not a string"))
     }
     guard ControlVerb(rawValue: verb) != nil else {

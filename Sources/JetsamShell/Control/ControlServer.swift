@@ -1,6 +1,6 @@
 import CJetsamShim
 import CSystemd
-import Foundation
+import FoundationEssentials
 import Glibc
 import JetsamCore
 import JetsamProtocol
@@ -54,7 +54,7 @@ final class ControlServer {
     activated = false
 
     try FileManager.default.createDirectory(
-      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      atPath: directoryPart(of: path), withIntermediateDirectories: true)
     let fd = try systemCall("socket") {
       socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }

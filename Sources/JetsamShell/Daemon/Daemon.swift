@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import JetsamCore
 import JetsamProtocol
@@ -48,6 +48,7 @@ public final class Daemon {
   private var requests: ControlRequestHandler!
   private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
+  private lazy var heapTrimmer = HeapTrimmer(loop: loop)
   private var signalSources: [EventSource] = []
   /// The memory balloon of `pressure allocate`, and how many were made (each gets its own cgroup).
   private(set) var balloon: Balloon?
@@ -283,6 +284,7 @@ public final class Daemon {
       updateStatus()
     }
     if stateChanged || processSetChanged {
+      heapTrimmer.noteActivity()
       stateKeeper.changed(urgent: processSetChanged)
       stateChanged = false
       processSetChanged = false
@@ -352,7 +354,7 @@ public final class Daemon {
   private func report(_ record: ExitRecord) {
     journal.record(record)
     var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
-    detail += " after \(String(format: "%.1f", record.stateSeconds))s"
+    detail += " after \(record.stateSeconds.formatted(decimals: 1))s"
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
     control.broadcast(record)
   }
@@ -427,7 +429,7 @@ public final class Daemon {
   /// The helper program that allocates memory on request (installed beside jetsamd).
   static var helperPath: String {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/jetsamd"
-    return (exe as NSString).deletingLastPathComponent + "/jetsam-testapp"
+    return directoryPart(of: exe) + "/jetsam-testapp"
   }
 
   // MARK: Status

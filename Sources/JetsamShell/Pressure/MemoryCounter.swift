@@ -38,8 +38,8 @@ public enum MemoryCounter {
 
   /// A `Name:   123 kB` field of /proc/meminfo, in bytes.
   static func field(_ name: String, in text: String) -> Int64? {
-    guard let range = text.range(of: name) else { return nil }
-    let rest = text[range.upperBound...].drop { $0 == " " }
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return nil }
+    let rest = line.dropFirst(name.count).drop { $0 == " " }
     guard let kb = Int64(rest.prefix { $0.isNumber }) else { return nil }
     return kb * 1024
   }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import JetsamCore
 
@@ -96,7 +96,7 @@ public final class ExitRecordLog {
 
 /// fsyncs the directory containing `path`, so that a newly created file's name survives a crash.
 func syncDirectory(of path: String) throws(SystemError) {
-  let directory = (path as NSString).deletingLastPathComponent
+  let directory = directoryPart(of: path)
   let dfd = try FileDescriptor.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY)
   defer { dfd.close() }
   try systemCall("fsync \(directory)") { fsync(dfd.rawValue) }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import JetsamCore
 
@@ -34,7 +34,7 @@ public struct DaemonState: Codable, Sendable {
 
   /// This boot's id (/proc/sys/kernel/random/boot_id).
   public static var currentBootID: String {
-    ((try? readTextFile("/proc/sys/kernel/random/boot_id")) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    ((try? readTextFile("/proc/sys/kernel/random/boot_id")) ?? "").trimmingWhitespace
   }
 
   /// Reads the state file; nil when there is none. A damaged file is an error for the caller to log.

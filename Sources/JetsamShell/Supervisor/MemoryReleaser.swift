@@ -1,5 +1,5 @@
 import CJetsamShim
-import Foundation
+import Dispatch
 import Glibc
 
 /// Frees a killed process's memory off the loop: `process_mrelease` blocks while the kernel frees, so it runs
@@ -11,9 +11,12 @@ public protocol MemoryReleaser: AnyObject {
   func release(pidfd: FileDescriptor, done: @escaping () -> Void) -> (any LoopSource)?
 }
 
-/// The real releaser: one short-lived thread per kill, signalling an eventfd the loop watches.
+/// The real releaser: each kill's release runs on a helper thread, signalling an eventfd the loop watches.
 public final class ThreadMemoryReleaser: MemoryReleaser {
   private let loop: any LoopScheduling
+  /// Concurrent and of its own (not a global queue, whose few workers a blocked release would hold): libdispatch
+  /// starts another thread for each release while the others block.
+  private static let releases = DispatchQueue(label: "jetsam.mrelease", qos: .userInitiated, attributes: .concurrent)
 
   public init(loop: any LoopScheduling) { self.loop = loop }
 
@@ -39,7 +42,7 @@ public final class ThreadMemoryReleaser: MemoryReleaser {
       Glibc.close(finished)
       return nil
     }
-    Thread.detachNewThread {
+    Self.releases.async {
       _ = try? releaseMemory(pidfd: FileDescriptor(rawValue: copy))
       Glibc.close(copy)
       var one: UInt64 = 1
