@@ -20,6 +20,9 @@ public struct Band: RawRepresentable, Comparable, Hashable, Sendable, Codable, C
   /// System-critical: killed last of all (XNU `JETSAM_PRIORITY_CRITICAL`, 19).
   public static let critical = Band(rawValue: 19)
 
+  /// The bands a config, a request or the command line may name by number.
+  public static let numbers = 0...20
+
   /// Config and CLI names of the bands, lowest first.
   public static let named: [(name: String, band: Band)] = [
     ("idle", .idle), ("background", .background), ("mail", .mail), ("foreground", .foreground),
@@ -30,7 +33,7 @@ public struct Band: RawRepresentable, Comparable, Hashable, Sendable, Codable, C
   public init?(name: String) {
     if let match = Band.named.first(where: { $0.name == name }) {
       self = match.band
-    } else if let value = Int(name), (0...20).contains(value) {
+    } else if let value = Int(name), Band.numbers.contains(value) {
       self = Band(rawValue: value)
     } else {
       return nil
@@ -55,6 +58,9 @@ public struct Band: RawRepresentable, Comparable, Hashable, Sendable, Codable, C
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if let number = try? container.decode(Int.self) {
+      guard Band.numbers.contains(number) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a band (0-20)")
+      }
       self.init(rawValue: number)
     } else {
       let name = try container.decode(String.self)

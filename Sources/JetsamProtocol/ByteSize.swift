@@ -5,12 +5,16 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
   public var bytes: Int64
   public init(bytes: Int64) { self.bytes = bytes }
 
+  /// The largest size accepted from outside (config, requests, the command line): 1 PiB. More than any machine
+  /// jetsam runs on has, and small enough that sums and roundings of a few sizes never overflow.
+  public static let maximum: Int64 = 1 << 50
+
   /// Parses `512M`, `2G`, `1.5GiB`, `100K`, `4096`; nil when it is not a size.
   public init?(parsing text: String) {
     let trimmed = text.trimmingWhitespace
     let digits = trimmed.prefix { $0.isNumber || $0 == "." }
     var unit = trimmed.dropFirst(digits.count).lowercased()
-    guard let value = Double(digits), value >= 0 else { return nil }
+    guard let value = Double(digits), value.isFinite, value >= 0 else { return nil }
     for suffix in ["ib", "b"] where unit.hasSuffix(suffix) && unit.count > suffix.count - 1 {
       unit = String(unit.dropLast(suffix.count))
       break
@@ -24,14 +28,17 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
     case "t": multiplier = 1_099_511_627_776
     default: return nil
     }
-    bytes = Int64(value * multiplier)
+    let scaled = (value * multiplier).rounded(.down)
+    guard scaled <= Double(ByteSize.maximum) else { return nil }
+    bytes = Int64(scaled)
   }
 
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if let number = try? container.decode(Int64.self) {
-      guard number >= 0 else {
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(number) is not a size")
+      guard (0...ByteSize.maximum).contains(number) else {
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "\(number) is not a size (0 to \(ByteSize.maximum) bytes, 1P)")
       }
       bytes = number
       return
@@ -39,7 +46,7 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
     let text = try container.decode(String.self)
     guard let size = ByteSize(parsing: text) else {
       throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "\"\(text)\" is not a size (use e.g. 512M, 2G or plain bytes)")
+        in: container, debugDescription: "\"\(text)\" is not a size (use e.g. 512M, 2G or plain bytes, at most 1P)")
     }
     self = size
   }

@@ -48,6 +48,59 @@ struct ControlSocketTests {
     #expect(after == nil)
   }
 
+  /// Numbers and strings chosen to overflow, trap or slip through to execve: each must be refused with an error
+  /// naming the field, by a daemon that stays up (found by fuzzing the socket; several crashed jetsamd).
+  static let hostile: [Malformed] = [
+    Malformed(
+      line: #"{"v":1,"verb":"pressure","action":"allocate","size":9223372036854775807}"#, code: "badRequest",
+      message: "size: 9223372036854775807: must be 1 byte to the device's RAM"),
+    Malformed(
+      line: #"{"v":1,"verb":"pressure","action":"allocate","size":-5}"#, code: "badRequest", message: "size: -5:"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h1","command":["/bin/sleep","9"],"memoryLimit":9223372036854775807}"#,
+      code: "badRequest", message: "memoryLimit: 9223372036854775807 is not a memory cap"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h2","command":["/bin/sleep","9"],"memoryLimit":-1}"#,
+      code: "badRequest", message: "memoryLimit: -1 is not a memory cap"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h3","command":["/bin/sleep","9"],"cpuLimit":1e308}"#,
+      code: "badRequest", message: "cpuLimit: 1e+308 is not a CPU cap"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h4","command":["/bin/sleep","9"],"band":-9223372036854775807}"#,
+      code: "badRequest", message: "band: -9223372036854775807 is not a band (0-20)"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h5","command":["/bin/sleep\u0000x","9"]}"#, code: "badRequest",
+      message: "command[0]: must not contain a NUL byte"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h6","command":["/bin/sleep","9"],"env":{"A=B":"c"}}"#,
+      code: "badRequest", message: "env.A=B: a variable name must be non-empty"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h7","command":["/bin/sleep","9"],"env":{"X":"a\u0000b"}}"#,
+      code: "badRequest", message: "env.X: must not contain a NUL byte"),
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"h8","command":["/nonexistent/jetsam-program"]}"#, code: "launchFailed",
+      message: "launch of h8 failed:"),
+    Malformed(line: #"{"v":9223372036854775807,"verb":"ps"}"#, code: "unsupportedVersion", message: "v: version"),
+  ]
+
+  @Test("hostile numbers and strings are refused with the field named, and jetsamd stays up")
+  func hostileRequests() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = daemon.pid
+    let client = try ControlClient(path: daemon.socket)
+    for bad in Self.hostile {
+      let (code, message) = try client.errorFor(bad.line)
+      #expect(code == bad.code, "\(bad): \(message)")
+      #expect(message.contains(bad.message), "\(bad): got \(message)")
+      let (after, _) = try client.errorFor(#"{"v":1,"verb":"status"}"#)
+      #expect(after == nil && kill(pid, 0) == 0, "jetsamd is gone after \(bad)")
+    }
+    // Nothing was started by the refused launches (the failed spawn left no process behind either).
+    let apps = try client.send(line: Array(#"{"v":1,"verb":"ps"}"#.utf8) + [10]).apps ?? []
+    #expect(apps.allSatisfy { $0.pid == nil }, "\(apps)")
+  }
+
   @Test("a 10 MB line is refused without being buffered, while a second client keeps working")
   func hugeLine() throws {
     let daemon = try DaemonHarness()

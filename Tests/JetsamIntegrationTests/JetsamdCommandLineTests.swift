@@ -40,4 +40,34 @@ struct JetsamdCommandLineTests {
     #expect(missing.status == 78)
     #expect(missing.stderr.contains("cannot read /nonexistent.json5"))
   }
+
+  /// Configs that once crashed `--check-config` or a reload (overflowing conversions and arithmetic): each is a
+  /// config error naming its key, never a crash.
+  static let hostileConfigs: [(text: String, key: String)] = [
+    ("{ killTimeout: 1e300 }", "killTimeout: 1e+300 is not a duration"),
+    (#"{ terminateGrace: "99999999999h" }"#, "terminateGrace: \"99999999999h\" is not a duration"),
+    (#"{ device: { ram: "9999999T" } }"#, "device.ram:"),
+    (
+      #"{ device: { ram: "2G", thresholds: { warning: { enter: "1G", clear: 9223372036854775807 } } } }"#,
+      "device.thresholds.warning.clear: 9223372036854775807 is not a size"
+    ),
+    (#"{ device: { thresholds: { urgent: { enter: "1e400%", clear: "20%" } } } }"#, "device.thresholds.urgent.enter:"),
+    (#"{ defaults: { cpuLimit: 1e308 } }"#, "defaults.cpuLimit: 1e+308 is not a CPU cap"),
+    (#"{ defaults: { pidsLimit: 9223372036854775807 } }"#, "defaults.pidsLimit: must be from 1 to 4194304"),
+    (#"{ daemonOOMScoreAdj: 5000 }"#, "daemonOOMScoreAdj: must be from -1000 to 1000"),
+    (#"{ apps: { a: { command: ["x"], band: 99 } } }"#, "apps.a.band: 99 is not a band"),
+    (#"{ apps: { a: { command: ["x"], env: { "A=B": "1" } } } }"#, "apps.a.env.A=B:"),
+  ]
+
+  @Test("hostile numbers in a config are errors naming the key, never a crash")
+  func hostileConfigs() throws {
+    let path = NSTemporaryDirectory() + "hostile-\(getpid()).json5"
+    defer { unlink(path) }
+    for (text, key) in Self.hostileConfigs {
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      let result = try runCommand(Binaries.current.jetsamd, ["--config", path, "--check-config"])
+      #expect(result.status == 78, "\(text): exit \(result.status) \(result.stderr.prefix(300))")
+      #expect(result.stderr.contains(key), "\(text): \(result.stderr.prefix(300))")
+    }
+  }
 }

@@ -73,6 +73,10 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
       c.contains(.controlGroup) ? try c.decodeIfPresent(String.self, forKey: .controlGroup) : d.controlGroup
     daemonOOMScoreAdj = try c.decodeIfPresent(Int32.self, forKey: .daemonOOMScoreAdj) ?? d.daemonOOMScoreAdj
     daemonNice = try c.decodeIfPresent(Int32.self, forKey: .daemonNice) ?? d.daemonNice
+    if !(-1000...1000).contains(daemonOOMScoreAdj) {
+      throw DecodingError.dataCorruptedError(
+        forKey: .daemonOOMScoreAdj, in: c, debugDescription: "must be from -1000 to 1000")
+    }
     if !(-20...19).contains(daemonNice) {
       throw DecodingError.dataCorruptedError(forKey: .daemonNice, in: c, debugDescription: "must be from -20 to 19")
     }
@@ -158,6 +162,10 @@ public struct DeviceConfig: Sendable, Codable, Equatable {
     cgroupName = try c.decodeIfPresent(String.self, forKey: .cgroupName) ?? d.cgroupName
     thresholds = try c.decodeIfPresent(ThresholdConfig.self, forKey: .thresholds) ?? d.thresholds
     appsCPULimit = try c.decodeIfPresent(Double.self, forKey: .appsCPULimit)
+    if let limit = appsCPULimit, !AppCaps.cpuPercents.contains(limit) {
+      throw DecodingError.dataCorruptedError(
+        forKey: .appsCPULimit, in: c, debugDescription: "\(limit) is not a CPU cap (1 to 100000 percent of a core)")
+    }
     if cgroupName.isEmpty || cgroupName.contains("/") || cgroupName.hasPrefix(".") {
       throw DecodingError.dataCorruptedError(
         forKey: .cgroupName, in: c, debugDescription: "\"\(cgroupName)\" is not a plain cgroup name")
@@ -283,6 +291,9 @@ public struct AppCaps: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey, CaseIterable { case memoryLimit, cpuLimit, pidsLimit }
 
+  /// CPU caps the kernel's `cpu.max` takes as jetsam writes it, in percent of one core.
+  public static let cpuPercents: ClosedRange<Double> = 1...100_000
+
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -297,11 +308,13 @@ public struct AppCaps: Sendable, Codable, Equatable {
       memoryLimit: try c.decodeIfPresent(ByteSize.self, forKey: memory),
       cpuLimit: try c.decodeIfPresent(Double.self, forKey: cpu),
       pidsLimit: try c.decodeIfPresent(Int.self, forKey: pids))
-    if let limit = caps.cpuLimit, limit <= 0 {
-      throw DecodingError.dataCorruptedError(forKey: cpu, in: c, debugDescription: "must be above 0")
+    if let limit = caps.cpuLimit, !AppCaps.cpuPercents.contains(limit) {
+      throw DecodingError.dataCorruptedError(
+        forKey: cpu, in: c, debugDescription: "\(limit) is not a CPU cap (1 to 100000 percent of a core)")
     }
-    if let limit = caps.pidsLimit, limit < 1 {
-      throw DecodingError.dataCorruptedError(forKey: pids, in: c, debugDescription: "must be at least 1")
+    // The kernel's own ceiling on pids (PID_MAX_LIMIT).
+    if let limit = caps.pidsLimit, !(1...4_194_304).contains(limit) {
+      throw DecodingError.dataCorruptedError(forKey: pids, in: c, debugDescription: "must be from 1 to 4194304")
     }
     return caps
   }
@@ -344,10 +357,12 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
     command = try c.decode([String].self, forKey: .command)
-    if command.isEmpty {
-      throw DecodingError.dataCorruptedError(forKey: .command, in: c, debugDescription: "must not be empty")
-    }
     env = try c.decodeIfPresent([String: String].self, forKey: .env) ?? [:]
+    if let problem = AppConfig.problem(command: command, env: env) {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: c.codingPath + [AnyCodingKey(stringValue: problem.key)], debugDescription: problem.reason))
+    }
     workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
     user = try c.decodeIfPresent(String.self, forKey: .user)
     band = try c.decodeIfPresent(Band.self, forKey: .band)
@@ -394,6 +409,22 @@ public struct AppConfig: Sendable, Codable, Equatable {
 }
 
 extension AppConfig {
+  /// What is wrong with a command line and environment that execve could not take, naming the key; nil when
+  /// nothing is. (NUL ends a C string: `"/bin/sleep\0x"` would run something else than was asked.)
+  public static func problem(command: [String], env: [String: String]) -> (key: String, reason: String)? {
+    if command.isEmpty || command[0].isEmpty { return ("command", "must name a program") }
+    if let index = command.firstIndex(where: { $0.utf8.contains(0) }) {
+      return ("command[\(index)]", "must not contain a NUL byte")
+    }
+    for key in env.keys.sorted() {
+      if key.isEmpty || key.contains("=") || key.utf8.contains(0) {
+        return ("env.\(key)", "a variable name must be non-empty, without '=' or NUL")
+      }
+      if env[key]!.utf8.contains(0) { return ("env.\(key)", "must not contain a NUL byte") }
+    }
+    return nil
+  }
+
   /// What the policy needs to know of the app: its band lift, acknowledgement mode and hooked events.
   public var policySettings: AppSettings {
     AppSettings(

@@ -68,10 +68,20 @@ final class ControlRequestHandler {
       throw ControlError(.unknownApp, "no app named \"\(name)\" in the config; give a command to launch an ad-hoc app")
     }
     for (key, value) in request.env ?? [:] { spec.env[key] = value }
+    if let problem = AppConfig.problem(command: spec.command, env: spec.env) {
+      throw ControlError(.badRequest, "\(problem.key): \(problem.reason)")
+    }
     var caps = spec.caps ?? AppCaps(memoryLimit: nil, cpuLimit: nil, pidsLimit: nil)
-    if let memory = request.memoryLimit { caps.memoryLimit = ByteSize(bytes: memory) }
+    if let memory = request.memoryLimit {
+      guard (1...ByteSize.maximum).contains(memory) else {
+        throw ControlError(.badRequest, "memoryLimit: \(memory) is not a memory cap (1 to \(ByteSize.maximum) bytes)")
+      }
+      caps.memoryLimit = ByteSize(bytes: memory)
+    }
     if let cpu = request.cpuLimit {
-      guard cpu > 0 else { throw ControlError(.badRequest, "cpuLimit: must be above 0") }
+      guard AppCaps.cpuPercents.contains(cpu) else {
+        throw ControlError(.badRequest, "cpuLimit: \(cpu) is not a CPU cap (1 to 100000 percent of a core)")
+      }
       caps.cpuLimit = cpu
     }
     spec.caps = caps
@@ -91,6 +101,13 @@ final class ControlRequestHandler {
     } catch {
       daemon.supervisor.specs[name] = previous
       throw error
+    }
+    // An honest answer: a spawn that failed on the spot (no such program, a bad directory, exec refused) is an
+    // error naming the stage, not an app that is quietly "terminated".
+    if let status = daemon.policy.app(named: name), let failure = daemon.supervisor.spawnFailure(of: name),
+      failure.launch == status.launch, !status.state.isRunning
+    {
+      throw ControlError(.launchFailed, "launch of \(name) failed: \(failure.message)")
     }
     return appResponse(name)
   }
@@ -190,7 +207,13 @@ final class ControlRequestHandler {
     case "clear":
       try daemon.submit([.forceLevel(nil, at: now)])
     case "allocate":
-      guard let size = request.size, size > 0 else { throw ControlError(.badRequest, "size: missing or not positive") }
+      // Bounded by the device: a balloon larger than its RAM could only push the host into its own OOM killer.
+      let ram = daemon.monitor.counter.ramBytes
+      guard let size = request.size, (1...ram).contains(size) else {
+        throw ControlError(
+          .badRequest,
+          "size: \(request.size.map(String.init) ?? "missing"): must be 1 byte to the device's RAM (\(ram))")
+      }
       try daemon.inflateBalloon(bytes: size)
     case "release":
       daemon.releaseBalloon()

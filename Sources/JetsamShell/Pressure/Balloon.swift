@@ -24,7 +24,8 @@ final class Balloon {
     cgroup = try device.makeApp(
       name: "\(Balloon.cgroupPrefix)-\(number)", limits: AppLimits(memoryBytes: nil, cpuPercent: nil, pids: 4))
     do {
-      let megabytes = max(1, (bytes + (1 << 20) - 1) >> 20)
+      // Rounded up without overflow, whatever the caller passed.
+      let megabytes = max(1, bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0))
       process = try spawnProcess(
         SpawnRequest(
           arguments: [helper, "alloc", String(megabytes), "--hold"], environment: ["PATH=/usr/bin:/bin"],

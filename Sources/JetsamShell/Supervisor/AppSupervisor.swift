@@ -70,6 +70,8 @@ final class AppSupervisor {
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
+  /// Each app's last spawn that failed, and why (for the launch request's answer).
+  private var spawnFailures: [String: (launch: Int, message: String)] = [:]
   /// Records that could not be written yet (disk full…): retried before every later write, never dropped.
   private(set) var unwrittenRecords: [ExitRecord] = []
   /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
@@ -127,6 +129,9 @@ final class AppSupervisor {
   func isStopPending(_ name: String) -> Bool { stops.isPending(name) }
 
   /// The app's process if it is the one with `pid`.
+  /// The launch and reason of app `name`'s last failed spawn.
+  func spawnFailure(of name: String) -> (launch: Int, message: String)? { spawnFailures[name] }
+
   func process(_ name: String, pid: Int32) -> AppProcess? {
     guard let app = processes[name], app.pid == pid else { return nil }
     return app
@@ -195,6 +200,7 @@ final class AppSupervisor {
     } catch {
       if let cgroup, processes[name] == nil { reaper.remove(cgroup) }
       log.error("launch of \(name) failed: \(error)")
+      spawnFailures[name] = (launch, "\(error)")
       report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
     }
   }
