@@ -123,6 +123,13 @@ extension JetsamPolicy {
       }
       return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
     case .beginBackgroundTask(let requestID, let taskName):
+      guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
+        return [
+          .appError(
+            app: name, pid: pid, requestID: requestID, code: "tooManyTasks",
+            message: "\(JetsamPolicy.maxOpenBackgroundTasks) background tasks are open already; end some first")
+        ]
+      }
       let task = app.nextTaskID
       trackedApps[name]!.nextTaskID += 1
       trackedApps[name]!.backgroundTasks[task] = taskName
@@ -184,6 +191,10 @@ extension JetsamPolicy {
     }
     return actions
   }
+
+  /// The most background tasks one app may hold open at once: a leak (or a hostile app) stays bounded, far above
+  /// what a real app uses (iOS apps rarely hold more than a few).
+  public static let maxOpenBackgroundTasks = 64
 
   /// The app side's earliest deadline, for `nextDeadline`.
   func appChannelDeadline(_ app: borrowing TrackedApp) -> Instant? {

@@ -218,6 +218,32 @@ struct AppChannelTests {
     #expect(actions.contains(.terminate(app: "a", pid: 10)))
   }
 
+  @Test("an app holds at most maxOpenBackgroundTasks open tasks; ending one makes room")
+  func backgroundTaskCap() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0), foreground: true)
+    func begin(_ id: Int) -> [PolicyAction] {
+      policy.observe(
+        .appMessage(app: "a", pid: 10, message: .beginBackgroundTask(requestID: id, name: "t\(id)"), at: t(0)))
+    }
+    for id in 1...JetsamPolicy.maxOpenBackgroundTasks {
+      guard case .reply? = begin(id).first else {
+        Issue.record("task \(id) was refused")
+        return
+      }
+    }
+    guard case .appError(_, _, let requestID, let code, _)? = begin(1000).first else {
+      Issue.record("one task too many was granted")
+      return
+    }
+    #expect(requestID == 1000 && code == "tooManyTasks")
+    _ = policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 1, requestID: nil), at: t(0)))
+    guard case .reply? = begin(1001).first else {
+      Issue.record("no room after a task ended")
+      return
+    }
+  }
+
   @Test("messages from an earlier launch's channel are ignored; unknown tasks and events are errors")
   func staleAndUnknown() throws {
     var policy = Self.policy()

@@ -89,6 +89,14 @@ public final class EventLoop {
   }
 }
 
+/// The order in which pending sources are served. Kernel sources (pressure, exits, timers, signals) keep the
+/// default; peers (control clients and app channels, whose input anyone can make endless) come after them, so
+/// that no client or app can delay a kill or a record.
+public enum EventPriority: Int64 {
+  case kernel = 0
+  case peer = 50
+}
+
 /// One registered source of an ``EventLoop``; cancel it to stop watching (its callback is then released).
 public final class EventSource {
   final class Callbacks {
@@ -122,10 +130,24 @@ public final class EventSource {
     }
   }
 
-  /// Changes which epoll events an io source waits for (e.g. adds EPOLLOUT while output is queued).
+  /// Sets which pending sources sd-event dispatches first (it dispatches one source per iteration, the most
+  /// important pending one).
+  public func setPriority(_ priority: EventPriority) {
+    guard let source else { return }
+    _ = sd_event_source_set_priority(source, priority.rawValue)
+  }
+
+  /// Changes which epoll events an io source waits for (e.g. adds EPOLLOUT while output is queued); with none, the
+  /// source is switched off, as the kernel reports a hang-up whatever the mask (a paused stream whose peer hung up
+  /// would otherwise wake the loop on every iteration).
   public func setIOEvents(_ events: UInt32) {
     guard let source else { return }
-    _ = sd_event_source_set_io_events(source, events)
+    if events == 0 {
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
+    } else {
+      _ = sd_event_source_set_io_events(source, events)
+      _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ON))
+    }
   }
 
   /// Stops the source for good.

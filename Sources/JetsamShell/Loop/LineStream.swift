@@ -7,7 +7,17 @@ import Glibc
 /// included) is reported once as `.tooLong` and its bytes are dropped as they arrive, never accumulated; output
 /// waiting for a peer that does not read is capped at `maxQueuedOutput`, past which the stream closes itself
 /// (`onOverflow` says so) rather than grow.
+///
+/// Fair to everyone else on the loop: each turn reads at most ``chunkBytes`` and hands over at most
+/// ``linesPerTurn`` lines, then yields (lines already read wait for the next turn, and nothing more is read
+/// until they are handled: the rest stays in the kernel's socket buffer). Its sources run at
+/// ``EventPriority/peer``, after every kernel source. A peer that never stops writing gets its turn, not the loop.
 final class LineStream {
+  /// Bytes read per turn.
+  static let chunkBytes = 16 * 1024
+  /// Lines handed over per turn.
+  static let linesPerTurn = 32
+
   /// One line, without its newline, or `.tooLong` for a line that was skipped.
   typealias Input = LineFramer.Output
 
@@ -20,7 +30,13 @@ final class LineStream {
   /// While paused, lines already read wait here and nothing more is read: the peer's further input stays in the
   /// kernel's socket buffer (backpressure), never in ours beyond one read.
   private(set) var paused = false
+  /// Lines read and not yet handed over (while paused, or past this turn's share); ``nextWaitingLine`` is the
+  /// first of them.
   private var waitingLines: [Input] = []
+  private var nextWaitingLine = 0
+  /// Runs the next turn for lines already read (no socket event would come for them).
+  private var nextTurn: EventSource?
+  private let loop: EventLoop
   private let onInput: (Input) -> Void
   /// Called when the stream closed itself because too much output waited.
   var onOverflow: (() -> Void)?
@@ -33,16 +49,22 @@ final class LineStream {
     onInput: @escaping (Input) -> Void
   ) throws {
     self.fd = fd
+    self.loop = loop
     framer = LineFramer(maxBytes: maxLineBytes)
     self.maxQueuedOutput = maxQueuedOutput
     self.onInput = onInput
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
       if events & EpollEvents.writable != 0 { self.flush() }
-      if !self.paused && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0 {
-        self.readAvailable()
+      if !self.paused && !self.hasWaitingLines
+        && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0
+      {
+        self.readOnce()
       }
     }
+    source?.setPriority(.peer)
   }
+
+  private var hasWaitingLines: Bool { nextWaitingLine < waitingLines.count }
 
   /// Stops handing over lines (the one being handled is answered later); lines already read wait.
   func pauseReading() {
@@ -51,12 +73,11 @@ final class LineStream {
     updateEvents()
   }
 
-  /// Hands over the lines that waited, then reads on.
+  /// Hands over the lines that waited (this turn's share), then reads on.
   func resumeReading() {
     guard paused, !closed else { return }
     paused = false
-    while !paused && !closed && !waitingLines.isEmpty { onInput(waitingLines.removeFirst()) }
-    updateEvents()
+    handOver()
   }
 
   /// Queues one line (a newline is added) and writes what the socket takes now.
@@ -77,6 +98,8 @@ final class LineStream {
     closed = true
     source?.cancel()
     source = nil
+    nextTurn?.cancel()
+    nextTurn = nil
     fd.close()
     onClose?()
   }
@@ -95,35 +118,58 @@ final class LineStream {
     updateEvents()
   }
 
-  /// Readable unless paused (epoll is level-triggered: input that arrived meanwhile wakes it at once on
-  /// resuming); writable while output waits.
+  /// Readable unless paused or lines read earlier still wait (epoll is level-triggered: input that arrived
+  /// meanwhile wakes it at once afterwards); writable while output waits.
   private func updateEvents() {
-    source?.setIOEvents((paused ? 0 : EpollEvents.readable) | (output.isEmpty ? 0 : EpollEvents.writable))
+    let reading = !paused && !hasWaitingLines
+    source?.setIOEvents((reading ? EpollEvents.readable : 0) | (output.isEmpty ? 0 : EpollEvents.writable))
   }
 
-  private func readAvailable() {
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while !closed && !paused {
-      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno != EAGAIN { close() }
-        return
-      }
-      if n == 0 {
-        // The peer closed its end: nothing more will come.
-        close()
-        return
-      }
-      for input in framer.append(chunk[0..<n]) {
-        // A handler may close the stream (lines after that have nobody to answer them) or pause it.
-        if closed { return }
-        if paused {
-          waitingLines.append(input)
-        } else {
-          onInput(input)
+  /// One read of at most ``chunkBytes``, then this turn's share of its lines.
+  private func readOnce() {
+    let lines: [Input]? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineStream.chunkBytes) { chunk in
+      while true {
+        let n = Glibc.read(fd.rawValue, chunk.baseAddress, chunk.count)
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 {
+          if errno != EAGAIN { return nil }
+          return []
         }
+        // n == 0: the peer closed its end, nothing more will come.
+        return n == 0 ? nil : framer.append(UnsafeBufferPointer(rebasing: chunk[..<n]))
       }
     }
+    guard let lines else { return close() }
+    waitingLines += lines
+    handOver()
+  }
+
+  /// Hands over up to ``linesPerTurn`` waiting lines; if more wait, another turn comes after the loop has served
+  /// the other sources.
+  private func handOver() {
+    var handed = 0
+    while !paused && !closed && hasWaitingLines && handed < LineStream.linesPerTurn {
+      let input = waitingLines[nextWaitingLine]
+      nextWaitingLine += 1
+      handed += 1
+      // A handler may close the stream (lines after that have nobody to answer them) or pause it.
+      onInput(input)
+    }
+    guard !closed else { return }
+    if !hasWaitingLines {
+      waitingLines.removeAll(keepingCapacity: waitingLines.count <= 64)
+      nextWaitingLine = 0
+    } else if !paused {
+      scheduleNextTurn()
+    }
+    updateEvents()
+  }
+
+  private func scheduleNextTurn() {
+    if nextTurn == nil {
+      nextTurn = try? loop.timer(at: nil) { [unowned self] in self.handOver() }
+      nextTurn?.setPriority(.peer)
+    }
+    nextTurn?.schedule(at: MonotonicClock.now())
   }
 }

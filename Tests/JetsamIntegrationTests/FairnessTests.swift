@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import JetsamCore
+import JetsamProtocol
+import JetsamTestKit
+import Synchronization
+import Testing
+
+/// No app and no client can take the loop: each gets a bounded share per turn, after every kernel source.
+@Suite("Fairness")
+struct FairnessTests {
+  @Test("an app writing to its channel without pause and a client flooding the socket leave jetsamd responsive")
+  func floods() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    // Valid lines that need no answer, each one an event for the policy: the channel never runs dry.
+    let firehose = try daemon.launch(
+      "firehose", ["-c", #"exec yes 'stateSummary value=busy' >&"$JETSAM_FD""#], executable: "/bin/sh")
+    try daemon.launch("bystander-app", ["idle"], options: ["--background"])
+
+    // A client that writes requests as fast as it can and never reads an answer.
+    let flooding = Flag()
+    let socket = daemon.socket
+    let thread = Thread {
+      guard let flooder = try? ControlClient(path: socket) else { return }
+      let request = Array(#"{"v":1,"verb":"ps"}"#.utf8) + [10]
+      let flood = Array(repeating: request, count: 256).flatMap { $0 }
+      while flooding.isSet {
+        do { try flooder.write(raw: flood) } catch { break }
+      }
+    }
+    thread.start()
+    defer { flooding.clear() }
+
+    // Another client's requests are answered as on an idle daemon (the bound is generous: these machines are
+    // shared; before fairness, one such app held status for 15 s).
+    let bystander = try ControlClient(path: daemon.socket)
+    var slowest = 0.0
+    for _ in 0..<40 {
+      let start = MonotonicTime.now()
+      let (code, message) = try bystander.errorFor(#"{"v":1,"verb":"status"}"#)
+      slowest = max(slowest, MonotonicTime.seconds(since: start))
+      #expect(code == nil, "\(message)")
+      MonotonicTime.sleep(milliseconds: 10)
+    }
+    #expect(slowest < 2 * TestTiming.slowdown, "slowest status answer: \(slowest) s")
+    #expect(kill(firehose, 0) == 0, "the firehose app is still running, so the flood really lasted")
+
+    // Kills and records go first: the firehose app is killed and recorded while both floods go on.
+    let (code, message) = try bystander.errorFor(#"{"v":1,"verb":"kill","app":"firehose"}"#)
+    #expect(code == nil, "\(message)")
+    let records = try daemon.waitForRecords(1, timeout: 10)
+    #expect(records.first?.app == "firehose" && records.first?.reason == .memoryPressure, "\(records)")
+    flooding.clear()
+  }
+}
+
+/// A flag one thread clears and another reads.
+private final class Flag: Sendable {
+  private let value = Atomic(true)
+  var isSet: Bool { value.load(ordering: .relaxed) }
+  func clear() { value.store(false, ordering: .relaxed) }
+}
