@@ -70,7 +70,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 /// An error answer's machine-readable code.
 public enum ControlErrorCode: String, Codable, Sendable {
   case badRequest, requestTooLarge, unsupportedVersion, unknownApp, illegalTransition, permissionDenied
-  case launchFailed, internalError
+  case launchFailed, internalError, tooManyConnections
 }
 
 /// An error answer.

@@ -56,6 +56,30 @@ struct FairnessTests {
   }
 }
 
+extension FairnessTests {
+  @Test("one connection past the cap is refused with tooManyConnections; the others are served, and room returns")
+  func connectionCap() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    var open: [ControlClient] = []
+    for _ in 0..<256 { open.append(try ControlClient(path: daemon.socket)) }
+    // Every one of them is a real connection the daemon serves (this also makes sure all were accepted).
+    for client in open.prefix(3) + open.suffix(3) {
+      let (code, message) = try client.errorFor(#"{"v":1,"verb":"status"}"#)
+      #expect(code == nil, "\(message)")
+    }
+    let extra = try ControlClient(path: daemon.socket)
+    let refusal = try extra.nextResponse()
+    #expect(refusal?.error?.code == .tooManyConnections, "\(String(describing: refusal))")
+    // Closing one makes room for the next.
+    open.removeLast()
+    try daemon.waitUntil("a connection slot is free again", timeout: 10) {
+      guard let client = try? ControlClient(path: daemon.socket) else { return false }
+      return (try? client.errorFor(#"{"v":1,"verb":"status"}"#).code) == .some(nil)
+    }
+  }
+}
+
 /// A flag one thread clears and another reads.
 private final class Flag: Sendable {
   private let value = Atomic(true)

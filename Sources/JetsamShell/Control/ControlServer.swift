@@ -10,10 +10,14 @@ import JetsamProtocol
 /// Every connection is non-blocking and bounded: a request line longer than
 /// ``ControlProtocol/maxRequestBytes`` is answered with `requestTooLarge` and skipped without being
 /// buffered, and a client that stops reading is dropped once ``maxQueuedOutput`` bytes wait for it, so no
-/// client can block or bloat the daemon.
+/// client can block or bloat the daemon. Connections are capped in total (``maxConnections``) and per user
+/// (``maxConnectionsPerUser``, root exempt): one more is answered `tooManyConnections` and closed.
 final class ControlServer {
   /// Output queued for one client beyond which the client is considered stuck and dropped.
   static let maxQueuedOutput = 8 << 20
+  /// Open connections at most, and per peer user (root is held only to the total).
+  static let maxConnections = 256
+  static let maxConnectionsPerUser = 32
 
   /// Answers a request now, or returns nil and answers later with ``ControlConnection/reply(_:)`` (a suspend
   /// is answered once the apps' processes are seen stopped). A connection's later requests wait their turn.
@@ -121,6 +125,16 @@ final class ControlServer {
         }
         return
       }
+      let peer = peerUser(fd)
+      if let refusal = connectionRefusal(for: peer) {
+        // Best effort and never blocking: the answer fits any socket buffer.
+        let line =
+          Array(#"{"error":{"code":"tooManyConnections","message":"\#(refusal)"},"ok":false,"v":1}"#.utf8) + [10]
+        _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.close(fd)
+        log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
+        continue
+      }
       let permitted = isPermitted(fd)
       do {
         var connection: ControlConnection?
@@ -137,12 +151,32 @@ final class ControlServer {
         stream.onClose = { [unowned self] in self.connections[fd] = nil }
         connection = ControlConnection(stream: stream)
         connection!.permitted = permitted
+        connection!.peerUser = peer
         connections[fd] = connection
       } catch {
         log.warning("watching a control connection: \(error)")
         Glibc.close(fd)
       }
     }
+  }
+
+  /// The connecting process's user (SO_PEERCRED).
+  private func peerUser(_ fd: Int32) -> uid_t? {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+    return jetsam_peer_credentials(fd, &pid, &uid, &gid) == 0 ? uid : nil
+  }
+
+  /// Why a new connection from `user` is one too many, or nil.
+  private func connectionRefusal(for user: uid_t?) -> String? {
+    if connections.count >= ControlServer.maxConnections {
+      return "\(ControlServer.maxConnections) control connections are open"
+    }
+    if user != 0, connections.values.count(where: { $0.peerUser == user }) >= ControlServer.maxConnectionsPerUser {
+      return "\(ControlServer.maxConnectionsPerUser) control connections of this user are open"
+    }
+    return nil
   }
 
   private func isPermitted(_ fd: Int32) -> Bool {
@@ -231,6 +265,8 @@ struct FollowFilter {
 final class ControlConnection {
   let stream: LineStream
   var permitted = false
+  /// The peer's user, as SO_PEERCRED told at connect time.
+  var peerUser: uid_t?
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
   /// Set while a request of this client is answered later; its stream is paused until then.
