@@ -198,6 +198,42 @@ struct ControlSocketTests {
     #expect(member.status == 0, "\(member.stderr)")
   }
 
+  @Test("a member's ad-hoc app runs as the member, with a clean environment; a configured app keeps its command")
+  func memberLaunches() throws {
+    let daemon = try DaemonHarness(
+      config: #"{ controlGroup: "nogroup", apps: { fixed: { command: ["/bin/sleep", "100"] } } }"#,
+      environment: ["JETSAM_TEST_SECRET": "s3cret"])
+    defer { daemon.stop() }
+    // nobody (primary group nogroup, the control group) is a member, not root.
+    func asMember(_ arguments: [String]) throws -> CommandResult {
+      try runCommand(
+        "/usr/bin/setpriv",
+        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket]
+          + arguments)
+    }
+    let launched = try asMember(["--json", "launch", "mine", "--background", "--", "/bin/sleep", "100"])
+    #expect(launched.status == 0, "\(launched.stderr)")
+    let info = try JSONDecoder().decode(AppInfo.self, from: Data(launched.stdout.utf8))
+    let pid = try #require(info.pid)
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first
+    #expect(uid.map(String.init) == String(getpwnam("nobody").pointee.pw_uid), "the app runs as nobody: \(status)")
+    let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+      .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    #expect(
+      !environment.contains { $0.hasPrefix("JETSAM_TEST_SECRET=") }, "jetsamd's environment leaked: \(environment)")
+    #expect(environment.contains("USER=nobody") && environment.contains("JETSAM_APP=mine"), "\(environment)")
+
+    // A member may launch the configured app as configured, but not with another command or environment.
+    let replaced = try asMember(["launch", "fixed", "--", "/bin/sh", "-c", "id"])
+    #expect(replaced.status == 1)
+    #expect(replaced.stderr.contains("only root may change the command or environment"), "\(replaced.stderr)")
+    #expect(try daemon.apps()["fixed"]?.pid == nil, "nothing was started")
+    // Root may.
+    let byRoot = try daemon.ctl(["launch", "fixed", "--background", "--", "/bin/sleep", "50"])
+    #expect(byRoot.status == 0, "\(byRoot.stderr)")
+  }
+
   private func residentKilobytes(_ pid: Int32) -> Int? {
     (try? ProcessStatus.read(pid: pid))?.residentBytes.map { Int($0 / 1024) }
   }

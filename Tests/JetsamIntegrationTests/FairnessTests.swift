@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// No app and no client can take the loop: each gets a bounded share per turn, after every kernel source.
-@Suite("Fairness")
+@Suite("Fairness", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"))
 struct FairnessTests {
   @Test("an app writing to its channel without pause and a client flooding the socket leave jetsamd responsive")
   func floods() throws {

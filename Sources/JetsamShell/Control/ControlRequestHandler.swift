@@ -19,7 +19,7 @@ final class ControlRequestHandler {
       case .ps: return psResponse()
       case .pressure: return try pressure(request)
       case .exits: return try exits(request, connection: connection)
-      case .launch: return try launch(request)
+      case .launch: return try launch(request, peer: connection.peerUser)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
         return try lifecycle(request, connection: connection)
       case .debugFreeze: return try debugFreeze()
@@ -53,10 +53,18 @@ final class ControlRequestHandler {
     return app
   }
 
-  private func launch(_ request: ControlRequest) throws -> ControlResponse {
+  /// Launches a configured or an ad-hoc app. Who may do what (README, "Security"): root anything; another member
+  /// of the control group launches ad-hoc apps as itself, never as root or another user, and configured apps only
+  /// as configured (caps and band may be tightened, command and environment are the config's).
+  private func launch(_ request: ControlRequest, peer: uid_t?) throws -> ControlResponse {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
     let name = try requireApp(request)
     let config = daemon.config
+    let isRoot = peer == 0
+    if !isRoot, config.apps[name] != nil, request.command != nil || request.env != nil {
+      throw ControlError(
+        .permissionDenied, "only root may change the command or environment of the configured app \(name)")
+    }
     var spec: AppConfig
     if let command = request.command {
       guard !command.isEmpty else { throw ControlError(.badRequest, "command: must not be empty") }
@@ -66,6 +74,15 @@ final class ControlRequestHandler {
       spec = configured
     } else {
       throw ControlError(.unknownApp, "no app named \"\(name)\" in the config; give a command to launch an ad-hoc app")
+    }
+    if !isRoot && config.apps[name] == nil {
+      // An ad-hoc app runs as whoever asked for it.
+      guard let peer, let user = SpawnUser.name(of: peer) else {
+        throw ControlError(
+          .permissionDenied,
+          "your user (uid \(peer.map(String.init) ?? "unknown")) has no entry in the password database")
+      }
+      spec.user = user
     }
     for (key, value) in request.env ?? [:] { spec.env[key] = value }
     if let problem = AppConfig.problem(command: spec.command, env: spec.env) {

@@ -121,6 +121,14 @@ final class AppSupervisor {
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   private func report(_ event: PolicyEvent) { reportEvents([event]) }
 
+  /// Where an app starts when its config names no directory: an app of another user in its home (or `/` when that
+  /// is missing), never in jetsamd's state directory.
+  private func defaultWorkingDirectory(for user: SpawnUser?) -> String {
+    guard let user, user.uid != geteuid() else { return stateDirectory }
+    var st = stat()
+    return stat(user.home, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? user.home : "/"
+  }
+
   func finishBatch() {
     stops.checkNow()
   }
@@ -167,7 +175,14 @@ final class AppSupervisor {
       defer { output.close() }
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
-      var environment = ProcessInfo.processInfo.environment.filter { !AppProtocolCodec.isDaemonVariable($0.key) }
+      let user = try spec.config.user.map { name throws in try SpawnUser.lookup(name: name) }
+      // An app of another user starts clean: jetsamd's environment is not its business (nor its secrets).
+      var environment: [String: String]
+      if let user, user.uid != geteuid() {
+        environment = user.cleanEnvironment
+      } else {
+        environment = ProcessInfo.processInfo.environment.filter { !AppProtocolCodec.isDaemonVariable($0.key) }
+      }
       for (key, value) in spec.config.env { environment[key] = value }
       for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
         environment[key] = value
@@ -175,8 +190,8 @@ final class AppSupervisor {
       let request = SpawnRequest(
         arguments: spec.config.command,
         environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
-        workingDirectory: spec.config.workingDirectory ?? stateDirectory,
-        user: try spec.config.user.map { name throws in try SpawnUser.lookup(name: name) },
+        workingDirectory: spec.config.workingDirectory ?? defaultWorkingDirectory(for: user),
+        user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
