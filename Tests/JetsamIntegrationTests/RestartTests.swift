@@ -9,6 +9,32 @@ import Testing
   "Daemon restart", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(2)))
 struct RestartTests {
+  @Test("a second jetsamd on the same state directory or the same device refuses to start; the first runs on")
+  func oneDaemonPerDevice() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let pid = try daemon.launch("kept", ["idle"], options: ["--background"])
+    // The same config: same state directory, same device.
+    let same = try runCommand(
+      Binaries.current.jetsamd, ["--config", daemon.jetsamd.configPath, "--foreground"], timeout: .seconds(20))
+    #expect(same.status == 1, "\(same.stderr)")
+    #expect(same.stderr.contains("another jetsamd (pid \(daemon.pid)) is using the state directory"), "\(same.stderr)")
+    // Another state directory, runtime directory and socket, but the same device cgroup.
+    let other = daemon.jetsamd.directory + "-other"
+    defer { try? FileManager.default.removeItem(atPath: other) }
+    let config = try String(contentsOfFile: daemon.jetsamd.configPath, encoding: .utf8)
+      .replacingOccurrences(of: daemon.jetsamd.directory + "/", with: other + "/")
+    try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+    try config.write(toFile: other + "/jetsamd.json5", atomically: true, encoding: .utf8)
+    let sameDevice = try runCommand(
+      Binaries.current.jetsamd, ["--config", other + "/jetsamd.json5", "--foreground"], timeout: .seconds(20))
+    #expect(sameDevice.status == 1, "\(sameDevice.stderr)")
+    #expect(sameDevice.stderr.contains("another jetsamd is running on the device cgroup"), "\(sameDevice.stderr)")
+    // The first daemon and its app are untouched.
+    #expect(isAlive(pid))
+    #expect(try daemon.apps()["kept"]?.pid == pid)
+  }
+
   @Test("apps survive a daemon crash, are re-adopted with their states, and the kill order holds across it")
   func readoption() throws {
     let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")

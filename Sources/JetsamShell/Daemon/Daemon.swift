@@ -48,6 +48,9 @@ public final class Daemon {
   private var requests: ControlRequestHandler!
   private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
+  /// Held for life: one daemon per state directory and per device (``DaemonLock``).
+  private let stateLock: DaemonLock
+  private let deviceLock: DaemonLock
   private lazy var heapTrimmer = HeapTrimmer(loop: loop)
   private var signalSources: [EventSource] = []
   /// The memory balloon of `pressure allocate`, and how many were made (each gets its own cgroup).
@@ -96,9 +99,12 @@ public final class Daemon {
     }
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
+    // Before anything of the state directory or the device is touched: a second daemon stops here.
+    stateLock = try DaemonLock.stateDirectory(stateDirectory)
     records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")
     layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
+    deviceLock = try DaemonLock.device(device.unifiedDirectory)
     if let cpu = config.device.appsCPULimit { try device.setAppsCPULimit(percent: cpu) }
 
     let counter: MemoryCounter
