@@ -6,6 +6,29 @@ import Testing
 /// An app is its whole cgroup: what it forks lives and dies with it, and a fork bomb stays capped.
 @Suite("Containment", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(2)))
 struct ContainmentTests {
+  @Test("jetsamd's state directory is private, and it never writes through a symlink planted in it")
+  func noSymlinkFollowing() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let state = daemon.jetsamd.stateDirectory
+    var st = stat()
+    #expect(stat(state, &st) == 0 && st.st_mode & 0o777 == 0o700, "mode \(String(st.st_mode & 0o777, radix: 8))")
+    let victim = daemon.directory + "/victim"
+    try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+    // An app's log, and the state file's temporary copy, replaced by links to the victim.
+    #expect(symlink(victim, state + "/logs/linked.log") == 0)
+    unlink(state + "/state.json.tmp")
+    #expect(symlink(victim, state + "/state.json.tmp") == 0)
+    let launched = try daemon.ctl(["launch", "linked", "--", Binaries.current.testapp, "idle"])
+    #expect(launched.status == 1, "the launch fails rather than write through the link: \(launched.stdout)")
+    // The state file is written (a launch of another app changes it) without touching the victim.
+    try daemon.launch("other", ["idle"], options: ["--background"])
+    try daemon.waitUntil("the state file lists the other app") {
+      ((try? String(contentsOfFile: state + "/state.json", encoding: .utf8)) ?? "").contains("\"other\"")
+    }
+    #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+  }
+
   @Test("a child forked by an app dies with it")
   func childDiesWithApp() throws {
     let daemon = try DaemonHarness()

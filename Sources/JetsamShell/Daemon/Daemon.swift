@@ -99,6 +99,8 @@ public final class Daemon {
     }
 
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
+    // Private to jetsamd (records, state, app logs): members read them through the control socket.
+    chmod(stateDirectory, 0o700)
     // Before anything of the state directory or the device is touched: a second daemon stops here.
     stateLock = try DaemonLock.stateDirectory(stateDirectory)
     records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")

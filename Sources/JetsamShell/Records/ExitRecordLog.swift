@@ -18,7 +18,7 @@ public final class ExitRecordLog {
   public init(path: String) throws(SystemError) {
     self.path = path
     let existed = access(path, F_OK) == 0
-    fd = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_CREAT, mode: 0o640)
+    fd = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
     encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     if existed {

@@ -47,7 +47,10 @@ public struct DaemonState: Codable, Sendable {
   func write(path: String, encoder: StateFileEncoder) throws {
     let data = try encoder.encode(self)
     let temporary = path + ".tmp"
-    let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o640)
+    // Created anew and exclusively: whatever is in its place (a leftover, or a symlink someone planted) goes first,
+    // and the file is never opened through a link.
+    unlink(temporary)
+    let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o640)
     defer { fd.close() }
     try fd.writeAll(data)
     try systemCall("rename \(temporary)") { rename(temporary, path) }

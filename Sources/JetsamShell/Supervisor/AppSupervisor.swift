@@ -221,7 +221,9 @@ final class AppSupervisor {
   }
 
   private func openLog(_ name: String) throws -> FileDescriptor {
-    try FileDescriptor.open("\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT, mode: 0o640)
+    // Never through a symlink planted in its place: jetsamd opens it as root.
+    try FileDescriptor.open(
+      "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
   }
 
   /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
