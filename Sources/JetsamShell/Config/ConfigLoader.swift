@@ -80,10 +80,33 @@ public enum ConfigLoader {
     do {
       return try JSONDecoder().decode(DaemonConfig.self, from: Data(JSONTree.object(object).json))
     } catch let error as DecodingError {
+      if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+        let key = fractionWhereIntegerExpected(in: object)
+      {
+        throw ConfigError(file: label, keyPath: key.path, reason: "expected an integer, got \(key.value)")
+      }
       throw configError(error, file: label)
     } catch {
       throw ConfigError(file: label, keyPath: "", reason: "\(error)")
     }
+  }
+
+  /// FoundationEssentials' JSONDecoder reports a fraction where an integer is expected (`daemonNice: 3.5`) as
+  /// "not valid JSON" with no key. The tree parsed, so the JSON is valid: the culprit is the one fraction whose
+  /// rounding makes that error go away.
+  private static func fractionWhereIntegerExpected(in object: [String: JSONTree]) -> (path: String, value: Double)? {
+    for (path, value) in JSONTree.object(object).fractions() {
+      let rounded = JSONTree.object(object).replacing(path, with: .integer(Int64(value.rounded(.towardZero))))
+      do {
+        _ = try JSONDecoder().decode(DaemonConfig.self, from: Data(rounded.json))
+        return (path.joined(separator: "."), value)
+      } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+        continue
+      } catch {
+        return (path.joined(separator: "."), value)
+      }
+    }
+    return nil
   }
 
   private static func validate(_ config: DaemonConfig, label: String) throws(ConfigError) {

@@ -36,6 +36,26 @@ enum JSONTree: Decodable {
     }
   }
 
+  /// Every non-integral number, with its path of object keys (array items are left out: no config list holds
+  /// integers).
+  func fractions(below path: [String] = []) -> [(path: [String], value: Double)] {
+    switch self {
+    case .object(let object):
+      object.keys.sorted().flatMap { object[$0]!.fractions(below: path + [$0]) }
+    case .number(let value) where value.isFinite && value != value.rounded() && abs(value) < 9e18:
+      [(path, value)]
+    default: []
+    }
+  }
+
+  /// This tree with the value at `path` (object keys) replaced.
+  func replacing(_ path: [String], with value: JSONTree) -> JSONTree {
+    guard let key = path.first else { return value }
+    guard case .object(var object) = self, let child = object[key] else { return self }
+    object[key] = child.replacing(Array(path.dropFirst()), with: value)
+    return .object(object)
+  }
+
   /// The value as JSON text (for JSONDecoder, after profiles are merged). Numbers came through JSONDecoder and are
   /// finite; one that is not is written as null, which the typed decoding then names as a wrong value.
   var json: [UInt8] {
