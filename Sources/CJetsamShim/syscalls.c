@@ -60,6 +60,10 @@ _Static_assert(JETSAM_EPOLLIN == EPOLLIN && JETSAM_EPOLLPRI == EPOLLPRI && JETSA
 
 int jetsam_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
+ssize_t jetsam_send_nonblocking(int fd, const void *bytes, size_t length) {
+  return send(fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
   struct ucred cred;
   socklen_t len = sizeof cred;

@@ -61,6 +61,11 @@ enum {
 
 /// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC).
 int jetsam_accept_nonblocking(int fd);
+
+/// send(2) with MSG_NOSIGNAL (a peer that went away is EPIPE, not a SIGPIPE) and MSG_DONTWAIT. Here rather than in
+/// Swift: the Swift compiler now and then failed to find glibc's MSG_NOSIGNAL (a macro naming an enum constant)
+/// in incremental builds of the shell.
+ssize_t jetsam_send_nonblocking(int fd, const void *bytes, size_t length);
 /// The peer's credentials of a connected Unix socket (SO_PEERCRED); 0 on success.
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 

@@ -55,7 +55,7 @@ final class ControlRequestHandler {
 
   /// Launches a configured or an ad-hoc app. Who may do what (README, "Security"): root anything; another member
   /// of the control group launches ad-hoc apps as itself, never as root or another user, and configured apps only
-  /// as configured (caps and band may be tightened, command and environment are the config's).
+  /// as configured (caps and band may be set; command, user and environment are the config's).
   private func launch(_ request: ControlRequest, peer: uid_t?) throws -> ControlResponse {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
     let name = try requireApp(request)

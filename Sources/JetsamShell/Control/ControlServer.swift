@@ -130,7 +130,7 @@ final class ControlServer {
         // Best effort and never blocking: the answer fits any socket buffer.
         let line =
           Array(#"{"error":{"code":"tooManyConnections","message":"\#(refusal)"},"ok":false,"v":1}"#.utf8) + [10]
-        _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = line.withUnsafeBytes { jetsam_send_nonblocking(fd, $0.baseAddress, $0.count) }
         Glibc.close(fd)
         log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
         continue

@@ -1,3 +1,4 @@
+import CJetsamShim
 import Glibc
 
 /// A non-blocking, newline-delimited byte stream on a socket, watched by the event loop: the control
@@ -106,7 +107,7 @@ final class LineStream {
 
   private func flush() {
     while !output.isEmpty && !closed {
-      let n = output.withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = output.withUnsafeBytes { jetsam_send_nonblocking(fd.rawValue, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
         if errno == EAGAIN { break }
