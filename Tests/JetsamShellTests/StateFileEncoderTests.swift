@@ -26,7 +26,7 @@ struct StateFileEncoderTests {
   static func spec() throws -> AppConfig {
     let text = """
       {"command": ["/bin/sleep", "100"], "env": {"A": "1", "B": "two words"}, "band": 3,
-       "memoryLimit": "64M", "cpuLimit": 0.5, "pidsLimit": 12, "acknowledgements": "always",
+       "memoryLimit": "64M", "cpuLimit": 50.5, "pidsLimit": 12, "acknowledgements": "always",
        "hooks": {"didEnterBackground": {"signal": "SIGUSR1"},
                  "willTerminate": {"command": ["/bin/true"], "timeout": "2s"}}}
       """
