@@ -26,8 +26,16 @@ struct RestartTests {
       .replacingOccurrences(of: daemon.jetsamd.directory + "/", with: other + "/")
     try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
     try config.write(toFile: other + "/jetsamd.json5", atomically: true, encoding: .utf8)
-    let sameDevice = try runCommand(
-      Binaries.current.jetsamd, ["--config", other + "/jetsamd.json5", "--foreground"], timeout: .seconds(20))
+    var command = [Binaries.current.jetsamd, "--config", other + "/jetsamd.json5", "--foreground"]
+    if CgroupHost.isPureV2 {
+      // Here each test daemon runs in a service cgroup of its own, and a device lives below its daemon's cgroup:
+      // to reach the same device, the second daemon starts in the first one's cgroup.
+      let line = try String(contentsOfFile: "/proc/\(daemon.pid)/cgroup", encoding: .utf8)
+        .split(separator: "\n").first { $0.hasPrefix("0::") }
+      let own = try #require(line.map { String($0.dropFirst(3)) })
+      command = ["/bin/sh", "-c", "echo $$ > \(CgroupHost.root)\(own)/cgroup.procs && exec \"$@\"", "sh"] + command
+    }
+    let sameDevice = try runCommand(command[0], Array(command.dropFirst()), timeout: .seconds(20))
     #expect(sameDevice.status == 1, "\(sameDevice.stderr)")
     #expect(sameDevice.stderr.contains("another jetsamd is running on the device cgroup"), "\(sameDevice.stderr)")
     // The first daemon and its app are untouched.

@@ -291,7 +291,11 @@ final class ControlConnection {
 
   private func write(_ response: ControlResponse) {
     if let fast = response.fastJSON() { return stream.send(fast) }
-    guard let data = try? encoder.encode(response) else { return }
+    guard let data = try? encoder.encode(response) else {
+      // Never silence: a client waiting for an answer gets one (a value JSON cannot hold, such as a NaN).
+      return stream.send(
+        Array(#"{"error":{"code":"internalError","message":"the answer could not be encoded"},"ok":false,"v":1}"#.utf8))
+    }
     stream.send(data)
   }
 
