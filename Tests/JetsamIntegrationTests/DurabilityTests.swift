@@ -24,6 +24,9 @@ struct DurabilityTests {
     // A follower sees each record as it is reported.
     let follower = try ExitFollower(socket: daemon.socket)
     defer { follower.stop() }
+    // Only once it follows: the storm may be over in a second, before a slow jetsamctl start has even connected
+    // (records from before it followed arrive in its first answer, which is not counted as streamed).
+    try daemon.waitUntil("the follower's first answer") { follower.answered }
     #expect(try daemon.ctl(["pressure", "set", "critical"]).status == 0)
     try daemon.waitUntil("five reported records") { follower.records.count >= 5 }
     daemon.crash()
@@ -47,6 +50,7 @@ final class ExitFollower: @unchecked Sendable {
   private let process = Process()
   private let lock = NSLock()
   private var collected: [ExitRecord] = []
+  private var sawOutput = false
 
   init(socket: String) throws {
     process.executableURL = URL(fileURLWithPath: Binaries.current.jetsamctl)
@@ -60,6 +64,7 @@ final class ExitFollower: @unchecked Sendable {
       while true {
         let chunk = handle.availableData
         if chunk.isEmpty { return }
+        self.lock.withLock { self.sawOutput = true }
         buffer.append(chunk)
         while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
           let line = buffer[buffer.startIndex..<newline]
@@ -74,6 +79,8 @@ final class ExitFollower: @unchecked Sendable {
   }
 
   var records: [ExitRecord] { lock.withLock { collected } }
+  /// Whether jetsamctl printed its first answer (the earlier records): from then on it is following.
+  var answered: Bool { lock.withLock { sawOutput } }
 
   func stop() {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -100,7 +100,7 @@ struct JetsamctlTests {
 
     let follower = try ExitFollower(socket: daemon.socket)
     defer { follower.stop() }
-    usleep(200_000)
+    try daemon.waitUntil("the follower's first answer") { follower.answered }
     try daemon.launch("three", ["crash", "segv"])
     try daemon.waitUntil("the followed record") { follower.records.contains { $0.app == "three" } }
     #expect(follower.records.first { $0.app == "three" }?.reason == .badAccess)
