@@ -125,7 +125,8 @@ final class ControlServer {
         }
         return
       }
-      let peer = peerUser(fd)
+      let credentials = peerCredentials(fd)
+      let peer = credentials?.uid
       if let refusal = connectionRefusal(for: peer) {
         // Best effort and never blocking: the answer fits any socket buffer.
         let line =
@@ -135,7 +136,7 @@ final class ControlServer {
         log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
         continue
       }
-      let permitted = isPermitted(fd)
+      let permitted = credentials.map { isPermitted(uid: $0.uid, gid: $0.gid) } ?? false
       do {
         var connection: ControlConnection?
         // A request may be maxRequestBytes long; the stream's limit counts its newline too.
@@ -160,12 +161,12 @@ final class ControlServer {
     }
   }
 
-  /// The connecting process's user (SO_PEERCRED).
-  private func peerUser(_ fd: Int32) -> uid_t? {
+  /// The connecting process's user and group (SO_PEERCRED), read once per connection.
+  private func peerCredentials(_ fd: Int32) -> (uid: uid_t, gid: gid_t)? {
     var pid: pid_t = 0
     var uid: uid_t = 0
     var gid: gid_t = 0
-    return jetsam_peer_credentials(fd, &pid, &uid, &gid) == 0 ? uid : nil
+    return jetsam_peer_credentials(fd, &pid, &uid, &gid) == 0 ? (uid, gid) : nil
   }
 
   /// Why a new connection from `user` is one too many, or nil.
@@ -179,11 +180,7 @@ final class ControlServer {
     return nil
   }
 
-  private func isPermitted(_ fd: Int32) -> Bool {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
-    guard jetsam_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return false }
+  private func isPermitted(uid: uid_t, gid: gid_t) -> Bool {
     if uid == 0 || uid == geteuid() { return true }
     guard let group = allowedGroup else { return false }
     if gid == group { return true }
