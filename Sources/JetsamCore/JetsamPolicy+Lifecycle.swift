@@ -147,26 +147,33 @@ extension JetsamPolicy {
   ///
   /// Every state change of the policy goes through here, so no illegal move can slip out.
   mutating func move(_ name: String, to next: LifecycleState, at: Instant) -> PolicyAction {
-    var app = trackedApps[name]!
-    let from = app.state
+    let from = trackedApps[name]!.state
     precondition(from.canMove(to: next), "jetsam policy bug: \(name) cannot move from \(from) to \(next)")
-    let oldBand = app.band
-    if next.holdsForegroundSlot && !from.holdsForegroundSlot {
-      app.foregroundArrival = foregroundArrivals
-      foregroundArrivals += 1
+    let arrival: Int? = next.holdsForegroundSlot && !from.holdsForegroundSlot ? foregroundArrivals : nil
+    if arrival != nil { foregroundArrivals += 1 }
+    let grace = next == .background ? config.backgroundGrace.map { at.advanced(by: $0) } : nil
+    // Changed in place: a copy of the app out of the dictionary and back costs a retain and a release of each
+    // of its fields, which a batch suspend of 1,000 apps pays 1,000 times.
+    let band = Self.update(&trackedApps[name]!) { app in
+      let oldBand = app.band
+      if let arrival { app.foregroundArrival = arrival }
+      app.state = next
+      app.stateEnteredAt = at
+      // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
+      if app.band != oldBand { app.bandEnteredAt = at }
+      // Each background stint has its own grace; leaving the background cancels it.
+      app.graceDeadline = grace
+      if next != .suspended {
+        app.suspendDeadline = nil
+        app.suspendIncomplete = false
+      }
+      return app.band
     }
-    app.state = next
-    app.stateEnteredAt = at
-    // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
-    if app.band != oldBand { app.bandEnteredAt = at }
-    // Each background stint has its own grace; leaving the background cancels it.
-    app.graceDeadline = next == .background ? config.backgroundGrace.map { at.advanced(by: $0) } : nil
-    if next != .suspended {
-      app.suspendDeadline = nil
-      app.suspendIncomplete = false
-    }
-    trackedApps[name] = app
-    return .stateChanged(app: name, from: from, to: next, band: app.band)
+    return .stateChanged(app: name, from: from, to: next, band: band)
+  }
+
+  private static func update<Result>(_ app: inout TrackedApp, _ body: (inout TrackedApp) -> Result) -> Result {
+    body(&app)
   }
 
   /// An app that survived a daemon restart joins the policy in the state it was left in. A launching app

@@ -5,11 +5,16 @@ import JetsamProtocol
 /// Turns one request line into a ``ControlRequest`` or an error that names what is wrong and where.
 enum ControlRequestParser {
   static func parse(_ bytes: [UInt8]) -> Result<ControlRequest, ControlError> {
-    let data = Data(bytes)
-    guard case .object(let object)? = try? JSONDecoder().decode(JSONTree.self, from: data) else {
-      let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
-      return .failure(
-        ControlError(.badRequest, "not a JSON object: \(preview.debugDescription)\(bytes.count > 40 ? "…" : "")"))
+    let object: [String: JSONTree]
+    do throws(JSONSyntaxError) {
+      guard case .object(let parsed) = try JSONTree.parse(bytes) else {
+        let preview = String(decoding: bytes.prefix(40), as: UTF8.self)
+        return .failure(
+          ControlError(.badRequest, "not a JSON object: \(preview.debugDescription)\(bytes.count > 40 ? "…" : "")"))
+      }
+      object = parsed
+    } catch {
+      return .failure(ControlError(.badRequest, "not a JSON object: \(error)"))
     }
     guard case .integer(let version)? = object["v"] else {
       return .failure(
@@ -34,7 +39,7 @@ enum ControlRequestParser {
       return .failure(ControlError(.badRequest, "\(unknown): unknown field"))
     }
     do {
-      return .success(try JSONDecoder().decode(ControlRequest.self, from: data))
+      return .success(try JSONDecoder().decode(ControlRequest.self, from: Data(bytes)))
     } catch let error as DecodingError {
       let problem = ConfigLoader.configError(error, file: "request")
       return .failure(
