@@ -4,7 +4,7 @@ BUILD_FLAGS ?=
 BIN_DIR := $(shell pwd)/.build/debug
 RELEASE_DIR := $(shell pwd)/.build/release
 
-.PHONY: all deps test-deps build build-tests lint release test test-unit test-host test-v2 demo bench format clean
+.PHONY: all deps test-deps build build-tests lint release test test-unit test-fuzz test-host test-v2 demo bench fuzz format clean
 .PHONY: install install-build uninstall test-systemd
 # One step at a time, in the order written, also under `make -j`: the test targets share the machine's cgroups.
 .NOTPARALLEL:
@@ -33,12 +33,12 @@ lint:
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
 
-# The whole suite: lint, the warning-free build, then test-unit, test-host and test-v2, in this order.
-test: deps test-deps lint build-tests test-unit test-host test-v2
+# The whole suite: lint, the warning-free build, then test-unit, test-fuzz, test-host and test-v2, in this order.
+test: deps test-deps lint build-tests test-unit test-fuzz test-host test-v2
 
 # The Swift unit test targets (no root, no kernel: the pure core, the clients, the wire and control formats, /proc parsing,
 # the supervisor through its fakes) and the Python client. Seconds; runs without root.
-UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests)\.
+UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests|JetsamFuzzingTests)\.
 test-unit: build-tests
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	python3 -m unittest discover -s clients/python
@@ -54,6 +54,14 @@ test-host: deps test-deps build-tests
 # The integration tests and the shell's kernel suites again, on pure cgroup v2 in a QEMU VM. Root; ~5 minutes.
 test-v2: deps test-deps build-tests
 	scripts/test-cgroup-v2.sh
+
+# Each libFuzzer target (control requests, app lines, configs, sizes) for a short slice, under address sanitizer;
+# any crash fails. `make fuzz` is the long run (FUZZ_SECONDS per target, default 300).
+test-fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-20} SWIFT=$(SWIFT) scripts/fuzz.sh
+
+fuzz: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh
 
 demo: build
 	scripts/demo.sh

@@ -50,6 +50,12 @@ let package = Package(
       name: "jetsam-bench",
       dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit", "CJetsamShim"]),
 
+    // The fuzz targets (every input jetsamd takes from outside) and their driver: libFuzzer under `make fuzz`,
+    // a replayer of saved inputs otherwise. `-parse-as-library`: under libFuzzer, libFuzzer owns main.
+    .target(name: "JetsamFuzzing", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol", "JetsamWire"]),
+    .executableTarget(
+      name: "jetsam-fuzz", dependencies: ["JetsamFuzzing"], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+
     // The app side of the app protocol (PROTOCOL.md), shaped after UIApplication; Foundation only.
     .target(name: "JetsamClient", dependencies: ["JetsamWire"]),
     // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
@@ -67,6 +73,8 @@ let package = Package(
       dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit"], exclude: ["Fixtures"]),
     // How the app supervisor carries out actions, through recording fakes: no root, no kernel.
     .testTarget(name: "JetsamSupervisorTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
+    // Every saved fuzz input (Tests/Fuzz: seeds and past crashers) through its target, in the unit run.
+    .testTarget(name: "JetsamFuzzingTests", dependencies: ["JetsamFuzzing"], exclude: ["Inputs"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -35,7 +35,7 @@ public struct AppLimits: Sendable, Equatable {
   /// - Parameters:
   ///   - pureV2: cgroup v2 file names and syntax when true, v1 otherwise.
   ///   - swapControl: whether the v2 cgroup has `memory.swap.max` (it does not without swap accounting).
-  func controlFileValues(pureV2: Bool, swapControl: Bool) -> [CgroupController: [CgroupFileValue]] {
+  package func controlFileValues(pureV2: Bool, swapControl: Bool) -> [CgroupController: [CgroupFileValue]] {
     if pureV2 {
       var memory = [CgroupFileValue("memory.max", memoryBytes.map(String.init) ?? "max")]
       // No swap for apps: an app over its cap is killed, as on iOS, rather than pushed to swap.

@@ -2,7 +2,7 @@ import CCgroup
 import Glibc
 
 /// One control file value for libcgroup to write, e.g. `memory.limit_in_bytes` = `33554432`.
-struct CgroupFileValue: Sendable, Equatable, CustomStringConvertible {
+package struct CgroupFileValue: Sendable, Equatable, CustomStringConvertible {
   var file: String
   var value: String
 
@@ -11,7 +11,7 @@ struct CgroupFileValue: Sendable, Equatable, CustomStringConvertible {
     self.value = value
   }
 
-  var description: String { "\(file)=\(value)" }
+  package var description: String { "\(file)=\(value)" }
 }
 
 /// The few libcgroup calls jetsam makes: initialisation, controller discovery and the lifecycle of controller

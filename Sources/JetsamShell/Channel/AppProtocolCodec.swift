@@ -2,28 +2,28 @@ import JetsamCore
 
 /// The app protocol's vocabulary (PROTOCOL.md): lines from an app become policy messages, and the policy's
 /// events, replies and errors become lines. Pure encoding and decoding; what a message means is the policy's.
-enum AppProtocolCodec {
+package enum AppProtocolCodec {
   /// The descriptor number the channel has in every app (`JETSAM_FD`).
   static let channelDescriptor: Int32 = 3
   /// The protocol version jetsamd speaks.
   static let version = "1"
 
   /// A line the daemon could not take, answered with an `error` line.
-  struct LineError: Error, Equatable {
-    var code: String
-    var message: String
-    var requestID: Int?
+  package struct LineError: Error, Equatable {
+    package var code: String
+    package var message: String
+    package var requestID: Int?
   }
 
   /// What one line from an app asks for.
-  struct Decoded: Equatable {
-    var message: AppMessage
+  package struct Decoded: Equatable {
+    package var message: AppMessage
     /// The `id=` of the line, if it has one (a request to be answered).
-    var requestID: Int?
+    package var requestID: Int?
   }
 
   /// Decodes one line (without its newline) from an app.
-  static func decode(_ bytes: [UInt8]) throws(LineError) -> Decoded {
+  package static func decode(_ bytes: [UInt8]) throws(LineError) -> Decoded {
     let line: AppLine
     do {
       line = try AppLine(parsing: bytes)
@@ -77,7 +77,7 @@ enum AppProtocolCodec {
   }
 
   /// A lifecycle event.
-  static func event(_ event: AppEvent) -> AppLine {
+  package static func event(_ event: AppEvent) -> AppLine {
     var fields: [(String, String)] = [("id", String(event.id)), ("name", event.kind.rawValue)]
     switch event.kind {
     case .didFinishLaunching:
@@ -102,12 +102,12 @@ enum AppProtocolCodec {
   }
 
   /// The answer to request `requestID`.
-  static func reply(requestID: Int, fields: [AppField] = []) -> AppLine {
+  package static func reply(requestID: Int, fields: [AppField] = []) -> AppLine {
     AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) })
   }
 
   /// A message of the app's that could not be taken.
-  static func error(code: String, message: String, requestID: Int?) -> AppLine {
+  package static func error(code: String, message: String, requestID: Int?) -> AppLine {
     var fields = [("code", code), ("message", message)]
     if let requestID { fields.append(("id", String(requestID))) }
     return AppLine("error", fields)

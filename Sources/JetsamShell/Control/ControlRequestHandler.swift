@@ -45,65 +45,10 @@ final class ControlRequestHandler {
     while true { sleep(3600) }  // debugFreeze: blocks on purpose
   }
 
-  private func requireApp(_ request: ControlRequest) throws -> String {
-    guard let app = request.app else {
-      throw ControlError(.badRequest, "app: missing (\(request.verb.rawValue) needs an app name)")
-    }
-    guard AppName.isValid(app) else { throw ControlError(.badRequest, "app: \"\(app)\": \(AppName.rule)") }
-    return app
-  }
-
-  /// Launches a configured or an ad-hoc app. Who may do what (README, "Security"): root anything; another member
-  /// of the control group launches ad-hoc apps as itself, never as root or another user, and configured apps only
-  /// as configured (caps and band may be set; command, user and environment are the config's).
+  /// Launches a configured or an ad-hoc app, as ``ControlRequest/launchSpec(config:peer:userName:)`` allows.
   private func launch(_ request: ControlRequest, peer: uid_t?) throws -> ControlResponse {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
-    let name = try requireApp(request)
-    let config = daemon.config
-    let isRoot = peer == 0
-    if !isRoot, config.apps[name] != nil, request.command != nil || request.env != nil {
-      throw ControlError(
-        .permissionDenied, "only root may change the command or environment of the configured app \(name)")
-    }
-    var spec: AppConfig
-    if let command = request.command {
-      guard !command.isEmpty else { throw ControlError(.badRequest, "command: must not be empty") }
-      spec = config.apps[name] ?? AppConfig(command: command)
-      spec.command = command
-    } else if let configured = config.apps[name] {
-      spec = configured
-    } else {
-      throw ControlError(.unknownApp, "no app named \"\(name)\" in the config; give a command to launch an ad-hoc app")
-    }
-    if !isRoot && config.apps[name] == nil {
-      // An ad-hoc app runs as whoever asked for it.
-      guard let peer, let user = SpawnUser.name(of: peer) else {
-        throw ControlError(
-          .permissionDenied,
-          "your user (uid \(peer.map(String.init) ?? "unknown")) has no entry in the password database")
-      }
-      spec.user = user
-    }
-    for (key, value) in request.env ?? [:] { spec.env[key] = value }
-    if let problem = AppConfig.problem(command: spec.command, env: spec.env) {
-      throw ControlError(.badRequest, "\(problem.key): \(problem.reason)")
-    }
-    var caps = spec.caps ?? AppCaps(memoryLimit: nil, cpuLimit: nil, pidsLimit: nil)
-    if let memory = request.memoryLimit {
-      guard (1...ByteSize.maximum).contains(memory) else {
-        throw ControlError(.badRequest, "memoryLimit: \(memory) is not a memory cap (1 to \(ByteSize.maximum) bytes)")
-      }
-      caps.memoryLimit = ByteSize(bytes: memory)
-    }
-    if let cpu = request.cpuLimit {
-      guard AppCaps.cpuPercents.contains(cpu) else {
-        throw ControlError(.badRequest, "cpuLimit: \(cpu) is not a CPU cap (1 to 100000 percent of a core)")
-      }
-      caps.cpuLimit = cpu
-    }
-    spec.caps = caps
-    if let band = request.band { spec.band = band }
-
+    let (name, spec) = try request.launchSpec(config: daemon.config, peer: peer, userName: SpawnUser.name(of:))
     if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
@@ -130,15 +75,7 @@ final class ControlRequestHandler {
   }
 
   private func lifecycle(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
-    // `apps` names several apps at once (suspend and resume them together); `app` names one.
-    let names =
-      try request.apps.map { apps in
-        try apps.map { name in
-          guard AppName.isValid(name) else { throw ControlError(.badRequest, "apps: \"\(name)\": \(AppName.rule)") }
-          return name
-        }
-      } ?? [requireApp(request)]
-    guard !names.isEmpty else { throw ControlError(.badRequest, "apps: empty list") }
+    let names = try request.lifecycleTargets()
     let now = MonotonicClock.now()
     let events = names.map { name -> PolicyEvent in
       switch request.verb {
@@ -214,29 +151,12 @@ final class ControlRequestHandler {
 
   private func pressure(_ request: ControlRequest) throws -> ControlResponse {
     let now = MonotonicClock.now()
-    switch request.action ?? "get" {
-    case "get": break
-    case "set":
-      guard let level = request.level else {
-        throw ControlError(.badRequest, "level: missing (normal, warning, urgent, critical)")
-      }
-      try daemon.submit([.forceLevel(level, at: now)])
-    case "clear":
-      try daemon.submit([.forceLevel(nil, at: now)])
-    case "allocate":
-      // Bounded by the device: a balloon larger than its RAM could only push the host into its own OOM killer.
-      let ram = daemon.monitor.counter.ramBytes
-      guard let size = request.size, (1...ram).contains(size) else {
-        throw ControlError(
-          .badRequest,
-          "size: \(request.size.map(String.init) ?? "missing"): must be 1 byte to the device's RAM (\(ram))")
-      }
-      try daemon.inflateBalloon(bytes: size)
-    case "release":
-      daemon.releaseBalloon()
-    case let other:
-      throw ControlError(
-        .badRequest, "action: unknown pressure action \"\(other)\" (get, set, clear, allocate, release)")
+    switch try request.pressureRequest(ram: daemon.monitor.counter.ramBytes) {
+    case .get: break
+    case .set(let level): try daemon.submit([.forceLevel(level, at: now)])
+    case .clear: try daemon.submit([.forceLevel(nil, at: now)])
+    case .allocate(let bytes): try daemon.inflateBalloon(bytes: bytes)
+    case .release: daemon.releaseBalloon()
     }
     var response = ControlResponse(ok: true)
     let policy = daemon.policy
@@ -251,13 +171,7 @@ final class ControlRequestHandler {
   /// The records, read on a background thread (the log grows without bound) and answered from the loop. Only the
   /// bytes the log had when asked are read; a follower gets every later record as it is written, after the reply.
   private func exits(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
-    let since: Date? = try request.since.map { text in
-      guard
-        let date = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-          ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
-      else { throw ControlError(.badRequest, "since: \"\(text)\" is not an RFC 3339 time") }
-      return date
-    }
+    let since = try request.sinceDate()
     let path = daemon.records.path
     let limit = try daemon.records.size()
     let app = request.app
@@ -267,8 +181,7 @@ final class ControlRequestHandler {
         try ExitRecordLog.read(path: path, limit: limit).records.filter { record in
           if let app, record.app != app { return false }
           if let since {
-            let time = (try? Date(record.time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-            return (time ?? .distantPast) >= since
+            return (ControlRequest.rfc3339(record.time) ?? .distantPast) >= since
           }
           return true
         }

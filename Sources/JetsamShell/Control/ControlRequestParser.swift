@@ -3,8 +3,8 @@ import JetsamCore
 import JetsamProtocol
 
 /// Turns one request line into a ``ControlRequest`` or an error that names what is wrong and where.
-enum ControlRequestParser {
-  static func parse(_ bytes: [UInt8]) -> Result<ControlRequest, ControlError> {
+package enum ControlRequestParser {
+  package static func parse(_ bytes: [UInt8]) -> Result<ControlRequest, ControlError> {
     let object: [String: JSONTree]
     do throws(JSONSyntaxError) {
       guard case .object(let parsed) = try JSONTree.parse(bytes) else {

@@ -286,15 +286,7 @@ final class ControlConnection {
     write(response)
   }
 
-  private func write(_ response: ControlResponse) {
-    if let fast = response.fastJSON() { return stream.send(fast) }
-    guard let data = try? encoder.encode(response) else {
-      // Never silence: a client waiting for an answer gets one (a value JSON cannot hold, such as a NaN).
-      return stream.send(
-        Array(#"{"error":{"code":"internalError","message":"the answer could not be encoded"},"ok":false,"v":1}"#.utf8))
-    }
-    stream.send(data)
-  }
+  private func write(_ response: ControlResponse) { stream.send(response.line(encoder: encoder)) }
 
   /// Sends the answer to the request that was answered later, then goes on with the client's held requests.
   func reply(_ response: ControlResponse) {
@@ -307,4 +299,18 @@ final class ControlConnection {
   }
 
   func close() { stream.close() }
+}
+
+extension ControlResponse {
+  /// The answer as one JSON line (without its newline): written directly when it carries only apps, else by
+  /// `encoder` (sorted keys, slashes unescaped).
+  package func line(encoder: JSONEncoder) -> [UInt8] {
+    if let fast = fastJSON() { return fast }
+    guard let data = try? encoder.encode(self) else {
+      // Never silence: a client waiting for an answer gets one (a value JSON cannot hold, such as a NaN).
+      return Array(
+        #"{"error":{"code":"internalError","message":"the answer could not be encoded"},"ok":false,"v":1}"#.utf8)
+    }
+    return Array(data)
+  }
 }

@@ -589,7 +589,7 @@ public final class Daemon {
     _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
-  static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds, oomScoreFloor: Int32)
+  package static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds, oomScoreFloor: Int32)
     -> PolicyConfig
   {
     PolicyConfig(

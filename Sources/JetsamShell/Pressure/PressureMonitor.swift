@@ -88,7 +88,20 @@ public final class PressureMonitor {
   }
 
   /// How far above the warning clear threshold polling already runs at ``nearInterval``.
-  private var nearMargin: Int64 { max(counter.ramBytes / 20, 64 << 20) }
+  private var nearMargin: Int64 { Self.nearMargin(ram: counter.ramBytes) }
+
+  private static func nearMargin(ram: Int64) -> Int64 { max(ram / 20, 64 << 20) }
+
+  /// The amounts of available memory at which the device's usage notifications fire: every enter and clear
+  /// threshold, plus the points where polling must speed up; only those a device of `ram` bytes can reach. The
+  /// config bounds every threshold (at most 1 PiB), so the sums cannot overflow.
+  package static func watchedAvailables(_ thresholds: PressureThresholds, ram: Int64) -> Set<Int64> {
+    let levels = [thresholds.warning, thresholds.urgent, thresholds.critical]
+    let availables =
+      levels.flatMap { [$0.enter, $0.clear, $0.enter + approachMargin] }
+      + [thresholds.warning.clear + nearMargin(ram: ram)]
+    return Set(availables.filter { $0 > 0 && $0 < ram })
+  }
 
   private func isNear(_ available: Int64) -> Bool {
     available < thresholds.warning.clear + nearMargin
@@ -102,11 +115,7 @@ public final class PressureMonitor {
 
   private func registerThresholds(_ make: ((Int64) throws(SystemError) -> FileDescriptor)?) throws(SystemError) {
     guard let make, case .device(let ram, _) = counter else { return }
-    let levels = [thresholds.warning, thresholds.urgent, thresholds.critical]
-    // Every enter and clear threshold, plus the points where polling must speed up.
-    let availables =
-      levels.flatMap { [$0.enter, $0.clear, $0.enter + Self.approachMargin] } + [thresholds.warning.clear + nearMargin]
-    for available in Set(availables) where available > 0 && available < ram {
+    for available in Self.watchedAvailables(thresholds, ram: ram) {
       let fd = try make(ram - available)
       descriptors.append(fd)
       sources.append(

@@ -1,0 +1,65 @@
+import JetsamCore
+import JetsamShell
+import JetsamWire
+
+/// Bytes from an app's channel, as jetsamd takes them: cut into bounded lines, each decoded and handed to the
+/// policy for a running app (time moving on between lines, so that acknowledgement and task deadlines fall due),
+/// and every line the policy answers with encoded.
+enum AppLineFuzzing {
+  private static let app = "fuzzed"
+  private static let pid: Int32 = 4242
+
+  static func run(_ bytes: [UInt8]) {
+    var policy = JetsamPolicy(
+      config: PolicyConfig(
+        thresholds: PressureThresholds(
+          warning: .init(enter: 400 << 20, clear: 500 << 20), urgent: .init(enter: 200 << 20, clear: 300 << 20),
+          critical: .init(enter: 100 << 20, clear: 150 << 20))))
+    var now = Instant.seconds(1)
+    handle(
+      [
+        .configure(app: app, settings: AppSettings(acknowledgements: .always), launchCount: 0),
+        .launch(app: app, foreground: true, at: now),
+        .spawned(app: app, pid: pid, at: now),
+      ], in: &policy)
+    var framer = LineFramer()
+    for output in framer.append(bytes) {
+      now = now.advanced(by: .milliseconds(250))
+      guard case .line(let line) = output else {
+        encode([.appError(app: app, pid: pid, requestID: nil, code: "lineTooLong", message: "too long")])
+        continue
+      }
+      do {
+        let decoded = try AppProtocolCodec.decode(line)
+        handle([.appMessage(app: app, pid: pid, message: decoded.message, at: now), .tick(at: now)], in: &policy)
+      } catch {
+        encode([.appError(app: app, pid: pid, requestID: error.requestID, code: error.code, message: error.message)])
+      }
+    }
+    // Whatever the app left open ends with it.
+    handle(
+      [.exited(app: app, pid: pid, end: .exited(code: 0), oomKilled: false, at: now.advanced(by: .seconds(60)))],
+      in: &policy)
+  }
+
+  private static func handle(_ events: [PolicyEvent], in policy: inout JetsamPolicy) {
+    for event in events {
+      guard let actions = try? policy.handle(event) else { continue }
+      encode(actions)
+    }
+  }
+
+  /// Encodes the lines the daemon would write back to the app.
+  private static func encode(_ actions: [PolicyAction]) {
+    for action in actions {
+      switch action {
+      case .deliver(_, _, let event): _ = AppProtocolCodec.event(event).encoded
+      case .reply(_, _, let requestID, let fields):
+        _ = AppProtocolCodec.reply(requestID: requestID, fields: fields).encoded
+      case .appError(_, _, let requestID, let code, let message):
+        _ = AppProtocolCodec.error(code: code, message: message, requestID: requestID).encoded
+      default: break
+      }
+    }
+  }
+}

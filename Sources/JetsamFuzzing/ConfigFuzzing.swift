@@ -1,0 +1,27 @@
+import JetsamCore
+import JetsamShell
+
+/// A config file, loaded as `jetsamd --check-config` and a reload load it, then every value jetsamd derives from
+/// it: the thresholds for the device's RAM, the policy's tunables, and each app's cgroup control values on both
+/// layouts.
+enum ConfigFuzzing {
+  static func run(_ bytes: [UInt8]) {
+    guard let config = try? ConfigLoader.parse(String(decoding: bytes, as: UTF8.self), file: "fuzzed.json5") else {
+      return
+    }
+    let ram: Int64
+    switch config.device.ram {
+    case .bytes(let bytes): ram = bytes
+    case .host: ram = 8 << 30
+    }
+    let thresholds = config.device.thresholds.resolved(ram: ram)
+    _ = Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: config.daemonOOMScoreAdj)
+    _ = PressureMonitor.watchedAvailables(thresholds, ram: ram)
+    for app in config.apps.values {
+      let caps = config.defaults.overridden(by: app.caps)
+      let limits = AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit)
+      for pureV2 in [false, true] { _ = limits.controlFileValues(pureV2: pureV2, swapControl: pureV2) }
+      _ = AppConfig.problem(command: app.command, env: app.env)
+    }
+  }
+}

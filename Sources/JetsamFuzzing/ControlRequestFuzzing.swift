@@ -1,0 +1,62 @@
+import FoundationEssentials
+import JetsamCore
+import JetsamProtocol
+import JetsamShell
+
+/// One control request line, through everything jetsamd does with it that needs no daemon state: the parser, the
+/// field checks of every verb, and the encoding of the answer. What the requests then do to a running daemon is
+/// fuzzed over the socket (`jetsam-bench --phases fuzz`).
+enum ControlRequestFuzzing {
+  /// A config with one configured app, so that launches hit both the configured and the ad-hoc path.
+  private static let config: DaemonConfig = {
+    var config = DaemonConfig()
+    config.apps["configured"] = AppConfig(command: ["/bin/true"])
+    return config
+  }()
+
+  static func run(_ bytes: [UInt8]) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    switch ControlRequestParser.parse(bytes) {
+    case .failure(let error):
+      _ = ControlResponse.failure(error).line(encoder: encoder)
+    case .success(let request):
+      let answer: ControlResponse
+      do {
+        answer = try check(request)
+      } catch {
+        answer = .failure(error)
+      }
+      _ = answer.line(encoder: encoder)
+    }
+  }
+
+  /// The checks the handler runs for the request's verb; an answer echoing the request's own values.
+  private static func check(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
+    var response = ControlResponse(ok: true)
+    switch request.verb {
+    case .launch:
+      // As root, as a member, and as a uid with no name.
+      for peer: UInt32? in [0, 1000, nil] {
+        _ = try? request.launchSpec(config: config, peer: peer, userName: { $0 == 1000 ? "member" : nil })
+      }
+      let (name, _) = try request.launchSpec(config: config, peer: 0, userName: { _ in "root" })
+      response.app = AppInfo(
+        name: name, pid: nil, state: "background", lifecycleState: .background, band: request.band ?? .background,
+        memoryBytes: request.memoryLimit ?? 0, memoryLimitBytes: request.memoryLimit, stateSeconds: 0, launch: 1)
+    case .activate, .background, .suspend, .resume, .terminate, .kill:
+      response.apps = try request.lifecycleTargets().map { name in
+        AppInfo(
+          name: name, pid: 1, state: "suspended", lifecycleState: .suspended, band: .idle, memoryBytes: 1,
+          memoryLimitBytes: nil, stateSeconds: 0.5, launch: 1)
+      }
+    case .pressure:
+      _ = try request.pressureRequest(ram: 1 << 30)
+    case .exits:
+      _ = try request.sinceDate()
+    case .status, .ps, .debugFreeze:
+      break
+    }
+    return response
+  }
+}

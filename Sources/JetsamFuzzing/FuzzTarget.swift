@@ -1,0 +1,29 @@
+/// The inputs jetsamd takes from outside, each as one fuzz target: libFuzzer (`make fuzz`) feeds them random and
+/// mutated bytes, and the regression tests feed them every file kept under `Tests/Fuzz/<target>/` (seeds, and each
+/// crasher ever found). A target passes an input when it returns: every path from these bytes must end in a value or
+/// a precise error, never a trap.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+  /// One control-socket request line: parsed and checked as jetsamd's control server does, and its answer encoded.
+  case controlRequest = "control-request"
+  /// Bytes from an app's channel: framed into lines, decoded, and handed to the policy for a running app.
+  case appLine = "app-line"
+  /// A config file (JSON5): loaded, then every value jetsamd derives from it at start and at reload.
+  case config
+  /// The size and duration syntaxes (`256M`, `1.5s`) of the config and `jetsamctl`.
+  case sizes
+
+  /// Runs one input through the target.
+  public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+    switch self {
+    case .controlRequest: ControlRequestFuzzing.run(Array(bytes))
+    case .appLine: AppLineFuzzing.run(Array(bytes))
+    case .config: ConfigFuzzing.run(Array(bytes))
+    case .sizes: SizeFuzzing.run(String(decoding: bytes, as: UTF8.self))
+    }
+  }
+
+  /// Runs one input through the target.
+  public func run(_ bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { run($0) }
+  }
+}

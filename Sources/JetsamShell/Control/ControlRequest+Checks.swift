@@ -1,0 +1,129 @@
+import FoundationEssentials
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// What a `pressure` request asks for, checked.
+package enum PressureRequest: Equatable {
+  case get
+  case set(PressureLevel)
+  case clear
+  case allocate(bytes: Int64)
+  case release
+}
+
+/// The checks of a request's fields that need no daemon state: each returns what the request means or throws a
+/// ``ControlError`` naming the field. Pure, so that the fuzz targets run the very checks jetsamd runs.
+extension ControlRequest {
+  /// The one app a request names in `app`.
+  package func requiredApp() throws(ControlError) -> String {
+    guard let app else { throw ControlError(.badRequest, "app: missing (\(verb.rawValue) needs an app name)") }
+    guard AppName.isValid(app) else { throw ControlError(.badRequest, "app: \"\(app)\": \(AppName.rule)") }
+    return app
+  }
+
+  /// The apps a lifecycle request acts on: every name in `apps` (suspend or resume several at once), else `app`.
+  package func lifecycleTargets() throws(ControlError) -> [String] {
+    guard let apps else { return [try requiredApp()] }
+    guard !apps.isEmpty else { throw ControlError(.badRequest, "apps: empty list") }
+    if let bad = apps.first(where: { !AppName.isValid($0) }) {
+      throw ControlError(.badRequest, "apps: \"\(bad)\": \(AppName.rule)")
+    }
+    return apps
+  }
+
+  /// The app a `launch` request starts and how. Who may do what (README, "Security"): root anything; another
+  /// member of the control group launches ad-hoc apps as itself, never as root or another user, and configured
+  /// apps only as configured (caps and band may be set; command, user and environment are the config's).
+  ///
+  /// - Parameters:
+  ///   - peer: the client's uid (SO_PEERCRED), nil if unknown.
+  ///   - userName: the password database's name for a uid.
+  package func launchSpec(config: DaemonConfig, peer: uid_t?, userName: (uid_t) -> String?) throws(ControlError)
+    -> (name: String, spec: AppConfig)
+  {
+    let name = try requiredApp()
+    let isRoot = peer == 0
+    if !isRoot, config.apps[name] != nil, command != nil || env != nil {
+      throw ControlError(
+        .permissionDenied, "only root may change the command or environment of the configured app \(name)")
+    }
+    var spec: AppConfig
+    if let command {
+      guard !command.isEmpty else { throw ControlError(.badRequest, "command: must not be empty") }
+      spec = config.apps[name] ?? AppConfig(command: command)
+      spec.command = command
+    } else if let configured = config.apps[name] {
+      spec = configured
+    } else {
+      throw ControlError(.unknownApp, "no app named \"\(name)\" in the config; give a command to launch an ad-hoc app")
+    }
+    if !isRoot && config.apps[name] == nil {
+      // An ad-hoc app runs as whoever asked for it.
+      guard let peer, let user = userName(peer) else {
+        throw ControlError(
+          .permissionDenied,
+          "your user (uid \(peer.map(String.init) ?? "unknown")) has no entry in the password database")
+      }
+      spec.user = user
+    }
+    for (key, value) in env ?? [:] { spec.env[key] = value }
+    if let problem = AppConfig.problem(command: spec.command, env: spec.env) {
+      throw ControlError(.badRequest, "\(problem.key): \(problem.reason)")
+    }
+    var caps = spec.caps ?? AppCaps(memoryLimit: nil, cpuLimit: nil, pidsLimit: nil)
+    if let memoryLimit {
+      guard (1...ByteSize.maximum).contains(memoryLimit) else {
+        throw ControlError(
+          .badRequest, "memoryLimit: \(memoryLimit) is not a memory cap (1 to \(ByteSize.maximum) bytes)")
+      }
+      caps.memoryLimit = ByteSize(bytes: memoryLimit)
+    }
+    if let cpuLimit {
+      guard AppCaps.cpuPercents.contains(cpuLimit) else {
+        throw ControlError(.badRequest, "cpuLimit: \(cpuLimit) is not a CPU cap (1 to 100000 percent of a core)")
+      }
+      caps.cpuLimit = cpuLimit
+    }
+    spec.caps = caps
+    if let band { spec.band = band }
+    return (name, spec)
+  }
+
+  /// What a `pressure` request asks for. A balloon is bounded by the device's `ram`: one larger than its RAM could
+  /// only push the host into its own OOM killer.
+  package func pressureRequest(ram: Int64) throws(ControlError) -> PressureRequest {
+    switch action ?? "get" {
+    case "get": return .get
+    case "set":
+      guard let level else { throw ControlError(.badRequest, "level: missing (normal, warning, urgent, critical)") }
+      return .set(level)
+    case "clear": return .clear
+    case "allocate":
+      guard let size, (1...ram).contains(size) else {
+        throw ControlError(
+          .badRequest, "size: \(size.map(String.init) ?? "missing"): must be 1 byte to the device's RAM (\(ram))")
+      }
+      return .allocate(bytes: size)
+    case "release": return .release
+    case let other:
+      throw ControlError(
+        .badRequest, "action: unknown pressure action \"\(other)\" (get, set, clear, allocate, release)")
+    }
+  }
+
+  /// The `since` of an `exits` request, an RFC 3339 time.
+  package func sinceDate() throws(ControlError) -> Date? {
+    guard let since else { return nil }
+    guard let date = Self.rfc3339(since) else {
+      throw ControlError(.badRequest, "since: \"\(since)\" is not an RFC 3339 time")
+    }
+    return date
+  }
+
+  /// An RFC 3339 time, with or without fractional seconds.
+  package static func rfc3339(_ text: String) -> Date? {
+    (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+      ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+  }
+}
