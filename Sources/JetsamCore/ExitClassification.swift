@@ -1,5 +1,5 @@
 /// A kill the policy asked the shell for; it decides how the SIGKILL that follows is recorded.
-public enum RequestedKill: Sendable, Equatable {
+public enum RequestedKill: Sendable, Equatable, Codable {
   /// Jetsam chose the app as its victim under memory pressure.
   case jetsam
   /// A user asked for the app to be killed and recorded with this reason.
@@ -10,6 +10,57 @@ public enum RequestedKill: Sendable, Equatable {
   case watchdog(AppEventKind)
   /// These background tasks were still open when the app's background time ran out (0x2182bad2).
   case backgroundTaskTimeout([String])
+}
+
+extension RequestedKill {
+  private enum CodingKeys: String, CodingKey { case kind, reason, event, tasks }
+
+  /// `{"kind":"user","reason":"memoryPressure"}`: one object per kill, its kind and what that kind carries.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .jetsam: try container.encode("jetsam", forKey: .kind)
+    case .user(let reason):
+      try container.encode("user", forKey: .kind)
+      try container.encode(reason, forKey: .reason)
+    case .terminateEscalation: try container.encode("terminateEscalation", forKey: .kind)
+    case .watchdog(let event):
+      try container.encode("watchdog", forKey: .kind)
+      try container.encode(event, forKey: .event)
+    case .backgroundTaskTimeout(let tasks):
+      try container.encode("backgroundTaskTimeout", forKey: .kind)
+      try container.encode(tasks, forKey: .tasks)
+    }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    switch try container.decode(String.self, forKey: .kind) {
+    case "jetsam": self = .jetsam
+    case "user": self = .user(try container.decode(ExitReason.self, forKey: .reason))
+    case "terminateEscalation": self = .terminateEscalation
+    case "watchdog": self = .watchdog(try container.decode(AppEventKind.self, forKey: .event))
+    case "backgroundTaskTimeout": self = .backgroundTaskTimeout(try container.decode([String].self, forKey: .tasks))
+    case let other:
+      throw DecodingError.dataCorruptedError(
+        forKey: .kind, in: container, debugDescription: "unknown kill kind \"\(other)\"")
+    }
+  }
+}
+
+/// A kill that was sent and whose exit has not been seen yet: what it was for, and the pressure when it was
+/// decided. Saved in the state file, so that a victim that dies while no daemon runs is still recorded for the
+/// kill that ended it (MetricKit's reason, the level that caused it), not as an unexplained exit.
+public struct KillInFlight: Sendable, Equatable, Codable {
+  public var kill: RequestedKill
+  public var level: PressureLevel
+  public var availableBytes: Int64
+
+  public init(kill: RequestedKill, level: PressureLevel, availableBytes: Int64) {
+    self.kill = kill
+    self.level = level
+    self.availableBytes = availableBytes
+  }
 }
 
 /// Why a process ended, in the words of an exit record: the MetricKit reason and the namespaced code.

@@ -251,7 +251,7 @@ extension JetsamPolicy {
   /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
   private mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
     guard trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid else { return [] }
-    trackedApps[name]!.requestedKill = kill
+    requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
     for id in trackedApps[name]!.pendingAcks.keys { trackedApps[name]!.pendingAcks[id]!.deadline = nil }
     trackedApps[name]!.backgroundTasks = [:]

@@ -18,7 +18,7 @@ extension JetsamPolicy {
       return []
     }
     let snapshot = snapshot(at: at)
-    trackedApps[victim.name]!.requestedKill = .jetsam
+    requestKill(victim.name, .jetsam)
     trackedApps[victim.name]!.jetsamSnapshot = snapshot
     jetsamKill = JetsamKill(app: victim.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
     return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]

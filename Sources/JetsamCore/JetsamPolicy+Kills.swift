@@ -4,7 +4,7 @@ extension JetsamPolicy {
     let app = try known(name)
     guard let pid = app.pid else { throw .illegalTransition(app: name, from: app.state, request: "kill") }
     // A process dies once: if a kill is already on its way, that one decides the record.
-    if app.requestedKill == nil { trackedApps[name]!.requestedKill = .user(reason) }
+    if app.requestedKill == nil { requestKill(name, .user(reason)) }
     return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
   }
 
@@ -45,13 +45,20 @@ extension JetsamPolicy {
     }
   }
 
+  /// Marks app `name` as being killed for `kill`, with the pressure that prevails as the kill is decided: its exit
+  /// record tells that level and that available memory, not those after the victim's memory came back.
+  mutating func requestKill(_ name: String, _ kill: RequestedKill) {
+    trackedApps[name]!.requestedKill = kill
+    trackedApps[name]!.pressureAtKill = PressureAtKill(level: level, availableBytes: availableBytes ?? 0)
+  }
+
   /// SIGKILL for an app that ignored its SIGTERM past the grace.
   mutating func escalateTerminate(_ name: String) -> [PolicyAction] {
     trackedApps[name]!.terminateDeadline = nil
     let app = trackedApps[name]!
     // Already being killed for another reason: that kill will do.
     guard app.requestedKill == nil, let pid = app.pid else { return [] }
-    trackedApps[name]!.requestedKill = .terminateEscalation
+    requestKill(name, .terminateEscalation)
     return [.kill(app: name, pid: pid, reason: .abnormal, snapshot: nil)]
   }
 }

@@ -87,6 +87,8 @@ public struct AdoptedApp: Sendable, Equatable, Codable {
   public var previousDigest: String?
   public var savedDigest: String?
   public var restoredDigest: String?
+  /// The kill the previous daemon sent and whose exit it did not see.
+  public var killInFlight: KillInFlight?
 
   public init(
     name: String, pid: Int32, launch: Int, state: LifecycleState, bandFloor: Band?, stateEnteredAt: Instant,
@@ -228,6 +230,8 @@ public struct AppStatus: Sendable, Equatable {
   public var previousDigest: String?
   public var savedDigest: String?
   public var restoredDigest: String?
+  /// The kill sent to the app whose exit has not been seen yet.
+  public var killInFlight: KillInFlight?
 
   /// Whether this launch restored the state the previous one saved; nil when nothing was saved to compare.
   public var restoration: RestorationVerdict? {

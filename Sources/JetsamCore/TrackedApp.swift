@@ -21,6 +21,8 @@ struct TrackedApp: Sendable {
   var graceDeadline: Instant?
   /// The kill we asked for; it also keeps jetsam from choosing the app (again).
   var requestedKill: RequestedKill?
+  /// The pressure when the kill we asked for was decided.
+  var pressureAtKill: PressureAtKill?
   /// The jetsam snapshot taken when the app was chosen as a victim.
   var jetsamSnapshot: [SnapshotEntry]?
   /// Whether we sent SIGTERM to this process.
@@ -84,6 +86,7 @@ struct TrackedApp: Sendable {
     launchesToForeground = false
     graceDeadline = nil
     requestedKill = nil
+    pressureAtKill = nil
     jetsamSnapshot = nil
     sentTerminate = false
     terminateDeadline = nil
@@ -120,6 +123,10 @@ struct TrackedApp: Sendable {
     status.previousDigest = previousDigest
     status.savedDigest = savedDigest
     status.restoredDigest = restoredDigest
+    if let requestedKill, let pressureAtKill {
+      status.killInFlight = KillInFlight(
+        kill: requestedKill, level: pressureAtKill.level, availableBytes: pressureAtKill.availableBytes)
+    }
     return status
   }
 }
@@ -134,4 +141,10 @@ struct PendingAck: Sendable, Equatable {
 extension LifecycleState {
   /// Whether an app in this state occupies one of the foreground slots (a launching app does not yet).
   var holdsForegroundSlot: Bool { self == .foregroundActive || self == .foregroundInactive }
+}
+
+/// The pressure level and the device's available memory when a kill was decided.
+struct PressureAtKill: Sendable, Equatable {
+  var level: PressureLevel
+  var availableBytes: Int64
 }

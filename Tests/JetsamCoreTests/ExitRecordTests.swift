@@ -75,6 +75,47 @@ import Testing
           pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot))
   }
 
+  @Test func aKillRecordTellsThePressureThatCausedIt() throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("victim", pid: 10, at: t(1), stoppedAt: t(2))
+    try policy.start("other", pid: 11, at: t(3))
+    let kill = try #require(policy.sample(Available.critical, at: t(10)).jetsamKills.first)
+    #expect(kill.app == "victim")
+    // The memory is back (a sample says so) before the victim's exit is seen.
+    _ = policy.sample(Available.plenty, at: t(10, ms: 5))
+    #expect(policy.level == .normal)
+    let record = try #require(policy.exits("victim", sigkill, at: t(10, ms: 6)).records.first)
+    #expect(record.pressureLevel == .critical)
+    #expect(record.deviceAvailableBytes == Available.critical)
+    // A plain exit later carries the level of its own time.
+    let plain = try #require(policy.exits("other", .exited(code: 0), at: t(11)).records.first)
+    #expect(plain.pressureLevel == .normal)
+    #expect(plain.deviceAvailableBytes == Available.plenty)
+  }
+
+  @Test func aKillInFlightSurvivesADaemonRestart() throws {
+    // The old daemon killed the victim under critical pressure and died before seeing the exit.
+    var old = JetsamPolicy()
+    try old.startSuspended("victim", pid: 10, at: t(1), stoppedAt: t(2))
+    #expect(old.sample(Available.critical, at: t(10)).jetsamKills.first?.app == "victim")
+    let inFlight = try #require(old.app(named: "victim")?.killInFlight)
+    #expect(inFlight == KillInFlight(kill: .jetsam, level: .critical, availableBytes: Available.critical))
+
+    // The new daemon adopts what the state file kept, and finds the process gone.
+    var policy = JetsamPolicy()
+    var saved = AdoptedApp(
+      name: "victim", pid: 10, launch: 1, state: .suspended, bandFloor: nil, stateEnteredAt: t(2),
+      bandEnteredAt: t(2), spawnedAt: t(1))
+    saved.killInFlight = inFlight
+    policy.observe(.adopt(app: saved, at: t(20)))
+    _ = policy.sample(Available.plenty, at: t(20))
+    let record = try #require(policy.exits("victim", .unobserved, at: t(20)).records.first)
+    #expect(record.reason == .memoryPressure)
+    #expect(record.terminationReason == "JETSAM memory-pressure")
+    #expect(record.pressureLevel == .critical)
+    #expect(record.deviceAvailableBytes == Available.critical)
+  }
+
   @Test func aStalePidIsIgnored() throws {
     var policy = JetsamPolicy()
     try policy.start("a", pid: 10, at: t(1))

@@ -29,6 +29,29 @@ struct ContainmentTests {
     #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
   }
 
+  @Test("an app of jetsamd's user starts in a directory of its own, with a defined environment, not jetsamd's")
+  func ownDirectoryAndDefinedEnvironment() throws {
+    let daemon = try DaemonHarness(
+      config: #"{ passEnvironment: ["LANG", "LAB_PASSED"] }"#,
+      environment: ["LANG": "C.UTF-8", "LAB_PASSED": "yes", "LAB_SECRET": "s3cret"])
+    defer { daemon.stop() }
+    let pid = try daemon.launch("plain", ["idle"], options: ["--background", "--env", "OWN=1"])
+    let directory = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")
+    #expect(directory == daemon.jetsamd.stateDirectory + "/apps/plain", "not the state directory itself")
+    var st = stat()
+    #expect(stat(directory, &st) == 0 && st.st_mode & 0o777 == 0o700)
+    let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+      .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    for expected in ["LANG=C.UTF-8", "LAB_PASSED=yes", "OWN=1", "USER=root", "HOME=/root", "JETSAM_APP=plain"] {
+      #expect(environment.contains(expected), "\(expected) missing: \(environment)")
+    }
+    #expect(!environment.contains { $0.hasPrefix("LAB_SECRET=") }, "jetsamd's environment leaked")
+    // A symlink planted where an app's directory goes is not followed: the launch fails instead.
+    #expect(symlink("/etc", daemon.jetsamd.stateDirectory + "/apps/linked") == 0)
+    let launched = try daemon.ctl(["launch", "linked", "--", Binaries.current.testapp, "idle"])
+    #expect(launched.status == 1, "\(launched.stdout)\(launched.stderr)")
+  }
+
   @Test("a child forked by an app dies with it")
   func childDiesWithApp() throws {
     let daemon = try DaemonHarness()

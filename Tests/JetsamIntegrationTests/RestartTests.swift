@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
 import Testing
@@ -92,5 +93,25 @@ struct RestartTests {
       doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
     #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
     #expect(try daemon.apps()["doomed"]?.state == "notRunning")
+  }
+
+  @Test("a victim killed just before the daemon died is recorded for that kill, with the pressure of its time")
+  func killInFlightSurvivesCrash() throws {
+    let daemon = try DaemonHarness(config: "{ debugRequests: true, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let victim = try daemon.launch("victim", ["idle"], options: ["--background"])
+    // The kill and a freeze of the loop in one write: jetsamd sends SIGKILL and saves the kill in flight, then
+    // hangs before it can see the exit, and dies there.
+    let client = try ControlClient(path: daemon.socket)
+    let kill = #"{"v":1,"verb":"kill","app":"victim","reason":"appWatchdog"}"#
+    try client.write(raw: Array((kill + "\n" + #"{"v":1,"verb":"debugFreeze"}"# + "\n").utf8))
+    #expect(try client.nextResponse()?.ok == true)
+    try daemon.waitUntil("the victim is dead") { !isAlive(victim) }
+    try daemon.restart()
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.pid == victim)
+    #expect(record.reason == .appWatchdog, "not an unexplained exit: \(record.terminationReason)")
+    #expect(record.terminationReason == ExitReason.appWatchdog.requestedKillCode)
+    #expect(record.pressureLevel == .normal)
   }
 }

@@ -19,6 +19,8 @@ struct StateFileEncoderTests {
       app.previousDigest = "p1"
       app.savedDigest = "s2"
       app.restoredDigest = "r3"
+      app.killInFlight = KillInFlight(
+        kill: .backgroundTaskTimeout(["up/load", "sync"]), level: .critical, availableBytes: 12345)
     }
     return app
   }

@@ -38,13 +38,16 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var debugRequests = false
   /// Configured apps by name.
   public var apps: [String: AppConfig] = [:]
+  /// The variables of jetsamd's own environment that every app gets, if jetsamd has them. Nothing else of it
+  /// reaches an app: each starts from its user's PATH, HOME, USER and LOGNAME, then these, then its `env`.
+  public var passEnvironment = ["LANG", "LANGUAGE", "LC_ALL", "TZ"]
 
   public init() {}
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale,
-      debugRequests, apps
+      debugRequests, apps, passEnvironment
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -85,6 +88,16 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
+    passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
+    for name in passEnvironment {
+      if let problem = AppConfig.problem(command: ["x"], env: [name: ""]) {
+        throw DecodingError.dataCorruptedError(forKey: .passEnvironment, in: c, debugDescription: problem.reason)
+      }
+      if AppProtocolCodec.isDaemonVariable(name) {
+        throw DecodingError.dataCorruptedError(
+          forKey: .passEnvironment, in: c, debugDescription: "\(name) describes jetsamd, not its apps")
+      }
+    }
     if !(timeScale > 0 && timeScale <= 100) {
       throw DecodingError.dataCorruptedError(
         forKey: .timeScale, in: c, debugDescription: "must be above 0 and at most 100")
@@ -334,7 +347,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var command: [String]
   /// Extra environment variables.
   public var env: [String: String] = [:]
-  /// Working directory (default: the state directory).
+  /// Working directory (default: `apps/NAME` in the state directory for an app of jetsamd's user, else the user's home).
   public var workingDirectory: String? = nil
   /// Run as this user (name); default: the daemon's user.
   public var user: String? = nil

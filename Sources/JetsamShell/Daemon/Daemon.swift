@@ -124,6 +124,7 @@ public final class Daemon {
         releaser: ThreadMemoryReleaser(loop: loop),
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
+    supervisor.passedEnvironment = Self.passedEnvironment(config)
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
@@ -350,6 +351,11 @@ public final class Daemon {
       // A new or ended process must be in the state file at once: a crash must not lose an app's pid.
       if from == .launching || to == .terminated { processSetChanged = true }
       supervisor.perform(action)
+    case .kill:
+      supervisor.perform(action)
+      // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
+      // it never claims a kill that was not sent): a successor records the victim for that kill.
+      processSetChanged = true
     case .recordExit:
       supervisor.perform(action)
       if shuttingDown { finishShutdownIfDone() }
@@ -382,6 +388,7 @@ public final class Daemon {
       adopted.previousDigest = status.previousDigest
       adopted.savedDigest = status.savedDigest
       adopted.restoredDigest = status.restoredDigest
+      adopted.killInFlight = status.killInFlight
       saved.append(
         DaemonState.SavedApp(
           adopted: adopted, startTime: app.startTime,
@@ -493,6 +500,7 @@ public final class Daemon {
 
     thresholds = config.device.thresholds.resolved(ram: monitor.counter.ramBytes)
     supervisor.suspendMode = config.suspend.mode
+    supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [
       .reconfigure(Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: policy.config.oomScoreFloor))
     ]
@@ -579,6 +587,12 @@ public final class Daemon {
   }
 
   // MARK: Set-up helpers
+
+  /// The values jetsamd has of the variables the config passes on to apps.
+  private static func passedEnvironment(_ config: DaemonConfig) -> [String: String] {
+    let own = ProcessInfo.processInfo.environment
+    return Dictionary(uniqueKeysWithValues: config.passEnvironment.compactMap { key in own[key].map { (key, $0) } })
+  }
 
   /// Each app holds about ten descriptors (pidfd, cgroup counters, events): lift the soft limit to the hard one
   /// so that hundreds of apps fit.

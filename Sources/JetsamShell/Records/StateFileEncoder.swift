@@ -22,7 +22,7 @@ final class StateFileEncoder {
       if index > 0 { out.raw(",") }
       present.insert(app.adopted.name)
       out.raw("{\"adopted\":{")
-      out.adopted(app.adopted)
+      try out.adopted(app.adopted)
       out.raw("},\"spec\":")
       out.raw(try specText(app.adopted.name, app.spec))
       out.raw(",\"startTime\":")
@@ -57,12 +57,19 @@ extension JSONBytes {
   }
 
   /// ``AdoptedApp`` with its synthesized coding keys, sorted; absent optionals are left out.
-  fileprivate mutating func adopted(_ app: AdoptedApp) {
+  fileprivate mutating func adopted(_ app: AdoptedApp) throws {
     key("bandEnteredAt", first: true)
     instant(app.bandEnteredAt)
     if let floor = app.bandFloor {
       key("bandFloor")
       string(floor.description)
+    }
+    if let kill = app.killInFlight {
+      // Rare (only between a kill and its exit): JSONEncoder's speed does not matter here.
+      key("killInFlight")
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      raw(try encoder.encode(kill))
     }
     key("launch")
     number(app.launch)

@@ -63,8 +63,10 @@ final class AppSupervisor {
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps are suspended (a reload may change it; resuming undoes either kind).
   var suspendMode: SuspendConfig.Mode
-  /// Where app logs go and apps start by default.
+  /// Where app logs go, and below which each app of jetsamd's own user gets a directory to start in (`apps/NAME`).
   let stateDirectory: String
+  /// jetsamd's own variables that every app gets (the config's `passEnvironment`, with their values at start).
+  var passedEnvironment: [String: String] = [:]
   /// How each app is started; set by the daemon before it asks the policy for a launch.
   var specs: [String: LaunchSpec] = [:]
 
@@ -123,11 +125,44 @@ final class AppSupervisor {
 
   /// Where an app starts when its config names no directory: an app of another user in its home (or `/` when that
   /// is missing), never in jetsamd's state directory.
-  private func defaultWorkingDirectory(for user: SpawnUser?) -> String {
-    guard let user, user.uid != geteuid() else { return stateDirectory }
-    var st = stat()
-    return stat(user.home, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? user.home : "/"
+  /// Where app `name` starts when its config names no directory: another user's app in that user's home (or /);
+  /// an app of jetsamd's own user in its own directory below the state directory (created here, 0700), never in
+  /// the state directory itself, whose files an app writing relative paths would overwrite.
+  private func defaultWorkingDirectory(for user: SpawnUser?, app name: String) throws(SystemError) -> String {
+    if let user, user.uid != geteuid() {
+      var st = stat()
+      return stat(user.home, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? user.home : "/"
+    }
+    var path = stateDirectory
+    for part in ["apps", name] {
+      path += "/" + part
+      if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError.current("mkdir \(path)") }
+      // Only a real directory: a symlink planted in its place would send the app elsewhere.
+      var st = stat()
+      guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+        throw SystemError(code: ENOTDIR, "\(path) is not a directory (a symlink?)")
+      }
+    }
+    return path
   }
+
+  /// The environment an app starts with: its user's (PATH, HOME, USER, LOGNAME), jetsamd's variables that the config
+  /// passes on, the app's own from the config or the launch, and the launch's JETSAM_ variables, each over the last.
+  /// Never jetsamd's whole environment: it is not the app's business (nor are its secrets).
+  private func environment(
+    for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?
+  ) -> [String] {
+    var environment = (user ?? ownUser)?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
+    for (key, value) in passedEnvironment { environment[key] = value }
+    for (key, value) in spec.config.env { environment[key] = value }
+    for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
+      environment[key] = value
+    }
+    return environment.map { "\($0.key)=\($0.value)" }.sorted()
+  }
+
+  /// jetsamd's own user, for the environment of apps that run as it.
+  private lazy var ownUser: SpawnUser? = SpawnUser.name(of: geteuid()).flatMap { try? SpawnUser.lookup(name: $0) }
 
   func finishBatch() {
     stops.checkNow()
@@ -176,21 +211,10 @@ final class AppSupervisor {
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
       let user = try spec.config.user.map { name throws in try SpawnUser.lookup(name: name) }
-      // An app of another user starts clean: jetsamd's environment is not its business (nor its secrets).
-      var environment: [String: String]
-      if let user, user.uid != geteuid() {
-        environment = user.cleanEnvironment
-      } else {
-        environment = ProcessInfo.processInfo.environment.filter { !AppProtocolCodec.isDaemonVariable($0.key) }
-      }
-      for (key, value) in spec.config.env { environment[key] = value }
-      for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
-        environment[key] = value
-      }
       let request = SpawnRequest(
         arguments: spec.config.command,
-        environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
-        workingDirectory: spec.config.workingDirectory ?? defaultWorkingDirectory(for: user),
+        environment: environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit),
+        workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
@@ -408,7 +432,7 @@ final class AppSupervisor {
         environment: [
           "PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)",
         ],
-        workingDirectory: specs[name]?.config.workingDirectory ?? stateDirectory,
+        workingDirectory: try specs[name]?.config.workingDirectory ?? defaultWorkingDirectory(for: nil, app: name),
         cgroupDirectory: app.cgroup.spawnDirectory, joinProcsFiles: app.cgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdout: output, stderr: output)
       try hooks.run(request, for: name, ended: ended)

@@ -1,6 +1,8 @@
 import CJetsamShim
 import Dispatch
 import Glibc
+import JetsamCore
+import Synchronization
 
 /// Frees a killed process's memory off the loop: `process_mrelease` blocks while the kernel frees, so it runs
 /// on a helper thread that reports back through the loop.
@@ -29,13 +31,11 @@ public final class ThreadMemoryReleaser: MemoryReleaser {
       if finished >= 0 { Glibc.close(finished) }
       return nil
     }
-    let source: any LoopSource
+    let release = ReleaseInFlight(eventFD: finished)
     do {
-      // `done` cancels this source; the eventfd is closed after that, and only here: the thread may still be
-      // writing to it until it fires.
-      source = try loop.addWatch(fd: finished, events: EpollEvents.readable) { _ in
+      release.watch = try loop.addWatch(fd: finished, events: EpollEvents.readable) { [release] _ in
         done()
-        Glibc.close(finished)
+        release.cancel()
       }
     } catch {
       Glibc.close(copy)
@@ -47,7 +47,47 @@ public final class ThreadMemoryReleaser: MemoryReleaser {
       Glibc.close(copy)
       var one: UInt64 = 1
       _ = Glibc.write(finished, &one, 8)
+      release.threadFinished()
     }
-    return source
+    return release
+  }
+}
+
+/// One release on its way: the loop's watch of its eventfd, and who closes that eventfd. The thread may still
+/// write to it after the loop has stopped watching (the app went away first), so it is closed by whichever comes
+/// last: the cancel, or the thread's end. Closed once, never leaked, never written after close.
+private final class ReleaseInFlight: LoopSource, @unchecked Sendable {
+  private struct State {
+    var threadDone = false
+    var cancelled = false
+  }
+  private let eventFD: Int32
+  private let state = Mutex(State())
+  /// Set once on the loop, right after creation; read only on the loop.
+  var watch: (any LoopSource)?
+
+  init(eventFD: Int32) { self.eventFD = eventFD }
+
+  func schedule(at deadline: Instant?) {}
+
+  /// Stops watching (on the loop); closes the eventfd now if the thread is done with it.
+  func cancel() {
+    watch?.cancel()
+    watch = nil
+    let close = state.withLock { state -> Bool in
+      guard !state.cancelled else { return false }
+      state.cancelled = true
+      return state.threadDone
+    }
+    if close { Glibc.close(eventFD) }
+  }
+
+  /// The thread has written its last byte; closes the eventfd if the loop stopped watching already.
+  func threadFinished() {
+    let close = state.withLock { state -> Bool in
+      state.threadDone = true
+      return state.cancelled
+    }
+    if close { Glibc.close(eventFD) }
   }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import Testing
+
+/// jetsamd holds a few descriptors per app (pidfd, cgroup files, channel) and per kill (a memory release in
+/// flight): every one is closed once its app is gone, however the app went.
+@Suite(
+  "Descriptor leaks", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(2)))
+struct DescriptorLeakTests {
+  /// What each of the process's descriptors refers to (`socket:[123]`, `anon_inode:[eventfd]`, a path).
+  private func descriptors(of pid: Int32) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+  }
+
+  /// The kinds of descriptors in `after` beyond those in `before`, with their counts.
+  private func added(_ before: [String], _ after: [String]) -> [String: Int] {
+    func kind(_ target: String) -> String {
+      target.hasPrefix("socket:") ? "socket" : target.hasPrefix("pipe:") ? "pipe" : target
+    }
+    var counts: [String: Int] = [:]
+    for target in after { counts[kind(target), default: 0] += 1 }
+    for target in before { counts[kind(target), default: 0] -= 1 }
+    return counts.filter { $0.value > 0 }
+  }
+
+  @Test("double kills, failed spawns and dropped clients leave jetsamd with the descriptors it had")
+  func noLeaks() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    // One round first: whatever jetsamd opens once for good (the record log, its helper threads) is open after it.
+    try daemon.launch("warmup", ["idle"], options: ["--background"])
+    #expect(try daemon.ctl(["kill", "warmup"]).status == 0)
+    _ = try daemon.waitForRecords(1)
+    let baseline = descriptors(of: daemon.pid)
+
+    for round in 0..<5 {
+      // Each round on its own connection, closed at the end of the round.
+      let client = try ControlClient(path: daemon.socket)
+      let name = "twice\(round)"
+      try daemon.launch(name, ["idle"], options: ["--background"])
+      // Two kills before the exit is seen, in one write.
+      let kill = #"{"v":1,"verb":"kill","app":"\#(name)"}"# + "\n"
+      _ = try client.pipeline([Array(kill.utf8), Array(kill.utf8)])
+      // A spawn that fails at exec.
+      let failed = try daemon.ctl(["launch", "missing\(round)", "--", "/nonexistent/program"])
+      #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
+      // A client that connects, asks, and goes without reading.
+      let dropped = try ControlClient(path: daemon.socket)
+      try dropped.write(raw: Array(#"{"v":1,"verb":"ps"}"#.utf8) + [10])
+    }
+    _ = try daemon.waitForRecords(1 + 5)  // a spawn that failed ran nothing and has no record
+    do {
+      try daemon.waitUntil("jetsamd is back to its \(baseline.count) descriptors") {
+        descriptors(of: daemon.pid).count <= baseline.count
+      }
+    } catch {}
+    let after = descriptors(of: daemon.pid)
+    #expect(after.count == baseline.count, "more descriptors than before: \(added(baseline, after))")
+  }
+}
