@@ -55,13 +55,21 @@ test-host: deps test-deps build-tests
 test-v2: deps test-deps build-tests
 	scripts/test-cgroup-v2.sh
 
-# Each libFuzzer target (control requests, app lines, configs, sizes) for a short slice, under address sanitizer;
-# any crash fails. `make fuzz` is the long run (FUZZ_SECONDS per target, default 300).
-test-fuzz: deps
+# Each libFuzzer target (control requests, app channel bytes, configs, sizes) for a short slice under address
+# sanitizer, then a real jetsamd fuzzed over its socket by a non-root member and reloaded with mutated configs
+# (scripts/fuzz-socket.py); any crash, leak or lost answer fails. Root.
+test-fuzz: deps build-tests
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-20} SWIFT=$(SWIFT) scripts/fuzz.sh
+	scripts/fuzz-socket.py --bin-dir $(BIN_DIR) --requests 50000 --configs 2000
 
+# The long run: FUZZ_SECONDS (300) per libFuzzer target, then FUZZ_REQUESTS control requests (10 million) and
+# FUZZ_CONFIGS config reloads (100,000) against a release jetsamd. Root; about an hour.
+FUZZ_REQUESTS ?= 10000000
+FUZZ_CONFIGS ?= 100000
 fuzz: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh
+	$(SWIFT) build -c release --product jetsamd $(BUILD_FLAGS)
+	scripts/fuzz-socket.py --bin-dir $(RELEASE_DIR) --requests $(FUZZ_REQUESTS) --configs $(FUZZ_CONFIGS)
 
 demo: build
 	scripts/demo.sh

@@ -6,7 +6,7 @@ import JetsamShell
 /// layouts.
 enum ConfigFuzzing {
   static func run(_ bytes: [UInt8]) {
-    guard let config = try? ConfigLoader.parse(String(decoding: bytes, as: UTF8.self), file: "fuzzed.json5") else {
+    guard let config = try? ConfigLoader.parse(bytes: bytes, file: "fuzzed.json5") else {
       return
     }
     let ram: Int64

@@ -56,6 +56,20 @@ struct ConfigTests {
     }
   }
 
+  @Test("a file that is not UTF-8 is refused by the offset of its first bad byte, never handed to the JSON5 scanner")
+  func notUTF8() {
+    // Foundation's JSON5 scanner traps on this one (an invalid byte in an unquoted key).
+    let bytes = Array("{ devIc".utf8) + [0xF8] + Array("e: { ram: \"1G\" } }".utf8)
+    do {
+      _ = try ConfigLoader.parse(bytes: bytes, file: "j.json5")
+      Issue.record("accepted")
+    } catch {
+      #expect(error.reason == "not UTF-8 text: an invalid byte at offset 7")
+    }
+    #expect(ConfigLoader.firstInvalidUTF8(in: Data("é ✓ 😀".utf8)) == nil)
+    #expect(ConfigLoader.firstInvalidUTF8(in: Data([0x61, 0xC3])) == 1)
+  }
+
   @Test("the shipped default config and every profile are valid")
   func shippedConfigs() throws {
     let root = Binaries.packageRoot + "/config"

@@ -138,21 +138,22 @@ final class ControlServer {
       }
       let permitted = credentials.map { isPermitted(uid: $0.uid, gid: $0.gid) } ?? false
       do {
-        var connection: ControlConnection?
-        // A request may be maxRequestBytes long; the stream's limit counts its newline too.
+        // A request may be maxRequestBytes long; the stream's limit counts its newline too. The handler finds its
+        // connection by descriptor rather than capturing it: the connection owns the stream, so a captured
+        // connection would keep both alive after the close (a reply-sized buffer leaked per connection).
         let stream = try LineStream(
           fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
           maxQueuedOutput: ControlServer.maxQueuedOutput
         ) { [unowned self] input in
-          if let connection { self.answer(input, on: connection) }
+          if let connection = self.connections[fd] { self.answer(input, on: connection) }
         }
         stream.onOverflow = { [log] in
           log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
         }
         stream.onClose = { [unowned self] in self.connections[fd] = nil }
-        connection = ControlConnection(stream: stream)
-        connection!.permitted = permitted
-        connection!.peerUser = peer
+        let connection = ControlConnection(stream: stream)
+        connection.permitted = permitted
+        connection.peerUser = peer
         connections[fd] = connection
       } catch {
         log.warning("watching a control connection: \(error)")
