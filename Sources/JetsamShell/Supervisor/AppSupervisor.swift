@@ -123,8 +123,6 @@ final class AppSupervisor {
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   private func report(_ event: PolicyEvent) { reportEvents([event]) }
 
-  /// Where an app starts when its config names no directory: an app of another user in its home (or `/` when that
-  /// is missing), never in jetsamd's state directory.
   /// Where app `name` starts when its config names no directory: another user's app in that user's home (or /);
   /// an app of jetsamd's own user in its own directory below the state directory (created here, 0700), never in
   /// the state directory itself, whose files an app writing relative paths would overwrite.
