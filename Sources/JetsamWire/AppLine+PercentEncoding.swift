@@ -51,7 +51,7 @@ extension AppLine {
         index += 1
       }
     }
-    if let invalid = firstInvalidUTF8Offset(decoded) {
+    if let invalid = firstInvalidUTF8Offset(in: decoded) {
       throw ValueDecodingError(problem: .notUTF8, index: origins[invalid])
     }
     return String(decoding: decoded, as: UTF8.self)
@@ -61,20 +61,6 @@ extension AppLine {
   struct ValueDecodingError: Error {
     var problem: AppLineError.Problem
     var index: Int
-  }
-
-  // The offset of the first byte of the first sequence that is not UTF-8, or nil when all of it is.
-  private static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
-    var parser = Unicode.UTF8.ForwardParser()
-    var iterator = bytes.makeIterator()
-    var offset = 0
-    while true {
-      switch parser.parseScalar(from: &iterator) {
-      case .valid(let scalar): offset += scalar.count
-      case .error: return offset
-      case .emptyInput: return nil
-      }
-    }
   }
 
   private static let unreserved = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/+,@".utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamTestKit
+import JetsamWire
 import Testing
 
 @testable import JetsamShell
@@ -66,8 +67,8 @@ struct ConfigTests {
     } catch {
       #expect(error.reason == "not UTF-8 text: an invalid byte at offset 7")
     }
-    #expect(ConfigLoader.firstInvalidUTF8(in: Data("é ✓ 😀".utf8)) == nil)
-    #expect(ConfigLoader.firstInvalidUTF8(in: Data([0x61, 0xC3])) == 1)
+    #expect(firstInvalidUTF8Offset(in: Data("é ✓ 😀".utf8)) == nil)
+    #expect(firstInvalidUTF8Offset(in: Data([0x61, 0xC3])) == 1)
   }
 
   @Test("the shipped default config and every profile are valid")

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import JetsamCore
 import JetsamProtocol
+import JetsamWire
 
 /// A configuration problem, naming the file, the key path and the reason:
 /// `jetsamd.json5: apps.mail.memoryLimit: "12Q" is not a size`.
@@ -29,9 +30,7 @@ public enum ConfigLoader {
 
   /// Decodes a config from JSON5 text (for tests and `--check-config`).
   public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
-    let config = try decode(try object(from: Data(text.utf8), file: file), label: file)
-    try validate(config, label: file)
-    return config
+    try parse(bytes: Array(text.utf8), file: file)
   }
 
   /// Decodes a config from the bytes of a file, as ``load(path:profile:)`` reads them.
@@ -52,7 +51,7 @@ public enum ConfigLoader {
   private static func object(from data: Data, file: String) throws(ConfigError) -> [String: JSONTree] {
     // Foundation's JSON5 scanner traps on a byte that is not UTF-8 in an unquoted key (found by fuzzing the
     // reload): such a file is refused here, by the byte's offset, before it gets there.
-    if let offset = firstInvalidUTF8(in: data) {
+    if let offset = firstInvalidUTF8Offset(in: data) {
       throw ConfigError(file: file, keyPath: "", reason: "not UTF-8 text: an invalid byte at offset \(offset)")
     }
     // Foundation's JSON5 support is in JSONDecoder only, so decode into a generic tree first (for merging).
@@ -186,22 +185,5 @@ public enum AppName {
       return false
     }
     return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
-  }
-
-}
-
-extension ConfigLoader {
-  /// The offset of the first byte of `data` that does not belong to a valid UTF-8 sequence; nil when it is all valid.
-  static func firstInvalidUTF8(in data: Data) -> Int? {
-    var bytes = data.makeIterator()
-    var parser = Unicode.UTF8.ForwardParser()
-    var offset = 0
-    while true {
-      switch parser.parseScalar(from: &bytes) {
-      case .valid(let scalar): offset += scalar.count
-      case .error: return offset
-      case .emptyInput: return nil
-      }
-    }
   }
 }
