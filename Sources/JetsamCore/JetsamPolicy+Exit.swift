@@ -11,8 +11,8 @@ extension JetsamPolicy {
       app: name, pid: pid, launch: app.launch, reason: classification.reason,
       terminationReason: classification.terminationReason, state: app.state.coarseName, signal: end.signal,
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: spawnedAt), stateSeconds: at.seconds(since: stateSince),
-      pressureLevel: app.pressureAtKill?.level ?? level,
-      deviceAvailableBytes: app.pressureAtKill?.availableBytes ?? availableBytes ?? 0, snapshot: app.jetsamSnapshot)
+      pressureLevel: app.killInFlight?.level ?? level,
+      deviceAvailableBytes: app.killInFlight?.availableBytes ?? availableBytes ?? 0, snapshot: app.jetsamSnapshot)
     record.killSignalledNanoseconds = app.killSignalledAt?.nanoseconds
     record.memoryBytes = app.memoryAtKill ?? 0
     record.stateSummary = app.summary

@@ -48,8 +48,7 @@ extension JetsamPolicy {
   /// Marks app `name` as being killed for `kill`, with the pressure that prevails as the kill is decided: its exit
   /// record tells that level and that available memory, not those after the victim's memory came back.
   mutating func requestKill(_ name: String, _ kill: RequestedKill) {
-    trackedApps[name]!.requestedKill = kill
-    trackedApps[name]!.pressureAtKill = PressureAtKill(level: level, availableBytes: availableBytes ?? 0)
+    trackedApps[name]!.killInFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0)
   }
 
   /// SIGKILL for an app that ignored its SIGTERM past the grace.

@@ -222,9 +222,7 @@ extension JetsamPolicy {
     // The previous daemon's SIGKILL went out before this was saved (the state file is written after the kill):
     // the process is dead or dying, its kill decides its record, and a jetsam victim holds back the next kill
     // until it is gone, as it would have.
-    trackedApps[adopted.name]!.requestedKill = inFlight.kill
-    trackedApps[adopted.name]!.pressureAtKill = PressureAtKill(
-      level: inFlight.level, availableBytes: inFlight.availableBytes)
+    trackedApps[adopted.name]!.killInFlight = inFlight
     if inFlight.kill == .jetsam {
       jetsamKill = JetsamKill(app: adopted.name, pid: adopted.pid, deadline: at.advanced(by: config.killTimeout))
     }

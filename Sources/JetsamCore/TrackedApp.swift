@@ -19,10 +19,10 @@ struct TrackedApp: Sendable {
   var foregroundArrival = 0
   /// When the current background stint's grace runs out and the app is suspended.
   var graceDeadline: Instant?
-  /// The kill we asked for; it also keeps jetsam from choosing the app (again).
-  var requestedKill: RequestedKill?
-  /// The pressure when the kill we asked for was decided.
-  var pressureAtKill: PressureAtKill?
+  /// The kill we asked for, with the pressure when it was decided; it also keeps jetsam from choosing the app
+  /// (again).
+  var killInFlight: KillInFlight?
+  var requestedKill: RequestedKill? { killInFlight?.kill }
   /// The jetsam snapshot taken when the app was chosen as a victim.
   var jetsamSnapshot: [SnapshotEntry]?
   /// Whether we sent SIGTERM to this process.
@@ -85,8 +85,7 @@ struct TrackedApp: Sendable {
     spawnedAt = nil
     launchesToForeground = false
     graceDeadline = nil
-    requestedKill = nil
-    pressureAtKill = nil
+    killInFlight = nil
     jetsamSnapshot = nil
     sentTerminate = false
     terminateDeadline = nil
@@ -123,10 +122,7 @@ struct TrackedApp: Sendable {
     status.previousDigest = previousDigest
     status.savedDigest = savedDigest
     status.restoredDigest = restoredDigest
-    if let requestedKill, let pressureAtKill {
-      status.killInFlight = KillInFlight(
-        kill: requestedKill, level: pressureAtKill.level, availableBytes: pressureAtKill.availableBytes)
-    }
+    status.killInFlight = killInFlight
     return status
   }
 }
@@ -141,10 +137,4 @@ struct PendingAck: Sendable, Equatable {
 extension LifecycleState {
   /// Whether an app in this state occupies one of the foreground slots (a launching app does not yet).
   var holdsForegroundSlot: Bool { self == .foregroundActive || self == .foregroundInactive }
-}
-
-/// The pressure level and the device's available memory when a kill was decided.
-struct PressureAtKill: Sendable, Equatable {
-  var level: PressureLevel
-  var availableBytes: Int64
 }
