@@ -5,7 +5,7 @@ import JetsamShell
 
 /// One control request line, through everything jetsamd does with it that needs no daemon state: the parser, the
 /// field checks of every verb, and the encoding of the answer. What the requests then do to a running daemon is
-/// fuzzed over the socket (`jetsam-bench --phases fuzz`).
+/// fuzzed over the socket (`scripts/fuzz-socket.py`).
 enum ControlRequestFuzzing {
   /// A config with one configured app, so that launches hit both the configured and the ad-hoc path.
   private static let config: DaemonConfig = {

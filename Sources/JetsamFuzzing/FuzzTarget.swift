@@ -1,5 +1,5 @@
 /// The inputs jetsamd takes from outside, each as one fuzz target: libFuzzer (`make fuzz`) feeds them random and
-/// mutated bytes, and the regression tests feed them every file kept under `Tests/Fuzz/<target>/` (seeds, and each
+/// mutated bytes, and the regression tests feed them every file kept under `Tests/JetsamFuzzingTests/Inputs/<target>/` (seeds, and each
 /// crasher ever found). A target passes an input when it returns: every path from these bytes must end in a value or
 /// a precise error, never a trap.
 public enum FuzzTarget: String, CaseIterable, Sendable {

@@ -90,8 +90,9 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     for name in passEnvironment {
-      if let problem = AppConfig.problem(command: ["x"], env: [name: ""]) {
-        throw DecodingError.dataCorruptedError(forKey: .passEnvironment, in: c, debugDescription: problem.reason)
+      if !AppConfig.isVariableName(name) {
+        throw DecodingError.dataCorruptedError(
+          forKey: .passEnvironment, in: c, debugDescription: AppConfig.variableNameRule)
       }
       if AppProtocolCodec.isDaemonVariable(name) {
         throw DecodingError.dataCorruptedError(
@@ -422,6 +423,14 @@ public struct AppConfig: Sendable, Codable, Equatable {
 }
 
 extension AppConfig {
+  /// What an environment variable's name must be.
+  public static let variableNameRule = "a variable name must be non-empty, without '=' or NUL"
+
+  /// Whether `name` can name an environment variable (`NAME=value` in a process's environment).
+  public static func isVariableName(_ name: String) -> Bool {
+    !name.isEmpty && !name.contains("=") && !name.utf8.contains(0)
+  }
+
   /// What is wrong with a command line and environment that execve could not take, naming the key; nil when
   /// nothing is. (NUL ends a C string: `"/bin/sleep\0x"` would run something else than was asked.)
   public static func problem(command: [String], env: [String: String]) -> (key: String, reason: String)? {
@@ -430,9 +439,7 @@ extension AppConfig {
       return ("command[\(index)]", "must not contain a NUL byte")
     }
     for key in env.keys.sorted() {
-      if key.isEmpty || key.contains("=") || key.utf8.contains(0) {
-        return ("env.\(key)", "a variable name must be non-empty, without '=' or NUL")
-      }
+      if !isVariableName(key) { return ("env.\(key)", variableNameRule) }
       if env[key]!.utf8.contains(0) { return ("env.\(key)", "must not contain a NUL byte") }
     }
     return nil
