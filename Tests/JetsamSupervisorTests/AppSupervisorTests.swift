@@ -133,6 +133,43 @@ struct AppSupervisorTests {
     #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
   }
 
+  @Test("a child main process is asked through its pidfd; one found alone when stopped is continued through it")
+  func loneChildThroughPidfd() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let cgroup = try #require(fixture.cgroups.cgroup("a"))
+    cgroup.pids = [pid]
+    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    fixture.signals.childStopped[pidfd.rawValue] = false
+    fixture.clearReports()
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.loop.advance(by: .microseconds(500))
+    #expect(fixture.reported.isEmpty, "waitid says the main process still runs")
+    #expect(fixture.signals.sentThroughPidfd == [.stop, .stop], "told again at a later check, through its pidfd")
+    #expect(fixture.signals.sent.isEmpty)
+    fixture.signals.childStopped[pidfd.rawValue] = true
+    fixture.loop.advance(by: .milliseconds(1))
+    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
+    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    #expect(fixture.signals.sentThroughPidfd.last == .resume)
+    #expect(fixture.signals.sent.isEmpty, "no other process to continue")
+  }
+
+  @Test("an app that had other processes when stopped is continued process by process")
+  func resumeWithChildren() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    fixture.signals.childStopped[pidfd.rawValue] = true
+    fixture.signals.states = [pid + 500: "T"]
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    #expect(!fixture.supervisor.isStopPending("a"))
+    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
+  }
+
   @Test("kill: SIGKILL, cgroup.kill, the instant and memory reported; the exit only once released, reaped and empty")
   func kill() throws {
     let fixture = try SupervisorFixture()

@@ -167,12 +167,13 @@ final class FakeSignals: SignalSender {
   private(set) var sentThroughPidfd: [Signal] = []
   private(set) var scores: [pid_t: Int32] = [:]
   var states: [pid_t: Character] = [:]
+  /// What waitid on a child's pidfd says, by descriptor number; a pidfd not listed cannot tell (an adopted app).
+  var childStopped: [Int32: Bool] = [:]
 
   func send(_ signal: Signal, to pid: pid_t) { sent.append((signal, pid)) }
   func send(_ signal: Signal, pidfd: FileDescriptor) throws { sentThroughPidfd.append(signal) }
   func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
-  /// Like the kernel for an adopted process: cannot tell through the pidfd.
-  func isStoppedChild(pidfd: FileDescriptor) -> Bool? { nil }
+  func isStoppedChild(pidfd: FileDescriptor) -> Bool? { childStopped[pidfd.rawValue] }
   func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { scores[pid] = value }
 
   /// How many times `signal` went to `pid`.

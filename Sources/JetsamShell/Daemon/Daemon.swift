@@ -128,9 +128,10 @@ public final class Daemon {
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
-    stateKeeper = StateKeeper(path: stateDirectory + "/state.json", loop: loop, log: log) { [unowned self] in
-      self.savedState()
-    }
+    stateKeeper = StateKeeper(
+      path: stateDirectory + "/state.json", loop: loop, log: log,
+      isBusy: { [unowned self] in !self.supervisor.areStopsIdle },
+      snapshot: { [unowned self] in self.savedState() })
     connectSupervisor()
 
     // What earlier runs recorded: launch numbers and reasons go on from there.

@@ -29,6 +29,9 @@ final class AppProcess {
   /// tell them again, microseconds later; later checks tell every process still running (someone may have sent
   /// SIGCONT).
   var toldToStop: Set<Int32> = []
+  /// Whether the stop check that saw the app stopped found its main process alone in the cgroup (signal mode): a
+  /// stopped process cannot fork, so resuming it needs no listing of the cgroup.
+  var stoppedAlone = false
   /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
   var adopted = false
   /// The main process's start time in ticks since boot (with the pid, it survives into the state file).

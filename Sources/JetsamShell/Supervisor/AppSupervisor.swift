@@ -166,6 +166,9 @@ final class AppSupervisor {
     stops.checkNow()
   }
 
+  /// Whether no app's stop is being checked.
+  var areStopsIdle: Bool { stops.isIdle }
+
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
   func isStopPending(_ name: String) -> Bool { stops.isPending(name) }
 
@@ -322,6 +325,7 @@ final class AppSupervisor {
       case .signal:
         try seams.signals.send(.stop, pidfd: app.pidfd)
         app.toldToStop = [app.pid]
+        app.stoppedAlone = false
       case .freezer:
         try app.cgroup.freeze()
         app.frozen = true
@@ -337,20 +341,26 @@ final class AppSupervisor {
   /// signals went out.
   private func isStopped(_ app: AppProcess) -> Bool {
     if app.frozen { return (try? app.cgroup.events().frozen) ?? true }
+    // The main process is our child (unless adopted): its pidfd says in one call whether it has stopped. Until it
+    // has, the app has not, and listing the cgroup can wait for a later check.
+    let mainStopped = app.adopted ? nil : seams.signals.isStoppedChild(pidfd: app.pidfd)
+    if mainStopped == false {
+      if !app.toldToStop.contains(app.pid) { try? seams.signals.send(.stop, pidfd: app.pidfd) }
+      app.toldToStop = []
+      return false
+    }
     var stopped = true
-    for pid in (try? app.cgroup.processIDs()) ?? [] {
-      // The main process is our child (unless adopted): its pidfd says so in one call. Others: /proc.
-      let isStopped: Bool
-      if pid == app.pid, !app.adopted, let child = seams.signals.isStoppedChild(pidfd: app.pidfd) {
-        isStopped = child
-      } else {
-        isStopped = seams.signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
-      }
+    let pids = (try? app.cgroup.processIDs()) ?? []
+    for pid in pids {
+      let isStopped =
+        pid == app.pid && mainStopped != nil
+        ? true : seams.signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
       guard !isStopped else { continue }
       if !app.toldToStop.contains(pid) { seams.signals.send(.stop, to: pid) }
       stopped = false
     }
     app.toldToStop = []
+    app.stoppedAlone = stopped && pids == [app.pid]
     return stopped
   }
 
@@ -369,7 +379,12 @@ final class AppSupervisor {
     if app.frozen {
       try app.cgroup.thaw()
       app.frozen = false
+      return
     }
+    defer { app.stoppedAlone = false }
+    // A stopped process cannot fork: an app whose main process was alone when it was seen stopped has no other
+    // process to continue, and its pidfd cannot hit a recycled pid.
+    if app.stoppedAlone, (try? seams.signals.send(.resume, pidfd: app.pidfd)) != nil { return }
     for pid in try app.cgroup.processIDs() { seams.signals.send(.resume, to: pid) }
   }
 
