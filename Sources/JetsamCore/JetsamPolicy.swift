@@ -124,6 +124,9 @@ public struct JetsamPolicy: Sendable {
   /// The last recorded exit of the app called `name`, if any.
   public func lastExit(of name: String) -> ExitRecord? { lastExits[name] }
 
+  /// The last recorded exit of every app known, by name.
+  public var allLastExits: [ExitRecord] { lastExits.keys.sorted().map { lastExits[$0]! } }
+
   /// The oom_score_adj for an app in `band`: lower bands are the kernel's first choice, as they are jetsam's
   /// (idle 900, background 660, foreground 100, audio and above at the floor), never below the floor.
   public func oomScoreAdj(for band: Band) -> Int32 {

@@ -47,6 +47,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var since: String?
   /// `exits`: keep the connection open and stream new records.
   public var follow: Bool?
+  /// `exits`: at most this many records, the newest (default 1,000; 1 to 100,000).
+  public var limit: Int?
   /// `pressure`: `get` (default), `set`, `clear`, `allocate`, `release`.
   public var action: String?
   /// `pressure set`: the level to force.
@@ -57,7 +59,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size
+    case level, size, limit
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -95,7 +97,10 @@ public struct ControlResponse: Codable, Sendable {
   public var app: AppInfo?
   public var status: StatusInfo?
   public var pressure: PressureInfo?
+  /// `exits`: newest first.
   public var exits: [ExitRecord]?
+  /// `exits`: true when older records were left out (by `limit`, or to keep the answer under 4 MiB).
+  public var more: Bool?
   /// Set on streamed lines of `exits --follow`: `exit`.
   public var event: String?
   public var record: ExitRecord?

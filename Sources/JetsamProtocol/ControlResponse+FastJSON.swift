@@ -47,7 +47,7 @@ extension ControlResponse {
   /// directly; nil for any other answer, which `JSONEncoder` then writes. A batch answer names every app: with
   /// 1,000 apps, `JSONEncoder` took ~10 ms of a 50 ms suspend.
   public func fastJSON() -> [UInt8]? {
-    guard ok, error == nil, status == nil, pressure == nil, exits == nil, event == nil, record == nil,
+    guard ok, error == nil, status == nil, pressure == nil, exits == nil, more == nil, event == nil, record == nil,
       app != nil || apps != nil
     else { return nil }
     var json = JSONBytes(capacity: 256 + (apps?.count ?? 1) * 256)

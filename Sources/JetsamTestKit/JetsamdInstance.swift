@@ -112,6 +112,18 @@ public final class JetsamdInstance: @unchecked Sendable {
   ///   daemon's traces stay for ``stop()``.
   public func restart() throws {
     crash()
+    try startAgain()
+  }
+
+  /// Stops the daemon as systemd's stop does (SIGTERM), keeping its state and runtime directories for
+  /// ``startAgain()``; returns its exit status, nil if it did not exit within `grace` seconds (it is then killed).
+  public func terminate(grace: Double = 30) -> Int32? {
+    process.stop(signal: SIGTERM, grace: grace) ? process.terminationStatus : nil
+  }
+
+  /// Starts a new daemon with the same config and state directory after ``terminate(grace:)`` or ``crash()``;
+  /// waits until it answers.
+  public func startAgain() throws {
     earlierLogs.append(process.log.text)
     (process, status) = try Self.start(
       binaries: binaries, arguments: Self.commandLine(directory: directory, arguments), environment: environment,

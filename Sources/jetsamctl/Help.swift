@@ -14,7 +14,7 @@ enum Help {
       terminate NAME...                        end apps gracefully (SIGTERM, then SIGKILL)
       kill NAME [--reason REASON]              kill an app now and record REASON
       ps                                       list apps
-      exits [--app NAME] [--since TIME] [--follow]   show exit records
+      exits [--app NAME] [--since TIME] [--limit N] [--follow]   show exit records, newest first
       pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
       status                                   daemon status
 
@@ -58,10 +58,11 @@ enum Help {
     "ps":
       "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count.",
     "exits": """
-    Usage: jetsamctl exits [--app NAME] [--since TIME] [--follow] [--json]
+    Usage: jetsamctl exits [--app NAME] [--since TIME] [--limit N] [--follow] [--json]
 
-    Exit records from the durable record log. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m, 2h,
-    30s). --follow keeps streaming new records as they are written.
+    Exit records from the durable record log and its rotated predecessors, newest first: at most N (default
+    1000, at most 100000), each after TIME if given. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m,
+    2h, 30s, 1d). --follow prints them oldest first, then keeps streaming new records as they are written.
     """,
     "pressure": """
     Usage: jetsamctl pressure [--json]

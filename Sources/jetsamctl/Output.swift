@@ -36,7 +36,12 @@ struct Output {
       }
       if pressure.balloonBytes > 0 { print("balloon: \(ByteSize.format(pressure.balloonBytes))") }
     case .exits:
-      showExits(response.exits ?? [], header: true)
+      // Newest first, as jetsamd answers; a follower reads them oldest first, so that new records go on below.
+      let records = response.exits ?? []
+      showExits(request.follow == true ? records.reversed() : records, header: true)
+      if response.more == true {
+        FileHandle.standardError.write(Data("jetsamctl: older records left out (use --limit or --since)\n".utf8))
+      }
     default:
       if let apps = response.apps {
         if json { return printJSON(apps) }

@@ -172,11 +172,18 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     guard args.positional.isEmpty else { throw CLIError.usage("\(verbName) takes no arguments") }
     return ControlRequest(verb: verb)
   case .exits:
-    let args = try VerbArguments(invocation.rest, valued: ["--app", "--since"], flags: ["--follow"], verb: verbName)
+    let args = try VerbArguments(
+      invocation.rest, valued: ["--app", "--since", "--limit"], flags: ["--follow"], verb: verbName)
     guard args.positional.isEmpty else { throw CLIError.usage("exits takes no positional arguments (use --app NAME)") }
     var request = ControlRequest(verb: .exits, app: args.one("--app"))
     if let since = args.one("--since") { request.since = try parseTime(since) }
     if args.flags.contains("--follow") { request.follow = true }
+    if let limit = args.one("--limit") {
+      guard let count = Int(limit), count > 0 else {
+        throw CLIError.usage("--limit: \"\(limit)\" is not a count of records (1 or more)")
+      }
+      request.limit = count
+    }
     return request
   case .pressure:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)

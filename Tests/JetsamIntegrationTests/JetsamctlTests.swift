@@ -91,8 +91,11 @@ struct JetsamctlTests {
     _ = try daemon.waitForRecords(2)
 
     let all = try daemon.ctlJSON([ExitRecord].self, ["exits"])
-    #expect(all.map(\.app) == ["one", "two"])
-    #expect(all == (try daemon.recordsOnDisk()), "exits shows exactly what the log holds")
+    #expect(all.map(\.app) == ["two", "one"], "newest first")
+    #expect(all == (try daemon.recordsOnDisk()).reversed(), "exits shows exactly what the log holds")
+    #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--limit", "1"]).map(\.app) == ["two"])
+    #expect(try daemon.ctl(["exits", "--limit", "0"]).status == 64)
+    #expect(try daemon.ctl(["exits", "--limit", "100001"]).status == 1, "jetsamd refuses more than 100,000")
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--app", "two"]).map(\.reason) == [.abnormal])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", between]).map(\.app) == ["two"])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", "1h"]).count == 2)

@@ -37,6 +37,12 @@ struct ConfigTests {
     BadConfig(
       text: #"{ suspend: { timeout: "later" } }"#,
       message: #"jetsamd.json5: suspend.timeout: "later" is not a duration"#),
+    BadConfig(text: "{ records: { keep: 0 } }", message: "jetsamd.json5: records.keep: must be from 1 to 100"),
+    BadConfig(
+      text: #"{ records: { rotateSize: "4K" } }"#, message: "jetsamd.json5: records.rotateSize: must be at least 1M"),
+    BadConfig(
+      text: #"{ records: { stopGrace: "2m" } }"#, message: "jetsamd.json5: records.stopGrace: must be at most 60s"),
+    BadConfig(text: "{ records: { rotate: 1 } }", message: "jetsamd.json5: records.rotate: unknown key"),
   ]
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
@@ -95,7 +101,7 @@ struct ConfigTests {
       """
       {
         device: { ram: "1.5G", thresholds: { warning: { enter: "300M", clear: "35%" } } },
-        killTimeout: "250ms", terminateGrace: 3,
+        killTimeout: "250ms", terminateGrace: 3, records: { rotateAge: "2d" },
         apps: { a: { command: ["x"], memoryLimit: 1048576, cpuLimit: 50, band: "audio" } },
       }
       """, file: "t.json5")
@@ -105,6 +111,7 @@ struct ConfigTests {
     #expect(config.device.thresholds.warning.enter == .bytes(300 << 20))
     #expect(config.killTimeout.duration == .milliseconds(250))
     #expect(config.terminateGrace.duration == .seconds(3))
+    #expect(config.records.rotateAge.duration == .seconds(2 * 86_400))
     #expect(config.apps["a"]?.caps?.memoryLimit?.bytes == 1 << 20)
     #expect(config.apps["a"]?.band == .audio)
   }

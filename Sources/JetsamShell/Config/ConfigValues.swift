@@ -1,7 +1,7 @@
 import FoundationEssentials
 import JetsamProtocol
 
-/// A duration written as `500ms`, `10s`, `2m`, `1h`, or a plain number of seconds.
+/// A duration written as `500ms`, `10s`, `2m`, `1h`, `7d`, or a plain number of seconds.
 public struct ConfigDuration: Hashable, Sendable, Codable {
   public var duration: Duration
   public init(_ duration: Duration) { self.duration = duration }
@@ -20,6 +20,7 @@ public struct ConfigDuration: Hashable, Sendable, Codable {
     case "", "s": scale = 1
     case "m": scale = 60
     case "h": scale = 3600
+    case "d": scale = 86_400
     default: return nil
     }
     guard value * scale <= ConfigDuration.maximumSeconds else { return nil }
@@ -39,7 +40,8 @@ public struct ConfigDuration: Hashable, Sendable, Codable {
     let text = (try? container.decode(String.self)) ?? "?"
     guard let parsed = ConfigDuration(parsing: text) else {
       throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "\"\(text)\" is not a duration (use e.g. 500ms, 10s, 2m; at most 365 days)")
+        in: container, debugDescription: "\"\(text)\" is not a duration (use e.g. 500ms, 10s, 2m, 7d; at most 365 days)"
+      )
     }
     self = parsed
   }

@@ -41,13 +41,15 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   /// The variables of jetsamd's own environment that every app gets, if jetsamd has them. Nothing else of it
   /// reaches an app: each starts from its user's PATH, HOME, USER and LOGNAME, then these, then its `env`.
   public var passEnvironment = ["LANG", "LANGUAGE", "LC_ALL", "TZ"]
+  /// How the exit record log is rotated, and how long a stop waits for disk space.
+  public var records = RecordsConfig()
 
   public init() {}
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale,
-      debugRequests, apps, passEnvironment
+      debugRequests, apps, passEnvironment, records
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -89,6 +91,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
+    records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
     for name in passEnvironment {
       if !AppConfig.isVariableName(name) {
         throw DecodingError.dataCorruptedError(

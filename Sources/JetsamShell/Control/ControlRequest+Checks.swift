@@ -121,6 +121,20 @@ extension ControlRequest {
     return date
   }
 
+  /// How many records an `exits` answer may hold when the request names no `limit`.
+  package static let defaultExitsLimit = 1_000
+  /// The most an `exits` request may ask for.
+  package static let maximumExitsLimit = 100_000
+
+  /// The `limit` of an `exits` request.
+  package func exitsLimit() throws(ControlError) -> Int {
+    guard let limit else { return Self.defaultExitsLimit }
+    guard (1...Self.maximumExitsLimit).contains(limit) else {
+      throw ControlError(.badRequest, "limit: \(limit): must be from 1 to \(Self.maximumExitsLimit)")
+    }
+    return limit
+  }
+
   /// An RFC 3339 time, with or without fractional seconds.
   package static func rfc3339(_ text: String) -> Date? {
     (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -168,30 +168,26 @@ final class ControlRequestHandler {
     return response
   }
 
-  /// The records, read on a background thread (the log grows without bound) and answered from the loop. Only the
-  /// bytes the log had when asked are read; a follower gets every later record as it is written, after the reply.
+  /// The newest records, read from the end of the log on a background thread (the loop never reads the log) and
+  /// answered from the loop. Only the bytes the log had when asked are read; a follower gets every later record as
+  /// it is written, after the reply.
   private func exits(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let since = try request.sinceDate()
+    let limit = try request.exitsLimit()
+    let query = ExitRecordPage.Query(
+      files: ExitRecordPage.open(daemon.records.files), currentSize: daemon.records.size(), app: request.app,
+      since: since, limit: limit)
     let path = daemon.records.path
-    let limit = try daemon.records.size()
-    let app = request.app
-    if request.follow == true { connection.follow = FollowFilter(app: app) }
-    let read = { @Sendable () -> Result<[ExitRecord], SystemError> in
-      Result { () throws(SystemError) in
-        try ExitRecordLog.read(path: path, limit: limit).records.filter { record in
-          if let app, record.app != app { return false }
-          if let since {
-            return (ControlRequest.rfc3339(record.time) ?? .distantPast) >= since
-          }
-          return true
-        }
-      }
+    if request.follow == true { connection.follow = FollowFilter(app: request.app) }
+    let read = { @Sendable () -> Result<ExitRecordPage, SystemError> in
+      Result { () throws(SystemError) in try ExitRecordPage.read(query) }
     }
     daemon.background.run(read) { [weak connection] result in
       switch result {
-      case .success(let exits):
+      case .success(let page):
         var response = ControlResponse(ok: true)
-        response.exits = exits
+        response.exits = page.records
+        if page.more { response.more = true }
         connection?.reply(response)
       case .failure(let error):
         connection?.reply(.failure(ControlError(.internalError, "reading \(path): \(error)")))

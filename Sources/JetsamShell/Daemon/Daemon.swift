@@ -103,7 +103,7 @@ public final class Daemon {
     chmod(stateDirectory, 0o700)
     // Before anything of the state directory or the device is touched: a second daemon stops here.
     stateLock = try DaemonLock.stateDirectory(stateDirectory)
-    records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl")
+    records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl", rotation: config.records)
     layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
     deviceLock = try DaemonLock.device(device.unifiedDirectory)
@@ -134,10 +134,13 @@ public final class Daemon {
       snapshot: { [unowned self] in self.savedState() })
     connectSupervisor()
 
-    // What earlier runs recorded: launch numbers and reasons go on from there.
-    let history = try ExitRecordLog.read(path: records.path).records
+    // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
+    // rotation, then the log since).
+    let history = try RecordListFile.read(records.lastExitsPath) + ExitRecordLog.read(path: records.path).records
     var lastByApp: [String: ExitRecord] = [:]
     for record in history { lastByApp[record.app] = record }
+    records.lastExits = { [unowned self] in self.policy.allLastExits }
+    records.warn = { [log] message in log.warning(message) }
     try submit(lastByApp.keys.sorted().map { .exitRecorded(lastByApp[$0]!) })
     try submit(
       config.apps.keys.sorted().map { name in
@@ -169,6 +172,7 @@ public final class Daemon {
     }
     signalSources.append(try loop.onSignal(.hangup) { [unowned self] in self.reload() })
 
+    takeOverLeftoverRecords()
     let adopted = readopt(storedChannels: &storedChannels)
     if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
     for (name, fd) in storedChannels {
@@ -200,7 +204,8 @@ public final class Daemon {
       },
       channelClosed: { [unowned self] name in
         self.serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
-      })
+      },
+      backlogWritten: { [unowned self] in self.removeLeftoverRecords() })
     for (name, app) in config.apps { supervisor.specs[name] = launchSpec(app) }
   }
 
@@ -226,6 +231,73 @@ public final class Daemon {
       state: state?.bootID == DaemonState.currentBootID ? state : nil, storedChannels: &storedChannels)
     stateKeeper.changed(urgent: true)
     return adopted
+  }
+
+  // MARK: Records a stop could not write
+
+  /// Where a stopping jetsamd leaves the records it could not write (a full disk): the runtime directory, on
+  /// another filesystem (tmpfs), read back at the next start.
+  var leftoverRecordsPath: String { directoryPart(of: socketPath) + "/unwritten-exits.jsonl" }
+
+  /// Writes what the previous jetsamd left unwritten, before any new record.
+  private func takeOverLeftoverRecords() {
+    let leftovers: [ExitRecord]
+    do {
+      leftovers = try RecordListFile.read(leftoverRecordsPath)
+    } catch {
+      return log.error("reading \(leftoverRecordsPath): \(error)")
+    }
+    guard !leftovers.isEmpty else { return }
+    log.notice("writing \(leftovers.count) exit record(s) the previous jetsamd left in \(leftoverRecordsPath)")
+    supervisor.takeOver(unwritten: leftovers)
+    if supervisor.unwrittenRecords.isEmpty { removeLeftoverRecords() }
+  }
+
+  /// The records left for this start are in the log now.
+  private func removeLeftoverRecords() {
+    unlink(leftoverRecordsPath)
+  }
+
+  /// At stop: retries the records still unwritten for up to the config's `records.stopGrace`, then leaves them
+  /// in ``leftoverRecordsPath`` (or, failing that, in full in the journal) and calls `then`.
+  private func settleUnwrittenRecords(then: @escaping () -> Void) {
+    let deadline = MonotonicClock.now().advanced(by: config.records.stopGrace.duration)
+    var retry: EventSource?
+    let attempt = { [unowned self] in
+      self.supervisor.writeRecords()
+      let unwritten = self.supervisor.unwrittenRecords
+      if !unwritten.isEmpty && MonotonicClock.now() < deadline {
+        retry?.schedule(at: MonotonicClock.now().advanced(by: .milliseconds(250)))
+        return
+      }
+      retry?.cancel()
+      retry = nil
+      if !unwritten.isEmpty { self.leaveUnwritten(unwritten) }
+      then()
+    }
+    guard !supervisor.unwrittenRecords.isEmpty else { return then() }
+    log.warning(
+      "stopping with \(supervisor.unwrittenRecords.count) exit record(s) unwritten: retrying for "
+        + "\(config.records.stopGrace.duration)")
+    retry = try? loop.timer(at: MonotonicClock.now(), handler: attempt)
+    if retry == nil { attempt() }
+  }
+
+  private func leaveUnwritten(_ unwritten: [ExitRecord]) {
+    do {
+      try RecordListFile.write(unwritten, to: leftoverRecordsPath)
+      log.warning(
+        "\(unwritten.count) exit record(s) could not be written to \(records.path); kept in \(leftoverRecordsPath) "
+          + "for the next start")
+    } catch {
+      log.error("\(unwritten.count) exit record(s) could not be written anywhere (\(error)); here they are:")
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      for record in unwritten {
+        let line = (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "\(record)"
+        log.error("unwritten exit record: \(line)")
+      }
+    }
   }
 
   // MARK: The one way into the policy
@@ -567,7 +639,9 @@ public final class Daemon {
     releaseBalloon()
     monitor.stop()
     control.close()
-    loop.exit(code: supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+    let unwritten = supervisor.unwrittenRecords
+    if !unwritten.isEmpty { leaveUnwritten(unwritten) }
+    loop.exit(code: unwritten.isEmpty ? 0 : 1)
   }
 
   /// Once every app is gone and its cgroup removed: remove the device and exit.
@@ -582,8 +656,13 @@ public final class Daemon {
       } catch {
         self.log.warning("removing device cgroup: \(error)")
       }
-      self.log.notice("stopped; \(self.records.written) record(s) written this run")
-      self.loop.exit(code: self.supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+      self.settleUnwrittenRecords {
+        let unwritten = self.supervisor.unwrittenRecords.count
+        self.log.notice(
+          "stopped; \(self.records.written) record(s) written this run"
+            + (unwritten > 0 ? ", \(unwritten) left for the next start" : ""))
+        self.loop.exit(code: unwritten == 0 ? 0 : 1)
+      }
     }
   }
 

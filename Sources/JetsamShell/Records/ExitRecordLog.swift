@@ -1,28 +1,46 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamProtocol
 
-/// The append-only exit record log: one JSON object per line, each fsync'd before it is reported anywhere.
+/// The append-only exit record log: one JSON object per line, each fsync'd before it is reported anywhere, rotated
+/// by size and age (``RecordsConfig``).
 ///
-/// A crash can at worst leave a partial last line; readers skip it and the writer starts the next record on
-/// a fresh line, so no complete record is ever lost or merged with a fragment.
+/// Only whole lines ever stay in the file: a write or sync that fails (a full disk) is cut back to the last
+/// durable record before the error is reported, so a retried record never lands after a torn fragment. A crash
+/// can at worst leave a partial last line, which the next open cuts off.
 public final class ExitRecordLog {
   /// The log file's path.
   public let path: String
-  private let fd: FileDescriptor
+  private let rotation: RecordsConfig
+  private var fd: FileDescriptor
+  /// Bytes of whole, durable records: where the next record starts.
+  private var end: Int64
+  /// When the current file's first record was written (rotation by age); nil while it is empty.
+  private var firstRecordDate: Date?
   private let encoder: JSONEncoder
   /// How many records this process has written.
   public private(set) var written = 0
+  /// The last exit of every app known, written beside the log at each rotation so that launch reasons survive it.
+  public var lastExits: () -> [ExitRecord] = { [] }
+  /// Told when a rotation could not be done (the log then grows on; appending goes on).
+  public var warn: (String) -> Void = { _ in }
 
-  /// Opens (creating if needed) the log at `path`, repairing a partial last line left by a crash.
-  public init(path: String) throws(SystemError) {
+  /// Where the last exits of every app are kept across rotations (`last-exits.jsonl` beside the log).
+  public var lastExitsPath: String { ExitRecordLog.lastExitsPath(beside: path) }
+
+  /// Opens (creating if needed) the log at `path`, cutting off a partial last line left by a crash.
+  public init(path: String, rotation: RecordsConfig = RecordsConfig()) throws(SystemError) {
     self.path = path
+    self.rotation = rotation
     let existed = access(path, F_OK) == 0
     fd = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
     encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    end = 0
     if existed {
-      try terminatePartialLastLine()
+      end = try ExitRecordLog.cutPartialLastLine(fd, path: path)
+      firstRecordDate = ExitRecordLog.firstRecordDate(fd)
     } else {
       // A new file's directory entry must be durable too, or a crash could lose the whole log.
       try syncDirectory(of: path)
@@ -31,7 +49,10 @@ public final class ExitRecordLog {
 
   deinit { fd.close() }
 
-  /// Appends one record and makes it durable (write + fdatasync) before returning.
+  /// Appends one record and makes it durable (write + fdatasync) before returning; rotates first when due.
+  ///
+  /// - Throws: ``SystemError`` when the record could not be made durable; the file then ends with the previous
+  ///   record, as before the call.
   public func append(_ record: ExitRecord) throws(SystemError) {
     var line: Data
     do {
@@ -40,34 +61,75 @@ public final class ExitRecordLog {
       throw SystemError(code: EINVAL, "encode exit record for \(record.app): \(error)")
     }
     line.append(UInt8(ascii: "\n"))
-    try fd.writeAll(line)
-    try systemCall("fdatasync \(path)") { fdatasync(fd.rawValue) }
+    let now = Date()
+    if isRotationDue(adding: Int64(line.count), now: now) { rotate() }
+    do {
+      try fd.writeAll(line)
+      try systemCall("fdatasync \(path)") { fdatasync(fd.rawValue) }
+    } catch {
+      // Whatever part of the line reached the file goes: cutting a file back needs no free space.
+      _ = ftruncate(fd.rawValue, off_t(end))
+      throw error
+    }
+    end += Int64(line.count)
+    if firstRecordDate == nil { firstRecordDate = now }
     written += 1
   }
 
   /// The log's size in bytes now. Every record below it is complete and durable: only this writer appends, and
-  /// only whole lines.
-  public func size() throws(SystemError) -> Int64 {
-    var st = stat()
-    try systemCall("fstat \(path)") { fstat(fd.rawValue, &st) }
-    return Int64(st.st_size)
+  /// only whole lines stay.
+  public func size() -> Int64 { end }
+
+  /// The paths of the log and its rotated predecessors, newest first: `exits.jsonl`, `exits.jsonl.1`, …
+  public var files: [String] { [path] + (1...rotation.keep).map { "\(path).\($0)" } }
+
+  // MARK: Rotation
+
+  private func isRotationDue(adding bytes: Int64, now: Date) -> Bool {
+    guard end > 0 else { return false }
+    if end + bytes > rotation.rotateSize.bytes { return true }
+    guard let firstRecordDate else { return false }
+    let age = Double(rotation.rotateAge.duration.components.seconds)
+    return now.timeIntervalSince(firstRecordDate) >= age
   }
+
+  /// Moves `exits.jsonl` to `exits.jsonl.1` (and each older one up, the oldest out) and starts a new file. The
+  /// last exit of every app is written first, so that no launch reason is lost with the files.
+  private func rotate() {
+    do {
+      try RecordListFile.write(lastExits(), to: lastExitsPath)
+      let oldest = "\(path).\(rotation.keep)"
+      if access(oldest, F_OK) == 0 { try systemCall("unlink \(oldest)") { unlink(oldest) } }
+      for index in stride(from: rotation.keep - 1, through: 1, by: -1) where access("\(path).\(index)", F_OK) == 0 {
+        try systemCall("rename \(path).\(index)") { rename("\(path).\(index)", "\(path).\(index + 1)") }
+      }
+      let next = try FileDescriptor.open(
+        path + ".new", O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o640)
+      try systemCall("rename \(path)") { rename(path, "\(path).1") }
+      try systemCall("rename \(path).new") { rename(path + ".new", path) }
+      try syncDirectory(of: path)
+      fd.close()
+      fd = next
+      end = 0
+      firstRecordDate = nil
+    } catch {
+      warn("rotating \(path): \(error); the log grows on")
+    }
+  }
+
+  // MARK: Reading
 
   /// The result of reading a log: the records, and the line numbers that could not be parsed.
   public struct Contents: Sendable {
     public var records: [ExitRecord]
-    /// 1-based line numbers skipped as unparsable (a crash's partial last line, or damage).
+    /// 1-based line numbers skipped as unparsable (damage; a crash's partial last line is cut at the next open).
     public var skippedLines: [Int]
   }
 
-  /// Reads every complete record of the log at `path` (only its first `limit` bytes, if given); a partial or
-  /// damaged line is skipped, never fatal.
-  public static func read(path: String, limit: Int64? = nil) throws(SystemError) -> Contents {
+  /// Reads every complete record of the log at `path`, oldest first; a damaged line is skipped, never fatal.
+  public static func read(path: String) throws(SystemError) -> Contents {
     guard access(path, F_OK) == 0 else { return Contents(records: [], skippedLines: []) }
-    var text = try readTextFile(path)
-    if let limit, limit < text.utf8.count {
-      text = String(decoding: text.utf8.prefix(Int(limit)), as: UTF8.self)
-    }
+    let text = try readTextFile(path)
     let decoder = JSONDecoder()
     var records: [ExitRecord] = []
     var skipped: [Int] = []
@@ -82,15 +144,38 @@ public final class ExitRecordLog {
     return Contents(records: records, skippedLines: skipped)
   }
 
-  private func terminatePartialLastLine() throws(SystemError) {
+  /// `last-exits.jsonl` beside the log at `path`.
+  public static func lastExitsPath(beside path: String) -> String { directoryPart(of: path) + "/last-exits.jsonl" }
+
+  /// Cuts the file back to its last newline (a crash's partial line) and returns the size left.
+  private static func cutPartialLastLine(_ fd: FileDescriptor, path: String) throws(SystemError) -> Int64 {
     var st = stat()
     try systemCall("fstat \(path)") { fstat(fd.rawValue, &st) }
-    guard st.st_size > 0 else { return }
-    let last = try fd.read(at: Int64(st.st_size) - 1, capacity: 1)
-    if last != [UInt8(ascii: "\n")] {
-      try fd.writeAll([UInt8(ascii: "\n")])
-      try systemCall("fdatasync \(path)") { fdatasync(fd.rawValue) }
+    var size = Int64(st.st_size)
+    var cut = size
+    while cut > 0 {
+      let start = max(0, cut - 65_536)
+      let chunk = try fd.read(at: start, capacity: Int(cut - start))
+      if let newline = chunk.lastIndex(of: UInt8(ascii: "\n")) {
+        cut = start + Int64(newline) + 1
+        break
+      }
+      cut = start
     }
+    if cut < size {
+      try systemCall("ftruncate \(path)") { ftruncate(fd.rawValue, off_t(cut)) }
+      try systemCall("fdatasync \(path)") { fdatasync(fd.rawValue) }
+      size = cut
+    }
+    return size
+  }
+
+  /// The time of the file's first record, if it can be read.
+  private static func firstRecordDate(_ fd: FileDescriptor) -> Date? {
+    guard let head = try? fd.read(at: 0, capacity: 65_536), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
+      let record = try? JSONDecoder().decode(ExitRecord.self, from: Data(head[..<newline]))
+    else { return nil }
+    return ControlRequest.rfc3339(record.time)
   }
 }
 

@@ -46,13 +46,6 @@ public struct DaemonState: Codable, Sendable {
   /// Replaces the state file atomically; `encoder` keeps what it can reuse from one save to the next.
   func write(path: String, encoder: StateFileEncoder) throws {
     let data = try encoder.encode(self)
-    let temporary = path + ".tmp"
-    // Created anew and exclusively: whatever is in its place (a leftover, or a symlink someone planted) goes first,
-    // and the file is never opened through a link.
-    unlink(temporary)
-    let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o640)
-    defer { fd.close() }
-    try fd.writeAll(data)
-    try systemCall("rename \(temporary)") { rename(temporary, path) }
+    try replaceFile(at: path, with: data, durable: false)
   }
 }

@@ -50,6 +50,8 @@ final class AppSupervisor {
     /// A channel opened (kept in systemd's descriptor store) or closed (removed from it).
     var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
     var channelClosed: (String) -> Void = { _ in }
+    /// Every record that had to wait (a full disk) is now written.
+    var backlogWritten: () -> Void = {}
   }
 
   private let seams: Seams
@@ -74,8 +76,12 @@ final class AppSupervisor {
   private(set) var processes: [String: AppProcess] = [:]
   /// Each app's last spawn that failed, and why (for the launch request's answer).
   private var spawnFailures: [String: (launch: Int, message: String)] = [:]
-  /// Records that could not be written yet (disk full…): retried before every later write, never dropped.
+  /// Records that could not be written yet (disk full…): retried before every later write and on a timer, never
+  /// dropped.
   private(set) var unwrittenRecords: [ExitRecord] = []
+  private var recordRetry: (any LoopSource)?
+  /// How soon a record that could not be written is tried again.
+  static let recordRetryInterval: Duration = .seconds(1)
   /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
   private var pendingScores: [String: Band] = [:]
   private var scoreTimer: (any LoopSource)?
@@ -575,8 +581,10 @@ final class AppSupervisor {
     writeRecords()
   }
 
-  /// Writes the records still waiting, oldest first; each is reported once durable.
+  /// Writes the records still waiting, oldest first; each is reported once durable. What cannot be written is
+  /// tried again on a timer.
   func writeRecords() {
+    let waited = recordRetry != nil
     do {
       while let next = unwrittenRecords.first {
         try seams.records.append(next)
@@ -585,8 +593,23 @@ final class AppSupervisor {
         observers.recorded(next)
       }
     } catch {
-      log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry")
+      if !waited { log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry") }
+      if recordRetry == nil { recordRetry = try? loop.addTimer(at: nil) { [unowned self] in self.writeRecords() } }
+      recordRetry?.schedule(at: loop.now().advanced(by: AppSupervisor.recordRetryInterval))
+      return
     }
+    guard let retry = recordRetry else { return }
+    retry.cancel()
+    recordRetry = nil
+    log.notice("exit record log writable again: the records kept for retry are written")
+    observers.backlogWritten()
+  }
+
+  /// Takes records an earlier jetsamd could not write (left in the runtime directory at its stop), to be written
+  /// before any new one.
+  func takeOver(unwritten records: [ExitRecord]) {
+    unwrittenRecords = records + unwrittenRecords
+    writeRecords()
   }
 
   static func timestamp(_ date: Date = Date()) -> String {

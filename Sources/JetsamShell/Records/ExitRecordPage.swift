@@ -1,0 +1,89 @@
+import FoundationEssentials
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// One answer to `exits`: the newest records that match, read from the end of the log and its rotated
+/// predecessors, so that the newest thousand of a million cost what a thousand do.
+struct ExitRecordPage: Sendable {
+  /// Newest first.
+  var records: [ExitRecord] = []
+  /// Whether older records were left out (the limit or the byte budget was reached before the oldest file's start).
+  var more = false
+
+  /// What to read.
+  struct Query: Sendable {
+    /// The log and its rotated predecessors, newest first, opened when asked (a rotation meanwhile moves names,
+    /// not these); ``read(_:)`` closes them.
+    var files: [FileDescriptor]
+    /// Bytes of the first file to read: what was whole and durable when asked (later records reach followers).
+    var currentSize: Int64
+    var app: String?
+    /// Records before it end the reading: files are in time order.
+    var since: Date?
+    var limit: Int
+    /// The most bytes of record lines an answer holds (the control socket drops a client owed over 8 MiB).
+    var byteBudget = 4 << 20
+  }
+
+  /// Opens the files of `paths` that exist, in order, for a ``Query``.
+  static func open(_ paths: [String]) -> [FileDescriptor] {
+    paths.compactMap { try? FileDescriptor.open($0, O_RDONLY | O_NOFOLLOW) }
+  }
+
+  /// Reads newest first until `query.limit` records, the byte budget, `since`, or the oldest file's start.
+  static func read(_ query: Query) throws(SystemError) -> ExitRecordPage {
+    var page = ExitRecordPage()
+    var bytes = 0
+    let decoder = JSONDecoder()
+    defer { for fd in query.files { fd.close() } }
+    for (index, fd) in query.files.enumerated() {
+      var st = stat()
+      try systemCall("fstat") { fstat(fd.rawValue, &st) }
+      let size = index == 0 ? min(Int64(st.st_size), query.currentSize) : Int64(st.st_size)
+      var finished = false
+      try forEachLineBackwards(fd, size: size) { line in
+        guard !line.isEmpty, let record = try? decoder.decode(ExitRecord.self, from: Data(line)) else { return true }
+        if let since = query.since, (ControlRequest.rfc3339(record.time) ?? .distantPast) < since {
+          finished = true
+          return false
+        }
+        if let app = query.app, record.app != app { return true }
+        if page.records.count == query.limit || bytes + line.count > query.byteBudget {
+          page.more = true
+          finished = true
+          return false
+        }
+        bytes += line.count
+        page.records.append(record)
+        return true
+      }
+      if finished { break }
+    }
+    return page
+  }
+
+  /// Calls `body` with each line of the first `size` bytes of `fd`, last line first, until it returns false.
+  private static func forEachLineBackwards(
+    _ fd: FileDescriptor, size: Int64, _ body: (ArraySlice<UInt8>) -> Bool
+  ) throws(SystemError) {
+    let chunkSize: Int64 = 256 << 10
+    var position = size
+    // The bytes after `position` that do not yet start with a line's first byte.
+    var tail: [UInt8] = []
+    while position > 0 {
+      let start = max(0, position - chunkSize)
+      let data = try fd.read(at: start, capacity: Int(position - start)) + tail
+      position = start
+      var lineEnd = data.endIndex
+      var cursor = data.endIndex
+      while let newline = data[data.startIndex..<cursor].lastIndex(of: UInt8(ascii: "\n")) {
+        if newline + 1 < lineEnd, !body(data[(newline + 1)..<lineEnd]) { return }
+        lineEnd = newline
+        cursor = newline
+      }
+      tail = Array(data[..<lineEnd])
+    }
+    if !tail.isEmpty { _ = body(tail[...]) }
+  }
+}
