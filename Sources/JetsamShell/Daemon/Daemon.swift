@@ -136,9 +136,9 @@ public final class Daemon {
 
     // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
     // rotation, then the log since).
-    let history = try RecordListFile.read(records.lastExitsPath) + ExitRecordLog.read(path: records.path).records
     var lastByApp: [String: ExitRecord] = [:]
-    for record in history { lastByApp[record.app] = record }
+    for record in try RecordListFile.read(records.lastExitsPath) { lastByApp[record.app] = record }
+    lastByApp.merge(try ExitRecordPage.lastRecordPerApp(path: records.path)) { $1 }
     records.lastExits = { [unowned self] in self.policy.allLastExits }
     records.warn = { [log] message in log.warning(message) }
     try submit(lastByApp.keys.sorted().map { .exitRecorded(lastByApp[$0]!) })

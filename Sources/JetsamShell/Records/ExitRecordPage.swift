@@ -63,6 +63,44 @@ struct ExitRecordPage: Sendable {
     return page
   }
 
+  /// The last record of each app in the log at `path`, by app: the lines are scanned from the end and only each
+  /// app's last one is decoded (a 16 MiB log holds ~45,000 records; jetsamd reads it at every start).
+  static func lastRecordPerApp(path: String) throws(SystemError) -> [String: ExitRecord] {
+    guard access(path, F_OK) == 0 else { return [:] }
+    let fd = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW)
+    defer { fd.close() }
+    var st = stat()
+    try systemCall("fstat \(path)") { fstat(fd.rawValue, &st) }
+    var last: [String: ExitRecord] = [:]
+    var seen: Set<ArraySlice<UInt8>> = []
+    let decoder = JSONDecoder()
+    try forEachLineBackwards(fd, size: Int64(st.st_size)) { line in
+      // jetsamd writes sorted keys (only the number aliveSeconds comes before app) and app names never need
+      // escaping: the name sits between the first `"app":"` and the next `"`.
+      if let name = appName(in: line), !seen.insert(name).inserted { return true }
+      if let record = try? decoder.decode(ExitRecord.self, from: Data(line)), last[record.app] == nil {
+        last[record.app] = record
+      }
+      return true
+    }
+    return last
+  }
+
+  private static let appKey = Array(#""app":""#.utf8)
+
+  private static func appName(in line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+    var index = line.startIndex
+    while index + appKey.count <= line.endIndex {
+      if line[index..<(index + appKey.count)].elementsEqual(appKey) {
+        let start = index + appKey.count
+        guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return line[start..<end]
+      }
+      index += 1
+    }
+    return nil
+  }
+
   /// Calls `body` with each line of the first `size` bytes of `fd`, last line first, until it returns false.
   private static func forEachLineBackwards(
     _ fd: FileDescriptor, size: Int64, _ body: (ArraySlice<UInt8>) -> Bool
