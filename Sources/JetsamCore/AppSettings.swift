@@ -7,13 +7,18 @@ public struct AppSettings: Sendable, Equatable {
   public var acknowledgements: AcknowledgementMode
   /// Lifecycle events a hook acts on for a program that does not speak the protocol.
   public var hooks: [AppEventKind: AppHook]
+  /// Launched by a request rather than declared in the config: once ended, it is remembered only among the
+  /// ``PolicyConfig/rememberedEndedApps`` most recently ended such apps.
+  public var adHoc: Bool
 
   public init(
-    bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto, hooks: [AppEventKind: AppHook] = [:]
+    bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto, hooks: [AppEventKind: AppHook] = [:],
+    adHoc: Bool = false
   ) {
     self.bandFloor = bandFloor
     self.acknowledgements = acknowledgements
     self.hooks = hooks
+    self.adHoc = adHoc
   }
 }
 
@@ -22,7 +27,7 @@ extension PolicyEvent {
   public static func configure(app: String, settings: AppSettings, launchCount: Int) -> PolicyEvent {
     .configure(
       app: app, bandFloor: settings.bandFloor, launchCount: launchCount, acknowledgements: settings.acknowledgements,
-      hooks: settings.hooks)
+      hooks: settings.hooks, adHoc: settings.adHoc)
   }
 }
 

@@ -38,12 +38,29 @@ extension JetsamPolicy {
     return actions
   }
 
-  /// A record is durable: it becomes the app's last exit (a later launch's reason and what it is told).
-  mutating func exitRecorded(_ record: ExitRecord) {
-    if let known = lastExits[record.app], known.launch > record.launch { return }
+  /// A record is durable: it becomes the app's last exit (a later launch's reason and what it is told). Ended
+  /// ad-hoc apps past ``PolicyConfig/rememberedEndedApps`` are forgotten, the longest ended first.
+  mutating func exitRecorded(_ record: ExitRecord) -> [PolicyAction] {
+    if let known = lastExits[record.app], known.launch > record.launch { return [] }
     lastExits[record.app] = record
-    if let app = trackedApps[record.app], !app.state.isRunning {
+    if let app = trackedApps[record.app] {
+      guard !app.state.isRunning else { return [] }
       trackedApps[record.app]!.launch = max(app.launch, record.launch)
+      guard app.adHoc else { return [] }
     }
+    // An ended ad-hoc app, or one known only from the records of earlier runs.
+    endedAdHocApps.append(record.app)
+    var actions: [PolicyAction] = []
+    while endedAdHocApps.count > config.rememberedEndedApps {
+      let name = endedAdHocApps.removeFirst()
+      // Configured, or launched again since it ended (and maybe ended again, queued anew): not this entry's to
+      // forget.
+      if let tracked = trackedApps[name], !tracked.adHoc || tracked.state.isRunning { continue }
+      if endedAdHocApps.contains(name) { continue }
+      trackedApps[name] = nil
+      lastExits[name] = nil
+      actions.append(.forget(app: name))
+    }
+    return actions
   }
 }

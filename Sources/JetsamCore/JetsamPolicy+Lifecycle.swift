@@ -8,6 +8,7 @@ extension JetsamPolicy {
     app.bandFloor = settings.bandFloor
     app.acknowledgements = settings.acknowledgements
     app.hooks = settings.hooks
+    app.adHoc = settings.adHoc
     // After a daemon restart the counter must not go back, or two records would share a launch number.
     app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
     trackedApps[name] = app

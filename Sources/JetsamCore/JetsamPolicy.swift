@@ -20,6 +20,8 @@ public struct JetsamPolicy: Sendable {
 
   /// Each app's last exit, as recorded: the next launch's reason and what it is told.
   var lastExits: [String: ExitRecord] = [:]
+  /// Ad-hoc apps in the order they ended (an app may appear again after a later end): who is forgotten first.
+  var endedAdHocApps: [String] = []
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -69,9 +71,9 @@ public struct JetsamPolicy: Sendable {
 
   private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     switch event {
-    case .configure(let name, let bandFloor, let launchCount, let acknowledgements, let hooks):
+    case .configure(let name, let bandFloor, let launchCount, let acknowledgements, let hooks, let adHoc):
       try configure(
-        name, AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks),
+        name, AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks, adHoc: adHoc),
         launchCount: launchCount)
       return []
     case .launch(let name, let foreground, let at):
@@ -104,8 +106,7 @@ public struct JetsamPolicy: Sendable {
       killSignalled(name, pid: pid, at: at, memory: memory)
       return []
     case .exitRecorded(let record):
-      exitRecorded(record)
-      return []
+      return exitRecorded(record)
     case .hookEnded(let name, let pid, let event, let at):
       return acknowledged(name, pid: pid, event: event, at: at)
     case .memorySampled(let available, let at):

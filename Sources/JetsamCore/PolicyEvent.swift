@@ -8,7 +8,7 @@ public enum PolicyEvent: Sendable, Equatable {
   /// never counts below the last recorded exit's launch).
   case configure(
     app: String, bandFloor: Band?, launchCount: Int, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:])
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false)
   /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
   /// foreground app moves to the background if the slots are full); otherwise it launches into the background.
   case launch(app: String, foreground: Bool, at: Instant)
@@ -130,6 +130,8 @@ public enum PolicyAction: Sendable, Equatable {
   case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
   /// Write this exit record durably (after filling in the measured fields), then report it.
   case recordExit(ExitRecord)
+  /// The ended ad-hoc app is no longer remembered (``PolicyConfig/rememberedEndedApps``): drop what is kept of it.
+  case forget(app: String)
   /// Send a lifecycle event on the app's channel.
   case deliver(app: String, pid: Int32, event: AppEvent)
   /// Send `signal` to every process of the app (a signal hook).
@@ -186,6 +188,9 @@ public struct PolicyConfig: Sendable, Equatable {
   public var suspendTimeout: Duration
   /// The lowest oom_score_adj apps may get (the daemon's own, unless it may go lower).
   public var oomScoreFloor: Int32
+  /// How many ended ad-hoc apps (``AppSettings/adHoc``) are remembered, with their last exit; past it the one
+  /// that ended longest ago is forgotten, so that launching ever new names cannot grow the daemon without bound.
+  public var rememberedEndedApps = 1_000
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,

@@ -4,6 +4,8 @@ struct TrackedApp: Sendable {
   var bandFloor: Band?
   var acknowledgements: AcknowledgementMode = .auto
   var hooks: [AppEventKind: AppHook] = [:]
+  /// Launched by a request, not declared in the config (see ``PolicyConfig/rememberedEndedApps``).
+  var adHoc = false
   var state: LifecycleState = .notRunning
   var launch: Int
   var stateEnteredAt: Instant

@@ -170,6 +170,17 @@ struct AppSupervisorTests {
     #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
   }
 
+  @Test("forget drops an ended app's launch spec; a running app keeps it")
+  func forget() throws {
+    let fixture = try SupervisorFixture()
+    fixture.configure("ended")
+    let pid = try fixture.launch("running")
+    fixture.supervisor.perform(.forget(app: "ended"))
+    fixture.supervisor.perform(.forget(app: "running"))
+    #expect(fixture.supervisor.specs["ended"] == nil)
+    #expect(fixture.supervisor.specs["running"] != nil && fixture.supervisor.process("running", pid: pid) != nil)
+  }
+
   @Test("kill: SIGKILL, cgroup.kill, the instant and memory reported; the exit only once released, reaped and empty")
   func kill() throws {
     let fixture = try SupervisorFixture()

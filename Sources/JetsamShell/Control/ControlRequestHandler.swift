@@ -55,9 +55,11 @@ final class ControlRequestHandler {
     // The spec is in place before the policy decides to spawn; a refusal puts the old one back.
     let previous = daemon.supervisor.specs[name]
     daemon.supervisor.specs[name] = daemon.launchSpec(spec)
+    var settings = spec.policySettings
+    settings.adHoc = daemon.config.apps[name] == nil
     do {
       try daemon.submit([
-        .configure(app: name, settings: spec.policySettings, launchCount: 0),
+        .configure(app: name, settings: settings, launchCount: 0),
         .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
       ])
     } catch {

@@ -141,11 +141,13 @@ public final class Daemon {
     lastByApp.merge(try ExitRecordPage.lastRecordPerApp(path: records.path)) { $1 }
     records.lastExits = { [unowned self] in self.policy.allLastExits }
     records.warn = { [log] message in log.warning(message) }
-    try submit(lastByApp.keys.sorted().map { .exitRecorded(lastByApp[$0]!) })
+    // Configured apps first: the last exits that follow are kept for them, and the rest count as ended ad-hoc
+    // apps, of which the policy remembers a bounded number.
     try submit(
       config.apps.keys.sorted().map { name in
         .configure(app: name, settings: config.apps[name]!.policySettings, launchCount: 0)
       })
+    try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
 
     monitor = try makePressureMonitor(counter: counter)
     // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from

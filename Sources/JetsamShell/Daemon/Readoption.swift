@@ -119,5 +119,5 @@ struct Readoption {
     return true
   }
 
-  private func settings(_ spec: AppConfig?) -> AppSettings { spec?.policySettings ?? AppSettings() }
+  private func settings(_ spec: AppConfig?) -> AppSettings { spec?.policySettings ?? AppSettings(adHoc: true) }
 }

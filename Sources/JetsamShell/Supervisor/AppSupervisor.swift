@@ -114,6 +114,11 @@ final class AppSupervisor {
     case .runHook(let app, let pid, let event): runHook(for: event, app: app, pid: pid)
     case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
     case .recordExit(let record): recordExit(record)
+    case .forget(let app):
+      // An ended ad-hoc app the policy no longer remembers; a running one (launched again) keeps its spec.
+      guard processes[app] == nil else { return }
+      specs[app] = nil
+      spawnFailures[app] = nil
     case .deliver(let app, let pid, let event):
       let line = AppProtocolCodec.event(event)
       log.debug("\(app) ← \(line.encoded)")
