@@ -102,6 +102,17 @@ extension JetsamPolicy {
     trackedApps[name]!.suspendIncomplete = false
   }
 
+  /// Another process continued a suspended app: a suspended app does not run, so it is stopped again (with the
+  /// suspend timeout as for any suspension), and counted. Its suspended time starts over once it is seen stopped:
+  /// it ran meanwhile.
+  mutating func continuedWhileSuspended(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
+    guard let app = trackedApps[name], app.state == .suspended, app.pid == pid else { return [] }
+    trackedApps[name]!.continuedByOthers += 1
+    trackedApps[name]!.bandEnteredAt = at
+    trackedApps[name]!.suspendDeadline = at.advanced(by: config.suspendTimeout)
+    return [.suspend(app: name, pid: pid)]
+  }
+
   /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such
   /// from the request: it is in the idle band, first in line for jetsam, and a process that cannot stop
   /// (uninterruptible sleep) is not running the app's code either. It is marked incomplete (in `ps` and in

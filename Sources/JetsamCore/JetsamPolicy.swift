@@ -102,6 +102,8 @@ public struct JetsamPolicy: Sendable {
     case .suspendCompleted(let name, let at):
       suspendCompleted(name, at: at)
       return []
+    case .continuedWhileSuspended(let name, let pid, let at):
+      return continuedWhileSuspended(name, pid: pid, at: at)
     case .killSignalled(let name, let pid, let at, let memory):
       killSignalled(name, pid: pid, at: at, memory: memory)
       return []

@@ -42,6 +42,9 @@ public enum PolicyEvent: Sendable, Equatable {
   case spawnFailed(app: String, message: String, at: Instant)
   /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
   case suspendCompleted(app: String, at: Instant)
+  /// Something other than jetsamd continued (SIGCONT) the stopped main process `pid` of a suspended app, seen at
+  /// `at`: the app runs although it counts as suspended.
+  case continuedWhileSuspended(app: String, pid: Int32, at: Instant)
   /// The SIGKILL of a `kill` action went out at `at`; `memory` is what each app of the kill's snapshot (or
   /// the victim alone) had charged at that moment, by name.
   case killSignalled(app: String, pid: Int32, at: Instant, memory: [String: Int64])
@@ -229,6 +232,8 @@ public struct AppStatus: Sendable, Equatable {
   public var spawnedAt: Instant?
   /// Whether the app's processes did not all stop within the suspend timeout (and have not since).
   public var suspendIncomplete = false
+  /// How many times something other than jetsamd continued the app while it was suspended (this launch).
+  public var continuedByOthers = 0
   /// The state summary the app last set (or its previous launch left).
   public var summary: String?
   /// The digest of the state the previous launch saved, and what this launch saved and restored.
@@ -268,7 +273,8 @@ extension PolicyEvent {
     case .configure, .exitRecorded, .reconfigure: nil
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .spawned(_, _, let at),
-      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .memorySampled(_, let at),
+      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .continuedWhileSuspended(_, _, let at),
+      .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):
       at

@@ -35,6 +35,8 @@ struct TrackedApp: Sendable {
   var suspendDeadline: Instant?
   /// The suspend timed out and the processes have not all stopped since.
   var suspendIncomplete = false
+  /// How many times another process continued it while suspended (this launch).
+  var continuedByOthers = 0
   /// When our SIGKILL went out, and the memory the app had charged then.
   var killSignalledAt: Instant?
   var memoryAtKill: Int64?
@@ -102,6 +104,7 @@ struct TrackedApp: Sendable {
     terminateAfterEvent = nil
     suspendDeadline = nil
     suspendIncomplete = false
+    continuedByOthers = 0
     killSignalledAt = nil
     memoryAtKill = nil
     previousDigest = nil
@@ -120,6 +123,7 @@ struct TrackedApp: Sendable {
       name: name, state: state, band: band, bandFloor: bandFloor, pid: pid, launch: launch,
       stateEnteredAt: stateEnteredAt, bandEnteredAt: bandEnteredAt, spawnedAt: spawnedAt)
     status.suspendIncomplete = suspendIncomplete
+    status.continuedByOthers = continuedByOthers
     status.summary = summary
     status.previousDigest = previousDigest
     status.savedDigest = savedDigest

@@ -133,6 +133,9 @@ public struct AppInfo: Codable, Sendable, Equatable {
   /// The digest saved before the previous exit, and the one this launch restored.
   public var savedDigest: String?
   public var restoredDigest: String?
+  /// How many times something other than jetsamd continued the app while it was suspended (absent when never):
+  /// jetsamd stops it again each time.
+  public var continuedWhileSuspended: Int?
   /// The app's current state summary.
   public var stateSummary: String?
   /// True for a suspended app whose processes did not all stop within the suspend timeout (and have not since).

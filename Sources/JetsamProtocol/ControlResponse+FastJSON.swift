@@ -6,6 +6,10 @@ extension AppInfo {
   func appendJSON(to json: inout JSONBytes) -> Bool {
     json.key("band", first: true)
     json.string(band.description)
+    if let continuedWhileSuspended {
+      json.key("continuedWhileSuspended")
+      json.number(continuedWhileSuspended)
+    }
     json.key("launch")
     json.number(launch)
     json.key("lifecycleState")

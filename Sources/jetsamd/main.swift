@@ -95,7 +95,7 @@ if checkOnly {
 }
 
 // Signals the loop handles must be blocked before any thread exists (sd-event reads them from a signalfd).
-let handled = [Signal.terminate, .interrupt, .hangup].map(\.rawValue)
+let handled = [Signal.terminate, .interrupt, .hangup, .childStatusChanged].map(\.rawValue)
 _ = handled.withUnsafeBufferPointer { jetsam_block_signals($0.baseAddress, Int32($0.count)) }
 signal(SIGPIPE, SIG_IGN)
 

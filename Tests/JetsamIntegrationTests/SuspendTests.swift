@@ -43,6 +43,29 @@ struct SuspendTests {
     try daemon.waitUntil("the foreground band's score") { oomScore(parent) == 100 }
   }
 
+  @Test("a suspended app that another process continues is stopped again, and ps counts it")
+  func continuedByAnother() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"signal\", backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("app", ["idle"], options: ["--background"])
+    #expect(try daemon.ctl(["suspend", "app"]).status == 0)
+    #expect(processState(pid: pid) == "T")
+    for round in 1...2 {
+      // SIGCONT wakes the process before kill returns; jetsamd hears of it through SIGCHLD, not from ps.
+      #expect(kill(pid, SIGCONT) == 0)
+      try daemon.waitUntil("the app stopped again (round \(round))") { processState(pid: pid) == "T" }
+      let info = try #require(try daemon.apps()["app"])
+      #expect(info.state == "suspended")
+      #expect(info.continuedWhileSuspended == round)
+    }
+    // Resumed by jetsamd itself: no intrusion.
+    #expect(try daemon.ctl(["resume", "app"]).status == 0)
+    try daemon.waitUntil("running again") { processState(pid: pid) != "T" }
+    usleep(200_000)
+    #expect(processState(pid: pid) != "T", "jetsamd's own SIGCONT is not taken for an intrusion")
+    #expect(try daemon.apps()["app"]?.continuedWhileSuspended == 2)
+  }
+
   private func oomScore(_ pid: Int32) -> Int? {
     (try? oomScoreAdj(pid: pid)).map(Int.init)
   }

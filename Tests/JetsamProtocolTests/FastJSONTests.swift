@@ -29,6 +29,7 @@ struct FastJSONTests {
     info.stateSummary = "tab\t nl\n cr\r bs\u{8} ff\u{c} bell\u{7} del\u{7f} é ✓ 🙂"
     info.suspendIncomplete = true
     info.stopping = false
+    info.continuedWhileSuspended = 3
     return info
   }
 

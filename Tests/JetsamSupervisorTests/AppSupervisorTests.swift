@@ -156,6 +156,33 @@ struct AppSupervisorTests {
     #expect(fixture.signals.sent.isEmpty, "no other process to continue")
   }
 
+  @Test("a stopped app's main process continued by someone else is reported once; jetsamd's own resume is not")
+  func continuedByAnother() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    let cgroup = try #require(fixture.cgroups.cgroup("a"))
+    cgroup.pids = [pid]
+    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    fixture.signals.childStopped[pidfd.rawValue] = true
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.clearReports()
+    fixture.supervisor.noticeContinued()
+    #expect(fixture.reported.isEmpty, "still stopped")
+    fixture.signals.childContinued[pidfd.rawValue] = true
+    fixture.supervisor.noticeContinued()
+    #expect(fixture.reported == [.continuedWhileSuspended(app: "a", pid: pid, at: fixture.loop.clock)])
+    fixture.supervisor.noticeContinued()
+    #expect(fixture.reported.count == 1, "reported once, until seen stopped again")
+    // Stopped again, then resumed by jetsamd: its own SIGCONT is no intrusion.
+    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.clearReports()
+    fixture.supervisor.noticeContinued()
+    #expect(fixture.reported.isEmpty)
+  }
+
   @Test("an app that had other processes when stopped is continued process by process")
   func resumeWithChildren() throws {
     let fixture = try SupervisorFixture()

@@ -174,6 +174,9 @@ final class FakeSignals: SignalSender {
   func send(_ signal: Signal, pidfd: FileDescriptor) throws { sentThroughPidfd.append(signal) }
   func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
   func isStoppedChild(pidfd: FileDescriptor) -> Bool? { childStopped[pidfd.rawValue] }
+  /// What waitid says of a child's continuation, by descriptor number.
+  var childContinued: [Int32: Bool] = [:]
+  func isContinuedChild(pidfd: FileDescriptor) -> Bool? { childContinued[pidfd.rawValue] }
   func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { scores[pid] = value }
 
   /// How many times `signal` went to `pid`.

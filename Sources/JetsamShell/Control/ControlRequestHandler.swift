@@ -123,6 +123,7 @@ final class ControlRequestHandler {
       info.restoration = status.restoration?.rawValue
       info.savedDigest = status.previousDigest
       info.restoredDigest = status.restoredDigest
+      if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true
       } else if status.state == .suspended && daemon.supervisor.isStopPending(status.name) {
@@ -134,6 +135,8 @@ final class ControlRequestHandler {
   }
 
   private func psResponse() -> ControlResponse {
+    // A suspended app someone else continued is stopped again before the answer, which then says "stopping".
+    daemon.supervisor.noticeContinued()
     var response = ControlResponse(ok: true)
     response.apps = daemon.policy.apps.map(appInfo)
     return response

@@ -173,6 +173,12 @@ public final class Daemon {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
     signalSources.append(try loop.onSignal(.hangup) { [unowned self] in self.reload() })
+    // A child's state changed. Exits are seen through pidfds; a continuation may be someone's SIGCONT to a
+    // suspended app. (Merged signals keep the first code: `ps` checks again before it answers.)
+    signalSources.append(
+      try loop.onSignal(.childStatusChanged) { [unowned self] code in
+        if code == childContinuedCode { self.supervisor.noticeContinued() }
+      })
 
     takeOverLeftoverRecords()
     let adopted = readopt(storedChannels: &storedChannels)

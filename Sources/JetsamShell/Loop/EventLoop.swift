@@ -58,13 +58,20 @@ public final class EventLoop {
 
   /// Calls `handler` when `signal` arrives (through a signalfd; the signal must be blocked already).
   public func onSignal(_ signal: Signal, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
-    let box = EventSource.Callbacks(fire: handler)
+    try onSignal(signal) { _ in handler() }
+  }
+
+  /// Calls `handler` with the signal's `si_code` (for SIGCHLD: `CLD_EXITED`, `CLD_STOPPED`, `CLD_CONTINUED`…) when
+  /// `signal` arrives. A signal that arrives while one is pending is merged into it: the code is the first's.
+  public func onSignal(_ signal: Signal, code handler: @escaping (Int32) -> Void) throws(SystemError) -> EventSource {
+    let box = EventSource.Callbacks(signal: handler)
     var source: OpaquePointer?
     let r = sd_event_add_signal(
       event, &source, signal.rawValue,
-      { _, _, userdata in
+      { _, info, userdata in
         let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
-        withExtendedLifetime(box) { box.fire?() }
+        let code = info?.pointee.ssi_code ?? 0
+        withExtendedLifetime(box) { box.signal?(code) }
         return 0
       }, Unmanaged.passUnretained(box).toOpaque())
     guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_signal \(signal)") }
@@ -102,9 +109,12 @@ public final class EventSource {
   final class Callbacks {
     let io: ((UInt32) -> Void)?
     let fire: (() -> Void)?
-    init(io: ((UInt32) -> Void)? = nil, fire: (() -> Void)? = nil) {
+    /// A signal's `si_code`.
+    let signal: ((Int32) -> Void)?
+    init(io: ((UInt32) -> Void)? = nil, fire: (() -> Void)? = nil, signal: ((Int32) -> Void)? = nil) {
       self.io = io
       self.fire = fire
+      self.signal = signal
     }
   }
 

@@ -46,6 +46,21 @@ public func isStoppedChild(pidfd: FileDescriptor) -> Bool? {
   return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == Int32(JETSAM_CLD_STOPPED)
 }
 
+/// SIGCHLD's `si_code` for a child that was continued (`CLD_CONTINUED`).
+public let childContinuedCode = Int32(JETSAM_CLD_CONTINUED)
+
+/// Whether our child behind `pidfd` was continued (SIGCONT) since it last stopped
+/// (`waitid(P_PIDFD, WCONTINUED | WNOHANG | WNOWAIT)`, which leaves the state to be asked again); nil when that
+/// cannot be told (not our child).
+public func isContinuedChild(pidfd: FileDescriptor) -> Bool? {
+  var info = siginfo_t()
+  let options = Int32(JETSAM_WCONTINUED) | Int32(JETSAM_WNOHANG) | Int32(JETSAM_WNOWAIT)
+  guard (try? systemCall("waitid pidfd") { jetsam_waitid_pidfd(pidfd.rawValue, &info, options) }) != nil else {
+    return nil
+  }
+  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == Int32(JETSAM_CLD_CONTINUED)
+}
+
 /// Reaps a child if it has ended (`waitid(P_PIDFD, WEXITED | WNOHANG)`); a child still running is left alone.
 ///
 /// - Returns: how it ended, or `nil` while it is still running.

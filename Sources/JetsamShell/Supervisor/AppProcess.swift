@@ -32,6 +32,9 @@ final class AppProcess {
   /// Whether the stop check that saw the app stopped found its main process alone in the cgroup (signal mode): a
   /// stopped process cannot fork, so resuming it needs no listing of the cgroup.
   var stoppedAlone = false
+  /// Whether the app's main process was seen stopped by jetsamd's SIGSTOP (signal mode) and not continued by
+  /// jetsamd since: a continuation now is someone else's.
+  var signalStopped = false
   /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
   var adopted = false
   /// The main process's start time in ticks since boot (with the pid, it survives into the state file).

@@ -177,6 +177,20 @@ final class AppSupervisor {
     stops.checkNow()
   }
 
+  /// Looks for suspended apps whose main process someone else continued (SIGCONT) after jetsamd saw it stopped,
+  /// and reports each to the policy (which stops it again). Called when a child was continued (SIGCHLD) and
+  /// before `ps` is answered; one waitid per stopped app, no /proc.
+  func noticeContinued() {
+    var continued: [PolicyEvent] = []
+    for app in processes.values where app.signalStopped && !app.adopted {
+      guard seams.signals.isContinuedChild(pidfd: app.pidfd) == true else { continue }
+      app.signalStopped = false
+      log.warning("\(app.name) (pid \(app.pid)) was continued by another process while suspended; stopping it again")
+      continued.append(.continuedWhileSuspended(app: app.name, pid: app.pid, at: loop.now()))
+    }
+    if !continued.isEmpty { reportEvents(continued) }
+  }
+
   /// Whether no app's stop is being checked.
   var areStopsIdle: Bool { stops.isIdle }
 
@@ -337,6 +351,7 @@ final class AppSupervisor {
         try seams.signals.send(.stop, pidfd: app.pidfd)
         app.toldToStop = [app.pid]
         app.stoppedAlone = false
+        app.signalStopped = false
       case .freezer:
         try app.cgroup.freeze()
         app.frozen = true
@@ -372,6 +387,7 @@ final class AppSupervisor {
     }
     app.toldToStop = []
     app.stoppedAlone = stopped && pids == [app.pid]
+    app.signalStopped = stopped
     return stopped
   }
 
@@ -392,7 +408,10 @@ final class AppSupervisor {
       app.frozen = false
       return
     }
-    defer { app.stoppedAlone = false }
+    defer {
+      app.stoppedAlone = false
+      app.signalStopped = false
+    }
     // A stopped process cannot fork: an app whose main process was alone when it was seen stopped has no other
     // process to continue, and its pidfd cannot hit a recycled pid.
     if app.stoppedAlone, (try? seams.signals.send(.resume, pidfd: app.pidfd)) != nil { return }

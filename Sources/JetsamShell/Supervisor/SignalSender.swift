@@ -12,6 +12,9 @@ public protocol SignalSender: AnyObject {
   /// Whether our child behind `pidfd` is stopped, cheaper than ``state(of:)``; nil when that cannot be told this
   /// way (not our child): ask ``state(of:)``.
   func isStoppedChild(pidfd: FileDescriptor) -> Bool?
+  /// Whether our child behind `pidfd` was continued since it last stopped; nil when that cannot be told (not our
+  /// child).
+  func isContinuedChild(pidfd: FileDescriptor) -> Bool?
   /// Sets `pid`'s oom_score_adj.
   func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws
 }
@@ -27,6 +30,8 @@ public final class KernelSignals: SignalSender {
   public func state(of pid: pid_t) -> Character? { processState(pid: pid) }
 
   public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamShell.isStoppedChild(pidfd: pidfd) }
+
+  public func isContinuedChild(pidfd: FileDescriptor) -> Bool? { JetsamShell.isContinuedChild(pidfd: pidfd) }
 
   public func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { try JetsamShell.setOOMScoreAdj(pid: pid, value) }
 }
