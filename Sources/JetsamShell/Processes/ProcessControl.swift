@@ -38,12 +38,7 @@ public func releaseMemory(pidfd: FileDescriptor) throws(SystemError) -> Bool {
 /// - Returns: true when stopped, false when running (or ended), nil when it is not our child (`ECHILD`: an
 ///   adopted process) or the call failed: ask /proc then.
 public func isStoppedChild(pidfd: FileDescriptor) -> Bool? {
-  var info = siginfo_t()
-  let options = Int32(JETSAM_WSTOPPED) | Int32(JETSAM_WNOHANG) | Int32(JETSAM_WNOWAIT)
-  guard (try? systemCall("waitid pidfd") { jetsam_waitid_pidfd(pidfd.rawValue, &info, options) }) != nil else {
-    return nil
-  }
-  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == Int32(JETSAM_CLD_STOPPED)
+  childReports(pidfd: pidfd, waiting: Int32(JETSAM_WSTOPPED), code: Int32(JETSAM_CLD_STOPPED))
 }
 
 /// SIGCHLD's `si_code` for a child that was continued (`CLD_CONTINUED`).
@@ -53,12 +48,17 @@ public let childContinuedCode = Int32(JETSAM_CLD_CONTINUED)
 /// (`waitid(P_PIDFD, WCONTINUED | WNOHANG | WNOWAIT)`, which leaves the state to be asked again); nil when that
 /// cannot be told (not our child).
 public func isContinuedChild(pidfd: FileDescriptor) -> Bool? {
+  childReports(pidfd: pidfd, waiting: Int32(JETSAM_WCONTINUED), code: childContinuedCode)
+}
+
+/// Whether waitid, asked for `option` without consuming it, reports the child with `code`; nil when it fails.
+private func childReports(pidfd: FileDescriptor, waiting option: Int32, code: Int32) -> Bool? {
   var info = siginfo_t()
-  let options = Int32(JETSAM_WCONTINUED) | Int32(JETSAM_WNOHANG) | Int32(JETSAM_WNOWAIT)
+  let options = option | Int32(JETSAM_WNOHANG) | Int32(JETSAM_WNOWAIT)
   guard (try? systemCall("waitid pidfd") { jetsam_waitid_pidfd(pidfd.rawValue, &info, options) }) != nil else {
     return nil
   }
-  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == Int32(JETSAM_CLD_CONTINUED)
+  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == code
 }
 
 /// Reaps a child if it has ended (`waitid(P_PIDFD, WEXITED | WNOHANG)`); a child still running is left alone.
