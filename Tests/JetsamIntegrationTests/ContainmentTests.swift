@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamProtocol
 import Testing
 
 /// An app is its whole cgroup: what it forks lives and dies with it, and a fork bomb stays capped.
@@ -50,6 +51,26 @@ struct ContainmentTests {
     #expect(symlink("/etc", daemon.jetsamd.stateDirectory + "/apps/linked") == 0)
     let launched = try daemon.ctl(["launch", "linked", "--", Binaries.current.testapp, "idle"])
     #expect(launched.status == 1, "\(launched.stdout)\(launched.stderr)")
+  }
+
+  @Test("appUser: apps that name no user run as it, root's ad-hoc apps too; an app's own user wins")
+  func defaultAppUser() throws {
+    let daemon = try DaemonHarness(
+      config: """
+        { appUser: "nobody", suspend: { backgroundGrace: null },
+          apps: { plain: { command: ["/bin/sleep", "300"] },
+                  own: { command: ["/bin/sleep", "300"], user: "root" } } }
+        """)
+    defer { daemon.stop() }
+    func uid(_ pid: Int32) throws -> String? {
+      try ProcessStatus.read(pid: pid)["Uid"]?.split(separator: "\t").first.map(String.init)
+    }
+    let plain = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "plain", "--background"]).pid)
+    #expect(try uid(plain) == "65534")
+    let adHoc = try daemon.launch("adhoc", ["300"], options: ["--background"], executable: "/bin/sleep")
+    #expect(try uid(adHoc) == "65534", "root's ad-hoc app runs as appUser too")
+    let own = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "own", "--background"]).pid)
+    #expect(try uid(own) == "0")
   }
 
   @Test("a child forked by an app dies with it")

@@ -43,6 +43,7 @@ struct ConfigTests {
     BadConfig(
       text: #"{ records: { stopGrace: "2m" } }"#, message: "jetsamd.json5: records.stopGrace: must be at most 60s"),
     BadConfig(text: "{ records: { rotate: 1 } }", message: "jetsamd.json5: records.rotate: unknown key"),
+    BadConfig(text: #"{ appUser: "a:b" }"#, message: #"jetsamd.json5: appUser: "a:b" is not a user name"#),
   ]
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")

@@ -43,13 +43,17 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var passEnvironment = ["LANG", "LANGUAGE", "LC_ALL", "TZ"]
   /// How the exit record log is rotated, and how long a stop waits for disk space.
   public var records = RecordsConfig()
+  /// Whom apps run as when neither their config entry nor the request says (a member's ad-hoc app always runs as
+  /// the member); nil: jetsamd's own user, root under systemd. A user of its own (e.g. `nobody`) keeps root apps
+  /// from leaving their cgroup or signalling other processes.
+  public var appUser: String?
 
   public init() {}
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, watchdog, backgroundTasks, timeScale,
-      debugRequests, apps, passEnvironment, records
+      debugRequests, apps, passEnvironment, records, appUser
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -92,6 +96,11 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
+    appUser = try c.decodeIfPresent(String.self, forKey: .appUser)
+    if let appUser, appUser.isEmpty || appUser.contains(where: { ":/\0\n".contains($0) }) {
+      throw DecodingError.dataCorruptedError(
+        forKey: .appUser, in: c, debugDescription: "\"\(appUser)\" is not a user name")
+    }
     for name in passEnvironment {
       if !AppConfig.isVariableName(name) {
         throw DecodingError.dataCorruptedError(

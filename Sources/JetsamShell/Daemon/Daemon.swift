@@ -219,7 +219,7 @@ public final class Daemon {
 
   /// How `app` is started: its config, with the default caps filled in.
   func launchSpec(_ app: AppConfig) -> AppSupervisor.LaunchSpec {
-    AppSupervisor.LaunchSpec(app, defaults: config.defaults)
+    AppSupervisor.LaunchSpec(app, defaults: config.defaults, defaultUser: config.appUser)
   }
 
   private func readopt(storedChannels: inout [String: FileDescriptor]) -> Int {
@@ -232,7 +232,7 @@ public final class Daemon {
     }
     let readoption = Readoption(
       cgroups: device, launcher: KernelProcessLauncher(), supervisor: supervisor, log: log,
-      configuredApps: config.apps, defaults: config.defaults,
+      configuredApps: config.apps, launchSpec: { [unowned self] app in self.launchSpec(app) },
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
       lastExit: { [unowned self] name in self.policy.lastExit(of: name) }, now: MonotonicClock.now())
     let adopted = readoption.run(

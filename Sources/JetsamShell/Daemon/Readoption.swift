@@ -11,7 +11,8 @@ struct Readoption {
   let supervisor: AppSupervisor
   let log: Logger
   let configuredApps: [String: AppConfig]
-  let defaults: AppCaps
+  /// How an app's config becomes its launch spec (the daemon's caps and user defaults filled in).
+  let launchSpec: (AppConfig) -> AppSupervisor.LaunchSpec
   /// The daemon's entry point.
   let submit: ([PolicyEvent]) throws(PolicyError) -> Void
   /// The last recorded exit of an app.
@@ -43,7 +44,7 @@ struct Readoption {
   private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
     let name = saved.adopted.name
     let pid = saved.adopted.pid
-    supervisor.specs[name] = AppSupervisor.LaunchSpec(saved.spec, defaults: defaults)
+    supervisor.specs[name] = launchSpec(saved.spec)
     // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
     if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
     let cgroup = try? cgroups.adoptAppCgroup(name: name)
@@ -95,7 +96,7 @@ struct Readoption {
     }
     let configured = configuredApps[name]
     if let configured {
-      supervisor.specs[name] = AppSupervisor.LaunchSpec(configured, defaults: defaults)
+      supervisor.specs[name] = launchSpec(configured)
     }
     var found = AdoptedApp(
       name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,

@@ -29,15 +29,18 @@ final class AppSupervisor {
     var config: AppConfig
     /// The caps in force: the app's own over the config's defaults.
     var caps: AppCaps
+    /// Whom it runs as: the app's own `user`, else the config's `appUser`; nil: jetsamd's own user.
+    var user: String?
 
-    init(config: AppConfig, caps: AppCaps) {
+    init(config: AppConfig, caps: AppCaps, user: String? = nil) {
       self.config = config
       self.caps = caps
+      self.user = config.user ?? user
     }
 
-    /// `config` with its caps filled in from `defaults`.
-    init(_ config: AppConfig, defaults: AppCaps) {
-      self.init(config: config, caps: defaults.overridden(by: config.caps))
+    /// `config` with its caps filled in from `defaults`, and its user from `defaultUser` if it names none.
+    init(_ config: AppConfig, defaults: AppCaps, defaultUser: String?) {
+      self.init(config: config, caps: defaults.overridden(by: config.caps), user: defaultUser)
     }
   }
 
@@ -236,7 +239,7 @@ final class AppSupervisor {
       defer { output.close() }
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
-      let user = try spec.config.user.map { name throws in try SpawnUser.lookup(name: name) }
+      let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
       let request = SpawnRequest(
         arguments: spec.config.command,
         environment: environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit),
