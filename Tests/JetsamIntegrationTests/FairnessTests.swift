@@ -80,6 +80,59 @@ extension FairnessTests {
   }
 }
 
+extension FairnessTests {
+  @Test("a member (a real second user) gets 32 connections, the 33rd is refused; root and other users still get in")
+  func perUserCap() throws {
+    let daemon = try DaemonHarness(config: #"{ controlGroup: "nogroup" }"#)
+    defer { daemon.stop() }
+    // nobody (primary group nogroup, the control group) opens 33 connections and asks status on each.
+    let script = """
+      import json, socket, sys
+      held, answers = [], []
+      for _ in range(33):
+          s = socket.socket(socket.AF_UNIX)
+          s.connect(sys.argv[1])
+          s.sendall(b'{"v":1,"verb":"status"}\\n')
+          held.append(s)
+      for s in held:
+          line = s.makefile("rb").readline()
+          reply = json.loads(line) if line else {}
+          answers.append(reply.get("error", {}).get("code", "ok" if reply.get("ok") else "closed"))
+      print(json.dumps(answers))
+      sys.stdout.flush()
+      sys.stdin.readline()
+      """
+    let member = Process()
+    member.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    member.arguments = [
+      "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket,
+    ]
+    let output = Pipe()
+    let input = Pipe()
+    member.standardOutput = output
+    member.standardInput = input
+    try member.run()
+    defer {
+      try? input.fileHandleForWriting.close()
+      member.waitUntilExit()
+    }
+    let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let answers = try JSONDecoder().decode([String].self, from: Data(line.utf8))
+    #expect(answers.prefix(32).allSatisfy { $0 == "ok" }, "\(answers)")
+    #expect(answers.last == "tooManyConnections", "\(answers)")
+    // While nobody holds its 32, root is not held to the per-user cap, and neither is another member's share.
+    let root = try ControlClient(path: daemon.socket)
+    #expect(try root.errorFor(#"{"v":1,"verb":"status"}"#).code == nil)
+    let other = try runCommand(
+      "/usr/bin/setpriv",
+      [
+        "--reuid=daemon", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
+        "status",
+      ])
+    #expect(other.status == 0, "another member has its own 32: \(other.stderr)")
+  }
+}
+
 /// A flag one thread clears and another reads.
 private final class Flag: Sendable {
   private let value = Atomic(true)
