@@ -48,6 +48,10 @@ public final class ControlClient {
 
   deinit { if fd >= 0 { close(fd) } }
 
+  /// The connected socket, for callers that write or read without blocking (the bench's misbehaving clients);
+  /// it stays this client's to close.
+  public var socketDescriptor: Int32 { fd }
+
   /// A request as the bytes of one line (encode ahead of a timed section).
   public func encode(_ request: ControlRequest) throws -> [UInt8] {
     Array(try encoder.encode(request)) + [UInt8(ascii: "\n")]

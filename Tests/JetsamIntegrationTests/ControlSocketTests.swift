@@ -157,16 +157,46 @@ struct ControlSocketTests {
     #expect(answers.last?.status != nil, "the status answer comes second")
   }
 
-  @Test("a client that never reads does not block the daemon")
+  @Test("clients that write requests and never read neither block the daemon nor grow it: each is paused")
   func stuckClient() throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
-    let stuck = try ControlClient(path: daemon.socket)
-    // Thousands of requests whose answers are never read fill the socket buffers.
-    let requests = String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 5000)
-    try stuck.write(raw: Array(requests.utf8))
+    let before = try #require(residentKilobytes(daemon.pid))
+    // A hundred clients, each with thousands of requests whose answers it never reads (about 1.5 MB of answers
+    // each): past a 64 KiB backlog jetsamd stops reading their requests, which wait in their sockets.
+    let requests = Array(String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 5000).utf8)
+    var stuck: [(client: ControlClient, lines: Int)] = []
+    for _ in 0..<100 {
+      let client = try ControlClient(path: daemon.socket)
+      let fd = client.socketDescriptor
+      var offset = 0
+      while offset < requests.count {
+        let sent = requests[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if sent <= 0 { break }
+        offset += sent
+      }
+      stuck.append((client, offset / (requests.count / 5000)))
+    }
     let result = try daemon.ctl(["ps"])
     #expect(result.status == 0, "\(result.stderr)")
+    // Once jetsamd has done all it will do for them (it stops using CPU), its memory is measured.
+    func cpuNanoseconds() -> Int {
+      let text = (try? String(contentsOfFile: "/proc/\(daemon.pid)/schedstat", encoding: .utf8)) ?? ""
+      return Int(text.split(separator: " ").first ?? "") ?? 0
+    }
+    var last = cpuNanoseconds()
+    try daemon.waitUntil("jetsamd idle again", timeout: 60) {
+      usleep(200_000)
+      defer { last = cpuNanoseconds() }
+      return cpuNanoseconds() - last < 5_000_000
+    }
+    let after = try #require(residentKilobytes(daemon.pid))
+    #expect(after - before < 30_000, "jetsamd grew from \(before) kB to \(after) kB")
+    // A stuck client that reads again is served again: the rest of its requests are answered.
+    let first = try #require(stuck.first)
+    var answered = 0
+    while answered < first.lines, try first.client.nextResponse()?.status != nil { answered += 1 }
+    #expect(answered == first.lines && answered > 1_000)
   }
 
   @Test("the socket file admits root and the control group only, and peers outside it are refused by credentials")

@@ -15,6 +15,9 @@ import JetsamProtocol
 final class ControlServer {
   /// Output queued for one client beyond which the client is considered stuck and dropped.
   static let maxQueuedOutput = 8 << 20
+  /// Unread replies of every client together, past which the client owed the most is dropped (256 clients each
+  /// owed up to ``maxQueuedOutput`` would be 2 GiB).
+  static let maxQueuedOutputInTotal = 32 << 20
   /// Open connections at most, and per peer user (root is held only to the total).
   static let maxConnections = 256
   static let maxConnectionsPerUser = 32
@@ -151,6 +154,7 @@ final class ControlServer {
           log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
         }
         stream.onClose = { [unowned self] in self.connections[fd] = nil }
+        stream.onBacklog = { [unowned self] in self.enforceOutputBudget() }
         let connection = ControlConnection(stream: stream)
         connection.permitted = permitted
         connection.peerUser = peer
@@ -159,6 +163,23 @@ final class ControlServer {
         log.warning("watching a control connection: \(error)")
         Glibc.close(fd)
       }
+    }
+  }
+
+  /// Drops the clients owed the most unread replies until all together are owed at most
+  /// ``maxQueuedOutputInTotal``. Checked when a client's backlog passes ``LineStream/backlogBytes`` (rare: a
+  /// client that reads is never near it).
+  private func enforceOutputBudget() {
+    var total = connections.values.reduce(0) { $0 + $1.stream.queuedOutputBytes }
+    while total > ControlServer.maxQueuedOutputInTotal,
+      let greediest = connections.values.max(by: { $0.stream.queuedOutputBytes < $1.stream.queuedOutputBytes })
+    {
+      total -= greediest.stream.queuedOutputBytes
+      log.warning(
+        "dropping control client (uid \(greediest.peerUser.map(String.init) ?? "?")): "
+          + "\(greediest.stream.queuedOutputBytes >> 10) KiB of replies unread, "
+          + "\(ControlServer.maxQueuedOutputInTotal >> 20) MiB owed to all clients")
+      greediest.stream.close()
     }
   }
 

@@ -7,7 +7,9 @@ import Glibc
 /// Both directions are bounded. Input is cut by a ``LineFramer``: a line longer than `maxLineBytes` (newline
 /// included) is reported once as `.tooLong` and its bytes are dropped as they arrive, never accumulated; output
 /// waiting for a peer that does not read is capped at `maxQueuedOutput`, past which the stream closes itself
-/// (`onOverflow` says so) rather than grow.
+/// (`onOverflow` says so) rather than grow. Before that, a peer that leaves ``backlogBytes`` of output unread is
+/// not served: nothing more of its input is read or handed over until it reads, so a client that writes requests
+/// and never reads the answers costs the daemon one backlog, not its whole stream of answers.
 ///
 /// Fair to everyone else on the loop: each turn reads at most ``chunkBytes`` and hands over at most
 /// ``linesPerTurn`` lines, then yields (lines already read wait for the next turn, and nothing more is read
@@ -18,6 +20,8 @@ final class LineStream {
   static let chunkBytes = 16 * 1024
   /// Lines handed over per turn.
   static let linesPerTurn = 32
+  /// Unread output past which the peer's input waits (in the kernel's socket buffer) until it reads.
+  static let backlogBytes = 64 * 1024
 
   /// One line, without its newline, or `.tooLong` for a line that was skipped.
   typealias Input = LineFramer.Output
@@ -41,6 +45,12 @@ final class LineStream {
   private let onInput: (Input) -> Void
   /// Called when the stream closed itself because too much output waited.
   var onOverflow: (() -> Void)?
+  /// Called when unread output passes ``backlogBytes`` (the peer is then not served until it reads).
+  var onBacklog: (() -> Void)?
+  /// Output the peer has not read yet.
+  var queuedOutputBytes: Int { output.count }
+  /// Whether the peer leaves so much output unread that it is not served.
+  private var isBackedUp: Bool { output.count > LineStream.backlogBytes }
   /// Called once when the stream is closed (by the peer, an error, overflow or ``close()``).
   var onClose: (() -> Void)?
 
@@ -56,7 +66,7 @@ final class LineStream {
     self.onInput = onInput
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
       if events & EpollEvents.writable != 0 { self.flush() }
-      if !self.paused && !self.hasWaitingLines
+      if !self.paused && !self.hasWaitingLines && !self.isBackedUp
         && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0
       {
         self.readOnce()
@@ -91,7 +101,9 @@ final class LineStream {
       close()
       return
     }
+    let wasBackedUp = isBackedUp
     flush()
+    if isBackedUp && !wasBackedUp { onBacklog?() }
   }
 
   func close() {
@@ -106,6 +118,11 @@ final class LineStream {
   }
 
   private func flush() {
+    let wasBackedUp = isBackedUp
+    defer {
+      // The peer read its backlog: serve the lines that waited for it.
+      if wasBackedUp && !isBackedUp && !closed && !paused && hasWaitingLines { scheduleNextTurn() }
+    }
     while !output.isEmpty && !closed {
       let n = output.withUnsafeBytes { jetsam_send_nonblocking(fd.rawValue, $0.baseAddress, $0.count) }
       if n < 0 {
@@ -122,7 +139,7 @@ final class LineStream {
   /// Readable unless paused or lines read earlier still wait (epoll is level-triggered: input that arrived
   /// meanwhile wakes it at once afterwards); writable while output waits.
   private func updateEvents() {
-    let reading = !paused && !hasWaitingLines
+    let reading = !paused && !hasWaitingLines && !isBackedUp
     source?.setIOEvents((reading ? EpollEvents.readable : 0) | (output.isEmpty ? 0 : EpollEvents.writable))
   }
 
@@ -149,7 +166,7 @@ final class LineStream {
   /// the other sources.
   private func handOver() {
     var handed = 0
-    while !paused && !closed && hasWaitingLines && handed < LineStream.linesPerTurn {
+    while !paused && !closed && !isBackedUp && hasWaitingLines && handed < LineStream.linesPerTurn {
       let input = waitingLines[nextWaitingLine]
       nextWaitingLine += 1
       handed += 1
@@ -160,7 +177,7 @@ final class LineStream {
     if !hasWaitingLines {
       waitingLines.removeAll(keepingCapacity: waitingLines.count <= 64)
       nextWaitingLine = 0
-    } else if !paused {
+    } else if !paused && !isBackedUp {
       scheduleNextTurn()
     }
     updateEvents()
