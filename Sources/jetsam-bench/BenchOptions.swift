@@ -14,8 +14,9 @@ struct BenchOptions: Sendable {
   var idleSeconds = 10.0
   /// Suspend modes whose suspend/resume times are measured (the first one is also used for the idle cost).
   var suspendModes = ["signal"]
-  /// What to measure: `kills` (kill latency), `fleet` (suspend/resume and idle cost).
-  var phases: Set<String> = ["kills", "fleet"]
+  /// What to measure: `kills` (kill latency), `fleet` (suspend/resume and idle cost), `load` (a client's round
+  /// trips and kills while other clients misbehave on the control socket).
+  var phases: Set<String> = ["kills", "fleet", "load"]
   /// Whether to run earlyoom at all.
   var earlyoom = true
   /// Print every run.
@@ -47,7 +48,7 @@ struct BenchOptions: Sendable {
       --idle-seconds S    CPU sampling window of the idle daemon (default 10)
       --suspend-modes M   signal, freezer or signal,freezer (default signal, jetsamd's default; the first
                           one is used for the idle cost)
-      --phases P          kills, fleet or kills,fleet (default both)
+      --phases P          any of kills, fleet, load, comma-separated (default all three)
       --no-earlyoom       measure jetsamd only
       --quick             smoke run: 3 runs per rate, 50 apps, 3 s idle window
       --bin-dir DIR       where the release jetsamd, jetsamctl and jetsam-testapp are
@@ -88,8 +89,8 @@ struct BenchOptions: Sendable {
         options.suspendModes = modes
       case "--phases":
         let phases = Set(try value(argument).split(separator: ",").map(String.init))
-        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet"]) else {
-          throw BenchError("--phases: use kills, fleet or both")
+        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet", "load"]) else {
+          throw BenchError("--phases: use any of kills, fleet, load")
         }
         options.phases = phases
       case "--no-earlyoom": options.earlyoom = false

@@ -9,6 +9,7 @@ struct BenchResults {
   var suspendResume: [SuspendResumeResult] = []
   var daemonIdle: IdleCost?
   var earlyoomIdle: IdleCost?
+  var load: LoadResult?
   /// Problems that kept a phase from running at all.
   var problems: [String] = []
 
@@ -84,6 +85,23 @@ struct BenchResults {
       table.add("  jetsamctl resume NAME (CLI, median)", jetsamd: result.cliResume.median, unit: .milliseconds)
       table.add("  launch all, one request after another", jetsamd: result.launchTotal, unit: .milliseconds)
     }
+    if let load {
+      table.section(
+        "Under load: 1 firehose + \(load.slowHeld) slow connections held of \(load.slowTried) tried (the cap is 256 "
+          + "in all); kills at \(load.rate) MiB/s")
+      let idleP99 = load.idleStatus.p99 ?? 0
+      table.add("  another client's status round trip p99, idle", jetsamd: load.idleStatus.p99, unit: .milliseconds)
+      table.add(
+        "  … under load (target: 3× idle + 2 ms)", jetsamd: load.loadedStatus.p99, unit: .milliseconds,
+        target: .below(idleP99 * 3 + 2))
+      table.add("  crossing → SIGKILL median, idle", jetsamd: load.idleKills.toKill.median, unit: .milliseconds)
+      table.add(
+        "  … under load", jetsamd: load.loadedKills.toKill.median, unit: .milliseconds,
+        target: .below((load.idleKills.toKill.median ?? 0) * 3 + 1))
+      table.add("  crossing → SIGKILL p99, under load", jetsamd: load.loadedKills.toKill.p99, unit: .milliseconds)
+      table.add("  firehose requests per second", jetsamd: load.firehosePerSecond, unit: .count)
+      table.add("  jetsamd RSS idle / under load", jetsamd: load.loadedRSS, unit: .megabytes, target: .below(60))
+    }
     if let daemonIdle {
       let apps = suspendResume.first?.apps ?? options.apps
       table.section(
@@ -135,6 +153,14 @@ struct BenchResults {
         }
         notes.append(line)
       }
+    }
+    if let load {
+      for (label, series) in [("idle", load.idleKills), ("under load", load.loadedKills)] where !series.failures.isEmpty
+      {
+        notes.append(
+          "load phase, kills \(label): \(series.failures.count) failed (\(series.failures.joined(separator: "; ")))")
+      }
+      notes.append(String(format: "load phase: jetsamd RSS %.1f MB before the load", load.idleRSS))
     }
     notes += suspendResume.compactMap(\.launchFailure)
     notes += problems

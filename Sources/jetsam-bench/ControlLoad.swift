@@ -26,12 +26,32 @@ final class ControlLoad: @unchecked Sendable {
     let burst = Array(repeating: Array((#"{"v":1,"verb":"status"}"# + "\n").utf8), count: 64).flatMap { $0 }
     firehose = try ControlClient(path: socket)
     Thread.detachNewThread { [self] in
-      // Write a burst, read whatever answers came; never wait for a particular one.
+      // Writes requests whenever the socket takes them and reads every answer, never blocking on either: a
+      // firehose that also waited in a write would stop reading, and jetsamd stops serving a client that does not
+      // read (it would be a slow client then).
+      let fd = firehose.socketDescriptor
       var sink = [UInt8](repeating: 0, count: 1 << 16)
+      var pending = burst[...]
       while running.load(ordering: .relaxed) {
-        guard (try? firehose.write(raw: burst)) != nil else { break }
-        firehoseRequests.add(64, ordering: .relaxed)
-        while recv(firehose.socketDescriptor, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 {}
+        let sent = pending.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if sent > 0 {
+          pending = pending.dropFirst(sent)
+          if pending.isEmpty {
+            pending = burst[...]
+            firehoseRequests.add(64, ordering: .relaxed)
+          }
+        }
+        var received = 0
+        while true {
+          let count = recv(fd, &sink, sink.count, Int32(MSG_DONTWAIT))
+          if count <= 0 { break }
+          received += count
+        }
+        if sent <= 0 && received == 0 {
+          var poll = pollfd(fd: fd, events: Int16(POLLIN | POLLOUT), revents: 0)
+          _ = Glibc.poll(&poll, 1, 10)
+          if poll.revents & Int16(POLLHUP | POLLERR) != 0 { break }
+        }
       }
       firehoseDone.signal()
     }

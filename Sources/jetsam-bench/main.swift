@@ -9,6 +9,8 @@ import JetsamTestKit
 //    does falls on both alike); see JetsamdVictimBench and EarlyoomVictimBench for the method.
 // 2. Suspend and resume of many idle apps through the control socket (SuspendResumeBench), per suspend mode.
 // 3. The daemon's RSS and CPU with those apps suspended, and an idle earlyoom's over the same window (IdleCost).
+// 4. A well-behaved client's round trips and jetsam kills while a firehose and hundreds of clients that never read
+//    their answers load the control socket (LoadBench, ControlLoad).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
 
@@ -153,6 +155,20 @@ for (index, mode) in options.suspendModes.enumerated() where options.phases.cont
     results.earlyoomIdle = costs.count > 1 ? costs[1] : nil
   } catch {
     results.problems.append("suspend/resume (\(mode)) not measured: \(error)")
+  }
+}
+
+// MARK: 4. Under load
+
+if options.phases.contains("load") {
+  do {
+    progress("control socket under load: a firehose and \(LoadBench.slowConnections) slow connections")
+    let jetsamd = try JetsamdVictimBench(binaries: binaries, options: options, root: root, marks: marks)
+    defer { jetsamd.stop() }
+    _ = try jetsamd.calibrate()
+    results.load = try LoadBench.measure(jetsamd, rate: options.rates[0], kills: max(3, options.runs / 2))
+  } catch {
+    results.problems.append("load phase not measured: \(error)")
   }
 }
 

@@ -102,6 +102,9 @@ public final class EventLoop {
 public enum EventPriority: Int64 {
   case kernel = 0
   case peer = 50
+  /// A peer with more input than one turn's share (a flood): served after every peer that asks little, so that
+  /// a client sending one request at a time never waits behind a round of floods.
+  case greedyPeer = 60
 }
 
 /// One registered source of an ``EventLoop``; cancel it to stop watching (its callback is then released).

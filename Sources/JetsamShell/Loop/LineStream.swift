@@ -14,7 +14,9 @@ import Glibc
 /// Fair to everyone else on the loop: each turn reads at most ``chunkBytes`` and hands over at most
 /// ``linesPerTurn`` lines, then yields (lines already read wait for the next turn, and nothing more is read
 /// until they are handled: the rest stays in the kernel's socket buffer). Its sources run at
-/// ``EventPriority/peer``, after every kernel source. A peer that never stops writing gets its turn, not the loop.
+/// ``EventPriority/peer``, after every kernel source; a peer with more lines waiting than one turn's share drops to
+/// ``EventPriority/greedyPeer`` until it has none, so that peers asking little go first. A peer that never stops
+/// writing gets its turns, not the loop, and not another peer's.
 final class LineStream {
   /// Bytes read per turn.
   static let chunkBytes = 16 * 1024
@@ -76,6 +78,16 @@ final class LineStream {
   }
 
   private var hasWaitingLines: Bool { nextWaitingLine < waitingLines.count }
+  /// Whether it had more lines than one turn's share at its last turn (see ``EventPriority/greedyPeer``).
+  private var greedy = false
+
+  private func setGreedy(_ value: Bool) {
+    guard value != greedy else { return }
+    greedy = value
+    let priority: EventPriority = value ? .greedyPeer : .peer
+    source?.setPriority(priority)
+    nextTurn?.setPriority(priority)
+  }
 
   /// Stops handing over lines (the one being handled is answered later); lines already read wait.
   func pauseReading() {
@@ -174,6 +186,7 @@ final class LineStream {
       onInput(input)
     }
     guard !closed else { return }
+    setGreedy(hasWaitingLines)
     if !hasWaitingLines {
       waitingLines.removeAll(keepingCapacity: waitingLines.count <= 64)
       nextWaitingLine = 0
@@ -186,7 +199,7 @@ final class LineStream {
   private func scheduleNextTurn() {
     if nextTurn == nil {
       nextTurn = try? loop.timer(at: nil) { [unowned self] in self.handOver() }
-      nextTurn?.setPriority(.peer)
+      nextTurn?.setPriority(greedy ? .greedyPeer : .peer)
     }
     nextTurn?.schedule(at: MonotonicClock.now())
   }
