@@ -44,6 +44,13 @@ struct ConfigTests {
       text: #"{ records: { stopGrace: "2m" } }"#, message: "jetsamd.json5: records.stopGrace: must be at most 60s"),
     BadConfig(text: "{ records: { rotate: 1 } }", message: "jetsamd.json5: records.rotate: unknown key"),
     BadConfig(text: #"{ appUser: "a:b" }"#, message: #"jetsamd.json5: appUser: "a:b" is not a user name"#),
+    BadConfig(
+      text: "{ foregroundSlots: 1e300 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 1e+300"),
+    BadConfig(
+      text: "{ foregroundSlots: 3.5 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 3.5"),
+    BadConfig(
+      text: "{\n  device: { ram: \"2\u{19}G\" } }",
+      message: "jetsamd.json5: not valid JSON5 at line 2, column 20: a control character (byte 0x19) inside a string"),
   ]
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")

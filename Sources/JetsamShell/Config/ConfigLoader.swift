@@ -66,7 +66,11 @@ public enum ConfigLoader {
     } catch let error as ConfigError {
       throw error
     } catch {
-      // Foundation reports no position for JSON5 syntax errors; name the usual suspects instead.
+      // Foundation reports no position for JSON5 syntax errors: find it. (Should the two ever disagree, name the
+      // usual suspects.)
+      if let syntax = JSON5SyntaxError.find(in: Array(data)) {
+        throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(syntax)")
+      }
       throw ConfigError(
         file: file, keyPath: "",
         reason: "not valid JSON5 (\(describe(error))): check brackets, quotes and commas")
@@ -102,12 +106,13 @@ public enum ConfigLoader {
     }
   }
 
-  /// FoundationEssentials' JSONDecoder reports a fraction where an integer is expected (`daemonNice: 3.5`) as
-  /// "not valid JSON" with no key. The tree parsed, so the JSON is valid: the culprit is the one fraction whose
-  /// rounding makes that error go away.
+  /// FoundationEssentials' JSONDecoder reports a fraction or a number beyond Int64 where an integer is expected
+  /// (`daemonNice: 3.5`, `foregroundSlots: 1e300`) as "not valid JSON" with no key. The tree parsed, so the JSON
+  /// is valid: the culprit is the one such number whose replacement by an integer makes that error go away.
   private static func fractionWhereIntegerExpected(in object: [String: JSONTree]) -> (path: String, value: Double)? {
-    for (path, value) in JSONTree.object(object).fractions() {
-      let rounded = JSONTree.object(object).replacing(path, with: .integer(Int64(value.rounded(.towardZero))))
+    for (path, value) in JSONTree.object(object).nonIntegers() {
+      let integer = abs(value) < 9e18 ? Int64(value.rounded(.towardZero)) : 0
+      let rounded = JSONTree.object(object).replacing(path, with: .integer(integer))
       do {
         _ = try JSONDecoder().decode(DaemonConfig.self, from: Data(rounded.json))
         return (path.joined(separator: "."), value)

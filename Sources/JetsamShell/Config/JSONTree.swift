@@ -36,13 +36,13 @@ enum JSONTree: Decodable {
     }
   }
 
-  /// Every non-integral number, with its path of object keys (array items are left out: no config list holds
-  /// integers).
-  func fractions(below path: [String] = []) -> [(path: [String], value: Double)] {
+  /// Every number that is not an integer a decoder can take (a fraction, or beyond Int64), with its path of object
+  /// keys (array items are left out: no config list holds integers).
+  func nonIntegers(below path: [String] = []) -> [(path: [String], value: Double)] {
     switch self {
     case .object(let object):
-      object.keys.sorted().flatMap { object[$0]!.fractions(below: path + [$0]) }
-    case .number(let value) where value.isFinite && value != value.rounded() && abs(value) < 9e18:
+      object.keys.sorted().flatMap { object[$0]!.nonIntegers(below: path + [$0]) }
+    case .number(let value) where value.isFinite && (value != value.rounded() || abs(value) >= 9e18):
       [(path, value)]
     default: []
     }

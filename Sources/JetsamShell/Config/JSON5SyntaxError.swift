@@ -1,0 +1,254 @@
+/// Where a JSON5 text (https://spec.json5.org) stops being JSON5, and why: Foundation's JSON5 reader refuses such a
+/// text without saying where, and a config error must say where.
+///
+/// A recognizer only: it builds nothing, and is run only on text Foundation already refused.
+struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
+  /// 1-based line and column (in bytes) of the first byte that cannot be JSON5.
+  var line: Int
+  var column: Int
+  var message: String
+
+  var description: String { "line \(line), column \(column): \(message)" }
+
+  /// The first syntax error in `bytes` (UTF-8), or nil when it is JSON5 (with a single value at the top level).
+  static func find(in bytes: [UInt8]) -> JSON5SyntaxError? {
+    var scanner = Scanner(bytes: bytes)
+    do throws(JSON5SyntaxError) {
+      try scanner.skipSpace()
+      try scanner.value(depth: 0)
+      try scanner.skipSpace()
+      if scanner.index < bytes.count { throw scanner.failure("unexpected text after the end of the top-level value") }
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  private struct Scanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    /// Deep enough for any config; deeper is an error, never a stack overflow.
+    static let maxDepth = 64
+
+    func failure(_ message: String, at offset: Int? = nil) -> JSON5SyntaxError {
+      let offset = min(offset ?? index, bytes.count)
+      var line = 1
+      var lineStart = 0
+      for position in 0..<offset where bytes[position] == UInt8(ascii: "\n") {
+        line += 1
+        lineStart = position + 1
+      }
+      return JSON5SyntaxError(line: line, column: offset - lineStart + 1, message: message)
+    }
+
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// The character at the cursor, for messages.
+    var shown: String {
+      guard let byte = current else { return "the end of the text" }
+      if byte >= 0x21 && byte < 0x7F { return "'\(Character(UnicodeScalar(byte)))'" }
+      switch byte {
+      case 0x20: return "a space"
+      case 0x09: return "a tab"
+      case 0x0A, 0x0D: return "a line break"
+      default: break
+      }
+      return "byte 0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    mutating func skipSpace() throws(JSON5SyntaxError) {
+      while let byte = current {
+        switch byte {
+        case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: index += 1
+        case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0xA0: index += 2  // no-break space
+        case 0xEF where bytes[index...].starts(with: [0xEF, 0xBB, 0xBF]): index += 3  // byte order mark
+        case 0xE2
+        where bytes[index...].starts(with: [0xE2, 0x80, 0xA8]) || bytes[index...].starts(with: [0xE2, 0x80, 0xA9]):
+          index += 3  // line and paragraph separators
+        case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/"):
+          while let byte = current, byte != 0x0A { index += 1 }
+        case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+          let start = index
+          index += 2
+          while index + 1 < bytes.count && !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
+          {
+            index += 1
+          }
+          guard index + 1 < bytes.count else { throw failure("a /* comment is never closed", at: start) }
+          index += 2
+        default: return
+        }
+      }
+    }
+
+    mutating func value(depth: Int) throws(JSON5SyntaxError) {
+      guard depth < Scanner.maxDepth else { throw failure("nested more than \(Scanner.maxDepth) deep") }
+      guard let byte = current else { throw failure("a value is missing at the end of the text") }
+      switch byte {
+      case UInt8(ascii: "{"): try object(depth: depth)
+      case UInt8(ascii: "["): try array(depth: depth)
+      case UInt8(ascii: "\""), UInt8(ascii: "'"): try string()
+      case UInt8(ascii: "t"): try word("true")
+      case UInt8(ascii: "f"): try word("false")
+      case UInt8(ascii: "n"): try word("null")
+      case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "I"), UInt8(ascii: "N"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
+        try number()
+      default: throw failure("expected a value, found \(shown)")
+      }
+    }
+
+    mutating func word(_ text: String) throws(JSON5SyntaxError) {
+      guard bytes[index...].starts(with: text.utf8) else { throw failure("expected a value, found \(shown)") }
+      index += text.utf8.count
+      if let byte = current, isIdentifierPart(byte) { throw failure("unexpected \(shown) after \(text)") }
+    }
+
+    mutating func object(depth: Int) throws(JSON5SyntaxError) {
+      let start = index
+      index += 1
+      while true {
+        try skipSpace()
+        guard let byte = current else { throw failure("the object opened here is never closed", at: start) }
+        if byte == UInt8(ascii: "}") {
+          index += 1
+          return
+        }
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+          try string()
+        } else if isIdentifierStart(byte) {
+          while let byte = current, isIdentifierPart(byte) { index += 1 }
+        } else {
+          throw failure("expected a key or '}', found \(shown)")
+        }
+        try skipSpace()
+        guard current == UInt8(ascii: ":") else { throw failure("expected ':' after the key, found \(shown)") }
+        index += 1
+        try skipSpace()
+        try value(depth: depth + 1)
+        try skipSpace()
+        if current == UInt8(ascii: ",") {
+          index += 1
+        } else if current != UInt8(ascii: "}") {
+          throw failure("expected ',' or '}' after the value, found \(shown)")
+        }
+      }
+    }
+
+    mutating func array(depth: Int) throws(JSON5SyntaxError) {
+      let start = index
+      index += 1
+      while true {
+        try skipSpace()
+        guard let byte = current else { throw failure("the list opened here is never closed", at: start) }
+        if byte == UInt8(ascii: "]") {
+          index += 1
+          return
+        }
+        try value(depth: depth + 1)
+        try skipSpace()
+        if current == UInt8(ascii: ",") {
+          index += 1
+        } else if current != UInt8(ascii: "]") {
+          throw failure("expected ',' or ']' after the value, found \(shown)")
+        }
+      }
+    }
+
+    mutating func string() throws(JSON5SyntaxError) {
+      let start = index
+      let quote = bytes[index]
+      index += 1
+      while let byte = current {
+        switch byte {
+        case quote:
+          index += 1
+          return
+        case UInt8(ascii: "\\"):
+          index += 1
+          guard let escaped = current else { break }
+          switch escaped {
+          case UInt8(ascii: "x"):
+            try hexDigits(2)
+          case UInt8(ascii: "u"):
+            try hexDigits(4)
+          case UInt8(ascii: "1")...UInt8(ascii: "9"):
+            throw failure("\\\(Character(UnicodeScalar(escaped))) is not an escape")
+          default:
+            index += 1  // \n, \', a line continuation, or any other character standing for itself
+          }
+        case 0x0A, 0x0D:
+          throw failure("a line break inside a string (end the string first, or escape it)")
+        case 0x00..<0x20:
+          // JSON5 would take it; Foundation's reader does not.
+          throw failure("a control character (\(shown)) inside a string: escape it (\\u00XX)")
+        default:
+          index += 1
+        }
+      }
+      throw failure("the string opened here is never closed", at: start)
+    }
+
+    mutating func hexDigits(_ count: Int) throws(JSON5SyntaxError) {
+      index += 1
+      for _ in 0..<count {
+        guard let byte = current, isHexDigit(byte) else { throw failure("expected a hex digit, found \(shown)") }
+        index += 1
+      }
+    }
+
+    mutating func number() throws(JSON5SyntaxError) {
+      if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+      if bytes[index...].starts(with: "Infinity".utf8) {
+        index += 8
+      } else if bytes[index...].starts(with: "NaN".utf8) {
+        index += 3
+      } else if bytes[index...].starts(with: "0x".utf8) || bytes[index...].starts(with: "0X".utf8) {
+        index += 2
+        guard let byte = current, isHexDigit(byte) else { throw failure("expected a hex digit, found \(shown)") }
+        while let byte = current, isHexDigit(byte) { index += 1 }
+      } else {
+        if current == UInt8(ascii: "0"), index + 1 < bytes.count,
+          (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1])
+        {
+          throw failure("a number may not start with 0 followed by more digits")
+        }
+        let integerDigits = digits()
+        var fractionDigits = 0
+        if current == UInt8(ascii: ".") {
+          index += 1
+          fractionDigits = digits()
+        }
+        guard integerDigits + fractionDigits > 0 else { throw failure("expected a number, found \(shown)") }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+          index += 1
+          if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+          guard digits() > 0 else { throw failure("expected the exponent's digits, found \(shown)") }
+        }
+      }
+      if let byte = current, isIdentifierPart(byte) { throw failure("unexpected \(shown) in a number") }
+    }
+
+    mutating func digits() -> Int {
+      let start = index
+      while let byte = current, byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { index += 1 }
+      return index - start
+    }
+
+    func isHexDigit(_ byte: UInt8) -> Bool {
+      (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    /// ECMAScript identifier characters: ASCII letters, `$`, `_`, and (leniently) any non-ASCII byte.
+    func isIdentifierStart(_ byte: UInt8) -> Bool {
+      (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+        || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "\\") || byte >= 0x80
+    }
+
+    func isIdentifierPart(_ byte: UInt8) -> Bool {
+      isIdentifierStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+  }
+}

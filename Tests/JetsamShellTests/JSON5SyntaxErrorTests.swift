@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import JetsamShell
+
+/// Config syntax errors say where: Foundation's JSON5 reader does not, so ``JSON5SyntaxError`` finds the place.
+@Suite("JSON5 syntax errors")
+struct JSON5SyntaxErrorTests {
+  struct Case: CustomStringConvertible, Sendable {
+    var text: String
+    var line: Int
+    var column: Int
+    var message: String
+    var description: String { text }
+  }
+
+  static let invalid: [Case] = [
+    Case(text: "{ a: 1\n  b: 2 }", line: 2, column: 3, message: "expected ',' or '}' after the value, found 'b'"),
+    Case(text: "{ a: [1, 2 }", line: 1, column: 12, message: "expected ',' or ']' after the value, found '}'"),
+    Case(text: "{ a: \"x }", line: 1, column: 6, message: "the string opened here is never closed"),
+    Case(text: "{\n  a: 'x\n' }", line: 2, column: 8, message: "a line break inside a string"),
+    Case(text: "{ a: 1, /* note", line: 1, column: 9, message: "a /* comment is never closed"),
+    Case(text: "{ a: tru }", line: 1, column: 6, message: "expected a value, found 't'"),
+    Case(text: "{ a: 1.2.3 }", line: 1, column: 9, message: "expected ',' or '}' after the value, found '.'"),
+    Case(text: "{ a: 0xZ }", line: 1, column: 8, message: "expected a hex digit, found 'Z'"),
+    Case(text: "{ 1a: 2 }", line: 1, column: 3, message: "expected a key or '}', found '1'"),
+    Case(text: "{ a 2 }", line: 1, column: 5, message: "expected ':' after the key, found '2'"),
+    Case(text: "{ a: 1 } }", line: 1, column: 10, message: "unexpected text after the end of the top-level value"),
+    Case(text: "{ a: \"\\1\" }", line: 1, column: 8, message: "\\1 is not an escape"),
+    Case(text: "{ a: 1e }", line: 1, column: 8, message: "expected the exponent's digits, found a space"),
+    Case(
+      text: "{\n  apps: {\n    mail: { command: [\"x\",, ] },\n  },\n}", line: 3, column: 27,
+      message: "expected a value, found ','"),
+    Case(text: "", line: 1, column: 1, message: "a value is missing at the end of the text"),
+    Case(text: "{ a: 05.5 }", line: 1, column: 6, message: "a number may not start with 0 followed by more digits"),
+  ]
+
+  @Test("each invalid text: the line, the column and what is wrong", arguments: invalid)
+  func invalidText(_ bad: Case) throws {
+    let found = try #require(JSON5SyntaxError.find(in: Array(bad.text.utf8)))
+    #expect(found.line == bad.line && found.column == bad.column, "\(found) for \(bad.text.debugDescription)")
+    #expect(found.message.hasPrefix(bad.message), "\(found)")
+  }
+
+  @Test("what JSON5 allows is accepted: comments, unquoted keys, single quotes, trailing commas, hex, Infinity")
+  func validText() throws {
+    let text = """
+      // a comment
+      { unquoted: 'single', "double": "esc \\" \\u00e9 \\x41 \\
+      continued", trailing: [1, 2,], hex: 0xFF, inf: -Infinity, nan: NaN, lead: .5, trail: 5., exp: 1e-3,
+        /* block */ nested: { a: null, b: true, c: false, }, $dollar_1: +1, }
+      """
+    #expect(JSON5SyntaxError.find(in: Array(text.utf8)) == nil)
+    // Every config the repository ships.
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let configs =
+      ["config/jetsamd.json5"]
+      + (try FileManager.default.contentsOfDirectory(atPath: root.path + "/config/profiles"))
+      .map { "config/profiles/" + $0 }
+    for config in configs {
+      let bytes = Array(try Data(contentsOf: root.appendingPathComponent(config)))
+      #expect(JSON5SyntaxError.find(in: bytes) == nil, "\(config)")
+    }
+  }
+
+  @Test("the loader's error for a syntax error names the file, the line and the column")
+  func loaderSaysWhere() throws {
+    #expect(throws: ConfigError.self) {
+      try ConfigLoader.parse("{\n  device: { ram: \"2G\" }\n  suspend: {} }", file: "x.json5")
+    }
+    do {
+      _ = try ConfigLoader.parse("{\n  device: { ram: \"2G\" }\n  suspend: {} }", file: "x.json5")
+    } catch {
+      #expect(
+        error.description
+          == "x.json5: not valid JSON5 at line 3, column 3: expected ',' or '}' after the value, found 's'")
+    }
+  }
+}
