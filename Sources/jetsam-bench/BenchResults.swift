@@ -99,6 +99,11 @@ struct BenchResults {
         "  … under load", jetsamd: load.loadedKills.toKill.median, unit: .milliseconds,
         target: .below((load.idleKills.toKill.median ?? 0) * 3 + 1))
       table.add("  crossing → SIGKILL p99, under load", jetsamd: load.loadedKills.toKill.p99, unit: .milliseconds)
+      table.add(
+        "  app death → its record in the log, p99, idle", jetsamd: load.idleRecordDelay.p99, unit: .milliseconds)
+      table.add(
+        "  … under load", jetsamd: load.loadedRecordDelay.p99, unit: .milliseconds,
+        target: .below((load.idleRecordDelay.p99 ?? 0) * 3 + 5))
       table.add("  firehose requests per second", jetsamd: load.firehosePerSecond, unit: .count)
       table.add("  jetsamd RSS idle / under load", jetsamd: load.loadedRSS, unit: .megabytes, target: .below(60))
     }

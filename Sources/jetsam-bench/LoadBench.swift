@@ -15,6 +15,9 @@ struct LoadResult: Sendable {
   var loadedStatus = Distribution([])
   var idleKills: VictimSeries
   var loadedKills: VictimSeries
+  /// From an app's death (a SIGKILL from outside) to its record whole in the log (ms).
+  var idleRecordDelay = Distribution([])
+  var loadedRecordDelay = Distribution([])
   /// jetsamd's RSS before the load and at its end (MB).
   var idleRSS: Double = 0
   var loadedRSS: Double = 0
@@ -38,6 +41,7 @@ enum LoadBench {
     let client = try ControlClient(path: jetsamd.daemon.socketPath)
     result.idleStatus = try roundTrips(client)
     result.idleKills = try killSeries(jetsamd, rate: rate, count: kills)
+    result.idleRecordDelay = try recordDelays(jetsamd, client: client, label: "idle")
     result.idleRSS = Double(ProcessStats.residentBytes(jetsamd.daemon.pid) ?? 0) / 1_048_576
 
     let load = try ControlLoad(socket: jetsamd.daemon.socketPath, slowConnections: slowConnections)
@@ -48,6 +52,7 @@ enum LoadBench {
     let start = MonotonicTime.now()
     result.loadedStatus = try roundTrips(client)
     result.loadedKills = try killSeries(jetsamd, rate: rate, count: kills)
+    result.loadedRecordDelay = try recordDelays(jetsamd, client: client, label: "loaded")
     result.firehosePerSecond = Double(load.firehoseCount - firehoseStart) / MonotonicTime.seconds(since: start)
     result.loadedRSS = Double(ProcessStats.residentBytes(jetsamd.daemon.pid) ?? 0) / 1_048_576
     return result
@@ -63,6 +68,35 @@ enum LoadBench {
     }
     return Distribution(times)
   }
+
+  /// Launches an idle app, SIGKILLs it from here and waits for its record in the log, `recordRounds` times.
+  private static func recordDelays(_ jetsamd: JetsamdVictimBench, client: ControlClient, label: String) throws
+    -> Distribution
+  {
+    let log = jetsamd.daemon.recordLogPath
+    var delays: [Double] = []
+    for round in 0..<recordRounds {
+      let pid = try client.launch(
+        "record-\(label)-\(round)", command: [jetsamd.binaries.testapp, "idle"], background: true)
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: log))
+      defer { try? handle.close() }
+      handle.seekToEndOfFile()
+      let needle = Data("\"pid\":\(pid),".utf8)
+      var seen = Data()
+      let start = MonotonicTime.now()
+      kill(pid, SIGKILL)
+      while seen.range(of: needle) == nil {
+        guard MonotonicTime.seconds(since: start) < 10 else { throw BenchError("no record for pid \(pid) in 10 s") }
+        seen += handle.availableData
+        usleep(200)
+      }
+      delays.append(MonotonicTime.milliseconds(from: start, to: MonotonicTime.now()))
+    }
+    return Distribution(delays)
+  }
+
+  /// Deaths timed to their record, idle and under load.
+  static let recordRounds = 20
 
   private static func killSeries(_ jetsamd: JetsamdVictimBench, rate: Int, count: Int) throws -> VictimSeries {
     var series = VictimSeries(tool: "jetsamd", rate: rate)
