@@ -29,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEEDS = os.path.join(ROOT, "Tests/JetsamFuzzingTests/Inputs/control-request")
 CONFIG_SEEDS = os.path.join(ROOT, "Tests/JetsamFuzzingTests/Inputs/config")
 WINDOW = 64  # requests written before their answers are read
+PROGRESS_EVERY = 500_000  # requests between progress lines
 INTERESTING = [b"0", b"-1", b"1e308", b"-1e308", b"9223372036854775807", b"-9223372036854775808",
                b"18446744073709551616", b"1.5", b"null", b"true", b"[]", b"{}", b'""', b'"\\u0000"',
                b'"' + b"x" * 300 + b'"', b'"../../etc"', b'"a b"', b'"\\ud800"']
@@ -138,6 +139,9 @@ def client(socket_path, requests, seed, report_fd):
         finally:
             conn.close()
         sent += window
+        if sent % PROGRESS_EVERY < window:
+            # A long run says how far it got, so that a run cut short still has figures.
+            print("fuzz-socket: %d requests sent, %d answered" % (sent, answered), flush=True)
     os.write(report_fd, json.dumps({"sent": sent, "answered": answered, "codes": codes, "bad": bad[:5]}).encode())
 
 
@@ -255,7 +259,7 @@ def main():
                 os.write(write_end, json.dumps({"error": repr(error)}).encode())
                 os._exit(1)
         os.close(write_end)
-        last_reap = time.monotonic()
+        last_reap = last_progress = time.monotonic()
         while True:
             done, _ = os.waitpid(child, os.WNOHANG)
             now = sample(daemon.pid)
@@ -265,6 +269,10 @@ def main():
             peak_rss, peak_fds = max(peak_rss, now[0]), max(peak_fds, now[1])
             if done:
                 break
+            if time.monotonic() - last_progress > 300:
+                print("fuzz-socket: %.0f s: jetsamd alive, RSS %.1f MB (peak %.1f), descriptors %d (peak %d)" % (
+                    time.monotonic() - started, now[0] / 1024, peak_rss / 1024, now[1], peak_fds), flush=True)
+                last_progress = time.monotonic()
             if time.monotonic() - last_reap > 1:
                 reap_apps(socket_path)
                 last_reap = time.monotonic()
