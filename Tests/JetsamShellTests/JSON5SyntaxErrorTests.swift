@@ -33,6 +33,9 @@ struct JSON5SyntaxErrorTests {
       message: "expected a value, found ','"),
     Case(text: "", line: 1, column: 1, message: "a value is missing at the end of the text"),
     Case(text: "{ a: 05.5 }", line: 1, column: 6, message: "a number may not start with 0 followed by more digits"),
+    Case(text: "{ a: 1e999 }", line: 1, column: 6, message: "a number too large to represent"),
+    Case(text: "{ a: 0x1FFFFFFFFFFFFFFFF }", line: 1, column: 6, message: "a hex number larger than 64 bits"),
+    Case(text: "0x0xa", line: 1, column: 4, message: "unexpected 'x' in a number"),
   ]
 
   @Test("each invalid text: the line, the column and what is wrong", arguments: invalid)

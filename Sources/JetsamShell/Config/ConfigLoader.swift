@@ -54,6 +54,11 @@ public enum ConfigLoader {
     if let offset = firstInvalidUTF8Offset(in: data) {
       throw ConfigError(file: file, keyPath: "", reason: "not UTF-8 text: an invalid byte at offset \(offset)")
     }
+    // Checked here first, not only to say where a syntax error is: Foundation's JSON5 scanner also traps on some
+    // malformed numbers (`0x0xa`, found by fuzzing), and a text that is not JSON5 never reaches it.
+    if let syntax = JSON5SyntaxError.find(in: Array(data)) {
+      throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(syntax)")
+    }
     // Foundation's JSON5 support is in JSONDecoder only, so decode into a generic tree first (for merging).
     let decoder = JSONDecoder()
     decoder.allowsJSON5 = true
@@ -66,11 +71,7 @@ public enum ConfigLoader {
     } catch let error as ConfigError {
       throw error
     } catch {
-      // Foundation reports no position for JSON5 syntax errors: find it. (Should the two ever disagree, name the
-      // usual suspects.)
-      if let syntax = JSON5SyntaxError.find(in: Array(data)) {
-        throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(syntax)")
-      }
+      // Text the syntax check accepted and Foundation did not: name the usual suspects.
       throw ConfigError(
         file: file, keyPath: "",
         reason: "not valid JSON5 (\(describe(error))): check brackets, quotes and commas")

@@ -199,6 +199,7 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
     }
 
     mutating func number() throws(JSON5SyntaxError) {
+      let start = index
       if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
       if bytes[index...].starts(with: "Infinity".utf8) {
         index += 8
@@ -207,7 +208,10 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
       } else if bytes[index...].starts(with: "0x".utf8) || bytes[index...].starts(with: "0X".utf8) {
         index += 2
         guard let byte = current, isHexDigit(byte) else { throw failure("expected a hex digit, found \(shown)") }
+        let digitsStart = index
         while let byte = current, isHexDigit(byte) { index += 1 }
+        let significant = bytes[digitsStart..<index].drop { $0 == UInt8(ascii: "0") }
+        if significant.count > 16 { throw failure("a hex number larger than 64 bits", at: start) }
       } else {
         if current == UInt8(ascii: "0"), index + 1 < bytes.count,
           (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1])
@@ -226,6 +230,8 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
           if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
           guard digits() > 0 else { throw failure("expected the exponent's digits, found \(shown)") }
         }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if let value = Double(text), !value.isFinite { throw failure("a number too large to represent", at: start) }
       }
       if let byte = current, isIdentifierPart(byte) { throw failure("unexpected \(shown) in a number") }
     }
