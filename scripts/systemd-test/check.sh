@@ -296,7 +296,8 @@ section "10. pressure critical after the restart: longest-suspended first"
 pressure_order() {
   ctl --json exits 2>/dev/null | python3 -c '
 import json, sys
-recs = [r for r in json.load(sys.stdin) if r.get("reason") == "memoryPressure"]
+# exits answers newest first: oldest first is kill order.
+recs = [r for r in reversed(json.load(sys.stdin)) if r.get("reason") == "memoryPressure"]
 print(" ".join(r["app"] + ":" + r["state"] for r in recs))'
 }
 ctl pressure set critical > /dev/null || bad "pressure set critical"
