@@ -234,7 +234,13 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
         if let value = Double(text), !value.isFinite { throw failure("a number too large to represent", at: start) }
       }
       if let byte = current, isIdentifierPart(byte) { throw failure("unexpected \(shown) in a number") }
+      // Foundation's number reader traps on very long numbers (130 digits, found by fuzzing); no config needs one.
+      if index - start > Scanner.maxNumberLength {
+        throw failure("a number longer than \(Scanner.maxNumberLength) characters", at: start)
+      }
     }
+
+    static let maxNumberLength = 40
 
     mutating func digits() -> Int {
       let start = index
