@@ -36,7 +36,8 @@ struct JSON5SyntaxErrorTests {
     Case(text: "{ a: 1e999 }", line: 1, column: 6, message: "a number too large to represent"),
     Case(text: "{ a: 0x1FFFFFFFFFFFFFFFF }", line: 1, column: 6, message: "a hex number larger than 64 bits"),
     Case(text: "0x0xa", line: 1, column: 4, message: "unexpected 'x' in a number"),
-    Case(text: " " + String(repeating: "2", count: 130), line: 1, column: 2, message: "a number longer than 40"),
+    Case(text: " " + String(repeating: "2", count: 130), line: 1, column: 2, message: "a number with more than 20"),
+    Case(text: " 22220000063616832.0000000000000088", line: 1, column: 2, message: "a number with more than 20"),
   ]
 
   @Test("each invalid text: the line, the column and what is wrong", arguments: invalid)
