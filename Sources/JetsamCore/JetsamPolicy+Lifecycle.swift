@@ -108,9 +108,7 @@ extension JetsamPolicy {
   mutating func continuedWhileSuspended(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
     guard let app = trackedApps[name], app.state == .suspended, app.pid == pid else { return [] }
     trackedApps[name]!.continuedByOthers += 1
-    trackedApps[name]!.bandEnteredAt = at
-    trackedApps[name]!.suspendDeadline = at.advanced(by: config.suspendTimeout)
-    return [.suspend(app: name, pid: pid)]
+    return [stop(name, at: at)]
   }
 
   /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such
@@ -128,11 +126,16 @@ extension JetsamPolicy {
   mutating func suspendNow(_ name: String, at: Instant) -> [PolicyAction] {
     var actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
     actions.append(move(name, to: .suspended, at: at))
-    // Provisional until suspendCompleted says when the last process actually stopped.
+    actions.append(stop(name, at: at))
+    return actions
+  }
+
+  /// Tells a suspended app's processes to stop: its suspended time counts from `at` (provisional until
+  /// suspendCompleted says when the last process actually stopped), and the suspend timeout runs from `at`.
+  mutating func stop(_ name: String, at: Instant) -> PolicyAction {
     trackedApps[name]!.bandEnteredAt = at
     trackedApps[name]!.suspendDeadline = at.advanced(by: config.suspendTimeout)
-    actions.append(.suspend(app: name, pid: trackedApps[name]!.pid!))
-    return actions
+    return .suspend(app: name, pid: trackedApps[name]!.pid!)
   }
 
   /// Moves a foreground app to the background, through foregroundInactive.
