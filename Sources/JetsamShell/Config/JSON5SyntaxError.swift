@@ -106,54 +106,52 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
     }
 
     mutating func object(depth: Int) throws(JSON5SyntaxError) {
+      try items(closer: "}", name: "object") { scanner throws(JSON5SyntaxError) in try scanner.member(depth: depth) }
+    }
+
+    mutating func array(depth: Int) throws(JSON5SyntaxError) {
+      try items(closer: "]", name: "list") { scanner throws(JSON5SyntaxError) in try scanner.value(depth: depth + 1) }
+    }
+
+    /// The items of an object or a list (the cursor on its opening bracket) up to `closer`, comma-separated, a
+    /// trailing comma allowed; `item` reads one, starting on its first byte.
+    mutating func items(
+      closer: Unicode.Scalar, name: String, _ item: (inout Scanner) throws(JSON5SyntaxError) -> Void
+    ) throws(JSON5SyntaxError) {
       let start = index
+      let close = UInt8(ascii: closer)
       index += 1
       while true {
         try skipSpace()
-        guard let byte = current else { throw failure("the object opened here is never closed", at: start) }
-        if byte == UInt8(ascii: "}") {
+        guard let byte = current else { throw failure("the \(name) opened here is never closed", at: start) }
+        if byte == close {
           index += 1
           return
         }
-        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-          try string()
-        } else if isIdentifierStart(byte) {
-          while let byte = current, isIdentifierPart(byte) { index += 1 }
-        } else {
-          throw failure("expected a key or '}', found \(shown)")
-        }
-        try skipSpace()
-        guard current == UInt8(ascii: ":") else { throw failure("expected ':' after the key, found \(shown)") }
-        index += 1
-        try skipSpace()
-        try value(depth: depth + 1)
+        try item(&self)
         try skipSpace()
         if current == UInt8(ascii: ",") {
           index += 1
-        } else if current != UInt8(ascii: "}") {
-          throw failure("expected ',' or '}' after the value, found \(shown)")
+        } else if current != close {
+          throw failure("expected ',' or '\(closer)' after the value, found \(shown)")
         }
       }
     }
 
-    mutating func array(depth: Int) throws(JSON5SyntaxError) {
-      let start = index
-      index += 1
-      while true {
-        try skipSpace()
-        guard let byte = current else { throw failure("the list opened here is never closed", at: start) }
-        if byte == UInt8(ascii: "]") {
-          index += 1
-          return
-        }
-        try value(depth: depth + 1)
-        try skipSpace()
-        if current == UInt8(ascii: ",") {
-          index += 1
-        } else if current != UInt8(ascii: "]") {
-          throw failure("expected ',' or ']' after the value, found \(shown)")
-        }
+    /// One `key: value` of an object.
+    mutating func member(depth: Int) throws(JSON5SyntaxError) {
+      if current == UInt8(ascii: "\"") || current == UInt8(ascii: "'") {
+        try string()
+      } else if let byte = current, isIdentifierStart(byte) {
+        while let byte = current, isIdentifierPart(byte) { index += 1 }
+      } else {
+        throw failure("expected a key or '}', found \(shown)")
       }
+      try skipSpace()
+      guard current == UInt8(ascii: ":") else { throw failure("expected ':' after the key, found \(shown)") }
+      index += 1
+      try skipSpace()
+      try value(depth: depth + 1)
     }
 
     mutating func string() throws(JSON5SyntaxError) {
