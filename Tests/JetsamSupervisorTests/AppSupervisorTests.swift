@@ -139,7 +139,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     let cgroup = try #require(fixture.cgroups.cgroup("a"))
     cgroup.pids = [pid]
-    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = false
     fixture.clearReports()
     fixture.supervisor.perform(.suspend(app: "a", pid: pid))
@@ -162,7 +162,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     let cgroup = try #require(fixture.cgroups.cgroup("a"))
     cgroup.pids = [pid]
-    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = true
     fixture.supervisor.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
@@ -187,7 +187,7 @@ struct AppSupervisorTests {
   func resumeWithChildren() throws {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
-    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == pid }?.pidfd)
+    let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = true
     fixture.signals.states = [pid + 500: "T"]
     fixture.supervisor.perform(.suspend(app: "a", pid: pid))
@@ -231,7 +231,7 @@ struct AppSupervisorTests {
       ])
     // The main process ends; its cgroup is still populated and its memory release still running.
     fixture.launcher.ends[victim] = .signaled(signal: 9, dumpedCore: false)
-    let pidfd = try #require(fixture.launcher.spawned.first { $0.pid == victim }?.pidfd)
+    let pidfd = try fixture.pidfd(of: victim)
     fixture.loop.ready(pidfd)
     #expect(fixture.reported.count == 1)
     cgroup.populated = false

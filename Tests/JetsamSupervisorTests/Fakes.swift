@@ -285,6 +285,14 @@ final class SupervisorFixture {
     return pid
   }
 
+  /// The pidfd the supervisor was given for the process it spawned as `pid`.
+  func pidfd(of pid: pid_t) throws -> FileDescriptor {
+    guard let pidfd = launcher.spawned.first(where: { $0.pid == pid })?.pidfd else {
+      throw FixtureError("no process spawned as \(pid)")
+    }
+    return pidfd
+  }
+
   /// Forgets what was reported so far.
   func clearReports() { reported = [] }
 }
