@@ -138,6 +138,22 @@ struct ExitRecordLogTests {
     #expect(try ExitRecordLog.read(path: path + ".1").records.count == 3)
   }
 
+  @Test("a page reads the log jetsamd writes, whatever happened to its name")
+  func pageReadsTheLogItself() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/exits.jsonl"
+    let log = try ExitRecordLog(path: path)
+    try log.append(Self.record("a", pid: 1))
+    try log.append(Self.record("b", pid: 2))
+    // Someone moves the log away (or deletes it): the rotated file must not be read as if it were the log.
+    try Self.fill(path + ".1", count: 3, apps: 1, time: Self.now)
+    #expect(rename(path, directory + "/moved.jsonl") == 0)
+    let page = try ExitRecordPage.read(
+      ExitRecordPage.Query(files: try log.openForReading(), currentSize: log.size(), limit: 10))
+    #expect(page.records.map(\.pid) == [2, 1, 1002, 1001, 1000])
+  }
+
   @Test("exits pages read newest first across rotated files, by app, since, limit and byte budget")
   func pagesNewestFirst() throws {
     let directory = try temporaryDirectory()

@@ -180,7 +180,7 @@ final class ControlRequestHandler {
     let since = try request.sinceDate()
     let limit = try request.exitsLimit()
     let query = ExitRecordPage.Query(
-      files: ExitRecordPage.open(daemon.records.files), currentSize: daemon.records.size(), app: request.app,
+      files: try daemon.records.openForReading(), currentSize: daemon.records.size(), app: request.app,
       since: since, limit: limit)
     let path = daemon.records.path
     if request.follow == true { connection.follow = FollowFilter(app: request.app) }

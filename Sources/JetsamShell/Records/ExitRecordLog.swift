@@ -83,6 +83,14 @@ public final class ExitRecordLog {
   /// The paths of the log and its rotated predecessors, newest first: `exits.jsonl`, `exits.jsonl.1`, …
   public var files: [String] { [path] + (1...rotation.keep).map { "\(path).\($0)" } }
 
+  /// The log and its rotated predecessors, newest first, opened for reading (an ``ExitRecordPage`` query closes
+  /// them): the log itself through a duplicate of the descriptor it is written by, so that it is this log
+  /// whatever a rotation or anyone else does to the names meanwhile; the others by name, where they exist.
+  func openForReading() throws(SystemError) -> [FileDescriptor] {
+    let current = try systemCall("dup \(path)") { fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0) }
+    return [FileDescriptor(rawValue: current)] + ExitRecordPage.open(Array(files.dropFirst()))
+  }
+
   // MARK: Rotation
 
   private func isRotationDue(adding bytes: Int64, now: Date) -> Bool {

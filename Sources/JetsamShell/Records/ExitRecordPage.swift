@@ -14,7 +14,7 @@ struct ExitRecordPage: Sendable {
   /// What to read.
   struct Query: Sendable {
     /// The log and its rotated predecessors, newest first, opened when asked (a rotation meanwhile moves names,
-    /// not these); ``read(_:)`` closes them.
+    /// not these; see ``ExitRecordLog/openForReading()``); ``read(_:)`` closes them.
     var files: [FileDescriptor]
     /// Bytes of the first file to read: what was whole and durable when asked (later records reach followers).
     var currentSize: Int64
