@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -188,6 +189,12 @@ __attribute__((noreturn)) static void run_child(
     if (write_control_file(req->join_procs_paths[i], "0", 1) < 0) {
       child_fail(report_fd, JETSAM_SPAWN_STAGE_JOIN_CGROUP, (int)i);
     }
+  }
+
+  // 2b. A cgroup namespace rooted at the cgroups just joined (the v2 one by CLONE_INTO_CGROUP, the v1 ones
+  // above): only now, since a namespace made at clone3 would be rooted at the daemon's cgroups.
+  if (req->new_cgroup_namespace && unshare(CLONE_NEWCGROUP) < 0) {
+    child_fail(report_fd, JETSAM_SPAWN_STAGE_CGROUP_NAMESPACE, 0);
   }
 
   // 3. oom_score_adj (formatted by the parent; lowering it needs CAP_SYS_RESOURCE).

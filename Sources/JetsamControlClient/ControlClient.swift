@@ -64,8 +64,13 @@ public final class ControlClient {
 
   /// Sends one pre-encoded line and returns the response.
   public func send(line: [UInt8]) throws(ControlClientError) -> ControlResponse {
+    try decode(try exchange(line: line))
+  }
+
+  /// Sends one pre-encoded line and returns the response line undecoded (see ``nextLine()``).
+  public func exchange(line: [UInt8]) throws(ControlClientError) -> [UInt8] {
     try write(line)
-    guard let response = try nextResponse() else { throw ControlClientError("jetsamd closed the connection") }
+    guard let response = try nextLine() else { throw ControlClientError("jetsamd closed the connection") }
     return response
   }
 
@@ -88,24 +93,47 @@ public final class ControlClient {
 
   /// The next response line (`exits --follow` streams them), or nil when the daemon closed the connection.
   public func nextResponse() throws(ControlClientError) -> ControlResponse? {
+    guard let line = try nextLine() else { return nil }
+    return try decode(line)
+  }
+
+  /// Decodes one response line (without its newline).
+  public func decode(_ line: [UInt8]) throws(ControlClientError) -> ControlResponse {
+    do {
+      return try decoder.decode(ControlResponse.self, from: Data(line))
+    } catch {
+      throw ControlClientError("unreadable reply from jetsamd: \(error)")
+    }
+  }
+
+  /// The next response line as it came, without its newline (nil when the daemon closed the connection): the
+  /// bench stops its clock here, before decoding, so that the client's JSON parsing is not counted as jetsamd's.
+  public func nextLine() throws(ControlClientError) -> [UInt8]? {
+    // Only the bytes read since the last look can hold the newline: a 300 KB answer arrives in several reads.
+    var searched = 0
     while true {
-      if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = Data(buffer[..<newline])
+      if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+        let line = Array(buffer[..<newline])
         buffer.removeSubrange(...newline)
-        do {
-          return try decoder.decode(ControlResponse.self, from: line)
-        } catch {
-          throw ControlClientError("unreadable reply from jetsamd: \(error)")
-        }
+        return line
       }
-      var chunk = [UInt8](repeating: 0, count: 65536)
-      let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw ControlClientError("reading from jetsamd: \(String(cString: strerror(errno)))")
-      }
+      searched = buffer.count
+      let n = try readChunk()
       if n == 0 { return nil }
-      buffer += chunk[0..<n]
+    }
+  }
+
+  /// Appends what the socket has (blocking until something arrives) to `buffer`; 0 at the end of the stream.
+  private func readChunk() throws(ControlClientError) -> Int {
+    while true {
+      let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65536) { chunk in
+        let n = recv(fd, chunk.baseAddress, chunk.count, 0)
+        if n > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<n])) }
+        return n
+      }
+      if n >= 0 { return n }
+      if errno == EINTR { continue }
+      throw ControlClientError("reading from jetsamd: \(String(cString: strerror(errno)))")
     }
   }
 

@@ -1,3 +1,4 @@
+import Glibc
 /// The `Key:\tvalue` lines of `/proc/PID/status` (see proc_pid_status(5)).
 public struct ProcessStatus: Sendable, Hashable {
   /// Every field by key, each value without the blanks after the colon, e.g. `["Uid": "0\t0\t0\t0", ...]`.
@@ -33,3 +34,15 @@ public struct ProcessStatus: Sendable, Hashable {
     fields["CapEff"].flatMap { UInt64($0, radix: 16) }
   }
 }
+
+/// Whether this process has a capability in its effective set (`CapEff` of `/proc/self/status`).
+///
+/// - Parameter capability: the `CAP_*` number from `<linux/capability.h>` (not in the Glibc module), e.g. 24 for
+///   `CAP_SYS_RESOURCE`.
+public func hasCapability(_ capability: Int32) -> Bool {
+  guard let mask = (try? ProcessStatus.read(pid: Glibc.getpid()))?.effectiveCapabilities else { return false }
+  return mask & (1 << UInt64(capability)) != 0
+}
+
+/// `CAP_SYS_ADMIN` from `<linux/capability.h>`: making namespaces, among much else.
+public let capabilitySystemAdministration: Int32 = 21

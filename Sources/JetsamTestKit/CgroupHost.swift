@@ -20,6 +20,17 @@ public enum CgroupHost {
     isPureV2 ? root : root + "/unified"
   }
 
+  /// Whether the cgroup2 mount has `nsdelegate` (systemd mounts it so on pure v2; the v2 VM too): cgroup
+  /// namespaces are then delegation boundaries, out of which not even root can move a process.
+  public static var unifiedHasNSDelegate: Bool {
+    guard let mounts = try? readTextFile("/proc/self/mounts") else { return false }
+    return mounts.split(separator: "\n").contains { line in
+      let fields = line.split(separator: " ")
+      return fields.count > 3 && fields[1] == unifiedMount && fields[2] == "cgroup2"
+        && fields[3].split(separator: ",").contains("nsdelegate")
+    }
+  }
+
   /// Where `pid` sits in each hierarchy, from `/proc/PID/cgroup`: the hierarchy's controller list (`memory`,
   /// `name=systemd`, `""` for cgroup2) → the path inside it (`/`, `/user.slice/...`). Empty when it is gone.
   public static func membership(of pid: Int32 = getpid()) -> [String: String] {

@@ -73,6 +73,49 @@ struct ContainmentTests {
     #expect(try uid(own) == "0")
   }
 
+  @Test(
+    "apps start in a cgroup namespace of their own: their cgroups are their root",
+    .enabled(if: hasCapability(capabilitySystemAdministration), "needs CAP_SYS_ADMIN to make cgroup namespaces"))
+  func ownCgroupNamespace() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let seen = daemon.directory + "/seen"
+    let app = try daemon.launch(
+      "viewer", ["-c", #"cat /proc/self/cgroup > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 300"#, seen],
+      executable: "/bin/sh")
+    try daemon.waitUntil("the app's view of its cgroups") { FileManager.default.fileExists(atPath: seen) }
+    func namespace(_ pid: Int32) throws -> String {
+      try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/cgroup")
+    }
+    #expect(try namespace(app) != namespace(daemon.pid))
+    // Inside, every hierarchy's path is the namespace's root; outside, the app is where jetsamd put it.
+    let inside = try String(contentsOfFile: seen, encoding: .utf8).split(separator: "\n")
+    #expect(!inside.isEmpty && inside.allSatisfy { $0.hasSuffix(":/") }, "\(inside)")
+    #expect(CgroupHost.membership(of: app)[""]?.hasSuffix("/\(daemon.cgroupName)/viewer") == true)
+  }
+
+  @Test(
+    "under nsdelegate, a root app cannot move itself out of its cgroup, and dies with it",
+    .enabled(if: hasCapability(capabilitySystemAdministration), "needs CAP_SYS_ADMIN to make cgroup namespaces"),
+    .enabled(
+      if: CgroupHost.unifiedHasNSDelegate,
+      "needs cgroup2 mounted with nsdelegate (pure-v2 systemd hosts, the v2 VM); this host's mount has none"))
+  func rootAppStaysInItsCgroup() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let outcome = daemon.directory + "/outcome"
+    // A root app writes its own pid into the top cgroup's cgroup.procs: where the cgroup2 mount shows it.
+    let script = #"if echo $$ > "$1/cgroup.procs"; then r=moved; else r=refused; fi; echo $r > "$0"; exec sleep 300"#
+    let app = try daemon.launch(
+      "escaper", ["-c", script, outcome, CgroupHost.unifiedMount], executable: "/bin/sh")
+    try daemon.waitUntil("the app's attempt") { FileManager.default.fileExists(atPath: outcome) }
+    let result = try String(contentsOfFile: outcome, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(result == "refused")
+    #expect(CgroupHost.membership(of: app)[""]?.hasSuffix("/\(daemon.cgroupName)/escaper") == true)
+    #expect(try daemon.ctl(["kill", "escaper"]).status == 0)
+    try daemon.waitUntil("the app to die") { !isAlive(app) }
+  }
+
   @Test("a child forked by an app dies with it")
   func childDiesWithApp() throws {
     let daemon = try DaemonHarness()

@@ -56,6 +56,7 @@ struct JetsamdCommandLineTests {
     (#"{ defaults: { pidsLimit: 9223372036854775807 } }"#, "defaults.pidsLimit: must be from 1 to 4194304"),
     (#"{ daemonOOMScoreAdj: 5000 }"#, "daemonOOMScoreAdj: must be from -1000 to 1000"),
     (#"{ daemonNice: 3.5, timeScale: 0.5 }"#, "daemonNice: expected an integer, got 3.5"),
+    (#"{ daemonRealtimePriority: 0 }"#, "daemonRealtimePriority: must be from 1 to 99, or null"),
     (#"{ apps: { a: { command: ["x"], pidsLimit: 2.5, cpuLimit: 50.5 } } }"#, "apps.a.pidsLimit: expected an integer"),
     (#"{ apps: { a: { command: ["x"], band: 99 } } }"#, "apps.a.band: 99 is not a band"),
     (#"{ apps: { a: { command: ["x"], env: { "A=B": "1" } } } }"#, "apps.a.env.A=B:"),

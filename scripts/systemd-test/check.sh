@@ -149,6 +149,9 @@ child.kill()' 2>&1
 p_unit=$(probe "$(prop SystemCallFilter)"); p_ctrl=$(probe @system-service)
 check "unit's system call filter lets clone3 and process_mrelease through: $p_unit (plain @system-service: $p_ctrl)" \
   eval '[ "$p_unit" = "clone3=EINVAL process_mrelease=EINVAL" ] && [ "$p_ctrl" = "clone3=EINVAL process_mrelease=EPERM" ]'
+# The sandbox keeps CAP_SYS_NICE out and RestrictRealtime= refuses SCHED_FIFO: the loop stays on the normal
+# scheduler (a drop-in can give SCHED_FIFO on a host, not in this user-namespaced container).
+info "jetsamd's scheduling under the unit: $(chrt -p "$mp" | head -1)"
 systemctl stop "$UNIT"
 check "after systemctl stop jetsamd.service, the socket still listens (same inode)" \
   eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'

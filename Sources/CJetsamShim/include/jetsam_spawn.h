@@ -39,6 +39,8 @@ enum jetsam_spawn_stage {
   JETSAM_SPAWN_STAGE_CLOSE_FDS = 20,
   /// Child: execve.
   JETSAM_SPAWN_STAGE_EXECVE = 21,
+  /// Child: unshare(CLONE_NEWCGROUP) (EPERM without CAP_SYS_ADMIN).
+  JETSAM_SPAWN_STAGE_CGROUP_NAMESPACE = 22,
 };
 
 /// A descriptor the child keeps: `source` (open in the parent) becomes `target` in the program, without CLOEXEC.
@@ -61,6 +63,10 @@ struct jetsam_spawn_request {
   /// cgroup v1 `cgroup.procs` files the child writes "0" into before anything else (hybrid layout).
   const char *const *join_procs_paths;
   size_t join_procs_count;
+  /// When non-zero, the child enters a cgroup namespace of its own once it is in its cgroups (needs
+  /// CAP_SYS_ADMIN): the program sees its cgroups as the root, and where cgroup2 is mounted with `nsdelegate`
+  /// the kernel refuses to move it, even as root, to a cgroup outside them.
+  int new_cgroup_namespace;
   /// When non-zero, oom_score_adj is written to /proc/self/oom_score_adj.
   int set_oom_score_adj;
   int oom_score_adj;

@@ -92,6 +92,13 @@ public final class Daemon {
     if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, config.daemonNice) != 0 {
       log.warning("could not set own nice value to \(config.daemonNice) (\(SystemError.current("setpriority")))")
     }
+    if let priority = config.daemonRealtimePriority {
+      do {
+        try RealtimeScheduling.enter(priority: priority)
+      } catch {
+        log.warning("could not run at SCHED_FIFO \(priority) (\(error)); staying on the normal scheduler")
+      }
+    }
     if oomScoreFloor > config.daemonOOMScoreAdj {
       log.warning(
         "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)"
@@ -125,6 +132,9 @@ public final class Daemon {
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     supervisor.passedEnvironment = Self.passedEnvironment(config)
+    // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
+    // `appUser` is what keeps them in their cgroups.
+    supervisor.cgroupNamespaces = SpawnRequest.canCreateCgroupNamespaces
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
@@ -191,6 +201,8 @@ public final class Daemon {
     loop.enableWatchdog()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
+        + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
+        + "app cgroup namespaces \(supervisor.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
         + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.path)")
     lastStatusLine = statusLine()
     serviceManager.ready(status: lastStatusLine)

@@ -35,6 +35,14 @@ public struct SpawnRequest: Sendable {
   /// Extra descriptors the program receives: `source` (owned by the caller) appears as `target` (>= 3, distinct).
   /// Every other descriptor is closed at exec.
   public var passedDescriptors: [(source: FileDescriptor, target: Int32)]
+  /// Whether the program gets a cgroup namespace of its own, rooted at the cgroups it starts in (needs
+  /// `CAP_SYS_ADMIN`, see ``canCreateCgroupNamespaces``): it sees them as `/`, and where cgroup2 is mounted with
+  /// `nsdelegate` (systemd's default) not even root can move it to a cgroup outside them.
+  public var ownCgroupNamespace = false
+
+  /// Whether this process may give its children cgroup namespaces (`CAP_SYS_ADMIN` in its effective set); a
+  /// systemd unit that leaves the capability out cannot.
+  public static var canCreateCgroupNamespaces: Bool { hasCapability(capabilitySystemAdministration) }
 
   public init(
     arguments: [String],
@@ -169,6 +177,8 @@ public struct SpawnError: Error, CustomStringConvertible, Sendable, Equatable {
     case signals
     /// In the child: writing `0` into a cgroup v1 `cgroup.procs`.
     case joinCgroup
+    /// In the child: `unshare(CLONE_NEWCGROUP)`.
+    case cgroupNamespace
     /// In the child: writing `/proc/self/oom_score_adj`.
     case oomScoreAdj
     /// In the child: `setsid`.
@@ -212,6 +222,7 @@ public struct SpawnError: Error, CustomStringConvertible, Sendable, Equatable {
     case .clone: "clone3 into cgroup\(detail.isEmpty ? "" : " \(detail)")"
     case .signals: "reset signal dispositions and mask"
     case .joinCgroup: "join cgroup \(detail)"
+    case .cgroupNamespace: "unshare a cgroup namespace"
     case .oomScoreAdj: "write oom_score_adj \(detail)"
     case .setsid: "setsid"
     case .chdir: "chdir \(detail)"
@@ -312,6 +323,7 @@ public func spawnProcess(_ request: SpawnRequest) throws(SpawnError) -> SpawnedP
         spawn.join_procs_paths = UnsafeRawPointer(joins.base).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
         spawn.join_procs_count = request.joinProcsFiles.count
         spawn.set_oom_score_adj = 1
+        spawn.new_cgroup_namespace = request.ownCgroupNamespace ? 1 : 0
         spawn.oom_score_adj = request.oomScoreAdj
         spawn.nofile_soft_limit = 1024
         if let user = request.user {
@@ -383,6 +395,7 @@ private func spawnError(_ result: jetsam_spawn_result, request: SpawnRequest, pa
   case JETSAM_SPAWN_STAGE_JOIN_CGROUP:
     stage = .joinCgroup
     detail = request.joinProcsFiles.indices.contains(index) ? request.joinProcsFiles[index] : "#\(index)"
+  case JETSAM_SPAWN_STAGE_CGROUP_NAMESPACE: stage = .cgroupNamespace
   case JETSAM_SPAWN_STAGE_OOM_SCORE_ADJ:
     stage = .oomScoreAdj
     detail = "\(request.oomScoreAdj)"

@@ -74,6 +74,8 @@ final class AppSupervisor {
   var passedEnvironment: [String: String] = [:]
   /// How each app is started; set by the daemon before it asks the policy for a launch.
   var specs: [String: LaunchSpec] = [:]
+  /// Whether apps and their hooks start in a cgroup namespace of their own (when jetsamd may make one).
+  var cgroupNamespaces = false
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -240,7 +242,7 @@ final class AppSupervisor {
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
       let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
-      let request = SpawnRequest(
+      var request = SpawnRequest(
         arguments: spec.config.command,
         environment: environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit),
         workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
@@ -248,6 +250,7 @@ final class AppSupervisor {
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
+      request.ownCgroupNamespace = cgroupNamespaces
       let spawned: SpawnedProcess
       do {
         spawned = try seams.launcher.spawn(request)
@@ -473,7 +476,7 @@ final class AppSupervisor {
     do {
       let output = try openLog(name)
       defer { output.close() }
-      let request = SpawnRequest(
+      var request = SpawnRequest(
         arguments: command,
         environment: [
           "PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)",
@@ -481,6 +484,7 @@ final class AppSupervisor {
         workingDirectory: try specs[name]?.config.workingDirectory ?? defaultWorkingDirectory(for: nil, app: name),
         cgroupDirectory: app.cgroup.spawnDirectory, joinProcsFiles: app.cgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdout: output, stderr: output)
+      request.ownCgroupNamespace = cgroupNamespaces
       try hooks.run(request, for: name, ended: ended)
     } catch {
       // Nothing runs for the event: it is answered at once rather than left to its deadline.
