@@ -304,11 +304,13 @@ def main():
                 now = sample(daemon.pid)
                 if now:
                     peak_rss, peak_fds = max(peak_rss, now[0]), max(peak_fds, now[1])
-                try:
-                    request(socket_path, {"v": 1, "verb": "status"})
-                except (OSError, ValueError) as error:
-                    failures.append("status after config reload %d: %r" % (index, error))
-                    break
+            # Answered only after the reload: jetsamd handles a pending signal before any peer. Without this wait,
+            # SIGHUPs sent while one reload runs would merge and most configs would never be read.
+            try:
+                request(socket_path, {"v": 1, "verb": "status"})
+            except (OSError, ValueError) as error:
+                failures.append("status after config reload %d: %r" % (index, error))
+                break
         config_seconds = time.monotonic() - started
         with open(config_path, "w") as f:
             f.write(base_config)
