@@ -82,4 +82,16 @@ struct JSON5SyntaxErrorTests {
           == "x.json5: not valid JSON5 at line 3, column 3: expected ',' or '}' after the value, found 's'")
     }
   }
+
+  @Test("numbers reach Foundation as Swift writes them: fractions and numbers beyond Int64 rewritten, the rest kept")
+  func numbersAreNormalized() throws {
+    let text = "{ a: 222.60060000000006043, b: 42, c: -7, d: 0x1F, e: 1e3, f: .5, g: 18446744073709551616, h: 'x1.50' }"
+    let normalized = String(decoding: try JSON5SyntaxError.normalizingNumbers(in: Array(text.utf8)), as: UTF8.self)
+    #expect(
+      normalized
+        == "{ a: 222.60060000000007, b: 42, c: -7, d: 0x1F, e: 1000.0, f: 0.5, g: 1.8446744073709552e+19, h: 'x1.50' }")
+    // A 20-digit fraction like the fuzzing crasher's (Foundation trapped on it): now a value like any other.
+    let config = try ConfigLoader.parse("{ timeScale: 22.260060000000000604 }", file: "x.json5")
+    #expect(config.timeScale == 22.26006)
+  }
 }

@@ -48,16 +48,20 @@ public enum ConfigLoader {
     return try object(from: data, file: name)
   }
 
-  private static func object(from data: Data, file: String) throws(ConfigError) -> [String: JSONTree] {
+  private static func object(from text: Data, file: String) throws(ConfigError) -> [String: JSONTree] {
     // Foundation's JSON5 scanner traps on a byte that is not UTF-8 in an unquoted key (found by fuzzing the
     // reload): such a file is refused here, by the byte's offset, before it gets there.
-    if let offset = firstInvalidUTF8Offset(in: data) {
+    if let offset = firstInvalidUTF8Offset(in: text) {
       throw ConfigError(file: file, keyPath: "", reason: "not UTF-8 text: an invalid byte at offset \(offset)")
     }
     // Checked here first, not only to say where a syntax error is: Foundation's JSON5 scanner also traps on some
-    // malformed numbers (`0x0xa`, found by fuzzing), and a text that is not JSON5 never reaches it.
-    if let syntax = JSON5SyntaxError.find(in: Array(data)) {
-      throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(syntax)")
+    // malformed numbers (`0x0xa`, found by fuzzing) and on some valid ones it cannot read exactly (a 20-digit
+    // fraction), so a text that is not JSON5 never reaches it, and numbers reach it as Swift writes them.
+    let data: Data
+    do throws(JSON5SyntaxError) {
+      data = Data(try JSON5SyntaxError.normalizingNumbers(in: Array(text)))
+    } catch {
+      throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(error)")
     }
     // Foundation's JSON5 support is in JSONDecoder only, so decode into a generic tree first (for merging).
     let decoder = JSONDecoder()

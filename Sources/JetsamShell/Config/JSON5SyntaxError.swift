@@ -1,7 +1,7 @@
 /// Where a JSON5 text (https://spec.json5.org) stops being JSON5, and why: Foundation's JSON5 reader refuses such a
 /// text without saying where, and a config error must say where.
 ///
-/// A recognizer only: it builds nothing, and is run only on text Foundation already refused.
+/// A recognizer: it builds nothing, but notes where the decimal numbers are (see ``normalizingNumbers(in:)``).
 struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
   /// 1-based line and column (in bytes) of the first byte that cannot be JSON5.
   var line: Int
@@ -12,21 +12,54 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
 
   /// The first syntax error in `bytes` (UTF-8), or nil when it is JSON5 (with a single value at the top level).
   static func find(in bytes: [UInt8]) -> JSON5SyntaxError? {
-    var scanner = Scanner(bytes: bytes)
     do throws(JSON5SyntaxError) {
-      try scanner.skipSpace()
-      try scanner.value(depth: 0)
-      try scanner.skipSpace()
-      if scanner.index < bytes.count { throw scanner.failure("unexpected text after the end of the top-level value") }
+      _ = try check(bytes)
       return nil
     } catch {
       return error
     }
   }
 
+  /// `bytes` with every decimal number that is not an Int64 written as Swift writes the Double it stands for
+  /// (`222.60060000000006043` → `222.60060000000007`), after checking that they are JSON5.
+  ///
+  /// Foundation's JSON5 reader traps on some numbers it cannot read exactly (digit caps kept finding new ones:
+  /// 34 digits, then 20, found by fuzzing); a number in the shortest form that round-trips, as JSONEncoder writes
+  /// them, is one it reads every day. Hex numbers (64 bits at most), integers and the words stay as written.
+  ///
+  /// - Throws: the first syntax error.
+  static func normalizingNumbers(in bytes: [UInt8]) throws(JSON5SyntaxError) -> [UInt8] {
+    let numbers = try check(bytes)
+    guard !numbers.isEmpty else { return bytes }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var copied = 0
+    for range in numbers {
+      let text = String(decoding: bytes[range], as: UTF8.self)
+      guard Int64(text) == nil, let value = Double(text) else { continue }
+      out += bytes[copied..<range.lowerBound]
+      out += Array(value.description.utf8)
+      copied = range.upperBound
+    }
+    out += bytes[copied...]
+    return out
+  }
+
+  /// Checks the whole text; returns where its decimal numbers are.
+  private static func check(_ bytes: [UInt8]) throws(JSON5SyntaxError) -> [Range<Int>] {
+    var scanner = Scanner(bytes: bytes)
+    try scanner.skipSpace()
+    try scanner.value(depth: 0)
+    try scanner.skipSpace()
+    if scanner.index < bytes.count { throw scanner.failure("unexpected text after the end of the top-level value") }
+    return scanner.decimalNumbers
+  }
+
   private struct Scanner {
     let bytes: [UInt8]
     var index = 0
+    /// Where each decimal number is (not hex numbers, `Infinity` or `NaN`), in order.
+    var decimalNumbers: [Range<Int>] = []
 
     /// Deep enough for any config; deeper is an error, never a stack overflow.
     static let maxDepth = 64
@@ -233,6 +266,7 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if let value = Double(text), !value.isFinite { throw failure("a number too large to represent", at: start) }
+        decimalNumbers.append(start..<index)
       }
       if let byte = current, isIdentifierPart(byte) { throw failure("unexpected \(shown) in a number") }
       // Foundation's number reader traps on very long numbers (130 digits, found by fuzzing); no config needs one.
