@@ -57,12 +57,19 @@ public enum ConfigLoader {
     // Checked here first, not only to say where a syntax error is: Foundation's JSON5 scanner also traps on some
     // malformed numbers (`0x0xa`, found by fuzzing) and on some valid ones it cannot read exactly (a 20-digit
     // fraction), so a text that is not JSON5 never reaches it, and numbers reach it as Swift writes them.
-    let data: Data
+    var data: Data
     do throws(JSON5SyntaxError) {
       data = Data(try JSON5SyntaxError.normalizingNumbers(in: Array(text)))
     } catch {
       throw ConfigError(file: file, keyPath: "", reason: "not valid JSON5 at \(error)")
     }
+    // Foundation's number reader also looks past the end of the text when a number is the last thing in it (two
+    // fuzzing crashes, both a lone top-level number, neither reproducible outside the fuzzer): a config is an
+    // object, so anything else is refused before, and a newline ends the text in any case.
+    guard JSON5SyntaxError.topLevelIsObject(Array(data)) else {
+      throw ConfigError(file: file, keyPath: "", reason: "the top level must be an object")
+    }
+    data.append(UInt8(ascii: "\n"))
     // Foundation's JSON5 support is in JSONDecoder only, so decode into a generic tree first (for merging).
     let decoder = JSONDecoder()
     decoder.allowsJSON5 = true

@@ -45,6 +45,14 @@ struct JSON5SyntaxError: Error, Equatable, CustomStringConvertible {
     return out
   }
 
+  /// Whether the top-level value of `bytes` (checked JSON5) is an object: what comes first after white space and
+  /// comments is `{`.
+  static func topLevelIsObject(_ bytes: [UInt8]) -> Bool {
+    var scanner = Scanner(bytes: bytes)
+    guard (try? scanner.skipSpace()) != nil else { return false }
+    return scanner.current == UInt8(ascii: "{")
+  }
+
   /// Checks the whole text; returns where its decimal numbers are.
   private static func check(_ bytes: [UInt8]) throws(JSON5SyntaxError) -> [Range<Int>] {
     var scanner = Scanner(bytes: bytes)
