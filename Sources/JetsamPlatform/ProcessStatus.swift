@@ -1,4 +1,5 @@
 import Glibc
+
 /// The `Key:\tvalue` lines of `/proc/PID/status` (see proc_pid_status(5)).
 public struct ProcessStatus: Sendable, Hashable {
   /// Every field by key, each value without the blanks after the colon, e.g. `["Uid": "0\t0\t0\t0", ...]`.

@@ -49,7 +49,9 @@ struct BenchResults {
     }
     for result in suspendResume {
       let count = result.apps == options.apps ? "\(result.apps)" : "\(result.apps) (of \(options.apps) asked for)"
-      table.section("Suspend / resume \(count) idle apps (suspend mode \(result.mode), daemonRealtimePriority 1)")
+      table.section(
+        "Suspend / resume \(count) idle apps (suspend mode \(result.mode), "
+          + "daemonRealtimePriority \(SuspendResumeBench.realtimePriority))")
       let batchTarget = options.batchTargetMilliseconds
       let rounds = SuspendResumeBench.batchRounds
       table.add(

@@ -61,11 +61,15 @@ final class SuspendResumeBench {
     // otherwise the thousand processes each batch wakes preempt it on their way to stopping.
     daemon = try JetsamdInstance(
       binaries: binaries, label: "fleet-\(mode)", root: root, device: "ram: \"4G\"",
-      extra: "suspend: { mode: \"\(mode)\", backgroundGrace: null }, daemonRealtimePriority: 1,")
+      extra: "suspend: { mode: \"\(mode)\", backgroundGrace: null }, "
+        + "daemonRealtimePriority: \(SuspendResumeBench.realtimePriority),")
     client = try daemon.client()
   }
 
   func stop() { daemon.stop() }
+
+  /// The fleet's jetsamd runs its loop at this `SCHED_FIFO` priority (`daemonRealtimePriority`; the report says so).
+  static let realtimePriority = 1
 
   /// How many times the batch suspend and resume are measured (their medians are reported; each round's
   /// kernel check must see every app stopped, then running again).

@@ -12,11 +12,11 @@ import Glibc
 /// and never reads the answers costs the daemon one backlog, not its whole stream of answers.
 ///
 /// Fair to everyone else on the loop: each turn reads at most ``chunkBytes`` and hands over at most
-/// ``linesPerTurn`` lines (``greedyLinesPerTurn`` while it floods), then yields (lines already read wait for the next turn, and nothing more is read
-/// until they are handled: the rest stays in the kernel's socket buffer). Its sources run at
-/// ``EventPriority/peer``, after every kernel source; a peer with more lines waiting than one turn's share drops to
-/// ``EventPriority/greedyPeer`` until it has none, so that peers asking little go first. A peer that never stops
-/// writing gets its turns, not the loop, and not another peer's.
+/// ``linesPerTurn`` lines (``greedyLinesPerTurn`` while it floods), then yields (lines already read wait for the
+/// next turn, and nothing more is read until they are handled: the rest stays in the kernel's socket buffer).
+/// Its sources run at ``EventPriority/peer``, after every kernel source; a peer with more lines waiting than one
+/// turn's share drops to ``EventPriority/greedyPeer`` until it has none, so that peers asking little go first. A
+/// peer that never stops writing gets its turns, not the loop, and not another peer's.
 final class LineStream {
   /// Bytes read per turn.
   static let chunkBytes = 16 * 1024
