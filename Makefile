@@ -62,14 +62,16 @@ test-fuzz: deps build-tests
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-20} SWIFT=$(SWIFT) scripts/fuzz.sh
 	scripts/fuzz-socket.py --bin-dir $(BIN_DIR) --requests 50000 --configs 2000
 
-# The long run: FUZZ_SECONDS (300) per libFuzzer target, then FUZZ_REQUESTS control requests (10 million) and
-# FUZZ_CONFIGS config reloads (100,000) against a release jetsamd. Root; about an hour.
+# The long run: FUZZ_SECONDS (300) per libFuzzer target, then FUZZ_REQUESTS control requests (10 million, from
+# FUZZ_CLIENTS senders at once) and FUZZ_CONFIGS config reloads (100,000) against a release jetsamd. Root; hours.
 FUZZ_REQUESTS ?= 10000000
+FUZZ_CLIENTS ?= 2
 FUZZ_CONFIGS ?= 100000
 fuzz: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh
 	$(SWIFT) build -c release --product jetsamd $(BUILD_FLAGS)
-	scripts/fuzz-socket.py --bin-dir $(RELEASE_DIR) --requests $(FUZZ_REQUESTS) --configs $(FUZZ_CONFIGS)
+	scripts/fuzz-socket.py --bin-dir $(RELEASE_DIR) --requests $(FUZZ_REQUESTS) --clients $(FUZZ_CLIENTS) \
+	  --configs $(FUZZ_CONFIGS)
 
 demo: build
 	scripts/demo.sh

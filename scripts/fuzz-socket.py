@@ -2,11 +2,12 @@
 """Fuzzes a real jetsamd over its control socket, as a member of the control group would, and reloads it with
 mutated configs; reports whether it stayed up, its memory and descriptors, and what it answered.
 
-    scripts/fuzz-socket.py [--requests N] [--configs N] [--seed S] [--bin-dir DIR]
+    scripts/fuzz-socket.py [--requests N] [--clients N] [--configs N] [--seed S] [--bin-dir DIR]
 
 Needs root: it starts jetsamd (release build) with its own cgroup, state and runtime directories and the control
-group `nogroup`, then sends the requests from a child that runs as `nobody` (a member, not root), mutating the
-saved control-request inputs (Tests/JetsamFuzzingTests/Inputs/control-request) byte-wise and field-wise. Apps the
+group `nogroup`, then sends the requests from children that run as `nobody` (a member, not root; `--clients`
+of them at once, each with its own seed, for a long run on several cores), mutating the saved control-request
+inputs (Tests/JetsamFuzzingTests/Inputs/control-request) byte-wise and field-wise. Apps the
 requests launch run as nobody (the member's own uid); the parent kills them every second as root. Then it writes
 mutated configs over the daemon's and sends SIGHUP for each (jetsamd keeps the old config on a bad one). It fails
 if jetsamd dies, answers a request with anything but one JSON line, or ends with more descriptors or memory than a
@@ -209,6 +210,7 @@ def remove_cgroups(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1_000_000)
+    parser.add_argument("--clients", type=int, default=1, help="request senders at once (the requests are shared)")
     parser.add_argument("--configs", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build/release"))
@@ -243,31 +245,38 @@ def main():
         peak_rss, peak_fds = start_rss, start_fds
 
         # Requests, from nobody.
-        read_end, write_end = os.pipe()
         started = time.monotonic()
-        child = os.fork()
-        if child == 0:
-            os.close(read_end)
-            try:
-                nobody = __import__("pwd").getpwnam("nobody")
-                os.setgroups([])
-                os.setresgid(__import__("grp").getgrnam("nogroup").gr_gid, *[nobody.pw_gid] * 2)
-                os.setresuid(nobody.pw_uid, nobody.pw_uid, nobody.pw_uid)
-                client(socket_path, args.requests, args.seed, write_end)
-                os._exit(0)
-            except BaseException as error:  # the child must never return into the parent's code
-                os.write(write_end, json.dumps({"error": repr(error)}).encode())
-                os._exit(1)
-        os.close(write_end)
+        children = {}  # pid: the read end of its report pipe
+        for index in range(args.clients):
+            share = args.requests // args.clients + (1 if index < args.requests % args.clients else 0)
+            read_end, write_end = os.pipe()
+            child = os.fork()
+            if child == 0:
+                os.close(read_end)
+                try:
+                    nobody = __import__("pwd").getpwnam("nobody")
+                    os.setgroups([])
+                    os.setresgid(__import__("grp").getgrnam("nogroup").gr_gid, *[nobody.pw_gid] * 2)
+                    os.setresuid(nobody.pw_uid, nobody.pw_uid, nobody.pw_uid)
+                    client(socket_path, share, args.seed + index, write_end)
+                    os._exit(0)
+                except BaseException as error:  # the child must never return into the parent's code
+                    os.write(write_end, json.dumps({"error": repr(error)}).encode())
+                    os._exit(1)
+            os.close(write_end)
+            children[child] = read_end
+        running = set(children)
         last_reap = last_progress = time.monotonic()
         while True:
-            done, _ = os.waitpid(child, os.WNOHANG)
+            for child in list(running):
+                if os.waitpid(child, os.WNOHANG)[0]:
+                    running.discard(child)
             now = sample(daemon.pid)
             if now is None:
                 failures.append("jetsamd died during the request run")
                 break
             peak_rss, peak_fds = max(peak_rss, now[0]), max(peak_fds, now[1])
-            if done:
+            if not running:
                 break
             if time.monotonic() - last_progress > 300:
                 print("fuzz-socket: %.0f s: jetsamd alive, RSS %.1f MB (peak %.1f), descriptors %d (peak %d)" % (
@@ -278,8 +287,17 @@ def main():
                 last_reap = time.monotonic()
             time.sleep(0.2)
         request_seconds = time.monotonic() - started
-        report = json.loads(os.read(read_end, 1 << 20) or b"{}")
-        os.close(read_end)
+        report = {"sent": 0, "answered": 0, "codes": {}, "bad": []}
+        for read_end in children.values():
+            part = json.loads(os.read(read_end, 1 << 20) or b"{}")
+            os.close(read_end)
+            if "error" in part:
+                report["error"] = part["error"]
+            report["sent"] += part.get("sent", 0)
+            report["answered"] += part.get("answered", 0)
+            report["bad"] += part.get("bad", [])
+            for code, count in part.get("codes", {}).items():
+                report["codes"][code] = report["codes"].get(code, 0) + count
         if "error" in report:
             failures.append("the client failed: " + report["error"])
         if report.get("bad"):

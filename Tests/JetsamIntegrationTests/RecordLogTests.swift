@@ -46,6 +46,63 @@ struct RecordLogTests {
     }
   }
 
+  /// A small ext4 filesystem on a loop device, mounted over the daemon's state directory, to freeze (FIFREEZE):
+  /// every write to it then blocks in the kernel until it is thawed, as on a hung or very slow disk. (Sendable:
+  /// its one changing flag is behind the lock, for the safety timer's thaw.)
+  final class FreezableDisk: @unchecked Sendable {
+    let path: String
+    private let image: String
+    private let lock = NSLock()
+    private var frozen = false
+
+    /// Why the test cannot run here, or nil.
+    static var missingTools: String? {
+      let tools = ["/usr/sbin/mkfs.ext4", "/usr/sbin/fsfreeze", "/usr/sbin/losetup"]
+      if let missing = tools.first(where: { access($0, X_OK) != 0 }) {
+        return "needs \(missing) (e2fsprogs, util-linux)"
+      }
+      return access("/dev/loop-control", F_OK) == 0 ? nil : "needs loop devices (/dev/loop-control)"
+    }
+
+    init(at path: String, image: String) throws {
+      self.path = path
+      self.image = image
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+      guard FileManager.default.createFile(atPath: image, contents: nil) else { throw TestKitError("create \(image)") }
+      guard truncate(image, 32 << 20) == 0 else { throw TestKitError("truncate \(image)") }
+      for (command, arguments) in [
+        ("/usr/sbin/mkfs.ext4", ["-q", "-F", image]), ("/bin/mount", ["-o", "loop", image, path]),
+      ] {
+        let result = try runCommand(command, arguments)
+        guard result.status == 0 else { throw TestKitError("\(command) \(arguments): \(result.stderr)") }
+      }
+      chmod(path, 0o700)
+    }
+
+    func freeze() throws {
+      let result = try runCommand("/usr/sbin/fsfreeze", ["--freeze", path])
+      guard result.status == 0 else { throw TestKitError("fsfreeze --freeze \(path): \(result.stderr)") }
+      lock.withLock { frozen = true }
+    }
+
+    /// Thaws it (once, whoever comes first: the test, or its safety timer).
+    func thaw() {
+      let wasFrozen = lock.withLock { () -> Bool in
+        defer { frozen = false }
+        return frozen
+      }
+      guard wasFrozen else { return }
+      _ = try? runCommand("/usr/sbin/fsfreeze", ["--unfreeze", path])
+    }
+
+    /// Thaws and unmounts lazily (jetsamd may still hold files open; the loop device goes with the last of them).
+    func remove() {
+      thaw()
+      umount2(path, Int32(MNT_DETACH))
+      unlink(image)
+    }
+  }
+
   /// Every line of the log at `path` is one whole record; returns them.
   static func wholeRecords(_ path: String) throws -> [ExitRecord] {
     let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -106,10 +163,51 @@ struct RecordLogTests {
 
     disk.free()
     try daemon.jetsamd.startAgain()
+    // Written first, on the record thread: the start does not wait for them.
+    try daemon.waitUntil("the leftovers written") { access(leftovers, F_OK) != 0 }
     let all = try Self.wholeRecords(daemon.recordLogPath)
     #expect(all.map(\.app).sorted() == names.sorted(), "every death has exactly one record")
-    #expect(access(leftovers, F_OK) != 0, "the leftovers are gone once written")
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits"]).count == names.count)
+  }
+
+  @Test(
+    "a frozen disk holds up no one: while records wait for it, kills go out and requests are answered",
+    .enabled(if: FreezableDisk.missingTools == nil, "\(FreezableDisk.missingTools ?? "")"))
+  func frozenDisk() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    daemon.crash()
+    let disk = try FreezableDisk(at: daemon.stateDirectory, image: daemon.directory + "/state.ext4")
+    defer { disk.remove() }
+    try daemon.jetsamd.startAgain()
+    for name in ["a", "b", "c"] { try daemon.launch(name, ["idle"], options: ["--background"]) }
+    let pids = try daemon.apps().compactMapValues(\.pid)
+    let follower = try ExitFollower(socket: daemon.socket)
+    defer { follower.stop() }
+    try daemon.waitUntil("the follower's first answer") { follower.answered }
+
+    try disk.freeze()
+    // Whatever happens below, the disk thaws: a daemon blocked on it would otherwise hold the test for ever.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 20) { disk.thaw() }
+    let started = Date()
+    for name in ["a", "b"] {
+      #expect(try daemon.ctl(["kill", name]).status == 0)
+      try daemon.waitUntil("\(name) gone") { kill(pids[name]!, 0) != 0 }
+    }
+    for _ in 0..<5 {
+      #expect(try daemon.ctl(["status"]).status == 0)
+      let apps = try daemon.apps()
+      #expect(apps["a"]?.pid == nil && apps["c"]?.pid == pids["c"])
+      usleep(100_000)
+    }
+    let answeredWithin = Date().timeIntervalSince(started)
+    #expect(answeredWithin < 10, "jetsamd answered and killed while its disk was frozen (\(answeredWithin) s)")
+    #expect(follower.records.isEmpty, "nothing is reported before it is on disk")
+
+    disk.thaw()
+    try daemon.waitUntil("both records reported once the disk thawed") { follower.records.count == 2 }
+    #expect(follower.records.map(\.app) == ["a", "b"], "in the order of the deaths")
+    #expect(try Self.wholeRecords(daemon.recordLogPath).map(\.app) == ["a", "b"])
   }
 
   @Test("rotation: exits pages newest first across files; launch numbers survive the old files' deletion")

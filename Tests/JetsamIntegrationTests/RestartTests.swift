@@ -107,6 +107,13 @@ struct RestartTests {
     try client.write(raw: Array((kill + "\n" + #"{"v":1,"verb":"debugFreeze"}"# + "\n").utf8))
     #expect(try client.nextResponse()?.ok == true)
     try daemon.waitUntil("the victim is dead") { !isAlive(victim) }
+    // The state file is written on its own thread, which the frozen loop does not hold up; the daemon dies only
+    // once the kill is in it (a crash of the whole process a moment after the signal would lose it: the
+    // successor would then record an unexplained SIGKILL).
+    let statePath = daemon.stateDirectory + "/state.json"
+    try daemon.waitUntil("the kill in flight saved") {
+      (try? String(contentsOfFile: statePath, encoding: .utf8))?.contains("\"killInFlight\"") == true
+    }
     try daemon.restart()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == victim)

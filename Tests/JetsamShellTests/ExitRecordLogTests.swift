@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import Synchronization
 import Testing
 
 @testable import JetsamShell
@@ -96,31 +97,30 @@ struct ExitRecordLogTests {
     rotation.rotateSize = ByteSize(bytes: 1 << 20)
     rotation.keep = 2
     let filled = try Self.fill(path, bytes: 1 << 20, apps: 7, time: Self.now)
-    let log = try ExitRecordLog(path: path, rotation: rotation)
-    log.lastExits = { [Self.record("remembered", pid: 7)] }
-    var warnings: [String] = []
-    log.warn = { warnings.append($0) }
+    let warnings = Mutex<[String]>([])
+    let log = try ExitRecordLog(path: path, rotation: rotation) { message in warnings.withLock { $0.append(message) } }
     let before = log.size()
     #expect(before > (1 << 20) - 1_000, "the filled log is just under 1 MiB (\(before))")
 
     // Longer than any line of the fill, so it cannot fit in what the fill left.
     let long = String(repeating: "x", count: 400)
-    try log.append(Self.record("first-after-" + long, pid: 1))
+    try log.append(Self.record("first-after-" + long, pid: 1)) { [Self.record("remembered", pid: 7)] }
     #expect(try ExitRecordLog.read(path: path).records.map(\.pid) == [1])
     #expect(try ExitRecordLog.read(path: path + ".1").records.count == filled)
     #expect(try RecordListFile.read(log.lastExitsPath).map(\.app) == ["remembered"])
     // Two more rotations (a full log found at start each time): the oldest file goes, two stay.
     for round in 0..<2 {
       try Self.fill(path, bytes: 1 << 20, apps: 7, time: Self.now, firstPid: Int32(10_000 * (round + 2)))
-      let next = try ExitRecordLog(path: path, rotation: rotation)
-      next.warn = { warnings.append($0) }
+      let next = try ExitRecordLog(path: path, rotation: rotation) { message in
+        warnings.withLock { $0.append(message) }
+      }
       try next.append(Self.record("round-\(round)-" + long, pid: 2))
     }
     #expect(try ExitRecordLog.read(path: path + ".2").records.first?.pid == 20_000)
     #expect(access(path + ".3", F_OK) != 0, "keep: 2")
     #expect(access(path + ".2", F_OK) == 0)
     #expect(log.files == [path, path + ".1", path + ".2"])
-    #expect(warnings.isEmpty, "\(warnings)")
+    #expect(warnings.withLock { $0.isEmpty }, "\(warnings.withLock { $0 })")
   }
 
   @Test("the log rotates once its oldest record is rotateAge old")

@@ -305,6 +305,55 @@ struct AppSupervisorTests {
     #expect(fixture.recorded.map(\.app) == ["a", "b"])
   }
 
+  @Test("records are written one at a time, in order, each reported only once durable")
+  func recordsInFlight() throws {
+    let fixture = try SupervisorFixture()
+    fixture.records.holding = true
+    let first = Self.record("a")
+    fixture.supervisor.perform(.recordExit(first))
+    fixture.supervisor.perform(.recordExit(Self.record("b")))
+    #expect(fixture.records.inFlight.map(\.record.app) == ["a"], "the second waits for the first")
+    #expect(fixture.reported.isEmpty, "nothing is reported before it is durable")
+    fixture.supervisor.takeOver(unwritten: [Self.record("left")])
+    fixture.records.finishWrites()
+    #expect(fixture.recorded.map(\.app) == ["a"])
+    #expect(fixture.records.inFlight.map(\.record.app) == ["left"], "a taken-over record goes after the one on its way")
+    fixture.records.finishWrites()
+    fixture.records.finishWrites()
+    #expect(fixture.records.records.map(\.app) == ["a", "left", "b"])
+    #expect(fixture.recorded.map(\.app) == ["a", "left", "b"])
+    #expect(fixture.supervisor.unwrittenRecords.isEmpty)
+  }
+
+  @Test("a stop waits for the records: until they are written, or its grace is over with the rest kept")
+  func stopWaitsForRecords() throws {
+    let fixture = try SupervisorFixture()
+    fixture.records.holding = true
+    fixture.supervisor.perform(.recordExit(Self.record("a")))
+    var settled = 0
+    fixture.supervisor.whenRecordsWritten(within: .seconds(10)) { settled += 1 }
+    #expect(settled == 0, "a write is on its way")
+    fixture.records.finishWrites()
+    #expect(settled == 1 && fixture.recorded.map(\.app) == ["a"])
+
+    fixture.records.holding = false
+    fixture.records.failing = true
+    fixture.supervisor.perform(.recordExit(Self.record("b")))
+    #expect(fixture.supervisor.isRetryingRecords)
+    fixture.supervisor.whenRecordsWritten(within: .seconds(2)) { settled += 1 }
+    fixture.loop.advance(by: .seconds(1))
+    #expect(settled == 1, "still within the grace")
+    fixture.loop.advance(by: .seconds(1))
+    #expect(settled == 2, "the grace is over")
+    #expect(fixture.supervisor.unwrittenRecords.map(\.app) == ["b"], "kept for the next start")
+  }
+
+  static func record(_ app: String) -> ExitRecord {
+    ExitRecord(
+      app: app, pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
+      exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+  }
+
   @Test("a command hook runs in the app's cgroup; its end answers the event")
   func commandHook() throws {
     let fixture = try SupervisorFixture()

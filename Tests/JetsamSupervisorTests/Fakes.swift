@@ -183,13 +183,32 @@ final class FakeSignals: SignalSender {
   func count(_ signal: Signal, to pid: pid_t) -> Int { sent.filter { $0.signal == signal && $0.pid == pid }.count }
 }
 
+/// A record log that fails while `failing`, and while `holding` keeps each write on its way until
+/// ``finishWrites()`` (a slow disk).
 final class FakeRecords: RecordSink {
   private(set) var records: [ExitRecord] = []
   var failing = false
+  var holding = false
+  /// Writes on their way (held), oldest first.
+  private(set) var inFlight: [(record: ExitRecord, done: (Result<Void, SystemError>) -> Void)] = []
   var written: Int { records.count }
-  func append(_ record: ExitRecord) throws {
-    if failing { throw SystemError(code: ENOSPC, "write exits.jsonl") }
+
+  func write(_ record: ExitRecord, done: @escaping (Result<Void, SystemError>) -> Void) {
+    if holding { return inFlight.append((record, done)) }
+    complete(record, done)
+  }
+
+  /// Ends the writes held so far, as the disk would.
+  func finishWrites() {
+    let writes = inFlight
+    inFlight = []
+    for write in writes { complete(write.record, write.done) }
+  }
+
+  private func complete(_ record: ExitRecord, _ done: (Result<Void, SystemError>) -> Void) {
+    if failing { return done(.failure(SystemError(code: ENOSPC, "write exits.jsonl"))) }
     records.append(record)
+    done(.success(()))
   }
 }
 

@@ -10,8 +10,8 @@ public struct RecordsConfig: Sendable, Codable, Equatable {
   public var rotateAge = ConfigDuration(.seconds(7 * 86_400))
   /// How many rotated logs are kept (`exits.jsonl.1` is the newest); older ones are deleted.
   public var keep = 4
-  /// At stop, how long jetsamd retries records it could not write (a full disk) before it leaves them in the
-  /// runtime directory for the next start.
+  /// At stop or restart, how long jetsamd waits for records still being written, and retries those it could not
+  /// write (a full disk), before it leaves them in the runtime directory for the next start.
   public var stopGrace = ConfigDuration(.seconds(10))
 
   /// The smallest rotation size accepted: below it a single jetsam record (with its snapshot) may not fit.

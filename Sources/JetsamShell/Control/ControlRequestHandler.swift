@@ -150,7 +150,7 @@ final class ControlRequestHandler {
       version: Daemon.version, uptimeSeconds: MonotonicClock.now().seconds(since: daemon.startedAt),
       cgroupMode: daemon.layout.modeName, suspendMode: daemon.config.suspend.mode.rawValue,
       deviceCgroup: daemon.device.displayPath, appsByState: counts, recordsWritten: daemon.records.written,
-      recordLog: daemon.records.path)
+      recordLog: daemon.records.log.path)
     return response
   }
 
@@ -180,9 +180,9 @@ final class ControlRequestHandler {
     let since = try request.sinceDate()
     let limit = try request.exitsLimit()
     let query = ExitRecordPage.Query(
-      files: try daemon.records.openForReading(), currentSize: daemon.records.size(), app: request.app,
+      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: request.app,
       since: since, limit: limit)
-    let path = daemon.records.path
+    let path = daemon.records.log.path
     if request.follow == true { connection.follow = FollowFilter(app: request.app) }
     let read = { @Sendable () -> Result<ExitRecordPage, SystemError> in
       Result { () throws(SystemError) in try ExitRecordPage.read(query) }

@@ -31,7 +31,8 @@ public final class Daemon {
   let loop: EventLoop
   let layout: CgroupLayout
   let device: DeviceCgroup
-  let records: ExitRecordLog
+  /// The exit record log, written off the loop.
+  let records: RecordWriter
   let stateDirectory: String
   let socketPath: String
   let startedAt = MonotonicClock.now()
@@ -110,7 +111,11 @@ public final class Daemon {
     chmod(stateDirectory, 0o700)
     // Before anything of the state directory or the device is touched: a second daemon stops here.
     stateLock = try DaemonLock.stateDirectory(stateDirectory)
-    records = try ExitRecordLog(path: stateDirectory + "/exits.jsonl", rotation: config.records)
+    records = try RecordWriter(
+      log: ExitRecordLog(
+        path: stateDirectory + "/exits.jsonl", rotation: config.records,
+        warn: { [log] message in log.warning(message) }),
+      loop: loop)
     layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
     deviceLock = try DaemonLock.device(device.unifiedDirectory)
@@ -138,7 +143,7 @@ public final class Daemon {
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
-    stateKeeper = StateKeeper(
+    stateKeeper = try StateKeeper(
       path: stateDirectory + "/state.json", loop: loop, log: log,
       isBusy: { [unowned self] in !self.supervisor.areStopsIdle },
       snapshot: { [unowned self] in self.savedState() })
@@ -147,10 +152,9 @@ public final class Daemon {
     // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
     // rotation, then the log since).
     var lastByApp: [String: ExitRecord] = [:]
-    for record in try RecordListFile.read(records.lastExitsPath) { lastByApp[record.app] = record }
-    lastByApp.merge(try ExitRecordPage.lastRecordPerApp(path: records.path)) { $1 }
+    for record in try RecordListFile.read(records.log.lastExitsPath) { lastByApp[record.app] = record }
+    lastByApp.merge(try ExitRecordPage.lastRecordPerApp(path: records.log.path)) { $1 }
     records.lastExits = { [unowned self] in self.policy.allLastExits }
-    records.warn = { [log] message in log.warning(message) }
     // Configured apps first: the last exits that follow are kept for them, and the rest count as ended ad-hoc
     // apps, of which the policy remembers a bounded number.
     try submit(
@@ -203,7 +207,7 @@ public final class Daemon {
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
         + "app cgroup namespaces \(supervisor.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
-        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.path)")
+        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.log.path)")
     lastStatusLine = statusLine()
     serviceManager.ready(status: lastStatusLine)
   }
@@ -246,7 +250,8 @@ public final class Daemon {
       cgroups: device, launcher: KernelProcessLauncher(), supervisor: supervisor, log: log,
       configuredApps: config.apps, launchSpec: { [unowned self] app in self.launchSpec(app) },
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
-      lastExit: { [unowned self] name in self.policy.lastExit(of: name) }, now: MonotonicClock.now())
+      lastExit: { [unowned self] name in self.supervisor.lastRecord(of: name) ?? self.policy.lastExit(of: name) },
+      now: MonotonicClock.now())
     let adopted = readoption.run(
       state: state?.bootID == DaemonState.currentBootID ? state : nil, storedChannels: &storedChannels)
     stateKeeper.changed(urgent: true)
@@ -267,10 +272,14 @@ public final class Daemon {
     } catch {
       return log.error("reading \(leftoverRecordsPath): \(error)")
     }
-    guard !leftovers.isEmpty else { return }
-    log.notice("writing \(leftovers.count) exit record(s) the previous jetsamd left in \(leftoverRecordsPath)")
-    supervisor.takeOver(unwritten: leftovers)
-    if supervisor.unwrittenRecords.isEmpty { removeLeftoverRecords() }
+    // Records land in order, so a leftover the log already holds as its app's last exit was written (the
+    // previous jetsamd's write was on its way at its end, or it took them over and stopped before it was done),
+    // and so was every leftover before it.
+    let written = leftovers.lastIndex { policy.lastExit(of: $0.app) == $0 }.map { $0 + 1 } ?? 0
+    guard written < leftovers.count else { return removeLeftoverRecords() }
+    log.notice(
+      "writing \(leftovers.count - written) exit record(s) the previous jetsamd left in \(leftoverRecordsPath)")
+    supervisor.takeOver(unwritten: Array(leftovers[written...]))
   }
 
   /// The records left for this start are in the log now.
@@ -278,36 +287,27 @@ public final class Daemon {
     unlink(leftoverRecordsPath)
   }
 
-  /// At stop: retries the records still unwritten for up to the config's `records.stopGrace`, then leaves them
-  /// in ``leftoverRecordsPath`` (or, failing that, in full in the journal) and calls `then`.
+  /// At stop: waits for the records still unwritten (retrying those a full disk refused) for up to the config's
+  /// `records.stopGrace`, then leaves the rest in ``leftoverRecordsPath`` (or, failing that, in full in the
+  /// journal) and calls `then`.
   private func settleUnwrittenRecords(then: @escaping () -> Void) {
-    let deadline = MonotonicClock.now().advanced(by: config.records.stopGrace.duration)
-    var retry: EventSource?
-    let attempt = { [unowned self] in
-      self.supervisor.writeRecords()
+    if supervisor.isRetryingRecords {
+      log.warning(
+        "stopping with \(supervisor.unwrittenRecords.count) exit record(s) unwritten: retrying for "
+          + "\(config.records.stopGrace.duration)")
+    }
+    supervisor.whenRecordsWritten(within: config.records.stopGrace.duration) { [unowned self] in
       let unwritten = self.supervisor.unwrittenRecords
-      if !unwritten.isEmpty && MonotonicClock.now() < deadline {
-        retry?.schedule(at: MonotonicClock.now().advanced(by: .milliseconds(250)))
-        return
-      }
-      retry?.cancel()
-      retry = nil
       if !unwritten.isEmpty { self.leaveUnwritten(unwritten) }
       then()
     }
-    guard !supervisor.unwrittenRecords.isEmpty else { return then() }
-    log.warning(
-      "stopping with \(supervisor.unwrittenRecords.count) exit record(s) unwritten: retrying for "
-        + "\(config.records.stopGrace.duration)")
-    retry = try? loop.timer(at: MonotonicClock.now(), handler: attempt)
-    if retry == nil { attempt() }
   }
 
   private func leaveUnwritten(_ unwritten: [ExitRecord]) {
     do {
       try RecordListFile.write(unwritten, to: leftoverRecordsPath)
       log.warning(
-        "\(unwritten.count) exit record(s) could not be written to \(records.path); kept in \(leftoverRecordsPath) "
+        "\(unwritten.count) exit record(s) could not be written to \(records.log.path); kept in \(leftoverRecordsPath) "
           + "for the next start")
     } catch {
       log.error("\(unwritten.count) exit record(s) could not be written anywhere (\(error)); here they are:")
@@ -655,13 +655,16 @@ public final class Daemon {
   private func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
-    stateKeeper.changed(urgent: true)
     releaseBalloon()
     monitor.stop()
     control.close()
-    let unwritten = supervisor.unwrittenRecords
-    if !unwritten.isEmpty { leaveUnwritten(unwritten) }
-    loop.exit(code: unwritten.isEmpty ? 0 : 1)
+    settleUnwrittenRecords { [unowned self] in
+      // Saved last: an app that ended while the records settled has its record, and is not left to re-adopt.
+      self.stateKeeper.changed(urgent: true)
+      self.stateKeeper.whenSaved {
+        self.loop.exit(code: self.supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+      }
+    }
   }
 
   /// Once every app is gone and its cgroup removed: remove the device and exit.
@@ -681,7 +684,7 @@ public final class Daemon {
         self.log.notice(
           "stopped; \(self.records.written) record(s) written this run"
             + (unwritten > 0 ? ", \(unwritten) left for the next start" : ""))
-        self.loop.exit(code: unwritten == 0 ? 0 : 1)
+        self.stateKeeper.whenSaved { self.loop.exit(code: unwritten == 0 ? 0 : 1) }
       }
     }
   }

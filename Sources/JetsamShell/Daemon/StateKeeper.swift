@@ -1,8 +1,14 @@
 import JetsamCore
+import Synchronization
 
 /// Keeps the state file (``DaemonState``) current, so that a successor can re-adopt the apps this daemon
 /// leaves running: a new or ended process is written at once (a crash must not lose an app's pid); other
 /// changes are coalesced, so a burst of 200 suspends costs one write, not 200.
+///
+/// The state is taken and encoded on the loop; the file is written on a thread of its own (a write can block in
+/// reclaim under the very memory pressure jetsam acts on, or on a frozen or slow disk). The thread writes the
+/// newest state handed to it, without the loop's help: a save handed over just before the loop hangs (or
+/// before a slow save returns) still reaches the file, and saves waiting for a slow disk cost one state's memory.
 final class StateKeeper {
   /// How long state changes may wait before the file is rewritten (a crash in this window leaves the previous
   /// state, which re-adoption reconciles with the processes it finds).
@@ -19,7 +25,14 @@ final class StateKeeper {
   /// apps takes milliseconds.
   private let isBusy: () -> Bool
   private let encoder = StateFileEncoder()
+  private let writer: BackgroundWork
   private var dirty = false
+  /// The newest encoded state not yet taken by the writer thread.
+  private let newest = NewestState()
+  /// Saves handed to the writer thread whose result has not come back.
+  private var savesInFlight = 0
+  /// Who waits for the file to hold the state as it is now (a stop, before the daemon exits).
+  private var waitingForSave: [() -> Void] = []
   private var timer: EventSource?
   private var timerArmed = false
   /// When the coalesced save was first due (it is held back at most ``longestHold`` past it).
@@ -28,7 +41,8 @@ final class StateKeeper {
   init(
     path: String, loop: EventLoop, log: Logger, isBusy: @escaping () -> Bool,
     snapshot: @escaping () -> DaemonState
-  ) {
+  ) throws {
+    writer = try BackgroundWork(loop: loop, label: "jetsamd.state", qos: .userInitiated)
     self.path = path
     self.loop = loop
     self.log = log
@@ -61,15 +75,59 @@ final class StateKeeper {
     saveNow()
   }
 
-  /// Writes the file now if anything changed.
+  /// Hands the state to the writer thread now if anything changed.
   func saveNow() {
     guard dirty else { return }
     dirty = false
     do {
-      try snapshot().write(path: path, encoder: encoder)
+      newest.put(try encoder.encode(snapshot()))
     } catch {
-      log.error("writing \(path): \(error)")
-      dirty = true
+      log.error("encoding \(path): \(error)")
+      return savesSettled()
+    }
+    savesInFlight += 1
+    writer.run(
+      { [path, newest] in
+        // An earlier save may have taken this state already, with whatever was newer.
+        guard let bytes = newest.take() else { return .success(()) }
+        return Result { () throws(SystemError) in try replaceFile(at: path, with: bytes, durable: false) }
+      },
+      then: { [unowned self] (result: Result<Void, SystemError>) in
+        self.savesInFlight -= 1
+        if case .failure(let error) = result {
+          // Tried again with the next change, not at once: a full disk would make it a loop.
+          self.log.error("writing \(self.path): \(error)")
+          self.dirty = true
+        }
+        self.savesSettled()
+      })
+  }
+
+  /// Calls `then` once the file holds the state as it is now, or its save has failed (logged).
+  func whenSaved(_ then: @escaping () -> Void) {
+    waitingForSave.append(then)
+    if dirty { return saveNow() }
+    savesSettled()
+  }
+
+  private func savesSettled() {
+    guard savesInFlight == 0 else { return }
+    let waiting = waitingForSave
+    waitingForSave = []
+    for then in waiting { then() }
+  }
+}
+
+/// The newest encoded state, passed from the loop to the writer thread.
+private final class NewestState: Sendable {
+  private let bytes = Mutex<[UInt8]?>(nil)
+
+  func put(_ state: [UInt8]) { bytes.withLock { $0 = state } }
+
+  func take() -> [UInt8]? {
+    bytes.withLock { bytes in
+      defer { bytes = nil }
+      return bytes
     }
   }
 }

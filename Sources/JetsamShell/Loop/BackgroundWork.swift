@@ -3,8 +3,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Runs blocking work (a large file read) off the loop, and hands its result back on the loop's thread: the
-/// worker posts it to a mailbox and signals an eventfd the loop watches.
+/// Runs blocking work (a large file read, a record's fdatasync) off the loop, and hands its result back on the
+/// loop's thread: the worker posts it to a mailbox and signals an eventfd the loop watches.
 final class BackgroundWork {
   /// Results posted by workers, waiting for the loop.
   private final class Mailbox: Sendable {
@@ -20,12 +20,14 @@ final class BackgroundWork {
   }
 
   private let mailbox: Mailbox
-  private let queue = DispatchQueue(label: "jetsamd.background", qos: .utility)
+  private let queue: DispatchQueue
   private var source: EventSource?
   private var waiting: [Int: (any Sendable) -> Void] = [:]
   private var nextTicket = 0
 
-  init(loop: EventLoop) throws {
+  /// Work runs one item at a time, in order, on a queue of its own named `label`.
+  init(loop: EventLoop, label: String = "jetsamd.background", qos: DispatchQoS = .utility) throws {
+    queue = DispatchQueue(label: label, qos: qos)
     let wakeup = jetsam_eventfd()
     guard wakeup >= 0 else { throw SystemError.current("eventfd") }
     mailbox = Mailbox(wakeup: wakeup)

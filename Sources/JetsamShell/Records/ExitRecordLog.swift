@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import Synchronization
 
 /// The append-only exit record log: one JSON object per line, each fsync'd before it is reported anywhere, rotated
 /// by size and age (``RecordsConfig``).
@@ -9,51 +10,68 @@ import JetsamProtocol
 /// Only whole lines ever stay in the file: a write or sync that fails (a full disk) is cut back to the last
 /// durable record before the error is reported, so a retried record never lands after a torn fragment. A crash
 /// can at worst leave a partial last line, which the next open cuts off.
-public final class ExitRecordLog {
+///
+/// One thread at a time writes (``append(line:at:)``, ``rotate(keeping:)``: the daemon's record thread, see
+/// ``RecordWriter``); any thread may read the log's size and open it for reading meanwhile. The lock guards only
+/// which file is current and how much of it is durable, never a write or a sync, so a reader never waits on the
+/// disk.
+public final class ExitRecordLog: Sendable {
   /// The log file's path.
   public let path: String
   private let rotation: RecordsConfig
-  private var fd: FileDescriptor
-  /// Bytes of whole, durable records: where the next record starts.
-  private var end: Int64
-  /// When the current file's first record was written (rotation by age); nil while it is empty.
-  private var firstRecordDate: Date?
-  private let encoder: JSONEncoder
-  /// How many records this process has written.
-  public private(set) var written = 0
-  /// The last exit of every app known, written beside the log at each rotation so that launch reasons survive it.
-  public var lastExits: () -> [ExitRecord] = { [] }
-  /// Told when a rotation could not be done (the log then grows on; appending goes on).
-  public var warn: (String) -> Void = { _ in }
+  /// Told when a rotation could not be done (the log then grows on; appending goes on). Called on the writing
+  /// thread.
+  private let warn: @Sendable (String) -> Void
+  private let tail: Mutex<Tail>
+
+  /// The current file and how much of it is durable.
+  private struct Tail {
+    var fd: FileDescriptor
+    /// Bytes of whole, durable records: where the next record starts.
+    var end: Int64
+    /// When the current file's first record was written (rotation by age); nil while it is empty.
+    var firstRecordDate: Date?
+    /// How many records this process has written.
+    var written = 0
+  }
 
   /// Where the last exits of every app are kept across rotations (`last-exits.jsonl` beside the log).
   public var lastExitsPath: String { ExitRecordLog.lastExitsPath(beside: path) }
 
   /// Opens (creating if needed) the log at `path`, cutting off a partial last line left by a crash.
-  public init(path: String, rotation: RecordsConfig = RecordsConfig()) throws(SystemError) {
+  public init(
+    path: String, rotation: RecordsConfig = RecordsConfig(), warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws(SystemError) {
     self.path = path
     self.rotation = rotation
+    self.warn = warn
     let existed = access(path, F_OK) == 0
-    fd = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
-    encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    end = 0
-    if existed {
-      end = try ExitRecordLog.cutPartialLastLine(fd, path: path)
-      firstRecordDate = ExitRecordLog.firstRecordDate(fd)
-    } else {
-      // A new file's directory entry must be durable too, or a crash could lose the whole log.
-      try syncDirectory(of: path)
+    let fd = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
+    var opened = Tail(fd: fd, end: 0)
+    do {
+      if existed {
+        opened.end = try ExitRecordLog.cutPartialLastLine(fd, path: path)
+        opened.firstRecordDate = ExitRecordLog.firstRecordDate(fd)
+      } else {
+        // A new file's directory entry must be durable too, or a crash could lose the whole log.
+        try syncDirectory(of: path)
+      }
+    } catch {
+      fd.close()
+      throw error
     }
+    tail = Mutex(opened)
   }
 
-  deinit { fd.close() }
+  deinit { tail.withLock { $0.fd.close() } }
 
-  /// Appends one record and makes it durable (write + fdatasync) before returning; rotates first when due.
-  ///
-  /// - Throws: ``SystemError`` when the record could not be made durable; the file then ends with the previous
-  ///   record, as before the call.
-  public func append(_ record: ExitRecord) throws(SystemError) {
+  /// How many records this process has written.
+  public var written: Int { tail.withLock { $0.written } }
+
+  /// The line `record` takes in the log, newline included.
+  public static func line(for record: ExitRecord) throws(SystemError) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     var line: Data
     do {
       line = try encoder.encode(record)
@@ -61,8 +79,25 @@ public final class ExitRecordLog {
       throw SystemError(code: EINVAL, "encode exit record for \(record.app): \(error)")
     }
     line.append(UInt8(ascii: "\n"))
+    return line
+  }
+
+  /// Appends one record and makes it durable, rotating first when due: all of it on the calling thread, for a
+  /// caller that owns the log alone. `lastExits` is asked only when the log rotates.
+  public func append(_ record: ExitRecord, lastExits: () -> [ExitRecord] = { [] }) throws(SystemError) {
+    let line = try ExitRecordLog.line(for: record)
     let now = Date()
-    if isRotationDue(adding: Int64(line.count), now: now) { rotate() }
+    if isRotationDue(adding: line.count, now: now) { rotate(keeping: lastExits()) }
+    try append(line: line, at: now)
+  }
+
+  /// Appends one line (``line(for:)``) and makes it durable (write + fdatasync) before returning.
+  ///
+  /// - Throws: ``SystemError`` when the line could not be made durable; the file then ends with the previous
+  ///   record, as before the call.
+  public func append(line: Data, at now: Date = Date()) throws(SystemError) {
+    // Only this thread changes the tail, so it stays as read while the lock is let go for the write.
+    let (fd, end) = tail.withLock { ($0.fd, $0.end) }
     do {
       try fd.writeAll(line)
       try systemCall("fdatasync \(path)") { fdatasync(fd.rawValue) }
@@ -71,14 +106,16 @@ public final class ExitRecordLog {
       _ = ftruncate(fd.rawValue, off_t(end))
       throw error
     }
-    end += Int64(line.count)
-    if firstRecordDate == nil { firstRecordDate = now }
-    written += 1
+    tail.withLock { tail in
+      tail.end += Int64(line.count)
+      if tail.firstRecordDate == nil { tail.firstRecordDate = now }
+      tail.written += 1
+    }
   }
 
-  /// The log's size in bytes now. Every record below it is complete and durable: only this writer appends, and
+  /// The log's size in bytes now. Every record below it is complete and durable: only one thread appends, and
   /// only whole lines stay.
-  public func size() -> Int64 { end }
+  public func size() -> Int64 { tail.withLock { $0.end } }
 
   /// The paths of the log and its rotated predecessors, newest first: `exits.jsonl`, `exits.jsonl.1`, …
   public var files: [String] { [path] + (1...rotation.keep).map { "\(path).\($0)" } }
@@ -87,25 +124,30 @@ public final class ExitRecordLog {
   /// them): the log itself through a duplicate of the descriptor it is written by, so that it is this log
   /// whatever a rotation or anyone else does to the names meanwhile; the others by name, where they exist.
   func openForReading() throws(SystemError) -> [FileDescriptor] {
-    let current = try systemCall("dup \(path)") { fcntl(fd.rawValue, F_DUPFD_CLOEXEC, 0) }
+    let current = try tail.withLock { tail throws(SystemError) in
+      try systemCall("dup \(path)") { fcntl(tail.fd.rawValue, F_DUPFD_CLOEXEC, 0) }
+    }
     return [FileDescriptor(rawValue: current)] + ExitRecordPage.open(Array(files.dropFirst()))
   }
 
   // MARK: Rotation
 
-  private func isRotationDue(adding bytes: Int64, now: Date) -> Bool {
+  /// Whether the log is to be rotated before `bytes` more are appended: by size, or by its first record's age.
+  public func isRotationDue(adding bytes: Int, now: Date = Date()) -> Bool {
+    let (end, firstRecordDate) = tail.withLock { ($0.end, $0.firstRecordDate) }
     guard end > 0 else { return false }
-    if end + bytes > rotation.rotateSize.bytes { return true }
+    if end + Int64(bytes) > rotation.rotateSize.bytes { return true }
     guard let firstRecordDate else { return false }
     let age = Double(rotation.rotateAge.duration.components.seconds)
     return now.timeIntervalSince(firstRecordDate) >= age
   }
 
-  /// Moves `exits.jsonl` to `exits.jsonl.1` (and each older one up, the oldest out) and starts a new file. The
-  /// last exit of every app is written first, so that no launch reason is lost with the files.
-  private func rotate() {
+  /// Moves `exits.jsonl` to `exits.jsonl.1` (and each older one up, the oldest out) and starts a new file.
+  /// `lastExits` (the last exit of every app known) is written first, so that no launch reason is lost with the
+  /// files. A rotation that fails is warned of, and the log grows on.
+  public func rotate(keeping lastExits: [ExitRecord]) {
     do {
-      try RecordListFile.write(lastExits(), to: lastExitsPath)
+      try RecordListFile.write(lastExits, to: lastExitsPath)
       let oldest = "\(path).\(rotation.keep)"
       if access(oldest, F_OK) == 0 { try systemCall("unlink \(oldest)") { unlink(oldest) } }
       for index in stride(from: rotation.keep - 1, through: 1, by: -1) where access("\(path).\(index)", F_OK) == 0 {
@@ -113,13 +155,23 @@ public final class ExitRecordLog {
       }
       let next = try FileDescriptor.open(
         path + ".new", O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o640)
-      try systemCall("rename \(path)") { rename(path, "\(path).1") }
-      try systemCall("rename \(path).new") { rename(path + ".new", path) }
-      try syncDirectory(of: path)
-      fd.close()
-      fd = next
-      end = 0
-      firstRecordDate = nil
+      do {
+        try systemCall("rename \(path)") { rename(path, "\(path).1") }
+        try systemCall("rename \(path).new") { rename(path + ".new", path) }
+        try syncDirectory(of: path)
+      } catch {
+        next.close()
+        throw error
+      }
+      let previous = tail.withLock { tail in
+        defer {
+          tail.fd = next
+          tail.end = 0
+          tail.firstRecordDate = nil
+        }
+        return tail.fd
+      }
+      previous.close()
     } catch {
       warn("rotating \(path): \(error); the log grows on")
     }

@@ -42,10 +42,4 @@ public struct DaemonState: Codable, Sendable {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     return try JSONDecoder().decode(DaemonState.self, from: data)
   }
-
-  /// Replaces the state file atomically; `encoder` keeps what it can reuse from one save to the next.
-  func write(path: String, encoder: StateFileEncoder) throws {
-    let data = try encoder.encode(self)
-    try replaceFile(at: path, with: data, durable: false)
-  }
 }

@@ -81,12 +81,20 @@ final class AppSupervisor {
   private(set) var processes: [String: AppProcess] = [:]
   /// Each app's last spawn that failed, and why (for the launch request's answer).
   private var spawnFailures: [String: (launch: Int, message: String)] = [:]
-  /// Records that could not be written yet (disk full…): retried before every later write and on a timer, never
-  /// dropped.
+  /// Records not durable yet, oldest first: the first may be on its way to the disk; the others wait for it, or
+  /// for space (a full disk), retried on a timer, never dropped.
   private(set) var unwrittenRecords: [ExitRecord] = []
+  /// Whether the first of ``unwrittenRecords`` is being written (one at a time, so they land in order).
+  private var recordInFlight = false
   private var recordRetry: (any LoopSource)?
-  /// How soon a record that could not be written is tried again.
+  /// Whether the records waiting include some that had to wait (a full disk, a previous daemon's leftovers):
+  /// ``Observers/backlogWritten`` is told once they are all written.
+  private var backlogWaiting = false
+  /// Who waits for every record to be written (a stop), and the timer that ends their wait.
+  private var recordsSettled: (then: () -> Void, deadline: any LoopSource)?
+  /// How soon a record that could not be written is tried again: while a stop waits, sooner.
   static let recordRetryInterval: Duration = .seconds(1)
+  static let stoppingRecordRetryInterval: Duration = .milliseconds(250)
   /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
   private var pendingScores: [String: Band] = [:]
   private var scoreTimer: (any LoopSource)?
@@ -612,34 +620,90 @@ final class AppSupervisor {
     writeRecords()
   }
 
-  /// Writes the records still waiting, oldest first; each is reported once durable. What cannot be written is
-  /// tried again on a timer.
+  /// Writes the records still waiting, oldest first, one at a time; each is reported once durable. What cannot be
+  /// written is tried again on a timer.
   func writeRecords() {
-    let waited = recordRetry != nil
-    do {
-      while let next = unwrittenRecords.first {
-        try seams.records.append(next)
-        unwrittenRecords.removeFirst()
-        report(.exitRecorded(next))
-        observers.recorded(next)
+    guard !recordInFlight, let next = unwrittenRecords.first else { return }
+    recordInFlight = true
+    seams.records.write(next) { [unowned self] result in
+      self.recordInFlight = false
+      switch result {
+      case .success: self.recordWritten(next)
+      case .failure(let error): self.recordFailed(error)
       }
-    } catch {
-      if !waited { log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry") }
-      if recordRetry == nil { recordRetry = try? loop.addTimer(at: nil) { [unowned self] in self.writeRecords() } }
-      recordRetry?.schedule(at: loop.now().advanced(by: AppSupervisor.recordRetryInterval))
-      return
     }
-    guard let retry = recordRetry else { return }
-    retry.cancel()
-    recordRetry = nil
-    log.notice("exit record log writable again: the records kept for retry are written")
-    observers.backlogWritten()
+  }
+
+  private func recordWritten(_ record: ExitRecord) {
+    unwrittenRecords.removeFirst()
+    if let retry = recordRetry {
+      retry.cancel()
+      recordRetry = nil
+      log.notice("exit record log writable again: writing the \(unwrittenRecords.count) record(s) kept for retry")
+    }
+    report(.exitRecorded(record))
+    observers.recorded(record)
+    guard unwrittenRecords.isEmpty else { return writeRecords() }
+    if backlogWaiting {
+      backlogWaiting = false
+      observers.backlogWritten()
+    }
+    endRecordsWait()
+  }
+
+  private func recordFailed(_ error: SystemError) {
+    backlogWaiting = true
+    if recordRetry == nil {
+      log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry")
+      recordRetry = try? loop.addTimer(at: nil) { [unowned self] in self.writeRecords() }
+    }
+    let interval = recordsSettled == nil ? AppSupervisor.recordRetryInterval : AppSupervisor.stoppingRecordRetryInterval
+    recordRetry?.schedule(at: loop.now().advanced(by: interval))
+  }
+
+  /// The newest record of `name` still on its way to the log (the policy hears of it once it is durable).
+  func lastRecord(of name: String) -> ExitRecord? { unwrittenRecords.last { $0.app == name } }
+
+  /// Whether records wait because the log could not take them (a full disk), not just for their turn.
+  var isRetryingRecords: Bool { recordRetry != nil }
+
+  /// Calls `then` once every record is durable, or after `grace` with the rest still in ``unwrittenRecords`` (a
+  /// stop: what is left goes to the next start). Records that failed are tried again meanwhile, and sooner.
+  func whenRecordsWritten(within grace: Duration, then: @escaping () -> Void) {
+    guard !unwrittenRecords.isEmpty else { return then() }
+    let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in
+      self.endRecordsWait()
+    }
+    guard let deadline else { return then() }
+    if let earlier = recordsSettled {
+      earlier.deadline.cancel()
+      recordsSettled = (
+        {
+          earlier.then()
+          then()
+        }, deadline
+      )
+    } else {
+      recordsSettled = (then, deadline)
+    }
+    recordRetry?.schedule(at: loop.now())
+  }
+
+  /// Ends a stop's wait for the records: all written, or its time is up.
+  private func endRecordsWait() {
+    guard let settled = recordsSettled else { return }
+    recordsSettled = nil
+    settled.deadline.cancel()
+    settled.then()
   }
 
   /// Takes records an earlier jetsamd could not write (left in the runtime directory at its stop), to be written
   /// before any new one.
   func takeOver(unwritten records: [ExitRecord]) {
-    unwrittenRecords = records + unwrittenRecords
+    guard !records.isEmpty else { return }
+    backlogWaiting = true
+    // A record on its way to the disk stays first.
+    unwrittenRecords.insert(contentsOf: records, at: recordInFlight ? 1 : 0)
     writeRecords()
   }
 
