@@ -6,14 +6,14 @@ public enum RequestedKill: Sendable, Equatable, Codable {
   case user(ExitReason)
   /// A graceful terminate ran out of time and was escalated to SIGKILL.
   case terminateEscalation
-  /// The app did not acknowledge this lifecycle event in time (0x8badf00d).
-  case watchdog(AppEventKind)
+  /// The app did not acknowledge this lifecycle event in time (0x8badf00d), after this many seconds in its handler.
+  case watchdog(AppEventKind, seconds: Double)
   /// These background tasks were still open when the app's background time ran out (0x2182bad2).
   case backgroundTaskTimeout([String])
 }
 
 extension RequestedKill {
-  private enum CodingKeys: String, CodingKey { case kind, reason, event, tasks }
+  private enum CodingKeys: String, CodingKey { case kind, reason, event, seconds, tasks }
 
   /// `{"kind":"user","reason":"memoryPressure"}`: one object per kill, its kind and what that kind carries.
   public func encode(to encoder: any Encoder) throws {
@@ -24,9 +24,10 @@ extension RequestedKill {
       try container.encode("user", forKey: .kind)
       try container.encode(reason, forKey: .reason)
     case .terminateEscalation: try container.encode("terminateEscalation", forKey: .kind)
-    case .watchdog(let event):
+    case .watchdog(let event, let seconds):
       try container.encode("watchdog", forKey: .kind)
       try container.encode(event, forKey: .event)
+      try container.encode(seconds, forKey: .seconds)
     case .backgroundTaskTimeout(let tasks):
       try container.encode("backgroundTaskTimeout", forKey: .kind)
       try container.encode(tasks, forKey: .tasks)
@@ -39,7 +40,11 @@ extension RequestedKill {
     case "jetsam": self = .jetsam
     case "user": self = .user(try container.decode(ExitReason.self, forKey: .reason))
     case "terminateEscalation": self = .terminateEscalation
-    case "watchdog": self = .watchdog(try container.decode(AppEventKind.self, forKey: .event))
+    case "watchdog":
+      // A state file from before the seconds were kept has none.
+      self = .watchdog(
+        try container.decode(AppEventKind.self, forKey: .event),
+        seconds: try container.decodeIfPresent(Double.self, forKey: .seconds) ?? 0)
     case "backgroundTaskTimeout": self = .backgroundTaskTimeout(try container.decode([String].self, forKey: .tasks))
     case let other:
       throw DecodingError.dataCorruptedError(

@@ -41,6 +41,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var snapshot: [SnapshotEntry]?
   /// For `appWatchdog`: the lifecycle event whose handler hung.
   public var watchdogEvent: String?
+  /// For `appWatchdog`: how long the app had been in that handler when it was killed, in seconds (from when the
+  /// event before it, if any, was acknowledged: handlers run one after another).
+  public var watchdogSeconds: Double?
   /// For `backgroundTaskAssertionTimeout`: the names of the tasks still open.
   public var openBackgroundTasks: [String]?
   /// The app's last state summary (up to 128 bytes), handed back at its next launch (filled by the shell).

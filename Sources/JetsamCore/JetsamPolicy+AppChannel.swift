@@ -30,12 +30,12 @@ extension JetsamPolicy {
     }
     if to == .suspended {
       // A stopped app cannot answer: its pending deadlines are dropped, not missed.
-      for id in trackedApps[name]!.pendingAcks.keys { trackedApps[name]!.pendingAcks[id]!.deadline = nil }
+      waiveAcknowledgements(name)
     }
   }
 
-  /// Numbers an event for the app, starts its watchdog if the app is watched, and makes the actions: the
-  /// delivery, then the app's hook for the event if it has one.
+  /// Numbers an event for the app, starts its watchdog if the app is watched and handles no earlier event, and
+  /// makes the actions: the delivery, then the app's hook for the event if it has one.
   mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> [PolicyAction] {
     guard let pid = trackedApps[name]?.pid else { return [] }
     var event = event
@@ -43,14 +43,15 @@ extension JetsamPolicy {
     trackedApps[name]!.nextEventID += 1
     let hook = trackedApps[name]!.hooks[event.kind]
     if event.kind.needsAcknowledgement {
-      var deadline: Instant?
+      var allowance = config.lifecycle.deadline(for: event.kind)
+      var answeredByHook = false
       if case .command(let timeout) = hook {
-        // The command answers for the app, so the event is watched whether or not the app speaks.
-        deadline = at.advanced(by: timeout ?? config.lifecycle.deadline(for: event.kind))
-      } else if trackedApps[name]!.speaksProtocol {
-        deadline = at.advanced(by: config.lifecycle.deadline(for: event.kind))
+        allowance = timeout ?? allowance
+        answeredByHook = true
       }
-      trackedApps[name]!.pendingAcks[event.id] = PendingAck(kind: event.kind, deadline: deadline)
+      trackedApps[name]!.pendingAcks[event.id] = PendingAck(
+        kind: event.kind, allowance: allowance, answeredByHook: answeredByHook)
+      startWatchdog(name, at: at)
     }
     var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
     switch hook {
@@ -72,11 +73,25 @@ extension JetsamPolicy {
     case .auto: break
     }
     trackedApps[name]!.speaksProtocol = true
-    // Events sent before the app spoke are watched from now on (unless it is stopped).
-    if app.state != .suspended {
-      for (id, pending) in app.pendingAcks where pending.deadline == nil {
-        trackedApps[name]!.pendingAcks[id]!.deadline = at.advanced(by: config.lifecycle.deadline(for: pending.kind))
-      }
+    // Events sent before the app spoke are watched from now on, the first of them at once.
+    startWatchdog(name, at: at)
+  }
+
+  /// Starts the watchdog of the first watched event the app has not acknowledged, if it is not running: the
+  /// app's handler for it runs now (the handlers of the events before it have returned).
+  private mutating func startWatchdog(_ name: String, at: Instant) {
+    let app = trackedApps[name]!
+    guard app.state != .suspended else { return }
+    let watched = app.pendingAcks.filter { !$0.value.waived && ($0.value.answeredByHook || app.speaksProtocol) }
+    guard let first = watched.keys.min(), watched[first]!.since == nil else { return }
+    trackedApps[name]!.pendingAcks[first]!.since = at
+  }
+
+  /// Stops watching every event the app has not acknowledged (a late acknowledgement is still taken).
+  private mutating func waiveAcknowledgements(_ name: String) {
+    for id in trackedApps[name]!.pendingAcks.keys {
+      trackedApps[name]!.pendingAcks[id]!.waived = true
+      trackedApps[name]!.pendingAcks[id]!.since = nil
     }
   }
 
@@ -93,6 +108,8 @@ extension JetsamPolicy {
     }
     var actions: [PolicyAction] = []
     if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
+    // The app's next handler runs now.
+    startWatchdog(name, at: at)
     return actions + suspendIfIdle(name, at: at)
   }
 
@@ -229,9 +246,11 @@ extension JetsamPolicy {
         // An app that does not answer willTerminate in time is terminated anyway, not punished.
         actions += sendTerminate(name, at: at)
       } else {
-        actions += killForApp(name, .watchdog(pending.kind), reason: .appWatchdog)
+        let seconds = at.seconds(since: pending.since ?? at)
+        actions += killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
       }
     }
+    startWatchdog(name, at: at)
     if let expiry = taskExpiry(trackedApps[name]!) {
       if !trackedApps[name]!.expiryWarned && expiry.warning <= at {
         trackedApps[name]!.expiryWarned = true
@@ -253,7 +272,7 @@ extension JetsamPolicy {
     guard trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid else { return [] }
     requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
-    for id in trackedApps[name]!.pendingAcks.keys { trackedApps[name]!.pendingAcks[id]!.deadline = nil }
+    waiveAcknowledgements(name)
     trackedApps[name]!.backgroundTasks = [:]
     return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
   }

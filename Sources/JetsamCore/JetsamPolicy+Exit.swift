@@ -19,7 +19,9 @@ extension JetsamPolicy {
     record.stateDigest = app.savedDigest
     if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
     switch app.requestedKill {
-    case .watchdog(let event) where classification.reason == .appWatchdog: record.watchdogEvent = event.rawValue
+    case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
+      record.watchdogEvent = event.rawValue
+      record.watchdogSeconds = seconds
     case .backgroundTaskTimeout(let tasks) where classification.reason == .backgroundTaskAssertionTimeout:
       record.openBackgroundTasks = tasks
     default: break

@@ -17,8 +17,8 @@ struct AcknowledgementModeTests {
   func always() throws {
     var policy = JetsamPolicy()
     _ = try Self.launch(&policy, mode: .always)
-    #expect(policy.nextDeadline == t(10), "didBecomeActive's deadline runs from launch")
-    #expect(policy.observe(.tick(at: t(10))).killed == ["a"])
+    #expect(policy.nextDeadline == t(20), "didFinishLaunching's deadline runs from launch")
+    #expect(policy.observe(.tick(at: t(20))).killed == ["a"])
   }
 
   @Test("auto: watched from the app's first valid message, whatever it is")
@@ -27,7 +27,7 @@ struct AcknowledgementModeTests {
     _ = try Self.launch(&policy, mode: .auto)
     #expect(policy.nextDeadline == nil)
     policy.observe(.appMessage(app: "a", pid: 10, message: .backgroundTimeRemaining(requestID: 1), at: t(3)))
-    #expect(policy.nextDeadline == t(13))
+    #expect(policy.nextDeadline == t(23), "didFinishLaunching's 20 s, from then")
   }
 
   @Test("never: not watched, even after hello")

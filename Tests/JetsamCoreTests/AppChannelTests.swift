@@ -88,18 +88,93 @@ struct AppChannelTests {
     #expect(record.state == "background")
   }
 
-  @Test("an app that never spoke is not watched; hello starts the deadlines of what is pending")
+  @Test("an app that never spoke is not watched; hello starts the watchdog of the first event pending")
   func helloStartsWatching() throws {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0), foreground: true)
     #expect(policy.nextDeadline == nil)
     #expect(Self.kills(policy.observe(.tick(at: t(100)))).isEmpty)
     policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(100)))
-    #expect(policy.nextDeadline == t(110), "didBecomeActive's 10 s from hello (didFinishLaunching's is 20 s)")
-    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 2), at: t(101)))
-    #expect(policy.nextDeadline == t(120))
+    #expect(policy.nextDeadline == t(120), "didFinishLaunching's 20 s from hello; didBecomeActive waits behind it")
     policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 1), at: t(101)))
+    #expect(policy.nextDeadline == t(111), "didBecomeActive's 10 s from didFinishLaunching's acknowledgement")
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 2), at: t(102)))
     #expect(policy.nextDeadline == nil)
+  }
+
+  /// Launches a watched app (hello at once) and returns the events delivered.
+  static func watchedApp(_ policy: inout JetsamPolicy, foreground: Bool = true) throws -> [PolicyAction] {
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0, acknowledgements: .always))
+    _ = try policy.handle(.launch(app: "a", foreground: foreground, at: t(0)))
+    return policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
+  }
+
+  /// A watched app, launched to the foreground, that acknowledged its launch and was sent to the background at
+  /// t(10); returns the events of that move.
+  static func backgroundedWatchedApp(_ policy: inout JetsamPolicy) throws -> [PolicyAction] {
+    _ = try watchedApp(&policy)
+    for id in 1...2 { policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(1))) }
+    return try policy.handle(.moveToBackground(app: "a", at: t(10)))
+  }
+
+  /// Kills at `at`, and the record of the exit that follows.
+  static func watchdogRecord(_ policy: inout JetsamPolicy, at: Instant) throws -> ExitRecord {
+    #expect(Self.kills(policy.observe(.tick(at: at))) == ["a:appWatchdog"])
+    return try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: at))))
+  }
+
+  @Test("a foreground launch hung in didFinishLaunching dies at its 20 s, blamed on it, not on didBecomeActive")
+  func launchHangIsBlamedOnItsEvent() throws {
+    var policy = Self.policy()
+    _ = try Self.watchedApp(&policy)
+    #expect(policy.nextDeadline == t(20))
+    #expect(Self.kills(policy.observe(.tick(at: t(10)))).isEmpty, "didBecomeActive's 10 s has not started")
+    let record = try Self.watchdogRecord(&policy, at: t(20))
+    #expect(record.watchdogEvent == "didFinishLaunching")
+    #expect(record.watchdogSeconds == 20)
+  }
+
+  @Test("each handler of a transition gets its own allowance, from the acknowledgement of the one before")
+  func handlersRunInOrder() throws {
+    var policy = Self.policy(grace: nil)
+    // willResignActive (10 s) then didEnterBackground (5 s): 6 s in the first is within its allowance.
+    let moved = try Self.backgroundedWatchedApp(&policy)
+    #expect(Self.events(moved) == ["a:willResignActive", "a:didEnterBackground"], "both go out at once")
+    #expect(policy.nextDeadline == t(20), "willResignActive's 10 s")
+    #expect(Self.kills(policy.observe(.tick(at: t(15)))).isEmpty, "didEnterBackground's 5 s has not started")
+    let resign = try #require(Self.lastEventID(moved, .willResignActive))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: resign), at: t(16)))
+    #expect(policy.nextDeadline == t(21), "didEnterBackground's 5 s from then")
+    let record = try Self.watchdogRecord(&policy, at: t(21))
+    #expect(record.watchdogEvent == "didEnterBackground")
+    #expect(record.watchdogSeconds == 5)
+  }
+
+  @Test("a hang in the first handler of a transition is blamed on it, whatever follows")
+  func firstHandlerHang() throws {
+    var policy = Self.policy(grace: nil)
+    let moved = try Self.backgroundedWatchedApp(&policy)
+    // didEnterBackground is acknowledged (a client that answers out of order): willResignActive still hangs.
+    let background = try #require(Self.lastEventID(moved, .didEnterBackground))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: background), at: t(11)))
+    let record = try Self.watchdogRecord(&policy, at: t(20))
+    #expect(record.watchdogEvent == "willResignActive")
+    #expect(record.watchdogSeconds == 10)
+  }
+
+  @Test("activation from the background: didBecomeActive's watchdog waits for willEnterForeground")
+  func activationInOrder() throws {
+    var policy = Self.policy(grace: nil)
+    _ = try Self.watchedApp(&policy, foreground: false)
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 1), at: t(1)))
+    let activated = try policy.handle(.activate(app: "a", at: t(2)))
+    #expect(Self.events(activated) == ["a:willEnterForeground", "a:didBecomeActive"])
+    #expect(policy.nextDeadline == t(12), "willEnterForeground's 10 s")
+    let enter = try #require(Self.lastEventID(activated, .willEnterForeground))
+    policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: enter), at: t(9)))
+    #expect(policy.nextDeadline == t(19), "didBecomeActive's 10 s from then")
+    let record = try Self.watchdogRecord(&policy, at: t(19))
+    #expect(record.watchdogEvent == "didBecomeActive")
   }
 
   @Test("a command hook answers for an app that does not speak: it runs, its deadline is watched, its end acks")

@@ -85,6 +85,62 @@ struct AppLifecycleTests {
     #expect(!isAlive(pid))
   }
 
+  /// A hang in one handler of a transition that sends several events, and what the record must say.
+  struct HandlerHang: Sendable, CustomTestStringConvertible {
+    /// The event whose handler never returns, and its deadline on iOS's clock.
+    var event: String
+    var deadline: Double
+    /// The handler before it in the same transition, and how long (on iOS's clock) the app spends there first.
+    var slowIn: String?
+    var slowSeconds: Double = 0
+    /// Launched to the background (then activated) rather than to the foreground (then backgrounded).
+    var background = false
+    var testDescription: String { slowIn.map { "\(event) after \(slowSeconds) s in \($0)" } ?? event }
+  }
+
+  static let handlerHangs = [
+    // A foreground launch: didFinishLaunching (20 s), then didBecomeActive (10 s).
+    HandlerHang(event: "didFinishLaunching", deadline: 20),
+    // To the background: willResignActive (10 s; 6 s spent in it is legal), then didEnterBackground (5 s).
+    HandlerHang(event: "willResignActive", deadline: 10),
+    HandlerHang(event: "didEnterBackground", deadline: 5, slowIn: "willResignActive", slowSeconds: 6),
+    // To the foreground: willEnterForeground (10 s), then didBecomeActive (10 s).
+    HandlerHang(event: "willEnterForeground", deadline: 10, background: true),
+    HandlerHang(
+      event: "didBecomeActive", deadline: 10, slowIn: "willEnterForeground", slowSeconds: 3, background: true),
+  ]
+
+  @Test(
+    "handlers run one after another: a hang is killed at its own event's deadline and blamed on it",
+    arguments: handlerHangs)
+  func handlerHang(_ hang: HandlerHang) throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let scale = Double(TestTiming.timeScale(0.1))!
+    var env = ["HANG_IN": hang.event]
+    if let slowIn = hang.slowIn { env["SLOW_IN"] = "\(slowIn):\(hang.slowSeconds * scale)" }
+    var start = Date()
+    let (pid, events) = try Self.launchBashApp(daemon, "hangs", env, options: hang.background ? ["--background"] : [])
+    if hang.event != "didFinishLaunching" {
+      let settled = hang.background ? "didFinishLaunching" : "didBecomeActive"
+      try daemon.waitUntil("launched") { Self.events(events).contains(settled) }
+      usleep(100_000)
+      start = Date()
+      #expect(try daemon.ctl([hang.background ? "activate" : "background", "hangs"]).status == 0)
+    }
+    let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
+    // On iOS's clock, from the request that sent the events.
+    let elapsed = Date().timeIntervalSince(start) / scale
+    #expect(record.pid == pid)
+    #expect(record.reason == .appWatchdog)
+    #expect(record.watchdogEvent == hang.event)
+    let inHandler = (record.watchdogSeconds ?? 0) / scale
+    #expect(abs(inHandler - hang.deadline) < 0.5, "in \(hang.event) for its whole \(hang.deadline) s (\(inHandler) s)")
+    #expect(
+      elapsed >= hang.slowSeconds + hang.deadline - 0.5,
+      "killed at its own deadline, not before (\(elapsed) s of iOS's clock)")
+  }
+
   @Test("a never-ended background task gets backgroundTaskWillExpire, then backgroundTaskAssertionTimeout")
   func neverEndedTask() throws {
     let daemon = try Self.fastDaemon(grace: "\"100ms\"")

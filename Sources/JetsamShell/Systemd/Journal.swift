@@ -61,6 +61,9 @@ public struct Journal: Sendable {
     if let signal = record.signal { fields.append(("JETSAM_SIGNAL", String(signal))) }
     if let code = record.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
     if let event = record.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
+    if let seconds = record.watchdogSeconds {
+      fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
+    }
     return fields
   }
 

@@ -2,10 +2,12 @@
 # A test app speaking the jetsam protocol from bash. Behaviour from the environment:
 #   EVENTS_FILE  append "NAME [fields]" for every event received (and "launch REASON" at start)
 #   HANG_IN      never acknowledge this event (the handler "hangs")
+#   SLOW_IN      EVENT:SECONDS: spend that long in this event's handler (nothing else is read meanwhile)
 #   TASK         begin a background task with this name at didEnterBackground
 #   END_TASK     "never", or seconds after which the task ends (default 0.2)
 #   SILENT       never write anything (a program that does not speak the protocol)
 set -u
+SLOW_IN=${SLOW_IN:-}
 log() { [ -n "${EVENTS_FILE:-}" ] && echo "$*" >> "$EVENTS_FILE"; }
 send() { [ -z "${SILENT:-}" ] && echo "$*" >&"$JETSAM_FD"; }
 log "launch $JETSAM_LAUNCH_REASON ${JETSAM_PREVIOUS_EXIT:-} summary=${JETSAM_STATE_SUMMARY:-}"
@@ -25,6 +27,7 @@ while read -r -u "$JETSAM_FD" line; do
       fi
       if [ "$name" = backgroundTaskWillExpire ]; then log "expiring $*"; fi
       [ "${HANG_IN:-}" = "$name" ] && continue
+      [ "${SLOW_IN%%:*}" = "$name" ] && sleep "${SLOW_IN#*:}"
       send "ack event=$id"
       ;;
     reply)
