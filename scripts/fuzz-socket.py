@@ -42,10 +42,10 @@ WORDS = [b'"verb"', b'"app"', b'"apps"', b'"command"', b'"env"', b'"memoryLimit"
 
 VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300, None, True, False, "", "x",
           "a" * 70, "../..", "a b", "\u0000", "\ud83d\ude00", "memoryPressure", "critical", "allocate", "set",
-          "foreground", 20, 21, "2026-01-01T00:00:00Z", "yesterday", [], ["a", "b"], ["x"] * 300, {}, {"A": "b"},
+          "foreground", "always", "never", 20, 21, "2026-01-01T00:00:00Z", "yesterday", [], ["a", "b"], ["x"] * 300, {}, {"A": "b"},
           {"A=B": "c"}, ["/bin/true"], ["/nonexistent"], [""]]
 KEYS = ["v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason",
-        "since", "follow", "limit", "action", "level", "size", "unknownKey"]
+        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "unknownKey"]
 
 
 def mutate_fields(rng, data):

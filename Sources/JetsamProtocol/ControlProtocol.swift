@@ -41,6 +41,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var band: Band?
   /// `launch`: start in the background instead of the foreground.
   public var background: Bool?
+  /// `launch`: whether the app's lifecycle events are watched (`auto`, `always`, `never`); default: its config
+  /// entry's, else the config's `appAcknowledgements`.
+  public var acknowledgements: AcknowledgementMode?
   /// `kill`: the reason to record (default memoryPressure).
   public var reason: ExitReason?
   /// `exits`: only records after this RFC 3339 time.
@@ -59,7 +62,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit
+    case level, size, limit, acknowledgements
   }
 
   public init(verb: ControlVerb, app: String? = nil) {

@@ -29,7 +29,7 @@ enum Help {
   static let verbs: [String: String] = [
     "launch": """
     Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
-                            [--env K=V]... [--background] [-- CMD ARGS...]
+                            [--env K=V]... [--background] [--acknowledgements MODE] [-- CMD ARGS...]
 
     Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
     app (unless --background). Prints the pid.
@@ -39,6 +39,10 @@ enum Help {
       --band BAND           band floor: idle, background, mail, foreground, audio, critical
       --env K=V             extra environment variable (repeatable)
       --background          launch into the background
+      --acknowledgements MODE
+                            whether its lifecycle events are watched: always (from launch, as iOS's
+                            watchdog), auto (once the app has written a line: a hang before that is
+                            not seen), never; default: its config entry's, else appAcknowledgements
     """,
     "activate":
       "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",

@@ -116,8 +116,8 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   switch verb {
   case .launch:
     let args = try VerbArguments(
-      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env"], flags: ["--background"],
-      verb: verbName)
+      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements"],
+      flags: ["--background"], verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
     if let memory = args.one("--memory-limit") { request.memoryLimit = try parseSize(memory, "--memory-limit") }
@@ -140,6 +140,12 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.env = (request.env ?? [:]).merging([String(pair[..<eq]): String(pair[pair.index(after: eq)...])]) { $1 }
     }
     if args.flags.contains("--background") { request.background = true }
+    if let mode = args.one("--acknowledgements") {
+      guard let parsed = AcknowledgementMode(rawValue: mode) else {
+        throw CLIError.usage("--acknowledgements: \"\(mode)\" is not a mode (auto, always, never)")
+      }
+      request.acknowledgements = parsed
+    }
     return request
   case .activate:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)

@@ -141,6 +141,23 @@ struct AppLifecycleTests {
       "killed at its own deadline, not before (\(elapsed) s of iOS's clock)")
   }
 
+  @Test("launch --acknowledgements always watches an app from launch: a hang before its first line is killed")
+  func watchedFromLaunch() throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    // A program that never writes a line: under auto (the default) it is never watched.
+    let (quiet, _) = try Self.launchBashApp(daemon, "quiet", ["SILENT": "1"], options: ["--background"])
+    let (hung, _) = try Self.launchBashApp(
+      daemon, "hung", ["SILENT": "1"], options: ["--background", "--acknowledgements", "always"])
+    let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
+    #expect(record.app == "hung" && record.pid == hung)
+    #expect(record.reason == .appWatchdog)
+    #expect(record.watchdogEvent == "didFinishLaunching")
+    #expect(try daemon.apps()["quiet"]?.pid == quiet, "auto does not watch a program that never spoke")
+    let bad = try daemon.ctl(["launch", "x", "--acknowledgements", "sometimes", "--", "/bin/true"])
+    #expect(bad.status == 64 && bad.stderr.contains("--acknowledgements: \"sometimes\" is not a mode"))
+  }
+
   @Test("a never-ended background task gets backgroundTaskWillExpire, then backgroundTaskAssertionTimeout")
   func neverEndedTask() throws {
     let daemon = try Self.fastDaemon(grace: "\"100ms\"")
@@ -169,7 +186,11 @@ struct AppLifecycleTests {
     try daemon.waitUntil("didBecomeActive") { Self.events(events).contains("didBecomeActive") }
     #expect(try daemon.ctl(["background", "saver"]).status == 0)
     try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
-    try daemon.waitUntil("suspension after the task ended") { try daemon.apps()["saver"]?.state == "suspended" }
+    // Seen stopped, not only told to stop (`stopping` until every process is seen stopped).
+    try daemon.waitUntil("suspension after the task ended") {
+      let app = try daemon.apps()["saver"]
+      return app?.state == "suspended" && app?.stopping != true
+    }
     #expect(processState(pid: pid) == "T")
     #expect(try daemon.recordsOnDisk().isEmpty)
   }

@@ -45,6 +45,12 @@ struct ConfigTests {
     BadConfig(text: "{ records: { rotate: 1 } }", message: "jetsamd.json5: records.rotate: unknown key"),
     BadConfig(text: #"{ appUser: "a:b" }"#, message: #"jetsamd.json5: appUser: "a:b" is not a user name"#),
     BadConfig(
+      text: #"{ appAcknowledgements: "sometimes" }"#,
+      message: #"jetsamd.json5: appAcknowledgements: "sometimes" is not one of auto, always, never"#),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], acknowledgements: "yes" } } }"#,
+      message: #"jetsamd.json5: apps.a.acknowledgements: "yes" is not one of auto, always, never"#),
+    BadConfig(
       text: "{ foregroundSlots: 1e300 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 1e+300"),
     BadConfig(
       text: "{ foregroundSlots: 3.5 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 3.5"),
@@ -52,6 +58,19 @@ struct ConfigTests {
       text: "{\n  device: { ram: \"2\u{19}G\" } }",
       message: "jetsamd.json5: not valid JSON5 at line 2, column 20: a control character (byte 0x19) inside a string"),
   ]
+
+  @Test("appAcknowledgements is every app's mode unless its entry names one")
+  func acknowledgementDefault() throws {
+    let config = try ConfigLoader.parse(
+      """
+      { appAcknowledgements: "always",
+        apps: { a: { command: ["x"] }, b: { command: ["x"], acknowledgements: "never" } } }
+      """, file: "jetsamd.json5")
+    #expect(config.apps["a"]?.policySettings.acknowledgements == .always)
+    #expect(config.apps["b"]?.policySettings.acknowledgements == .never)
+    let plain = try ConfigLoader.parse(#"{ apps: { a: { command: ["x"] } } }"#, file: "jetsamd.json5")
+    #expect(plain.apps["a"]?.policySettings.acknowledgements == .auto, "auto when nothing says")
+  }
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
   func hookSignal() throws {

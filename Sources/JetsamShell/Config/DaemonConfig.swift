@@ -54,6 +54,10 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   /// the member); nil: jetsamd's own user, root under systemd. A user of its own (e.g. `nobody`) keeps root apps
   /// from leaving their cgroup or signalling other processes.
   public var appUser: String?
+  /// Whether apps are watched for their acknowledgements when neither their config entry nor the launch request
+  /// says: `auto` (once the app has written a valid line: a hang before that is not watched), `always` (from
+  /// launch, as iOS's watchdog), or `never`.
+  public var appAcknowledgements: AcknowledgementMode = .auto
 
   public init() {}
 
@@ -61,6 +65,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
     case watchdog, backgroundTasks, timeScale, debugRequests, apps, passEnvironment, records, appUser
+    case appAcknowledgements
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -106,7 +111,13 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
+    if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {
+      appAcknowledgements = try AcknowledgementMode(text, forKey: .appAcknowledgements, in: c)
+    }
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
+    for name in apps.keys where apps[name]!.acknowledgements == nil {
+      apps[name]!.acknowledgements = appAcknowledgements
+    }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
     appUser = try c.decodeIfPresent(String.self, forKey: .appUser)
@@ -381,8 +392,8 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var band: Band? = nil
   /// Caps overriding the defaults.
   public var caps: AppCaps? = nil
-  /// Whether acknowledgements of lifecycle events are expected.
-  public var acknowledgements: AcknowledgementMode = .auto
+  /// Whether acknowledgements of lifecycle events are expected; nil: the config's `appAcknowledgements`.
+  public var acknowledgements: AcknowledgementMode? = nil
   /// Lifecycle events mapped to a signal or a command, for programs that do not speak the protocol.
   public var hooks: [AppEventKind: LifecycleHook] = [:]
 
@@ -406,11 +417,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     user = try c.decodeIfPresent(String.self, forKey: .user)
     band = try c.decodeIfPresent(Band.self, forKey: .band)
     if let text = try c.decodeIfPresent(String.self, forKey: .acknowledgements) {
-      guard let mode = AcknowledgementMode(rawValue: text) else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .acknowledgements, in: c, debugDescription: "\"\(text)\" is not one of auto, always, never")
-      }
-      acknowledgements = mode
+      acknowledgements = try AcknowledgementMode(text, forKey: .acknowledgements, in: c)
     }
     if c.contains(.hooks) {
       let raw = try c.decode([String: LifecycleHook].self, forKey: .hooks)
@@ -440,7 +447,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try c.encodeIfPresent(caps?.memoryLimit, forKey: .memoryLimit)
     try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
     try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
-    try c.encode(acknowledgements.rawValue, forKey: .acknowledgements)
+    try c.encodeIfPresent(acknowledgements?.rawValue, forKey: .acknowledgements)
     if !hooks.isEmpty {
       try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
     }
@@ -473,7 +480,7 @@ extension AppConfig {
   /// What the policy needs to know of the app: its band lift, acknowledgement mode and hooked events.
   public var policySettings: AppSettings {
     AppSettings(
-      bandFloor: band, acknowledgements: acknowledgements,
+      bandFloor: band, acknowledgements: acknowledgements ?? .auto,
       hooks: hooks.mapValues { hook in
         if let signal = hook.signal { .signal(signal) } else { .command(timeout: hook.timeout?.duration) }
       })
@@ -526,4 +533,15 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
   static let signals: [Signal] = [
     .hangup, .interrupt, .quit, .user1, .user2, .terminate, .resume, .windowChange,
   ]
+}
+
+extension AcknowledgementMode {
+  /// The mode `text` names, or a config error at `key` that lists the modes.
+  init<Key: CodingKey>(_ text: String, forKey key: Key, in container: KeyedDecodingContainer<Key>) throws {
+    guard let mode = AcknowledgementMode(rawValue: text) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: container, debugDescription: "\"\(text)\" is not one of auto, always, never")
+    }
+    self = mode
+  }
 }

@@ -34,7 +34,8 @@ extension ControlRequest {
 
   /// The app a `launch` request starts and how. Who may do what (README, "Security"): root anything; another
   /// member of the control group launches ad-hoc apps as itself, never as root or another user, and configured
-  /// apps only as configured (caps and band may be set; command, user and environment are the config's).
+  /// apps only as configured (caps, band and acknowledgement mode may be set; command, user and environment are
+  /// the config's).
   ///
   /// - Parameters:
   ///   - peer: the client's uid (SO_PEERCRED), nil if unknown.
@@ -87,6 +88,7 @@ extension ControlRequest {
     }
     spec.caps = caps
     if let band { spec.band = band }
+    spec.acknowledgements = acknowledgements ?? spec.acknowledgements ?? config.appAcknowledgements
     return (name, spec)
   }
 
