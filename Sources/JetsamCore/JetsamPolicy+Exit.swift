@@ -16,7 +16,9 @@ extension JetsamPolicy {
     record.killSignalledNanoseconds = app.killSignalledAt?.nanoseconds
     record.memoryBytes = app.memoryAtKill ?? 0
     record.stateSummary = app.summary
-    record.stateDigest = app.savedDigest
+    // The digest carries over launches until the app reports a newer one: a launch that restored the state and
+    // changed nothing leaves what the launch before it saved.
+    record.stateDigest = app.savedDigest ?? app.previousDigest
     if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
     switch app.requestedKill {
     case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:

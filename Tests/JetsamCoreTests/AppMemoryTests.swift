@@ -64,6 +64,28 @@ struct AppMemoryTests {
     #expect(record.stateSummary == "draft 4" && record.stateDigest == "def")
   }
 
+  @Test("the saved digest carries over a launch that saves nothing new, so the next relaunch still gets a verdict")
+  func digestCarriesOver() throws {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(0))
+    policy.observe(
+      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: "s1", requestID: nil), at: t(1)))
+    #expect(
+      try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(2)).records.first)
+        .stateDigest == "s1")
+    _ = try policy.handle(.launch(app: "a", foreground: true, at: t(3)))
+    policy.observe(.spawned(app: "a", pid: 11, at: t(3)))
+    policy.observe(
+      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s1", requestID: nil), at: t(4)))
+    #expect(policy.app(named: "a")?.restoration == .match)
+    // Killed again without saving anything new: what it left is still s1.
+    let second = try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(5)).records.first)
+    #expect(second.stateDigest == "s1")
+    _ = try policy.handle(.launch(app: "a", foreground: true, at: t(6)))
+    policy.observe(.spawned(app: "a", pid: 12, at: t(6)))
+    #expect(policy.app(named: "a")?.restoration == .pending, "a verdict is owed: the app left s1")
+  }
+
   @Test("a summary over 128 bytes is refused with an error, and the old one stays")
   func longSummary() throws {
     var policy = JetsamPolicy()

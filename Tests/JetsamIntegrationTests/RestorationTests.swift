@@ -54,6 +54,27 @@ struct RestorationTests {
     #expect(info.stateSummary?.hasPrefix("count=") == true, "\(info.stateSummary ?? "nil")")
   }
 
+  @Test("a launch that saves nothing new leaves the digest it restored: the next relaunch still gets a verdict")
+  func digestCarriesOver() throws {
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let command = [Self.demoApp, "--state-dir", daemon.directory]
+    let first = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", command)
+    #expect(first.restoration == "match")
+    // Killed in the foreground: it never reached didEnterBackground, so it saved nothing new.
+    #expect(try daemon.ctl(["kill", "demo"]).status == 0)
+    let records = try daemon.waitForRecords(2)
+    #expect(records[1].stateDigest != nil && records[1].stateDigest == records[0].stateDigest)
+    #expect(try daemon.ctl(["activate", "demo"]).status == 0)
+    var info: AppInfo?
+    try daemon.waitUntil("the third launch's verdict") {
+      info = try daemon.apps()["demo"]
+      return info?.launch == 3 && (info?.restoration == "match" || info?.restoration == "mismatch")
+    }
+    #expect(info?.restoration == "match", "it restored what the first launch saved")
+  }
+
   @Test("--forget-to-save is caught: the restored state does not match")
   func forgetToSaveIsCaught() throws {
     let daemon = try DaemonHarness(
