@@ -45,7 +45,7 @@ VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300,
           "foreground", "always", "never", 20, 21, "2026-01-01T00:00:00Z", "yesterday", [], ["a", "b"], ["x"] * 300, {}, {"A": "b"},
           {"A=B": "c"}, ["/bin/true"], ["/nonexistent"], [""]]
 KEYS = ["v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason",
-        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "unknownKey"]
+        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "wait", "unknownKey"]
 
 
 def mutate_fields(rng, data):

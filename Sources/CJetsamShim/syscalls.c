@@ -2,6 +2,7 @@
 #include "jetsam_syscalls.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/statfs.h>
@@ -27,6 +28,19 @@ int jetsam_pidfd_send_signal(int pidfd, int sig) {
 int jetsam_process_mrelease(int pidfd) { return (int)syscall(SYS_process_mrelease, pidfd, 0); }
 
 int jetsam_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int jetsam_pipe_nonblocking_read(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  int flags = fcntl(fds[0], F_GETFL);
+  if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) != 0) {
+    int saved = errno;
+    close(fds[0]);
+    close(fds[1]);
+    errno = saved;
+    return -1;
+  }
+  return 0;
+}
 
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options) {
   return waitid((idtype_t)JETSAM_P_PIDFD, (id_t)pidfd, info, options);

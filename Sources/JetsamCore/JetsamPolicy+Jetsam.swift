@@ -24,6 +24,15 @@ extension JetsamPolicy {
     return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]
   }
 
+  /// Whether jetsam has done what the level asks: no kill in flight, and no app left that it would kill at this
+  /// level (what `pressure set LEVEL --wait` waits for).
+  public var isJetsamSettled: Bool {
+    guard level >= .urgent else { return true }
+    guard jetsamKill == nil else { return false }
+    let candidates = trackedApps.values.filter { $0.requestedKill == nil }.map(\.status)
+    return VictimSelection.victim(among: candidates, level: level) == nil
+  }
+
   /// Every running app at `at`, in kill order (XNU's jetsam snapshot; the shell fills in the memory).
   func snapshot(at: Instant) -> [SnapshotEntry] {
     let running = trackedApps.values.filter { $0.state.isRunning && $0.pid != nil }.map(\.status)

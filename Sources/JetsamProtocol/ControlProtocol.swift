@@ -58,11 +58,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var level: PressureLevel?
   /// `pressure allocate`: bytes to charge to the device.
   public var size: Int64?
+  /// `pressure allocate` and `set`: answer only once the balloon is charged, or jetsam has done what the level
+  /// asks (no kill in flight, none left to make, their records durable), waiting at most this many seconds
+  /// (then a `timedOut` error).
+  public var wait: Double?
 
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements
+    case level, size, limit, acknowledgements, wait
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -75,7 +79,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 /// An error answer's machine-readable code.
 public enum ControlErrorCode: String, Codable, Sendable {
   case badRequest, requestTooLarge, unsupportedVersion, unknownApp, illegalTransition, permissionDenied
-  case launchFailed, internalError, tooManyConnections
+  case launchFailed, internalError, tooManyConnections, timedOut
 }
 
 /// An error answer.

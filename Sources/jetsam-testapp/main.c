@@ -145,6 +145,8 @@ static int command_alloc(int argc, char **argv) {
     if (now % 16 == 0 || now == chunks) printf("allocated %zu MiB\n", now);
   }
   printf("done: %zu MiB in %.3f s\n", chunks, (double)(monotonic_ns() - start) / 1e9);
+  // Out now, not at exit: jetsamd's balloon reads "done:" from a pipe to learn its memory is charged.
+  fflush(stdout);
   if (hold) pause_forever();
   return 0;
 }

@@ -74,6 +74,11 @@ enum Help {
            jetsamctl pressure clear            back to measured pressure
            jetsamctl pressure allocate SIZE    charge SIZE of real memory to the device (a balloon)
            jetsamctl pressure release          release the balloon
+
+      --wait          allocate: answer once the balloon is charged (every page touched);
+                      set: once jetsam has done what the level asks (no kill in flight or left
+                      to make, their exit records written). Exits 1 on timeout.
+      --timeout SECS  how long --wait waits (default 30)
     """,
     "status":
       "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",

@@ -192,8 +192,19 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     }
     return request
   case .pressure:
-    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    let args = try VerbArguments(invocation.rest, valued: ["--timeout"], flags: ["--wait"], verb: verbName)
     var request = ControlRequest(verb: .pressure)
+    if args.flags.contains("--wait") {
+      request.wait = 30
+      if let timeout = args.one("--timeout") {
+        guard let seconds = Double(timeout), seconds > 0, seconds <= 3600 else {
+          throw CLIError.usage("--timeout: \"\(timeout)\" is not a number of seconds from 0 to 3600")
+        }
+        request.wait = seconds
+      }
+    } else if args.one("--timeout") != nil {
+      throw CLIError.usage("--timeout goes with --wait")
+    }
     switch args.positional.first {
     case nil: request.action = "get"
     case "set":
@@ -213,6 +224,9 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.size = try parseSize(args.positional[1], "pressure allocate")
     case let other?:
       throw CLIError.usage("pressure: unknown action \"\(other)\"\n\n\(Help.verbs["pressure"]!)")
+    }
+    if request.wait != nil && request.action != "allocate" && request.action != "set" {
+      throw CLIError.usage("--wait goes with pressure allocate and pressure set")
     }
     return request
   }

@@ -109,15 +109,17 @@ struct JetsamctlTests {
     #expect(follower.records.first { $0.app == "three" }?.reason == .badAccess)
   }
 
+  /// A 1 GiB device: urgent below 500M available.
+  static let phoneOf1G = """
+    { device: { ram: "1G", thresholds: {
+        warning: { enter: "600M", clear: "650M" }, urgent: { enter: "500M", clear: "560M" },
+        critical: { enter: "100M", clear: "150M" } } },
+      suspend: { backgroundGrace: null } }
+    """
+
   @Test("pressure set, clear, allocate and release change the device's level and memory")
   func pressureVerbs() throws {
-    let daemon = try DaemonHarness(
-      config: """
-        { device: { ram: "1G", thresholds: {
-            warning: { enter: "600M", clear: "650M" }, urgent: { enter: "500M", clear: "560M" },
-            critical: { enter: "100M", clear: "150M" } } },
-          suspend: { backgroundGrace: null } }
-        """)
+    let daemon = try DaemonHarness(config: Self.phoneOf1G)
     defer { daemon.stop() }
     var pressure = try daemon.ctlJSON(PressureInfo.self, ["pressure"])
     #expect(pressure.level == .normal)
@@ -155,6 +157,50 @@ struct JetsamctlTests {
     try daemon.waitUntil("the balloon's memory to come back") {
       try daemon.ctlJSON(PressureInfo.self, ["pressure"]).availableBytes > before - (40 << 20)
     }
+  }
+
+  @Test("pressure set --wait answers once jetsam has acted and recorded; allocate --wait once the balloon is charged")
+  func pressureWait() throws {
+    let daemon = try DaemonHarness(config: Self.phoneOf1G)
+    defer { daemon.stop() }
+    for name in ["a", "b"] {
+      try daemon.launch(name, ["alloc", "20", "--hold"])
+      try daemon.waitUntil("\(name) to hold its memory") { (try daemon.apps()[name]?.memoryBytes ?? 0) >= 20 << 20 }
+      #expect(try daemon.ctl(["suspend", name]).status == 0)
+    }
+    // No polling after it: both suspended apps are killed and their records are on disk when it answers.
+    #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
+    #expect(Set(try daemon.recordsOnDisk().map(\.app)) == ["a", "b"])
+    #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
+
+    #expect(try daemon.ctl(["pressure", "allocate", "300M", "--wait"]).status == 0)
+    let balloon = try #require(Self.balloonProcess(of: daemon.pid), "the balloon's process")
+    #expect(Self.residentMiB(balloon) >= 300, "every page touched when --wait answered")
+    let late = try daemon.ctl(["pressure", "allocate", "700M", "--wait", "--timeout", "0.001"])
+    #expect(late.status == 1 && late.stderr.contains("timed out"), "\(late.stderr)")
+    #expect(try daemon.ctl(["pressure", "release"]).status == 0)
+    #expect(try daemon.ctl(["pressure", "clear", "--wait"]).status == 64)
+  }
+
+  /// jetsamd's child running the balloon helper (`jetsam-testapp alloc N --hold`), if any.
+  static func balloonProcess(of daemon: Int32) -> Int32? {
+    let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+    return pids.first { pid in
+      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")"),
+        let parent = stat[stat.index(close, offsetBy: 2)...].split(separator: " ").dropFirst().first,
+        Int32(parent) == daemon,
+        let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
+      else { return false }
+      return command.split(separator: "\0").dropFirst().first == "alloc"
+    }
+  }
+
+  /// A process's resident memory (VmRSS), in MiB.
+  static func residentMiB(_ pid: Int32) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
   }
 
   @Test("bad usage exits 64 with a message; every --help prints usage and exits 0")

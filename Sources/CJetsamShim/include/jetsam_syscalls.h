@@ -16,6 +16,8 @@ int jetsam_pidfd_send_signal(int pidfd, int sig);
 int jetsam_process_mrelease(int pidfd);
 /// eventfd(2) with EFD_CLOEXEC|EFD_NONBLOCK.
 int jetsam_eventfd(void);
+/// pipe2(2) with O_CLOEXEC, and O_NONBLOCK on the read end only (the loop reads it; a child writes the other).
+int jetsam_pipe_nonblocking_read(int fds[2]);
 /// waitid(P_PIDFD, pidfd, info, options).
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options);
 /// statfs(2)'s f_type for a path (e.g. 0x63677270, CGROUP2_SUPER_MAGIC, for a cgroup2 mount), or -1 with errno.

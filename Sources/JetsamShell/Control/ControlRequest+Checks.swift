@@ -92,6 +92,18 @@ extension ControlRequest {
     return (name, spec)
   }
 
+  /// How long a `pressure allocate` or `set` may wait for its effect (`wait`), or nil when it answers at once.
+  package func pressureWait() throws(ControlError) -> Duration? {
+    guard let wait else { return nil }
+    guard verb == .pressure, action == "allocate" || action == "set" else {
+      throw ControlError(.badRequest, "wait: only pressure allocate and pressure set wait")
+    }
+    guard wait > 0, wait <= 3600 else {
+      throw ControlError(.badRequest, "wait: \(wait) is not a number of seconds from 0 (excluded) to 3600")
+    }
+    return .milliseconds(Int64((wait * 1000).rounded(.up)))
+  }
+
   /// What a `pressure` request asks for. A balloon is bounded by the device's `ram`: one larger than its RAM could
   /// only push the host into its own OOM killer.
   package func pressureRequest(ram: Int64) throws(ControlError) -> PressureRequest {

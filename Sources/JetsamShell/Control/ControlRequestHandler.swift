@@ -17,7 +17,7 @@ final class ControlRequestHandler {
       switch request.verb {
       case .status: return statusResponse()
       case .ps: return psResponse()
-      case .pressure: return try pressure(request)
+      case .pressure: return try pressure(request, connection: connection)
       case .exits: return try exits(request, connection: connection)
       case .launch: return try launch(request, peer: connection.peerUser)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
@@ -154,15 +154,51 @@ final class ControlRequestHandler {
     return response
   }
 
-  private func pressure(_ request: ControlRequest) throws -> ControlResponse {
+  /// Pressure requests; with `wait`, answered once the balloon is charged or jetsam has done what the level asks.
+  private func pressure(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let now = MonotonicClock.now()
-    switch try request.pressureRequest(ram: daemon.monitor.counter.ramBytes) {
+    let wait = try request.pressureWait()
+    let action = try request.pressureRequest(ram: daemon.monitor.counter.ramBytes)
+    switch action {
     case .get: break
     case .set(let level): try daemon.submit([.forceLevel(level, at: now)])
     case .clear: try daemon.submit([.forceLevel(nil, at: now)])
     case .allocate(let bytes): try daemon.inflateBalloon(bytes: bytes)
     case .release: daemon.releaseBalloon()
     }
+    guard let wait else { return pressureResponse() }
+    let what: String
+    let check: ConditionWaiters.Check
+    if case .allocate = action, let balloon = daemon.balloon {
+      what = "the balloon to be charged"
+      check = { [weak balloon, unowned daemon] in
+        guard let balloon, daemon.balloon === balloon else {
+          return .failure(ControlError(.launchFailed, "the balloon was released before it was charged"))
+        }
+        switch balloon.charge {
+        case .filling: return nil
+        case .charged: return .success(())
+        case .failed:
+          return .failure(ControlError(.launchFailed, "the balloon's process ended before it was charged"))
+        }
+      }
+    } else {
+      what = "jetsam to act on the level (no kill in flight or left to make, their records written)"
+      check = { [unowned daemon] in daemon.isJetsamSettled ? .success(()) : nil }
+    }
+    let answer = { [unowned self] (outcome: Result<Void, ControlError>) -> ControlResponse in
+      switch outcome {
+      case .success: self.pressureResponse()
+      case .failure(let error): .failure(error)
+      }
+    }
+    let known = daemon.pressureWaiters.add(timeout: wait, what: what, check: check) { [weak connection] outcome in
+      connection?.reply(answer(outcome))
+    }
+    return known.map(answer)
+  }
+
+  private func pressureResponse() -> ControlResponse {
     var response = ControlResponse(ok: true)
     let policy = daemon.policy
     response.pressure = PressureInfo(

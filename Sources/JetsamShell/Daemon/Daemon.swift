@@ -75,6 +75,8 @@ public final class Daemon {
   private var policyMayHaveChanged = false
   /// Callers waiting for suspensions to settle (control requests answered once the apps are stopped).
   private var suspensionWaiters: [(apps: [String], then: () -> Void)] = []
+  /// `pressure allocate|set --wait` requests, answered once the balloon is charged or jetsam has settled.
+  private(set) lazy var pressureWaiters = ConditionWaiters(loop: loop)
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
@@ -394,6 +396,7 @@ public final class Daemon {
     // Last, and outside the run: answering a waiting request lets its client's next request in, which submits
     // and carries out on its own.
     settleSuspensionWaiters()
+    pressureWaiters.recheck()
   }
 
   /// Calls `then` once none of `apps` is still stopping: each is seen stopped, counted incomplete by the policy's
@@ -524,8 +527,13 @@ public final class Daemon {
   func inflateBalloon(bytes: Int64) throws {
     releaseBalloon()
     balloonsMade += 1
-    balloon = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath)
+    let made = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop)
+    made.chargeKnown = { [unowned self] in self.pressureWaiters.recheck() }
+    balloon = made
   }
+
+  /// Whether jetsam has done what the level asks and the records of its kills are durable (`pressure set --wait`).
+  var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.unwrittenRecords.isEmpty }
 
   /// Gives the balloon's memory back (`pressure release`); its cgroup goes once its process has.
   func releaseBalloon() {

@@ -1,3 +1,4 @@
+import CJetsamShim
 import FoundationEssentials
 import Glibc
 import JetsamCore
@@ -6,8 +7,17 @@ import JetsamCore
 /// SIZE bytes and holds them, in a cgroup inside the device that is not an app, so jetsam never picks it.
 ///
 /// Releasing never waits on the loop: the process is killed, and its end (pidfd) and its cgroup's removal
-/// follow as loop events.
+/// follow as loop events. Charging is watched the same way: the process says `done:` on its output (a pipe the
+/// loop watches) once every page is touched.
 final class Balloon {
+  /// How filling the balloon goes.
+  enum Charge: Equatable {
+    case filling
+    case charged
+    /// Its process ended (killed at a cap, or by someone) before it had touched everything.
+    case failed
+  }
+
   /// Balloon cgroups are named `_balloon-N`: app names start with a letter or digit, so they cannot collide, and
   /// a new balloon can be made while an old one is still leaving.
   static let cgroupPrefix = "_balloon"
@@ -18,11 +28,24 @@ final class Balloon {
   private var exitSource: EventSource?
   private var removalTimer: EventSource?
   private var removalAttempts = 0
+  private(set) var charge = Charge.filling
+  /// Told once the charge is known (charged or failed).
+  var chargeKnown: () -> Void = {}
+  private var output: FileDescriptor?
+  private var outputSource: EventSource?
+  /// The end of what the process wrote so far: enough to find `done:` split over two reads.
+  private var outputTail: [UInt8] = []
 
-  init(device: DeviceCgroup, number: Int, bytes: Int64, helper: String) throws {
+  init(device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop) throws {
     self.bytes = bytes
     cgroup = try device.makeApp(
       name: "\(Balloon.cgroupPrefix)-\(number)", limits: AppLimits(memoryBytes: nil, cpuPercent: nil, pids: 4))
+    var ends: [Int32] = [-1, -1]
+    guard jetsam_pipe_nonblocking_read(&ends) == 0 else {
+      _ = try? cgroup.removeIfEmpty()
+      throw SystemError.current("pipe2 for the balloon's output")
+    }
+    let (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
     do {
       // Rounded up without overflow, whatever the caller passed.
       let megabytes = max(1, bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0))
@@ -30,16 +53,58 @@ final class Balloon {
         SpawnRequest(
           arguments: [helper, "alloc", String(megabytes), "--hold"], environment: ["PATH=/usr/bin:/bin"],
           workingDirectory: "/", user: nil, cgroupDirectory: cgroup.spawnDirectory,
-          joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: 1000, stdin: nil, stdout: nil, stderr: nil))
+          joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: 1000, stdin: nil, stdout: writeEnd, stderr: nil))
     } catch {
+      readEnd.close()
+      writeEnd.close()
       _ = try? cgroup.removeIfEmpty()
       throw error
     }
+    writeEnd.close()
+    output = readEnd
+    do {
+      outputSource = try loop.watch(fd: readEnd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
+        self.readOutput()
+      }
+    } catch {
+      // Unwatched, the charge stays unknown: nothing waits on it but a `--wait`, which then times out.
+      stopReadingOutput()
+    }
+  }
+
+  deinit { stopReadingOutput() }
+
+  /// Reads what the process wrote; `done:` means every page is touched, the end of its output before that means
+  /// it died first.
+  private func readOutput() {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while let fd = output {
+      let count = buffer.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+      if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+      guard count > 0 else { return finishCharge(.failed) }
+      outputTail = Array((outputTail + buffer[..<count]).suffix(64))
+      if outputTail.firstRange(of: Array("done:".utf8)) != nil { return finishCharge(.charged) }
+    }
+  }
+
+  private func finishCharge(_ result: Charge) {
+    stopReadingOutput()
+    guard charge == .filling else { return }
+    charge = result
+    chargeKnown()
+  }
+
+  private func stopReadingOutput() {
+    outputSource?.cancel()
+    outputSource = nil
+    output?.close()
+    output = nil
   }
 
   /// Kills the balloon process (its memory comes back at once); reaping it and removing its cgroup follow on the
   /// loop. `done` runs when the cgroup is gone.
   func release(loop: EventLoop, log: Logger, done: @escaping () -> Void = {}) {
+    stopReadingOutput()
     _ = try? sendSignal(pidfd: process.pidfd, Signal.kill)
     try? cgroup.killAll()
     do {
