@@ -66,11 +66,23 @@ struct Output {
     let rows = records.map { r in
       [
         r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
-        String(format: "%.1f", r.stateSeconds), ByteSize.format(r.memoryBytes),
+        String(format: "%.1f", r.stateSeconds), ByteSize.format(r.memoryBytes), Self.detail(r),
       ]
     }
     printTable(
-      header ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY"] : nil, rows)
+      header
+        ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY", "DETAIL"] : nil,
+      rows)
+  }
+
+  /// What the reason alone does not say: the handler a watchdog kill hung in and for how long, or the background
+  /// tasks still open.
+  static func detail(_ record: ExitRecord) -> String {
+    if let event = record.watchdogEvent {
+      return "in \(event)" + (record.watchdogSeconds.map { String(format: " %.1fs", $0) } ?? "")
+    }
+    if let tasks = record.openBackgroundTasks, !tasks.isEmpty { return "open tasks: " + tasks.joined(separator: ",") }
+    return "-"
   }
 
   private func printLine(_ record: ExitRecord) {

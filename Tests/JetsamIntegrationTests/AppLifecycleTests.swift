@@ -83,6 +83,8 @@ struct AppLifecycleTests {
     #expect(record.state == "background")
     #expect(elapsed >= 0.45 && elapsed < 5, "the 5 s deadline scaled by 0.1 (took \(elapsed) s)")
     #expect(!isAlive(pid))
+    let table = try daemon.ctl(["exits"]).stdout
+    #expect(table.contains("DETAIL") && table.contains("in didEnterBackground "), "\(table)")
   }
 
   /// A hang in one handler of a transition that sends several events, and what the record must say.
@@ -173,6 +175,7 @@ struct AppLifecycleTests {
     #expect(record.reason == .backgroundTaskAssertionTimeout)
     #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
     #expect(record.openBackgroundTasks == ["upload"])
+    #expect(try daemon.ctl(["exits"]).stdout.contains("open tasks: upload"))
     let seen = Self.events(events)
     #expect(seen.contains("backgroundTaskWillExpire"), "warned first: \(seen)")
     #expect(Self.lines(events).contains { $0.hasPrefix("backgroundTaskWillExpire") && $0.contains("taskName=upload") })
