@@ -55,6 +55,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var killSignalledNanoseconds: Int64?
   /// For an app that died suspended: true when its processes never all stopped (the suspend timed out).
   public var suspendIncomplete: Bool?
+  /// For an app jetsam suspended on its way to this kill (a running background app, iOS's escalation): how long it
+  /// had run in the background before.
+  public var backgroundSecondsBeforeSuspension: Double?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,

@@ -20,6 +20,7 @@ extension JetsamPolicy {
     // changed nothing leaves what the launch before it saved.
     record.stateDigest = app.savedDigest ?? app.previousDigest
     if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
+    record.backgroundSecondsBeforeSuspension = app.backgroundSecondsBeforePressureSuspension
     switch app.requestedKill {
     case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
       record.watchdogEvent = event.rawValue

@@ -17,11 +17,31 @@ extension JetsamPolicy {
     guard let victim = VictimSelection.victim(among: candidates, level: level), let pid = victim.pid else {
       return []
     }
+    let terminating = trackedApps[victim.name]!.sentTerminate || trackedApps[victim.name]!.terminateAfterEvent != nil
+    // An app on its way out is not stopped: that would only hold up its graceful end.
+    if config.suspendBeforeKill && victim.state == .background && !terminating {
+      // Moved to Suspended first, then unloaded as one: it is now the longest-suspended app (none other is left,
+      // or it would have been chosen), so the next pass kills it.
+      return suspendForPressure(victim.name, at: at) + runJetsam(at: at)
+    }
     let snapshot = snapshot(at: at)
     requestKill(victim.name, .jetsam)
     trackedApps[victim.name]!.jetsamSnapshot = snapshot
     jetsamKill = JetsamKill(app: victim.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
     return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]
+  }
+
+  /// Suspends a running background app jetsam is about to kill, as iOS does: its background tasks get their
+  /// expiration warning and end (memory is short: the app is stopped at once, not given the warning's grace).
+  private mutating func suspendForPressure(_ name: String, at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
+      actions += deliver(name, AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName), at: at)
+    }
+    trackedApps[name]!.backgroundTasks = [:]
+    let since = trackedApps[name]!.backgroundSince ?? at
+    trackedApps[name]!.backgroundSecondsBeforePressureSuspension = at.seconds(since: since)
+    return actions + suspendNow(name, at: at)
   }
 
   /// Whether jetsam has done what the level asks: no kill in flight, and no app left that it would kill at this

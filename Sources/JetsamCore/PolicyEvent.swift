@@ -191,6 +191,9 @@ public struct PolicyConfig: Sendable, Equatable {
   public var suspendTimeout: Duration
   /// The lowest oom_score_adj apps may get (the daemon's own, unless it may go lower).
   public var oomScoreFloor: Int32
+  /// iOS's escalation: a running background app that jetsam picks is first suspended (its background tasks
+  /// warned and ended), then killed as a suspended app; false: killed while it runs.
+  public var suspendBeforeKill = true
   /// How many ended ad-hoc apps (``AppSettings/adHoc``) are remembered, with their last exit; past it the one
   /// that ended longest ago is forgotten, so that launching ever new names cannot grow the daemon without bound.
   public var rememberedEndedApps = 1_000

@@ -27,6 +27,8 @@ struct TrackedApp: Sendable {
   var requestedKill: RequestedKill? { killInFlight?.kill }
   /// The jetsam snapshot taken when the app was chosen as a victim.
   var jetsamSnapshot: [SnapshotEntry]?
+  /// For an app jetsam suspended on its way to a kill (iOS's escalation): how long it had run in the background.
+  var backgroundSecondsBeforePressureSuspension: Double?
   /// Whether we sent SIGTERM to this process.
   var sentTerminate = false
   /// When an unanswered SIGTERM escalates to SIGKILL.
@@ -91,6 +93,7 @@ struct TrackedApp: Sendable {
     graceDeadline = nil
     killInFlight = nil
     jetsamSnapshot = nil
+    backgroundSecondsBeforePressureSuspension = nil
     sentTerminate = false
     terminateDeadline = nil
     speaksProtocol = false

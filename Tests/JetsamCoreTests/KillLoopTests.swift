@@ -125,6 +125,54 @@ import Testing
     #expect(policy.sample(Available.critical, at: t(20)).killed == ["fg"])
   }
 
+  @Test("a running background app jetsam picks is suspended first, its tasks warned and ended, then killed")
+  func backgroundAppIsSuspendedBeforeItIsKilled() throws {
+    var policy = JetsamPolicy()
+    try policy.start("fg", pid: 10, at: t(1), foreground: true)
+    try policy.start("bg", pid: 11, at: t(2))
+    policy.observe(
+      .appMessage(app: "bg", pid: 11, message: .beginBackgroundTask(requestID: 1, name: "upload"), at: t(3)))
+    let actions = policy.sample(Available.urgent, at: t(10))
+    let expiry = actions.firstIndex {
+      if case .deliver("bg", _, let event) = $0 { event.kind == .backgroundTaskWillExpire } else { false }
+    }
+    let suspend = actions.firstIndex { $0 == .suspend(app: "bg", pid: 11) }
+    let kill = actions.firstIndex { if case .kill("bg", 11, .memoryPressure, _) = $0 { true } else { false } }
+    #expect(expiry != nil && suspend != nil && kill != nil, "\(actions)")
+    #expect(expiry! < suspend! && suspend! < kill!, "warned, suspended, then killed")
+    #expect(actions.moves.contains(Move("bg", .background, .suspended)))
+    let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
+    #expect(record.state == "suspended")
+    #expect(record.reason == .memoryPressure)
+    #expect(record.backgroundSecondsBeforeSuspension == 8)
+    #expect(policy.app(named: "fg")?.state == .foregroundActive)
+  }
+
+  @Test("a background app on its way out (SIGTERM sent) is killed, not stopped: that would hold up its end")
+  func terminatingAppIsNotSuspended() throws {
+    var policy = JetsamPolicy()
+    try policy.start("fg", pid: 10, at: t(1), foreground: true)
+    try policy.start("bg", pid: 11, at: t(2))
+    _ = try policy.handle(.terminate(app: "bg", at: t(3)))
+    let actions = policy.sample(Available.urgent, at: t(4))
+    #expect(actions.killed == ["bg"])
+    #expect(!actions.contains { $0 == .suspend(app: "bg", pid: 11) })
+  }
+
+  @Test("suspendBeforeKill false: a background app is killed while it runs")
+  func backgroundAppKilledRunningWhenAsked() throws {
+    var config = testConfig()
+    config.suspendBeforeKill = false
+    var policy = JetsamPolicy(config: config)
+    try policy.start("fg", pid: 10, at: t(1), foreground: true)
+    try policy.start("bg", pid: 11, at: t(2))
+    let actions = policy.sample(Available.urgent, at: t(10))
+    #expect(actions.killed == ["bg"])
+    #expect(!actions.contains { $0 == .suspend(app: "bg", pid: 11) })
+    let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
+    #expect(record.state == "background" && record.backgroundSecondsBeforeSuspension == nil)
+  }
+
   @Test func anAudioAppSurvivesUrgentAndDiesAfterTheForegroundAtCritical() throws {
     var policy = JetsamPolicy()
     try policy.start("music", pid: 10, at: t(1), floor: .audio)

@@ -105,9 +105,13 @@ struct KillOrderTests {
     static let camera = 400
   }
 
-  @Test("suspended apps die first, then background apps oldest-first, and the foreground app is never touched")
-  func escalation() throws {
-    let daemon = try DaemonHarness(config: Self.config)
+  @Test(
+    "suspended apps die first, then background apps oldest-first (moved to Suspended first, unless configured not to); the foreground app is never touched",
+    arguments: [true, false])
+  func escalation(suspendingFirst: Bool) throws {
+    let config = Self.config.replacingOccurrences(
+      of: "backgroundGrace: null", with: "backgroundGrace: null, beforeJetsamKill: \(suspendingFirst)")
+    let daemon = try DaemonHarness(config: config)
     defer { daemon.stop() }
     // Launched in this order, each pushes the one before into the background; `maps` is then suspended.
     let maps = try daemon.launch("maps", ["alloc", String(EscalationMiB.suspended), "--hold"])
@@ -131,7 +135,11 @@ struct KillOrderTests {
     }
     let records = try daemon.waitForRecords(3)
     #expect(records.map(\.app) == ["maps", "early", "late"], "\(records.map(\.app))")
-    #expect(records.map(\.state) == ["suspended", "background", "background"], "\(records.map(\.state))")
+    // iOS's escalation: a background app is moved to Suspended, then killed as one, saying how long it ran.
+    let dying = suspendingFirst ? "suspended" : "background"
+    #expect(records.map(\.state) == ["suspended", dying, dying], "\(records.map(\.state))")
+    #expect(records[0].backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
+    #expect(records[1...].allSatisfy { ($0.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
     #expect(records.allSatisfy { $0.reason == .memoryPressure && $0.terminationReason == "JETSAM memory-pressure" })
     #expect(!isAlive(maps) && !isAlive(early) && !isAlive(late))
     #expect(isAlive(camera), "the foreground app dies only at critical")

@@ -302,9 +302,12 @@ public struct SuspendConfig: Sendable, Codable, Equatable {
   public var backgroundGrace: ConfigDuration? = ConfigDuration(.seconds(10))
   /// How long an app's processes may take to stop; past it the app counts as suspended, marked incomplete.
   public var timeout = ConfigDuration(.seconds(1))
+  /// iOS's escalation: a running background app jetsam picks is suspended first (its background tasks warned and
+  /// ended), then killed as a suspended app; false: killed while it runs.
+  public var beforeJetsamKill = true
 
   public init() {}
-  enum CodingKeys: String, CodingKey, CaseIterable { case mode, backgroundGrace, timeout }
+  enum CodingKeys: String, CodingKey, CaseIterable { case mode, backgroundGrace, timeout, beforeJetsamKill }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -321,6 +324,7 @@ public struct SuspendConfig: Sendable, Codable, Equatable {
       c.contains(.backgroundGrace)
       ? try c.decodeIfPresent(ConfigDuration.self, forKey: .backgroundGrace) : d.backgroundGrace
     timeout = try c.decodeIfPresent(ConfigDuration.self, forKey: .timeout) ?? d.timeout
+    beforeJetsamKill = try c.decodeIfPresent(Bool.self, forKey: .beforeJetsamKill) ?? d.beforeJetsamKill
   }
 }
 

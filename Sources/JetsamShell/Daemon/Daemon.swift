@@ -717,10 +717,12 @@ public final class Daemon {
   package static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds, oomScoreFloor: Int32)
     -> PolicyConfig
   {
-    PolicyConfig(
+    var policy = PolicyConfig(
       thresholds: thresholds, foregroundSlots: config.foregroundSlots,
       backgroundGrace: config.suspend.backgroundGrace?.duration, killTimeout: config.killTimeout.duration,
       terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings,
       suspendTimeout: config.suspend.timeout.duration, oomScoreFloor: oomScoreFloor)
+    policy.suspendBeforeKill = config.suspend.beforeJetsamKill
+    return policy
   }
 }
