@@ -136,7 +136,9 @@ extension JetsamPolicy {
     case .stateDigest(let phase, let value, let requestID):
       switch phase {
       case .saved: trackedApps[name]!.savedDigest = value
-      case .restored: trackedApps[name]!.restoredDigest = value
+      case .restored:
+        trackedApps[name]!.restoredDigest = value
+        trackedApps[name]!.restorationDeadline = nil
       }
       return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
     case .beginBackgroundTask(let requestID, let taskName):

@@ -14,6 +14,7 @@ extension JetsamPolicy {
       consider(trackedApps.values[index].terminateDeadline)
       consider(trackedApps.values[index].suspendDeadline)
       consider(appChannelDeadline(trackedApps.values[index]))
+      consider(trackedApps.values[index].restorationDeadline)
     }
     return earliest
   }
@@ -28,6 +29,10 @@ extension JetsamPolicy {
       actions += appChannelTick(name, at: at)
       if let deadline = trackedApps[name]!.suspendDeadline, deadline <= at {
         actions += suspendTimedOut(name)
+      }
+      if let deadline = trackedApps[name]!.restorationDeadline, deadline <= at {
+        trackedApps[name]!.restorationDeadline = nil
+        trackedApps[name]!.restorationLost = true
       }
       if let deadline = trackedApps[name]!.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).

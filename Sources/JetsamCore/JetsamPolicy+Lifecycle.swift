@@ -31,6 +31,10 @@ extension JetsamPolicy {
     guard trackedApps[name]?.state == .launching else { return [] }
     trackedApps[name]!.pid = pid
     trackedApps[name]!.spawnedAt = at
+    // After a kill or a crash (not a quit: a fresh start is right then), what it left must come back.
+    if trackedApps[name]!.previousDigest != nil, let previous = lastExits[name], previous.reason != .normalAppExit {
+      trackedApps[name]!.restorationDeadline = at.advanced(by: config.lifecycle.launch)
+    }
     // An app whose acknowledgements are always expected is watched from its first event.
     trackedApps[name]!.speaksProtocol = trackedApps[name]!.acknowledgements == .always
     guard trackedApps[name]!.launchesToForeground else { return [move(name, to: .background, at: at)] }

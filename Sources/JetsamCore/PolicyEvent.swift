@@ -243,13 +243,15 @@ public struct AppStatus: Sendable, Equatable {
   public var previousDigest: String?
   public var savedDigest: String?
   public var restoredDigest: String?
+  /// Whether the launch deadline passed with nothing restored reported, after a kill or crash that left a digest.
+  public var restorationLost = false
   /// The kill sent to the app whose exit has not been seen yet.
   public var killInFlight: KillInFlight?
 
-  /// Whether this launch restored the state the previous one saved; nil when nothing was saved to compare.
+  /// Whether this launch restored the state the previous one saved; nil when there is nothing to judge.
   public var restoration: RestorationVerdict? {
-    guard let previousDigest else { return nil }
-    guard let restoredDigest else { return .pending }
+    guard let previousDigest else { return restoredDigest == nil ? nil : .unsaved }
+    guard let restoredDigest else { return restorationLost ? .lost : .pending }
     return restoredDigest == previousDigest ? .match : .mismatch
   }
 

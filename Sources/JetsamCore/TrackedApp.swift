@@ -29,6 +29,10 @@ struct TrackedApp: Sendable {
   var jetsamSnapshot: [SnapshotEntry]?
   /// For an app jetsam suspended on its way to a kill (iOS's escalation): how long it had run in the background.
   var backgroundSecondsBeforePressureSuspension: Double?
+  /// When a launch after a kill or crash that left a saved digest must have reported what it restored.
+  var restorationDeadline: Instant?
+  /// That deadline passed with nothing restored reported.
+  var restorationLost = false
   /// Whether we sent SIGTERM to this process.
   var sentTerminate = false
   /// When an unanswered SIGTERM escalates to SIGKILL.
@@ -94,6 +98,8 @@ struct TrackedApp: Sendable {
     killInFlight = nil
     jetsamSnapshot = nil
     backgroundSecondsBeforePressureSuspension = nil
+    restorationDeadline = nil
+    restorationLost = false
     sentTerminate = false
     terminateDeadline = nil
     speaksProtocol = false
@@ -131,6 +137,7 @@ struct TrackedApp: Sendable {
     status.previousDigest = previousDigest
     status.savedDigest = savedDigest
     status.restoredDigest = restoredDigest
+    status.restorationLost = restorationLost
     status.killInFlight = killInFlight
     return status
   }

@@ -17,6 +17,9 @@ final class DemoApp: JetsamApplicationDelegate {
     switch launchReason {
     case .fresh:
       line = "didFinishLaunching reason=fresh"
+    case .afterExit where options.forgetToRestore:
+      // The restoration bug on purpose: it starts from scratch after a kill, and says nothing of it.
+      line = "didFinishLaunching reason=afterExit forgot-to-restore"
     case .afterExit(let previousReason, let previousState, _):
       // Whatever was (or was not) restored is reported: a missing file restores the empty state, and jetsam
       // shows the mismatch with the digest that was reported as saved.
@@ -92,7 +95,8 @@ final class DemoApp: JetsamApplicationDelegate {
         outcome = "save-failed(\(error.localizedDescription))"
       }
     }
-    application.reportStateDigest(state.digest, phase: .saved)
+    // With --unreported-save, the bug is in the reporting: the save works, but jetsam never hears of it.
+    if !options.unreportedSave { application.reportStateDigest(state.digest, phase: .saved) }
     application.stateSummary = state.summary
     return "\(outcome) count=\(state.count) lines=\(state.document.count) digest=\(state.digest)"
   }

@@ -27,6 +27,8 @@ struct DemoOptions: Equatable {
   var spin = false
   var crash: Crash?
   var forgetToSave = false
+  var forgetToRestore = false
+  var unreportedSave = false
   var help = false
 
   static let usage = """
@@ -45,6 +47,8 @@ struct DemoOptions: Equatable {
       --spin               busy-loop on a thread of its own
       --crash KIND         crash shortly after launching: \(Crash.allCases.map(\.rawValue).joined(separator: ", "))
       --forget-to-save     skip saving at didEnterBackground but report the in-memory state's digest as saved
+      --forget-to-restore  start from zero after an exit, reporting nothing restored
+      --unreported-save    save at didEnterBackground but never report the saved digest
       -h, --help           show this help
     """
 
@@ -77,6 +81,8 @@ struct DemoOptions: Equatable {
         guard let kind = Crash(rawValue: text) else { throw UsageError("--crash: unknown kind \(text)") }
         crash = kind
       case "--forget-to-save": forgetToSave = true
+      case "--forget-to-restore": forgetToRestore = true
+      case "--unreported-save": unreportedSave = true
       case "-h", "--help": help = true
       default: throw UsageError("unknown argument \(argument)")
       }

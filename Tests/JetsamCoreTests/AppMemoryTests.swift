@@ -86,6 +86,49 @@ struct AppMemoryTests {
     #expect(policy.app(named: "a")?.restoration == .pending, "a verdict is owed: the app left s1")
   }
 
+  /// An app that saved `saved` (if any), ended as `end`, and was launched again at t(10) as pid 11.
+  static func relaunched(saved: String?, end: ProcessEnd) throws -> JetsamPolicy {
+    var policy = JetsamPolicy()
+    try policy.start("a", pid: 10, at: t(0))
+    if let saved {
+      policy.observe(
+        .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: saved, requestID: nil), at: t(1)))
+    }
+    policy.exits("a", end, at: t(2))
+    _ = try policy.handle(.launch(app: "a", foreground: true, at: t(10)))
+    policy.observe(.spawned(app: "a", pid: 11, at: t(10)))
+    return policy
+  }
+
+  @Test("lost: after a kill that left a digest, nothing restored is reported within the launch deadline")
+  func lost() throws {
+    var policy = try Self.relaunched(saved: "s1", end: .signaled(signal: 9, dumpedCore: false))
+    #expect(policy.app(named: "a")?.restoration == .pending)
+    #expect(policy.nextDeadline == t(30), "didFinishLaunching's deadline (20 s) from the spawn")
+    policy.observe(.tick(at: t(30)))
+    #expect(policy.app(named: "a")?.restoration == .lost)
+    // A late report still says what was restored.
+    policy.observe(
+      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s1", requestID: nil), at: t(31)))
+    #expect(policy.app(named: "a")?.restoration == .match)
+  }
+
+  @Test("after a quit (exit 0) a fresh start is right: no restore is owed, so nothing is lost")
+  func noLossAfterQuit() throws {
+    var policy = try Self.relaunched(saved: "s1", end: .exited(code: 0))
+    policy.observe(.tick(at: t(60)))
+    #expect(policy.app(named: "a")?.restoration == .pending)
+  }
+
+  @Test("unsaved: a relaunch restored something, but the app never reported what it left")
+  func unsaved() throws {
+    var policy = try Self.relaunched(saved: nil, end: .signaled(signal: 9, dumpedCore: false))
+    #expect(policy.app(named: "a")?.restoration == nil, "nothing to judge yet")
+    policy.observe(
+      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s0", requestID: nil), at: t(11)))
+    #expect(policy.app(named: "a")?.restoration == .unsaved)
+  }
+
   @Test("a summary over 128 bytes is refused with an error, and the old one stays")
   func longSummary() throws {
     var policy = JetsamPolicy()

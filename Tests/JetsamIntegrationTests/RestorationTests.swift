@@ -75,6 +75,35 @@ struct RestorationTests {
     #expect(info?.restoration == "match", "it restored what the first launch saved")
   }
 
+  @Test(
+    "each restoration bug gets its verdict, and the fixed app a match",
+    arguments: [
+      ([String](), "match"), (["--forget-to-save"], "mismatch"), (["--forget-to-restore"], "lost"),
+      (["--unreported-save"], "unsaved"),
+    ])
+  func verdicts(_ flags: [String], _ verdict: String) throws {
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    #expect(
+      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
+    usleep(500_000)
+    #expect(try daemon.ctl(["background", "demo"]).status == 0)
+    try daemon.waitUntil("demo to save at didEnterBackground") { try daemon.apps()["demo"]?.stateSummary != nil }
+    #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
+    #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
+    #expect(try daemon.recordsOnDisk().first?.reason == .memoryPressure)
+    #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
+    #expect(try daemon.ctl(["activate", "demo"]).status == 0)
+    var info: AppInfo?
+    // `lost` comes at the launch deadline (20 s, scaled); the others as soon as the app reports.
+    try daemon.waitUntil("the relaunch's verdict") {
+      info = try daemon.apps()["demo"]
+      return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
+    }
+    #expect(info?.restoration == verdict)
+  }
+
   @Test("--forget-to-save is caught: the restored state does not match")
   func forgetToSaveIsCaught() throws {
     let daemon = try DaemonHarness(
