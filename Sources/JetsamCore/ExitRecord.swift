@@ -55,6 +55,10 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var killSignalledNanoseconds: Int64?
   /// For an app that died suspended: true when its processes never all stopped (the suspend timed out).
   public var suspendIncomplete: Bool?
+  /// The restoration verdict of this launch (`match`, `mismatch`, `unsaved`, `lost`; PROTOCOL.md), and the
+  /// digest it reported restored; absent when there was nothing to judge or no verdict yet.
+  public var restoration: RestorationVerdict?
+  public var restoredDigest: String?
   /// For an app jetsam suspended on its way to this kill (a running background app, iOS's escalation): how long it
   /// had run in the background before.
   public var backgroundSecondsBeforeSuspension: Double?

@@ -19,6 +19,17 @@ extension JetsamPolicy {
     return result
   }
 
+  /// The action that tells of the app's verdict, once it has one.
+  func restorationJudged(_ name: String) -> [PolicyAction] {
+    let app = trackedApps[name]!
+    guard let verdict = app.status.restoration, verdict != .pending else { return [] }
+    return [
+      .restorationJudged(
+        app: name, launch: app.launch, verdict: verdict, savedDigest: app.previousDigest,
+        restoredDigest: app.restoredDigest)
+    ]
+  }
+
   /// Background stints and suspension, as seen by acknowledgements and background tasks.
   private mutating func noteStint(_ name: String, from: LifecycleState, to: LifecycleState, at: Instant) {
     if to == .background {
@@ -140,7 +151,8 @@ extension JetsamPolicy {
         trackedApps[name]!.restoredDigest = value
         trackedApps[name]!.restorationDeadline = nil
       }
-      return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      return reply + (phase == .restored ? restorationJudged(name) : [])
     case .beginBackgroundTask(let requestID, let taskName):
       guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
         return [

@@ -33,6 +33,7 @@ extension JetsamPolicy {
       if let deadline = trackedApps[name]!.restorationDeadline, deadline <= at {
         trackedApps[name]!.restorationDeadline = nil
         trackedApps[name]!.restorationLost = true
+        actions += restorationJudged(name)
       }
       if let deadline = trackedApps[name]!.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).

@@ -21,6 +21,11 @@ extension JetsamPolicy {
     record.stateDigest = app.savedDigest ?? app.previousDigest
     if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
     record.backgroundSecondsBeforeSuspension = app.backgroundSecondsBeforePressureSuspension
+    // The launch's verdict goes into its durable record (a launch that died before it was judged has none).
+    if let verdict = app.status.restoration, verdict != .pending {
+      record.restoration = verdict
+      record.restoredDigest = app.restoredDigest
+    }
     switch app.requestedKill {
     case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
       record.watchdogEvent = event.rawValue

@@ -18,8 +18,9 @@ extension JetsamPolicy {
       return []
     }
     let terminating = trackedApps[victim.name]!.sentTerminate || trackedApps[victim.name]!.terminateAfterEvent != nil
-    // An app on its way out is not stopped: that would only hold up its graceful end.
-    if config.suspendBeforeKill && victim.state == .background && !terminating {
+    // An app on its way out is not stopped: that would only hold up its graceful end. At critical there is no
+    // time for the step: the victim is killed as it is.
+    if config.suspendBeforeKill && level < .critical && victim.state == .background && !terminating {
       // Moved to Suspended first, then unloaded as one: it is now the longest-suspended app (none other is left,
       // or it would have been chosen), so the next pass kills it.
       return suspendForPressure(victim.name, at: at) + runJetsam(at: at)

@@ -133,6 +133,10 @@ public enum PolicyAction: Sendable, Equatable {
   case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
   /// Write this exit record durably (after filling in the measured fields), then report it.
   case recordExit(ExitRecord)
+  /// A launch's restoration was judged (journal and log; the verdict is also kept in that launch's exit record).
+  case restorationJudged(
+    app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?,
+    restoredDigest: String?)
   /// The ended ad-hoc app is no longer remembered (``PolicyConfig/rememberedEndedApps``): drop what is kept of it.
   case forget(app: String)
   /// Send a lifecycle event on the app's channel.
@@ -191,8 +195,9 @@ public struct PolicyConfig: Sendable, Equatable {
   public var suspendTimeout: Duration
   /// The lowest oom_score_adj apps may get (the daemon's own, unless it may go lower).
   public var oomScoreFloor: Int32
-  /// iOS's escalation: a running background app that jetsam picks is first suspended (its background tasks
-  /// warned and ended), then killed as a suspended app; false: killed while it runs.
+  /// iOS's escalation: a running background app that jetsam picks at urgent is first suspended (its background
+  /// tasks warned and ended), then killed as a suspended app; false: killed while it runs. (At critical every
+  /// victim is killed as it is.)
   public var suspendBeforeKill = true
   /// How many ended ad-hoc apps (``AppSettings/adHoc``) are remembered, with their last exit; past it the one
   /// that ended longest ago is forgotten, so that launching ever new names cannot grow the daemon without bound.

@@ -52,6 +52,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var follow: Bool?
   /// `exits`: at most this many records, the newest (default 1,000; 1 to 100,000).
   public var limit: Int?
+  /// `exits`: only the records of launches whose restoration was judged (those with `restoration`).
+  public var verdicts: Bool?
   /// `pressure`: `get` (default), `set`, `clear`, `allocate`, `release`.
   public var action: String?
   /// `pressure set`: the level to force.
@@ -66,7 +68,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait
+    case level, size, limit, acknowledgements, wait, verdicts
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -135,11 +137,13 @@ public struct AppInfo: Codable, Sendable, Equatable {
   public var stateSeconds: Double
   /// The launch counter.
   public var launch: Int
-  /// Restoration check after a relaunch: `match`, `mismatch`, or `pending` (see PROTOCOL.md).
+  /// Restoration verdict after a relaunch: `match`, `mismatch`, `unsaved`, `lost` or `pending` (PROTOCOL.md).
   public var restoration: String?
-  /// The digest saved before the previous exit, and the one this launch restored.
-  public var savedDigest: String?
+  /// The digest the previous launch left (what this launch's restore is judged against), the one this launch
+  /// restored, and the one it saved.
+  public var previousDigest: String?
   public var restoredDigest: String?
+  public var savedDigest: String?
   /// How many times something other than jetsamd continued the app while it was suspended (absent when never):
   /// jetsamd stops it again each time.
   public var continuedWhileSuspended: Int?

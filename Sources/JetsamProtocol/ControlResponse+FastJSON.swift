@@ -26,6 +26,7 @@ extension AppInfo {
       json.key("pid")
       json.number(pid)
     }
+    json.optionalString("previousDigest", previousDigest)
     json.optionalString("restoration", restoration)
     json.optionalString("restoredDigest", restoredDigest)
     json.optionalString("savedDigest", savedDigest)

@@ -38,7 +38,7 @@ struct Output {
     case .exits:
       // Newest first, as jetsamd answers; a follower reads them oldest first, so that new records go on below.
       let records = response.exits ?? []
-      showExits(request.follow == true ? records.reversed() : records, header: true)
+      showExits(request.follow == true ? records.reversed() : records, header: true, verdicts: request.verdicts == true)
       if response.more == true {
         FileHandle.standardError.write(Data("jetsamctl: older records left out (use --limit or --since)\n".utf8))
       }
@@ -58,7 +58,17 @@ struct Output {
     }
   }
 
-  func showExits(_ records: [ExitRecord], header: Bool) {
+  func showExits(_ records: [ExitRecord], header: Bool, verdicts: Bool = false) {
+    if verdicts && !json {
+      let rows = records.filter { $0.restoration != nil }.map { r in
+        [
+          r.time, r.app, String(r.launch), r.restoration?.rawValue ?? "-", r.restoredDigest ?? "-",
+          r.stateDigest ?? "-", r.reason.rawValue,
+        ]
+      }
+      return printTable(
+        header ? ["ENDED", "APP", "LAUNCH", "RESTORATION", "RESTORED", "LEFT", "ENDED_AS"] : nil, rows)
+    }
     if json {
       if header { printJSON(records) } else { for record in records { printLine(record) } }
       return
@@ -96,10 +106,10 @@ struct Output {
       [
         a.name, a.pid.map(String.init) ?? "-", Self.stateText(a), a.band.description, ByteSize.format(a.memoryBytes),
         a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
-        String(a.launch),
+        String(a.launch), a.restoration ?? "-",
       ]
     }
-    printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH"], rows)
+    printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH", "RESTORATION"], rows)
   }
 
   /// `suspended`, or how far its suspension got: `suspended (stopping)` while its processes are told to stop,

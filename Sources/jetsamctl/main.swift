@@ -179,11 +179,12 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     return ControlRequest(verb: verb)
   case .exits:
     let args = try VerbArguments(
-      invocation.rest, valued: ["--app", "--since", "--limit"], flags: ["--follow"], verb: verbName)
+      invocation.rest, valued: ["--app", "--since", "--limit"], flags: ["--follow", "--verdicts"], verb: verbName)
     guard args.positional.isEmpty else { throw CLIError.usage("exits takes no positional arguments (use --app NAME)") }
     var request = ControlRequest(verb: .exits, app: args.one("--app"))
     if let since = args.one("--since") { request.since = try parseTime(since) }
     if args.flags.contains("--follow") { request.follow = true }
+    if args.flags.contains("--verdicts") { request.verdicts = true }
     if let limit = args.one("--limit") {
       guard let count = Int(limit), count > 0 else {
         throw CLIError.usage("--limit: \"\(limit)\" is not a count of records (1 or more)")
@@ -254,7 +255,9 @@ func run() throws {
   Output(json: invocation.json).show(response, for: request)
   if request.follow == true {
     while let line = try client.nextResponse() {
-      if let record = line.record { Output(json: invocation.json).showExits([record], header: false) }
+      if let record = line.record {
+        Output(json: invocation.json).showExits([record], header: false, verdicts: request.verdicts == true)
+      }
     }
   }
 }

@@ -52,7 +52,11 @@ struct AppMemoryTests {
     #expect(policy.app(named: "a")?.restoration == .pending)
     let reply = policy.observe(
       .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abd", requestID: 3), at: t(1)))
-    #expect(reply == [.reply(app: "a", pid: 10, requestID: 3, fields: [])])
+    #expect(
+      reply == [
+        .reply(app: "a", pid: 10, requestID: 3, fields: []),
+        .restorationJudged(app: "a", launch: 2, verdict: .mismatch, savedDigest: "abc", restoredDigest: "abd"),
+      ])
     #expect(policy.app(named: "a")?.restoration == .mismatch)
     policy.observe(
       .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abc", requestID: nil), at: t(1)))
@@ -105,12 +109,16 @@ struct AppMemoryTests {
     var policy = try Self.relaunched(saved: "s1", end: .signaled(signal: 9, dumpedCore: false))
     #expect(policy.app(named: "a")?.restoration == .pending)
     #expect(policy.nextDeadline == t(30), "didFinishLaunching's deadline (20 s) from the spawn")
-    policy.observe(.tick(at: t(30)))
+    #expect(
+      policy.observe(.tick(at: t(30))).contains(
+        .restorationJudged(app: "a", launch: 2, verdict: .lost, savedDigest: "s1", restoredDigest: nil)))
     #expect(policy.app(named: "a")?.restoration == .lost)
     // A late report still says what was restored.
     policy.observe(
       .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s1", requestID: nil), at: t(31)))
     #expect(policy.app(named: "a")?.restoration == .match)
+    let record = try #require(policy.exits("a", .exited(code: 0), at: t(40)).records.first)
+    #expect(record.restoration == .match && record.restoredDigest == "s1", "the verdict is kept in the launch's record")
   }
 
   @Test("after a quit (exit 0) a fresh start is right: no restore is owed, so nothing is lost")
@@ -124,8 +132,10 @@ struct AppMemoryTests {
   func unsaved() throws {
     var policy = try Self.relaunched(saved: nil, end: .signaled(signal: 9, dumpedCore: false))
     #expect(policy.app(named: "a")?.restoration == nil, "nothing to judge yet")
-    policy.observe(
+    let judged = policy.observe(
       .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s0", requestID: nil), at: t(11)))
+    #expect(
+      judged == [.restorationJudged(app: "a", launch: 2, verdict: .unsaved, savedDigest: nil, restoredDigest: "s0")])
     #expect(policy.app(named: "a")?.restoration == .unsaved)
   }
 

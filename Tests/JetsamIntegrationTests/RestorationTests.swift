@@ -40,7 +40,7 @@ struct RestorationTests {
       return info?.restoration == "match" || info?.restoration == "mismatch"
     }
     #expect(info?.launch == 2)
-    #expect(info?.savedDigest == record.stateDigest)
+    #expect(info?.previousDigest == record.stateDigest)
     return try #require(info)
   }
 
@@ -102,6 +102,14 @@ struct RestorationTests {
       return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
     }
     #expect(info?.restoration == verdict)
+    #expect(try daemon.ctl(["ps"]).stdout.contains("RESTORATION"), "a column of the ps table")
+    // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
+    #expect(try daemon.ctl(["kill", "demo"]).status == 0)
+    _ = try daemon.waitForRecords(2)
+    try daemon.restart()
+    let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
+    #expect(judged.map(\.launch) == [2] && judged.first?.restoration?.rawValue == verdict)
+    #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
   @Test("--forget-to-save is caught: the restored state does not match")

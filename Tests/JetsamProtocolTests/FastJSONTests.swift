@@ -25,6 +25,7 @@ struct FastJSONTests {
       memoryBytes: Int64.max, memoryLimitBytes: 268_435_456, stateSeconds: 12.345678901, launch: 42)
     info.restoration = "match"
     info.savedDigest = "sha/1 \"quoted\""
+    info.previousDigest = "prev"
     info.restoredDigest = "back\\slash"
     info.stateSummary = "tab\t nl\n cr\r bs\u{8} ff\u{c} bell\u{7} del\u{7f} é ✓ 🙂"
     info.suspendIncomplete = true

@@ -269,6 +269,45 @@ check "the talker (same pid $(app_pid talker)) heard memoryWarning from the new 
 ctl terminate talker > /dev/null
 wait_until 10 dead "$talker_pid"
 
+section "8b. a restoration verdict reaches the journal with its own fields"
+# Launched fresh, it says it saved digest d1; launched after an exit, that it restored d1: a match. (In the
+# background throughout, so that the foreground app of the later sections stays where it is.)
+cat > /run/jetsam-restorer.sh <<'SH'
+#!/bin/bash
+echo "hello version=1" >&"$JETSAM_FD"
+while read -r -u "$JETSAM_FD" line; do
+  set -- $line
+  case "${3:-}" in
+    name=didFinishLaunching)
+      if [ "$JETSAM_LAUNCH_REASON" = fresh ]; then phase=saved; else phase=restored; fi
+      echo "stateDigest phase=$phase value=d1" >&"$JETSAM_FD" ;;
+  esac
+  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"
+done
+SH
+chmod 755 /run/jetsam-restorer.sh
+ctl launch restorer --background -- /run/jetsam-restorer.sh > /dev/null || bad "launch restorer"
+wait_until 5 eval '[ "$(app_field restorer savedDigest)" = d1 ]'
+restorer_pid=$(app_pid restorer)
+# Not memoryPressure: section 10 counts those.
+ctl kill restorer --reason appWatchdog > /dev/null
+wait_until 5 dead "$restorer_pid"
+ctl launch restorer --background -- /run/jetsam-restorer.sh > /dev/null || bad "relaunch restorer"
+verdict_fields() {
+  journal_json MESSAGE_ID=221f3b1897c74a118091bd557e3aa373 JETSAM_APP=restorer | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    print(e.get("JETSAM_RESTORATION"), e.get("JETSAM_LAUNCH"), e.get("JETSAM_SAVED_DIGEST"), e.get("JETSAM_RESTORED_DIGEST"))'
+}
+wait_until 5 eval '[ -n "$(verdict_fields)" ]'
+check "journal: the relaunch's verdict with JETSAM_RESTORATION, JETSAM_LAUNCH and both digests: '$(verdict_fields)'" \
+  eval '[ "$(verdict_fields)" = "match 2 d1 d1" ]'
+check "jetsamctl ps shows it: '$(app_field restorer restoration)'" eval '[ "$(app_field restorer restoration)" = match ]'
+restorer_pid=$(app_pid restorer)
+ctl kill restorer --reason appWatchdog > /dev/null
+wait_until 5 dead "$restorer_pid"
+
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do
   ctl launch "$a" --background > /dev/null || bad "launch $a"

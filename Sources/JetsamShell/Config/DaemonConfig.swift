@@ -302,8 +302,8 @@ public struct SuspendConfig: Sendable, Codable, Equatable {
   public var backgroundGrace: ConfigDuration? = ConfigDuration(.seconds(10))
   /// How long an app's processes may take to stop; past it the app counts as suspended, marked incomplete.
   public var timeout = ConfigDuration(.seconds(1))
-  /// iOS's escalation: a running background app jetsam picks is suspended first (its background tasks warned and
-  /// ended), then killed as a suspended app; false: killed while it runs.
+  /// iOS's escalation: a running background app jetsam picks at urgent is suspended first (its background tasks
+  /// warned and ended), then killed as a suspended app; false: killed while it runs.
   public var beforeJetsamKill = true
 
   public init() {}

@@ -121,8 +121,9 @@ final class ControlRequestHandler {
       launch: status.launch)
     if status.state.isRunning {
       info.restoration = status.restoration?.rawValue
-      info.savedDigest = status.previousDigest
+      info.previousDigest = status.previousDigest
       info.restoredDigest = status.restoredDigest
+      info.savedDigest = status.savedDigest
       if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true
@@ -215,12 +216,15 @@ final class ControlRequestHandler {
   private func exits(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let since = try request.sinceDate()
     let limit = try request.exitsLimit()
-    let query = ExitRecordPage.Query(
+    var query = ExitRecordPage.Query(
       files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: request.app,
       since: since, limit: limit)
+    query.judgedOnly = request.verdicts == true
     let path = daemon.records.log.path
-    if request.follow == true { connection.follow = FollowFilter(app: request.app) }
-    let read = { @Sendable () -> Result<ExitRecordPage, SystemError> in
+    if request.follow == true {
+      connection.follow = FollowFilter(app: request.app, judgedOnly: request.verdicts == true)
+    }
+    let read = { @Sendable [query] () -> Result<ExitRecordPage, SystemError> in
       Result { () throws(SystemError) in try ExitRecordPage.read(query) }
     }
     daemon.background.run(read) { [weak connection] result in

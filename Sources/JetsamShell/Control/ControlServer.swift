@@ -110,7 +110,7 @@ final class ControlServer {
   /// Sends a new exit record to every `exits --follow` client whose filter matches.
   func broadcast(_ record: ExitRecord) {
     for connection in connections.values {
-      guard let follow = connection.follow, follow.app == nil || follow.app == record.app else { continue }
+      guard let follow = connection.follow, follow.wants(record) else { continue }
       var line = ControlResponse(ok: true)
       line.event = "exit"
       line.record = record
@@ -278,6 +278,12 @@ final class ControlServer {
 /// Which new exit records a following client wants.
 struct FollowFilter {
   var app: String?
+  /// Only records with a restoration verdict (`exits --verdicts`).
+  var judgedOnly = false
+
+  func wants(_ record: ExitRecord) -> Bool {
+    (app == nil || app == record.app) && (!judgedOnly || record.restoration != nil)
+  }
 }
 
 /// One client of the control socket.

@@ -442,6 +442,12 @@ public final class Daemon {
     case .levelChanged(let from, let to, let available):
       log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
       journal.pressureChanged(from: from, to: to, available: available)
+    case .restorationJudged(let app, let launch, let verdict, let saved, let restored):
+      log.notice(
+        "\(app) launch #\(launch): restoration \(verdict.rawValue) (saved \(saved ?? "-"), restored \(restored ?? "-"))"
+      )
+      journal.restorationJudged(
+        app: app, launch: launch, verdict: verdict, savedDigest: saved, restoredDigest: restored)
     case .stateChanged(_, let from, let to, _):
       stateChanged = true
       // A new or ended process must be in the state file at once: a crash must not lose an app's pid.

@@ -19,6 +19,8 @@ struct ExitRecordPage: Sendable {
     /// Bytes of the first file to read: what was whole and durable when asked (later records reach followers).
     var currentSize: Int64
     var app: String?
+    /// Only records with a restoration verdict.
+    var judgedOnly = false
     /// Records before it end the reading: files are in time order.
     var since: Date?
     var limit: Int
@@ -49,6 +51,7 @@ struct ExitRecordPage: Sendable {
           return false
         }
         if let app = query.app, record.app != app { return true }
+        if query.judgedOnly && record.restoration == nil { return true }
         if page.records.count == query.limit || bytes + line.count > query.byteBudget {
           page.more = true
           finished = true

@@ -23,6 +23,8 @@ public struct Journal: Sendable {
     public static let appExit = "e7f9a1b3c5d74e2f8a0b6c4d2e0f8a49"
     /// The device's pressure level changed.
     public static let pressureChange = "9d1f3b5a7c0e4d2b6f8a0c2e4b6d8f31"
+    /// A launch's restoration was judged (match, mismatch, unsaved, lost).
+    public static let restorationVerdict = "221f3b1897c74a118091bd557e3aa373"
   }
 
   public let enabled: Bool
@@ -61,6 +63,7 @@ public struct Journal: Sendable {
     if let signal = record.signal { fields.append(("JETSAM_SIGNAL", String(signal))) }
     if let code = record.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
     if let event = record.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
+    if let verdict = record.restoration { fields.append(("JETSAM_RESTORATION", verdict.rawValue)) }
     if let seconds = record.watchdogSeconds {
       fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
     }
@@ -80,6 +83,20 @@ public struct Journal: Sendable {
       ("JETSAM_PRESSURE_LEVEL", to.name), ("JETSAM_PREVIOUS_LEVEL", from.name),
       ("JETSAM_AVAILABLE_BYTES", String(available)),
     ])
+  }
+
+  /// A launch's restoration verdict, with its own fields.
+  public func restorationJudged(
+    app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?, restoredDigest: String?
+  ) {
+    var fields = [
+      ("MESSAGE", "\(app) launch #\(launch): restoration \(verdict.rawValue)"),
+      ("MESSAGE_ID", MessageID.restorationVerdict), ("PRIORITY", verdict == .match ? "6" : "4"),
+      ("JETSAM_APP", app), ("JETSAM_LAUNCH", String(launch)), ("JETSAM_RESTORATION", verdict.rawValue),
+    ]
+    if let savedDigest { fields.append(("JETSAM_SAVED_DIGEST", savedDigest)) }
+    if let restoredDigest { fields.append(("JETSAM_RESTORED_DIGEST", restoredDigest)) }
+    send(fields)
   }
 
   private func send(_ fields: [(String, String)]) {
