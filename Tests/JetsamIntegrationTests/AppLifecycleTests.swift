@@ -118,14 +118,53 @@ struct AppLifecycleTests {
   func handlerHang(_ hang: HandlerHang) throws {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
-    let scale = Double(TestTiming.timeScale(0.1))!
     var env = ["HANG_IN": hang.event]
-    if let slowIn = hang.slowIn { env["SLOW_IN"] = "\(slowIn):\(hang.slowSeconds * scale)" }
+    if let slowIn = hang.slowIn { env["SLOW_IN"] = "\(slowIn):\(hang.slowSeconds * Self.scale)" }
+    var events = ""
+    try Self.expectKilledInItsHandler(daemon, hang) {
+      let launched = try Self.launchBashApp(daemon, "hangs", env, options: hang.background ? ["--background"] : [])
+      events = launched.events
+      return launched.pid
+    } settled: {
+      Self.events(events).contains(hang.background ? "didFinishLaunching" : "didBecomeActive")
+    }
+  }
+
+  @Test(
+    "the Swift and Python clients run handlers in order too: a hang is blamed on its own event",
+    arguments: ["swift", "python"],
+    handlerHangs.map { HandlerHang(event: $0.event, deadline: $0.deadline, background: $0.background) })
+  func clientHandlerHang(_ client: String, _ hang: HandlerHang) throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let command =
+      client == "swift"
+      ? [Binaries.current.demoApp, "--state-dir", daemon.directory, "--hang-in", hang.event]
+      : ["/usr/bin/python3", Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/hanging_app.py"]
+    let options = (hang.background ? ["--background"] : []) + ["--env", "HANG_IN=\(hang.event)"]
+    try Self.expectKilledInItsHandler(daemon, hang) {
+      try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs"] + options + ["--"] + command).pid)
+    } settled: {
+      // Nothing to see from outside: the blame does not depend on it (the watchdog follows the app's own
+      // acknowledgements), only the time measured from the request does.
+      usleep(UInt32(300_000 * TestTiming.slowdown))
+      return true
+    }
+  }
+
+  /// The lifecycle time scale of ``fastDaemon(grace:extra:)``.
+  static let scale = Double(TestTiming.timeScale(0.1))!
+
+  /// Launches the app (`launch` returns its pid); unless it hangs at launch, waits until `settled` and sends it
+  /// the request of `hang`'s transition; then expects its watchdog record: its own event, its whole allowance,
+  /// not before its own deadline.
+  static func expectKilledInItsHandler(
+    _ daemon: DaemonHarness, _ hang: HandlerHang, launch: () throws -> Int32, settled: () throws -> Bool
+  ) throws {
     var start = Date()
-    let (pid, events) = try Self.launchBashApp(daemon, "hangs", env, options: hang.background ? ["--background"] : [])
+    let pid = try launch()
     if hang.event != "didFinishLaunching" {
-      let settled = hang.background ? "didFinishLaunching" : "didBecomeActive"
-      try daemon.waitUntil("launched") { Self.events(events).contains(settled) }
+      try daemon.waitUntil("launched", settled)
       usleep(100_000)
       start = Date()
       #expect(try daemon.ctl([hang.background ? "activate" : "background", "hangs"]).status == 0)
