@@ -45,6 +45,9 @@ struct ExitRecordPage: Sendable {
       let size = index == 0 ? min(Int64(st.st_size), query.currentSize) : Int64(st.st_size)
       var finished = false
       try forEachLineBackwards(fd, size: size) { line in
+        // Another app's record is passed over without decoding it: an app with few records in a large log is
+        // found at the cost of a byte scan per line, not a JSON decode.
+        if let app = query.app, let name = appName(in: line), !name.elementsEqual(app.utf8) { return true }
         guard !line.isEmpty, let record = try? decoder.decode(ExitRecord.self, from: Data(line)) else { return true }
         if let since = query.since, (ControlRequest.rfc3339(record.time) ?? .distantPast) < since {
           finished = true
