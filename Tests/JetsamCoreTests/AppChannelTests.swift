@@ -117,10 +117,16 @@ struct AppChannelTests {
     return try policy.handle(.moveToBackground(app: "a", at: t(10)))
   }
 
-  /// Kills at `at`, and the record of the exit that follows.
-  static func watchdogRecord(_ policy: inout JetsamPolicy, at: Instant) throws -> ExitRecord {
+  /// Expects the watchdog to kill the app at `at`, and the record of the exit that follows to blame `event`,
+  /// after `seconds` in its handler.
+  static func expectWatchdogKill(
+    _ policy: inout JetsamPolicy, at: Instant, event: String, seconds: Double
+  ) throws {
     #expect(Self.kills(policy.observe(.tick(at: at))) == ["a:appWatchdog"])
-    return try #require(recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: at))))
+    let record = try #require(
+      recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: at))))
+    #expect(record.watchdogEvent == event)
+    #expect(record.watchdogSeconds == seconds)
   }
 
   @Test("a foreground launch hung in didFinishLaunching dies at its 20 s, blamed on it, not on didBecomeActive")
@@ -129,9 +135,7 @@ struct AppChannelTests {
     _ = try Self.watchedApp(&policy)
     #expect(policy.nextDeadline == t(20))
     #expect(Self.kills(policy.observe(.tick(at: t(10)))).isEmpty, "didBecomeActive's 10 s has not started")
-    let record = try Self.watchdogRecord(&policy, at: t(20))
-    #expect(record.watchdogEvent == "didFinishLaunching")
-    #expect(record.watchdogSeconds == 20)
+    try Self.expectWatchdogKill(&policy, at: t(20), event: "didFinishLaunching", seconds: 20)
   }
 
   @Test("each handler of a transition gets its own allowance, from the acknowledgement of the one before")
@@ -145,9 +149,7 @@ struct AppChannelTests {
     let resign = try #require(Self.lastEventID(moved, .willResignActive))
     policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: resign), at: t(16)))
     #expect(policy.nextDeadline == t(21), "didEnterBackground's 5 s from then")
-    let record = try Self.watchdogRecord(&policy, at: t(21))
-    #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.watchdogSeconds == 5)
+    try Self.expectWatchdogKill(&policy, at: t(21), event: "didEnterBackground", seconds: 5)
   }
 
   @Test("a hang in the first handler of a transition is blamed on it, whatever follows")
@@ -157,9 +159,7 @@ struct AppChannelTests {
     // didEnterBackground is acknowledged (a client that answers out of order): willResignActive still hangs.
     let background = try #require(Self.lastEventID(moved, .didEnterBackground))
     policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: background), at: t(11)))
-    let record = try Self.watchdogRecord(&policy, at: t(20))
-    #expect(record.watchdogEvent == "willResignActive")
-    #expect(record.watchdogSeconds == 10)
+    try Self.expectWatchdogKill(&policy, at: t(20), event: "willResignActive", seconds: 10)
   }
 
   @Test("activation from the background: didBecomeActive's watchdog waits for willEnterForeground")
@@ -173,8 +173,7 @@ struct AppChannelTests {
     let enter = try #require(Self.lastEventID(activated, .willEnterForeground))
     policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: enter), at: t(9)))
     #expect(policy.nextDeadline == t(19), "didBecomeActive's 10 s from then")
-    let record = try Self.watchdogRecord(&policy, at: t(19))
-    #expect(record.watchdogEvent == "didBecomeActive")
+    try Self.expectWatchdogKill(&policy, at: t(19), event: "didBecomeActive", seconds: 10)
   }
 
   @Test("a command hook answers for an app that does not speak: it runs, its deadline is watched, its end acks")

@@ -14,10 +14,21 @@ struct RestorationTests {
   static let pythonApp = Binaries.packageRoot + "/clients/python/example_app.py"
   static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
 
+  /// A jetsamd whose lifecycle rules run ten times faster, suspending only on request.
+  static func fastDaemon() throws -> DaemonHarness {
+    try DaemonHarness(config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+  }
+
+  /// The demo app, keeping its state in the daemon's directory.
+  static func demoCommand(_ daemon: DaemonHarness) -> [String] {
+    [demoApp, "--state-dir", daemon.directory]
+  }
+
   /// Runs an app through foreground → background (it saves) → suspended → jetsam kill → relaunch, and returns
-  /// the relaunched app's `ps` row once it has reported what it restored.
+  /// the kill's record and the relaunched app's `ps` row once it has its verdict (`lost` comes at the launch
+  /// deadline, 20 s scaled; the others as soon as the app reports).
   static func killWhileSuspendedAndRelaunch(_ daemon: DaemonHarness, _ name: String, _ command: [String]) throws
-    -> AppInfo
+    -> (record: ExitRecord, info: AppInfo)
   {
     #expect(try daemon.ctl(["launch", name, "--"] + command).status == 0)
     usleep(800_000)  // let it run (the demo app counts while active)
@@ -27,40 +38,37 @@ struct RestorationTests {
     }
     usleep(200_000)
     #expect(try daemon.ctl(["suspend", name]).status == 0)
-    #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
+    #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })
     #expect(record.reason == .memoryPressure)
     #expect(record.state == "suspended")
-    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", name]).status == 0)
     var info: AppInfo?
-    try daemon.waitUntil("\(name) to report its restored state") {
+    try daemon.waitUntil("\(name)'s relaunch to get its verdict") {
       info = try daemon.apps()[name]
-      return info?.restoration == "match" || info?.restoration == "mismatch"
+      return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
     }
-    #expect(info?.launch == 2)
     #expect(info?.previousDigest == record.stateDigest)
-    return try #require(info)
+    return (record, try #require(info))
   }
 
   @Test("the demo app restores exactly what it saved before a jetsam kill")
   func demoAppMatches() throws {
-    let daemon = try DaemonHarness(
-      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
-    let info = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", [Self.demoApp, "--state-dir", daemon.directory])
+    let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
+    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
     #expect(info.restoration == "match")
     #expect(info.stateSummary?.hasPrefix("count=") == true, "\(info.stateSummary ?? "nil")")
   }
 
   @Test("a launch that saves nothing new leaves the digest it restored: the next relaunch still gets a verdict")
   func digestCarriesOver() throws {
-    let daemon = try DaemonHarness(
-      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
-    let command = [Self.demoApp, "--state-dir", daemon.directory]
-    let first = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", command)
+    let (killed, first) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
+    #expect(killed.stateDigest != nil, "the saved digest is in the exit record")
     #expect(first.restoration == "match")
     // Killed in the foreground: it never reached didEnterBackground, so it saved nothing new.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
@@ -82,26 +90,10 @@ struct RestorationTests {
       (["--unreported-save"], "unsaved"),
     ])
   func verdicts(_ flags: [String], _ verdict: String) throws {
-    let daemon = try DaemonHarness(
-      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
-    #expect(
-      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
-    usleep(500_000)
-    #expect(try daemon.ctl(["background", "demo"]).status == 0)
-    try daemon.waitUntil("demo to save at didEnterBackground") { try daemon.apps()["demo"]?.stateSummary != nil }
-    #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
-    #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
-    #expect(try daemon.recordsOnDisk().first?.reason == .memoryPressure)
-    #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
-    #expect(try daemon.ctl(["activate", "demo"]).status == 0)
-    var info: AppInfo?
-    // `lost` comes at the launch deadline (20 s, scaled); the others as soon as the app reports.
-    try daemon.waitUntil("the relaunch's verdict") {
-      info = try daemon.apps()["demo"]
-      return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
-    }
-    #expect(info?.restoration == verdict)
+    let (_, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon) + flags)
+    #expect(info.restoration == verdict)
     #expect(try daemon.ctl(["ps"]).stdout.contains("RESTORATION"), "a column of the ps table")
     // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
@@ -114,12 +106,10 @@ struct RestorationTests {
 
   @Test("--forget-to-save is caught: the restored state does not match")
   func forgetToSaveIsCaught() throws {
-    let daemon = try DaemonHarness(
-      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     #expect(
-      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory, "--forget-to-save"]).status
-        == 0)
+      try daemon.ctl(["launch", "demo", "--"] + Self.demoCommand(daemon) + ["--forget-to-save"]).status == 0)
     usleep(800_000)
     #expect(try daemon.ctl(["background", "demo"]).status == 0)
     try daemon.waitUntil("the digest it claims to have saved") { try daemon.apps()["demo"]?.stateSummary != nil }
@@ -128,18 +118,18 @@ struct RestorationTests {
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     _ = try daemon.waitForRecords(1)
     // The relaunch runs without the bug: it restores what really is on disk.
-    #expect(try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory]).status == 0)
+    #expect(try daemon.ctl(["launch", "demo", "--"] + Self.demoCommand(daemon)).status == 0)
     try daemon.waitUntil("a verdict") { try daemon.apps()["demo"]?.restoration == "mismatch" }
   }
 
   @Test("a Python app and a bash app go through the same lifecycle and restore", arguments: ["python", "bash"])
   func otherLanguages(_ language: String) throws {
-    let daemon = try DaemonHarness(
-      config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: null } }")
+    let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let command =
       language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
-    let info = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
+    let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
+    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
     #expect(info.restoration == "match")
     let output = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(language).log", encoding: .utf8)
     for event in ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"] {
@@ -159,7 +149,7 @@ struct RestorationTests {
       config: "{ timeScale: \(TestTiming.timeScale(0.1)), suspend: { backgroundGrace: \"100ms\" } }")
     defer { daemon.stop() }
     #expect(
-      try daemon.ctl(["launch", "demo", "--", Self.demoApp, "--state-dir", daemon.directory] + flags).status == 0)
+      try daemon.ctl(["launch", "demo", "--"] + Self.demoCommand(daemon) + flags).status == 0)
     if reason != .illegalInstruction {
       usleep(500_000)
       #expect(try daemon.ctl(["background", "demo"]).status == 0)
