@@ -23,7 +23,7 @@ let package = Package(
     // The app protocol's lines (PROTOCOL.md, *Lines*), one definition for jetsamd and the clients. Stdlib only.
     .target(name: "JetsamWire"),
     // The pure policy core: events in, actions out. No I/O, no clock.
-    .target(name: "JetsamCore"),
+    .target(name: "JetsamCore", dependencies: ["JetsamWire"]),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore"]),
     // A blocking client of the control socket (jetsamctl and the bench).

@@ -63,7 +63,11 @@ extension JetsamApplication {
         state.launchReason = reason
         if let summary = event.fields["summary"] { state.stateSummary = summary }
         state.applicationState = event.fields["state"] == "background" ? .background : .inactive
-      case .willEnterForeground, .willResignActive: state.applicationState = .inactive
+      case .willEnterForeground:
+        state.applicationState = .inactive
+        state.backgroundDuration = event.backgroundDuration
+        state.suspendedDuration = event.suspendedDuration
+      case .willResignActive: state.applicationState = .inactive
       case .didBecomeActive: state.applicationState = .active
       case .didEnterBackground: state.applicationState = .background
       case .backgroundTaskWillExpire(let task): expirationHandler = state.expirationHandlers.removeValue(forKey: task)

@@ -38,6 +38,8 @@ public final class JetsamApplication: Sendable {
     var launchReason: LaunchReason
     var stateSummary: String?
     var applicationState = ApplicationState.inactive
+    var backgroundDuration: Duration?
+    var suspendedDuration: Duration?
     var expirationHandlers: [BackgroundTaskIdentifier: @Sendable () -> Void] = [:]
     var eventStream: AsyncStream<JetsamEvent>?
     var errorHandler: (@Sendable (JetsamClientError) -> Void)?
@@ -118,6 +120,12 @@ public final class JetsamApplication: Sendable {
   /// Where the app is in its lifecycle, updated just before each event's handler runs.
   public var applicationState: ApplicationState { state.withLock { $0.applicationState } }
 
+  /// How long the app was away from the foreground in its last stay in the background, and how much of that it
+  /// was suspended (none of its timers ran then): set when `willEnterForeground` arrives, before its handler
+  /// runs; nil before the first return. Use them to refresh what went stale meanwhile.
+  public var backgroundDuration: Duration? { state.withLock { $0.backgroundDuration } }
+  public var suspendedDuration: Duration? { state.withLock { $0.suspendedDuration } }
+
   /// The app's state summary: up to 128 bytes jetsam keeps and hands back at the next launch.
   ///
   /// Reading gives the summary handed back at this launch, or the last one set since. Setting sends
@@ -131,16 +139,24 @@ public final class JetsamApplication: Sendable {
     }
   }
 
-  /// Reports a digest of the state the app saved or restored, for jetsam's restoration check.
+  /// Reports a digest of the state the app saved, restored or shows again, for jetsam's restoration and
+  /// staleness checks (PROTOCOL.md, "Verdicts").
   ///
-  /// Report ``StateDigestPhase/saved`` at `didEnterBackground` and ``StateDigestPhase/restored`` after
-  /// restoring at launch; jetsam shows `restoration: "match"` when the two agree.
+  /// Report ``StateDigestPhase/saved`` at `didEnterBackground`, from the live state the user is leaving;
+  /// ``StateDigestPhase/restored`` after restoring at a launch; ``StateDigestPhase/resumed`` at
+  /// `didBecomeActive` after a return from the background, from what the app shows. jetsam shows
+  /// `restoration: "match"` when a restore brought back what was saved, and `resumption: "stale"` when a return
+  /// showed a saved state older than its `validFor`.
   ///
   /// - Parameters:
   ///   - digest: Any short text that changes when the state does, such as a hash of the saved bytes.
-  ///   - phase: Whether the state was just saved or just restored.
-  public func reportStateDigest(_ digest: String, phase: StateDigestPhase) {
-    send(AppLine("stateDigest", [("phase", phase.rawValue), ("value", digest)]))
+  ///   - phase: Which side of the round trip the digest describes.
+  ///   - validFor: With ``StateDigestPhase/saved`` only: how long the saved state stays current (a feed, a
+  ///     price); at most a year, rounded to milliseconds.
+  public func reportStateDigest(_ digest: String, phase: StateDigestPhase, validFor: Duration? = nil) {
+    var fields = [("phase", phase.rawValue), ("value", digest)]
+    if let validFor { fields.append(("validFor", AppLine.seconds(validFor))) }
+    send(AppLine("stateDigest", fields))
   }
 
   /// Called, on the channel's reader thread, with errors nobody else will see: refusals of lines that carried

@@ -49,6 +49,11 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
   ///
   /// For `backgroundTaskWillExpire`, `taskName` holds the task's name.
   public let fields: [String: String]
+  /// `willEnterForeground`, and the `didBecomeActive` after it: how long the app was away from the foreground
+  /// (`backgroundFor=`), and how much of that it was suspended (`suspendedFor=`), during which none of its
+  /// timers ran. Nil on other events.
+  public let backgroundDuration: Duration?
+  public let suspendedDuration: Duration?
   private let acknowledgement: Acknowledgement?
 
   /// Whether ``acknowledge()`` must be called (and within the event's deadline).
@@ -85,6 +90,8 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
     if fields["taskName"] == nil, names.count > 1 { fields["taskName"] = names[1].value }
     self.fields = fields
     self.kind = Self.kind(name: name, line: line)
+    backgroundDuration = line.duration("backgroundFor")
+    suspendedDuration = line.duration("suspendedFor")
     self.acknowledgement = Acknowledgement { acknowledge(id) }
   }
 

@@ -4,4 +4,7 @@ public enum StateDigestPhase: String, Equatable, Sendable {
   case saved
   /// The digest of the state restored after a launch; jetsam compares it with the last `saved` one.
   case restored
+  /// The digest of what the app shows on its return to the foreground without a relaunch (report it at
+  /// `didBecomeActive`); jetsam calls it stale when it is the saved state and that outlived its `validFor`.
+  case resumed
 }

@@ -39,6 +39,10 @@ public struct AppEvent: Sendable, Equatable {
   public var launchesToForeground: Bool?
   /// `didFinishLaunching`: the app's previous exit (nil: a fresh launch).
   public var previousExit: PreviousExit?
+  /// `willEnterForeground`, and the `didBecomeActive` that follows it: how long the app was away from the
+  /// foreground, and how much of that it spent suspended (its timers did not run then).
+  public var backgroundFor: Duration?
+  public var suspendedFor: Duration?
 
   public init(
     id: Int, kind: AppEventKind, level: PressureLevel? = nil, task: Int? = nil, taskName: String? = nil,
@@ -68,8 +72,12 @@ public enum AppMessage: Sendable, Equatable {
   /// The app's state summary (at most ``AppMessage/maxSummaryBytes``; empty clears it), handed back at its
   /// next launch.
   case stateSummary(String, requestID: Int?)
-  /// The digest of the state the app saved, or restored after a relaunch.
-  case stateDigest(phase: DigestPhase, value: String, requestID: Int?)
+  /// The digest of the state the app saved (and how long that state stays current, if it says), restored
+  /// after a relaunch, or showed on its return to the foreground.
+  case stateDigest(phase: DigestPhase, value: String, validFor: Duration?, requestID: Int?)
+
+  /// The longest `validFor` an app may give: a year (longer means "forever", which is no `validFor` at all).
+  public static let maxValidFor = Duration.seconds(366 * 24 * 3600)
 
   /// The longest state summary, in UTF-8 bytes.
   public static let maxSummaryBytes = 128

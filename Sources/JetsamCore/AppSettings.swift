@@ -73,9 +73,10 @@ public struct PreviousExit: Sendable, Equatable {
   }
 }
 
-/// Which digest of its state an app reports: the one it saved before going away, or the one it restored.
+/// Which digest of its state an app reports: the one it saved before going away, the one a relaunch restored,
+/// or the one it shows on its return to the foreground without a relaunch.
 public enum DigestPhase: String, Sendable, Equatable {
-  case saved, restored
+  case saved, restored, resumed
 }
 
 /// Whether the state a launch restored is the one its previous launch saved.

@@ -59,6 +59,16 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// digest it reported restored; absent when there was nothing to judge or no verdict yet.
   public var restoration: RestorationVerdict?
   public var restoredDigest: String?
+  /// Whether the app showed current state on its returns to the foreground in this launch (`fresh`, `stale`;
+  /// the first stale return, else the last), the digest it showed then, how old its saved state was, and how
+  /// long it had said that state stays current; absent when no return was judged.
+  public var resumption: ResumptionVerdict?
+  public var resumedDigest: String?
+  public var resumedStateAgeSeconds: Double?
+  public var resumedStateValidForSeconds: Double?
+
+  /// Whether the launch got a verdict: on its restoration, its returns to the foreground, or both.
+  public var hasVerdict: Bool { restoration != nil || resumption != nil }
   /// For an app jetsam suspended on its way to this kill (a running background app, iOS's escalation): how long it
   /// had run in the background before.
   public var backgroundSecondsBeforeSuspension: Double?

@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// The app side: lifecycle events, acknowledgements and their watchdog, background tasks, memory warnings.
 extension JetsamPolicy {
   /// Inserts the lifecycle events each state change tells the app about, right after the change.
@@ -12,6 +14,12 @@ extension JetsamPolicy {
         if kind == .didFinishLaunching {
           event.launchesToForeground = to != .background
           event.previousExit = lastExits[name].map(PreviousExit.init)
+        }
+        if kind == .willEnterForeground || kind == .didBecomeActive, let since = trackedApps[name]!.awaySince {
+          event.backgroundFor = at.duration(since: since)
+          event.suspendedFor = trackedApps[name]!.suspendedWhileAway
+          // didBecomeActive ends the return; a later one (after willResignActive only) was never away.
+          if kind == .didBecomeActive { trackedApps[name]!.awaySince = nil }
         }
         result += deliver(name, event, at: at)
       }
@@ -28,6 +36,17 @@ extension JetsamPolicy {
         app: name, launch: app.launch, verdict: verdict, savedDigest: app.previousDigest,
         restoredDigest: app.restoredDigest)
     ]
+  }
+
+  /// Judges what a returning app showed against what it saved in this launch, if it said how long that stays
+  /// current. The first stale verdict of a launch is kept (a bug seen stays seen); later ones are still told.
+  private mutating func resumptionJudged(_ name: String, resumed: String, at: Instant) -> [PolicyAction] {
+    let app = trackedApps[name]!
+    guard let saved = app.savedDigest, let savedAt = app.savedAt, let validFor = app.savedValidFor else { return [] }
+    let judgement = ResumptionJudgement.judge(
+      saved: saved, savedAt: savedAt, validFor: validFor, resumed: resumed, at: at)
+    if app.resumption?.verdict != .stale { trackedApps[name]!.resumption = judgement }
+    return [.resumptionJudged(app: name, launch: app.launch, judgement: judgement)]
   }
 
   /// Background stints and suspension, as seen by acknowledgements and background tasks.
@@ -144,15 +163,21 @@ extension JetsamPolicy {
       // An empty value clears the summary.
       trackedApps[name]!.summary = value.isEmpty ? nil : value
       return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
-    case .stateDigest(let phase, let value, let requestID):
+    case .stateDigest(let phase, let value, let validFor, let requestID):
+      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
       switch phase {
-      case .saved: trackedApps[name]!.savedDigest = value
+      case .saved:
+        trackedApps[name]!.savedDigest = value
+        trackedApps[name]!.savedAt = at
+        trackedApps[name]!.savedValidFor = validFor
+        return reply
       case .restored:
         trackedApps[name]!.restoredDigest = value
         trackedApps[name]!.restorationDeadline = nil
+        return reply + restorationJudged(name)
+      case .resumed:
+        return reply + resumptionJudged(name, resumed: value, at: at)
       }
-      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
-      return reply + (phase == .restored ? restorationJudged(name) : [])
     case .beginBackgroundTask(let requestID, let taskName):
       guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
         return [
@@ -182,10 +207,7 @@ extension JetsamPolicy {
   /// `backgroundTimeRemaining`: seconds left of the background budget, or `inf` outside the background.
   private func remaining(_ app: TrackedApp, at: Instant) -> String {
     guard app.state == .background, let since = app.backgroundSince else { return "inf" }
-    let left = max(0, since.advanced(by: config.lifecycle.backgroundTaskBudget).nanoseconds - at.nanoseconds)
-    let milliseconds = left / 1_000_000
-    let fraction = String(milliseconds % 1000)
-    return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    return AppLine.seconds(since.advanced(by: config.lifecycle.backgroundTaskBudget).duration(since: at))
   }
 
   /// Once a busy background app is idle again, its background grace starts over.

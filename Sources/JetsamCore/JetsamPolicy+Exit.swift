@@ -26,6 +26,12 @@ extension JetsamPolicy {
       record.restoration = verdict
       record.restoredDigest = app.restoredDigest
     }
+    if let resumption = app.resumption {
+      record.resumption = resumption.verdict
+      record.resumedDigest = resumption.resumedDigest
+      record.resumedStateAgeSeconds = resumption.stateAgeSeconds
+      record.resumedStateValidForSeconds = resumption.validForSeconds
+    }
     switch app.requestedKill {
     case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
       record.watchdogEvent = event.rawValue

@@ -176,6 +176,13 @@ extension JetsamPolicy {
     let band = Self.update(&trackedApps[name]!) { app in
       let oldBand = app.band
       if let arrival { app.foregroundArrival = arrival }
+      // The stay away from the foreground: it starts when the app leaves it (or launches into the background)
+      // and adds up the time suspended, for the events of its return.
+      if from == .suspended { app.suspendedWhileAway += at.duration(since: app.stateEnteredAt) }
+      if next == .background && (from == .foregroundInactive || from == .launching) {
+        app.awaySince = at
+        app.suspendedWhileAway = .zero
+      }
       app.state = next
       app.stateEnteredAt = at
       // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
@@ -224,6 +231,14 @@ extension JetsamPolicy {
     app.previousDigest = adopted.previousDigest
     app.savedDigest = adopted.savedDigest
     app.restoredDigest = adopted.restoredDigest
+    app.savedAt = adopted.savedAt
+    if let savedAt = adopted.savedAt, let validUntil = adopted.savedValidUntil {
+      app.savedValidFor = validUntil.duration(since: savedAt)
+    }
+    app.resumption = adopted.resumption
+    app.awaySince = adopted.awaySince
+    // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
+    // suspensions of the same stay, rare, are not in the state file).
     app.state = state
     app.bandEnteredAt = bandEnteredAt
     app.pid = adopted.pid

@@ -90,6 +90,13 @@ public struct AdoptedApp: Sendable, Equatable, Codable {
   public var previousDigest: String?
   public var savedDigest: String?
   public var restoredDigest: String?
+  /// When this launch last reported a saved digest and until when it said that state stays current, and the
+  /// verdict of its returns to the foreground so far.
+  public var savedAt: Instant?
+  public var savedValidUntil: Instant?
+  public var resumption: ResumptionJudgement?
+  /// When the app last left the foreground, if it has not come back yet.
+  public var awaySince: Instant?
   /// The kill the previous daemon sent and whose exit it did not see.
   public var killInFlight: KillInFlight?
 
@@ -137,6 +144,8 @@ public enum PolicyAction: Sendable, Equatable {
   case restorationJudged(
     app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?,
     restoredDigest: String?)
+  /// A return to the foreground was judged (journal and log; also kept in that launch's exit record).
+  case resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement)
   /// The ended ad-hoc app is no longer remembered (``PolicyConfig/rememberedEndedApps``): drop what is kept of it.
   case forget(app: String)
   /// Send a lifecycle event on the app's channel.
@@ -250,6 +259,14 @@ public struct AppStatus: Sendable, Equatable {
   public var restoredDigest: String?
   /// Whether the launch deadline passed with nothing restored reported, after a kill or crash that left a digest.
   public var restorationLost = false
+  /// Whether the app showed current state when it came back to the foreground (the first stale return of this
+  /// launch, else the latest); nil until it reports `phase=resumed` with a saved `validFor` to judge against.
+  public var resumption: ResumptionJudgement?
+  /// When this launch last saved, until when it said that state stays current, and when the app last left the
+  /// foreground if it is still away (kept across a daemon restart).
+  public var savedAt: Instant?
+  public var savedValidUntil: Instant?
+  public var awaySince: Instant?
   /// The kill sent to the app whose exit has not been seen yet.
   public var killInFlight: KillInFlight?
 

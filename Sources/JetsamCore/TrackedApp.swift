@@ -54,6 +54,18 @@ struct TrackedApp: Sendable {
   var previousDigest: String?
   var savedDigest: String?
   var restoredDigest: String?
+  /// When this launch last reported a saved digest, and how long it said that state stays current.
+  var savedAt: Instant?
+  var savedValidFor: Duration?
+  /// The verdict of this launch's resumptions: the first stale one, else the latest.
+  var resumption: ResumptionJudgement?
+
+  // The current stay away from the foreground (for the return's events).
+
+  /// When the app last left the foreground (or launched into the background); nil once it is back.
+  var awaySince: Instant?
+  /// How long it has been suspended since then.
+  var suspendedWhileAway: Duration = .zero
 
   // The app's channel.
 
@@ -119,6 +131,11 @@ struct TrackedApp: Sendable {
     previousDigest = nil
     savedDigest = nil
     restoredDigest = nil
+    savedAt = nil
+    savedValidFor = nil
+    resumption = nil
+    awaySince = nil
+    suspendedWhileAway = .zero
     // The summary stays: it is the app's, handed to its next launch through the exit record.
   }
 
@@ -138,6 +155,10 @@ struct TrackedApp: Sendable {
     status.savedDigest = savedDigest
     status.restoredDigest = restoredDigest
     status.restorationLost = restorationLost
+    status.resumption = resumption
+    status.savedAt = savedAt
+    status.savedValidUntil = savedAt.flatMap { at in savedValidFor.map { at.advanced(by: $0) } }
+    status.awaySince = awaySince
     status.killInFlight = killInFlight
     return status
   }

@@ -144,6 +144,10 @@ public struct AppInfo: Codable, Sendable, Equatable {
   public var previousDigest: String?
   public var restoredDigest: String?
   public var savedDigest: String?
+  /// Whether the app showed current state on its returns to the foreground: `fresh` or `stale` (the first stale
+  /// return of this launch, else the last; PROTOCOL.md), and the digest it showed then.
+  public var resumption: String?
+  public var resumedDigest: String?
   /// How many times something other than jetsamd continued the app while it was suspended (absent when never):
   /// jetsamd stops it again each time.
   public var continuedWhileSuspended: Int?

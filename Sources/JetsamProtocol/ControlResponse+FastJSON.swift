@@ -29,6 +29,8 @@ extension AppInfo {
     json.optionalString("previousDigest", previousDigest)
     json.optionalString("restoration", restoration)
     json.optionalString("restoredDigest", restoredDigest)
+    json.optionalString("resumedDigest", resumedDigest)
+    json.optionalString("resumption", resumption)
     json.optionalString("savedDigest", savedDigest)
     json.key("state")
     json.string(state)

@@ -6,6 +6,8 @@ final class DemoApp: JetsamApplicationDelegate {
   let options: DemoOptions
   let stateDirectory: String
   let model = DemoModel()
+  /// Between willEnterForeground and didBecomeActive of a return from the background (with a feed).
+  private var returning = false
 
   init(options: DemoOptions) {
     self.options = options
@@ -41,13 +43,33 @@ final class DemoApp: JetsamApplicationDelegate {
   }
 
   func applicationWillEnterForeground(_ application: JetsamApplication) {
-    say("willEnterForeground count=\(model.snapshot.count)")
+    var line = "willEnterForeground count=\(model.snapshot.count)"
+    if let validFor = options.feedValidFor {
+      let away = application.backgroundDuration ?? .zero
+      line += " away=\(seconds(away))s suspended=\(seconds(application.suspendedDuration ?? .zero))s"
+      if away <= validFor {
+        line += " feed=current"
+      } else if options.staleOnResume {
+        // The staleness bug on purpose: it counts on a refresh timer, which did not run while it was stopped.
+        line += " feed=expired(not-refreshed)"
+      } else {
+        model.refreshFeed()
+        line += " feed=refreshed"
+      }
+      returning = true
+    }
+    say(line)
     hangIfAsked("willEnterForeground")
   }
 
   func applicationDidBecomeActive(_ application: JetsamApplication) {
+    // What a returning app shows is reported before the counter moves on.
+    if returning {
+      returning = false
+      application.reportStateDigest(model.snapshot.digest, phase: .resumed)
+    }
     model.setActive(true)
-    say("didBecomeActive count=\(model.snapshot.count)")
+    say("didBecomeActive count=\(model.snapshot.count) feed=\(model.snapshot.feed)")
     hangIfAsked("didBecomeActive")
   }
 
@@ -96,7 +118,9 @@ final class DemoApp: JetsamApplicationDelegate {
       }
     }
     // With --unreported-save, the bug is in the reporting: the save works, but jetsam never hears of it.
-    if !options.unreportedSave { application.reportStateDigest(state.digest, phase: .saved) }
+    if !options.unreportedSave {
+      application.reportStateDigest(state.digest, phase: .saved, validFor: options.feedValidFor)
+    }
     application.stateSummary = state.summary
     return "\(outcome) count=\(state.count) lines=\(state.document.count) digest=\(state.digest)"
   }
@@ -130,6 +154,12 @@ final class DemoApp: JetsamApplicationDelegate {
     say("\(event) hanging (--hang-in)")
     Misbehaviour.hang()
   }
+}
+
+/// A duration in seconds with three decimals, for the event lines.
+func seconds(_ duration: Duration) -> String {
+  let (whole, attoseconds) = duration.components
+  return String(format: "%.3f", Double(whole) + Double(attoseconds) / 1e18)
 }
 
 /// Prints a line to standard output straight away (unbuffered, so a log shows it even if the app is killed).

@@ -14,6 +14,11 @@ final class DemoModel: Sendable {
     state.withLock { $0 = newState }
   }
 
+  /// Fetches the news feed again (the next generation).
+  func refreshFeed() {
+    state.withLock { $0.feed += 1 }
+  }
+
   /// Starts or stops counting.
   func setActive(_ isActive: Bool) {
     active.store(isActive, ordering: .relaxed)

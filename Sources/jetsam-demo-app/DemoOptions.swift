@@ -29,6 +29,8 @@ struct DemoOptions: Equatable {
   var forgetToSave = false
   var forgetToRestore = false
   var unreportedSave = false
+  var feedValidFor: Duration?
+  var staleOnResume = false
   var help = false
 
   static let usage = """
@@ -49,6 +51,11 @@ struct DemoOptions: Equatable {
       --forget-to-save     skip saving at didEnterBackground but report the in-memory state's digest as saved
       --forget-to-restore  start from zero after an exit, reporting nothing restored
       --unreported-save    save at didEnterBackground but never report the saved digest
+      --feed-valid-for S   its news feed is current for S seconds: it says so with the saved digest, fetches
+                           again on a return to the foreground after longer than that, and reports the
+                           digest it shows then (stateDigest phase=resumed)
+      --stale-on-resume    with --feed-valid-for: never fetch again on a return (its refresh timer did not
+                           run while it was suspended), showing the old feed
       -h, --help           show this help
     """
 
@@ -83,10 +90,18 @@ struct DemoOptions: Equatable {
       case "--forget-to-save": forgetToSave = true
       case "--forget-to-restore": forgetToRestore = true
       case "--unreported-save": unreportedSave = true
+      case "--feed-valid-for":
+        let text = try value(for: argument)
+        guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
+          throw UsageError("--feed-valid-for: \(text) is not a number of seconds above 0 and at most 86400")
+        }
+        feedValidFor = .milliseconds(Int64((seconds * 1000).rounded()))
+      case "--stale-on-resume": staleOnResume = true
       case "-h", "--help": help = true
       default: throw UsageError("unknown argument \(argument)")
       }
     }
+    if staleOnResume && feedValidFor == nil { throw UsageError("--stale-on-resume needs --feed-valid-for") }
   }
 }
 

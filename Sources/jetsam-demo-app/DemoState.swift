@@ -6,6 +6,19 @@ struct DemoState: Codable, Equatable, Sendable {
   var count = 0
   /// A small document the app appends a line to every second while active.
   var document: [String] = []
+  /// Which fetch of its news feed the app shows: a fetch is current for `--feed-valid-for` seconds, and a
+  /// return to the foreground after that must fetch again (the first fetch is 0).
+  var feed = 0
+
+  init() {}
+
+  /// Reads a saved state; files from before the feed existed have none.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    count = try container.decode(Int.self, forKey: .count)
+    document = try container.decode([String].self, forKey: .document)
+    feed = try container.decodeIfPresent(Int.self, forKey: .feed) ?? 0
+  }
 
   /// Advances by one tick of 100 ms: the counter, and every tenth tick a line of the document.
   mutating func tick() {
@@ -19,7 +32,7 @@ struct DemoState: Codable, Equatable, Sendable {
   var encoded: Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-    // Encoding two plain fields cannot fail.
+    // Encoding plain fields cannot fail.
     return (try? encoder.encode(self)) ?? Data()
   }
 

@@ -60,15 +60,17 @@ enum Help {
     badAccess, illegalInstruction, appWatchdog, suspendedWithLockedFile, backgroundTaskAssertionTimeout.
     """,
     "ps":
-      "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count.",
+      "Usage: jetsamctl ps [--json]\n\nEvery app: name, pid, state, band, memory, memory limit, seconds in state, launch count,\n"
+      + "and its verdicts: RESTORATION (after a relaunch) and RESUMPTION (its returns to the foreground).",
     "exits": """
     Usage: jetsamctl exits [--app NAME] [--since TIME] [--limit N] [--follow] [--verdicts] [--json]
 
     Exit records from the durable record log and its rotated predecessors, newest first: at most N (default
     1000, at most 100000), each after TIME if given. TIME is RFC 3339 (2026-11-29T14:00:00Z) or relative (10m,
     2h, 30s, 1d). --follow prints them oldest first, then keeps streaming new records as they are written.
-    --verdicts: only launches whose restoration was judged, with the verdict (match, mismatch, unsaved, lost)
-    and the digests it was judged on (a running launch's verdict is in `ps`).
+    --verdicts: only launches that got a verdict, with the digests it was judged on: their restoration after a
+    relaunch (match, mismatch, unsaved, lost) and their returns to the foreground (stale, with how old the saved
+    state was and how long it was valid; or fresh). A running launch's verdicts are in `ps`.
     """,
     "pressure": """
     Usage: jetsamctl pressure [--json]

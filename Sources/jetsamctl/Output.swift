@@ -60,14 +60,14 @@ struct Output {
 
   func showExits(_ records: [ExitRecord], header: Bool, verdicts: Bool = false) {
     if verdicts && !json {
-      let rows = records.filter { $0.restoration != nil }.map { r in
+      let rows = records.filter(\.hasVerdict).map { r in
         [
           r.time, r.app, String(r.launch), r.restoration?.rawValue ?? "-", r.restoredDigest ?? "-",
-          r.stateDigest ?? "-", r.reason.rawValue,
+          Self.resumptionText(r), r.stateDigest ?? "-", r.reason.rawValue,
         ]
       }
       return printTable(
-        header ? ["ENDED", "APP", "LAUNCH", "RESTORATION", "RESTORED", "LEFT", "ENDED_AS"] : nil, rows)
+        header ? ["ENDED", "APP", "LAUNCH", "RESTORATION", "RESTORED", "RESUMPTION", "LEFT", "ENDED_AS"] : nil, rows)
     }
     if json {
       if header { printJSON(records) } else { for record in records { printLine(record) } }
@@ -95,6 +95,15 @@ struct Output {
     return "-"
   }
 
+  /// A resumption verdict with what decided it: `stale (12.0s old, valid 10.0s)`.
+  static func resumptionText(_ record: ExitRecord) -> String {
+    guard let verdict = record.resumption else { return "-" }
+    guard let age = record.resumedStateAgeSeconds, let validFor = record.resumedStateValidForSeconds else {
+      return verdict.rawValue
+    }
+    return verdict.rawValue + String(format: " (%.1fs old, valid %.1fs)", age, validFor)
+  }
+
   private func printLine(_ record: ExitRecord) {
     let compact = JSONEncoder()
     compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -106,10 +115,11 @@ struct Output {
       [
         a.name, a.pid.map(String.init) ?? "-", Self.stateText(a), a.band.description, ByteSize.format(a.memoryBytes),
         a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
-        String(a.launch), a.restoration ?? "-",
+        String(a.launch), a.restoration ?? "-", a.resumption ?? "-",
       ]
     }
-    printTable(["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH", "RESTORATION"], rows)
+    printTable(
+      ["NAME", "PID", "STATE", "BAND", "MEMORY", "LIMIT", "STATE_S", "LAUNCH", "RESTORATION", "RESUMPTION"], rows)
   }
 
   /// `suspended`, or how far its suspension got: `suspended (stopping)` while its processes are told to stop,

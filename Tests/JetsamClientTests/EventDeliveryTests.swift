@@ -1,4 +1,5 @@
 import Foundation
+import JetsamWire
 import Testing
 
 @testable import JetsamClient
@@ -54,6 +55,22 @@ import Testing
         "didEnterBackground@background", "memoryWarning:urgent@background", "willEnterForeground@inactive",
         "unknown:didSomethingNew@inactive", "willTerminate@inactive",
       ])
+  }
+
+  @Test func aReturnToTheForegroundTellsHowLongTheAppWasAwayAndSuspended() throws {
+    let daemon = try FakeDaemon()
+    let app = try daemon.connectApp()
+    let loop = Background { app.run(delegate: RecordingDelegate()) }
+    #expect(app.backgroundDuration == nil && app.suspendedDuration == nil, "nothing before the first return")
+    daemon.send("event id=1 name=willEnterForeground backgroundFor=12.045 suspendedFor=11.000")
+    #expect(daemon.readLine() == "ack event=1")
+    #expect(app.backgroundDuration == .milliseconds(12_045))
+    #expect(app.suspendedDuration == .seconds(11))
+    let line = try AppLine(parsing: Array("event id=2 name=didBecomeActive suspendedFor=x".utf8))
+    let event = JetsamEvent(line: line, acknowledge: { _ in })
+    #expect(event != nil && event?.suspendedDuration == nil, "an unreadable duration is no duration")
+    daemon.close()
+    #expect(loop.value() != nil)
   }
 
   @Test func aLaunchIntoTheBackgroundStartsInTheBackgroundState() throws {

@@ -21,6 +21,10 @@ import Testing
     app.reportStateDigest("2c26b46b", phase: .saved)
     #expect(daemon.readLine() == "stateDigest phase=restored value=9f86d081")
     #expect(daemon.readLine() == "stateDigest phase=saved value=2c26b46b")
+    app.reportStateDigest("2c26b46b", phase: .saved, validFor: .milliseconds(1500))
+    app.reportStateDigest("2c26b46b", phase: .resumed)
+    #expect(daemon.readLine() == "stateDigest phase=saved value=2c26b46b validFor=1.500")
+    #expect(daemon.readLine() == "stateDigest phase=resumed value=2c26b46b")
   }
 
   @Test func aLineOverTheLimitIsNotSent() throws {

@@ -25,7 +25,7 @@ struct AppMemoryTests {
       reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
     #expect(actions.last == .spawn(app: "notes", launch: 5, previousExit: expected))
     let spawned = policy.observe(.spawned(app: "notes", pid: 10, at: t(0)))
-    let launched = spawned.compactMap { if case .deliver(_, _, let event) = $0 { event } else { nil } }.first
+    let launched = spawned.events.first
     #expect(launched?.kind == .didFinishLaunching && launched?.previousExit == expected)
   }
 
@@ -51,18 +51,18 @@ struct AppMemoryTests {
     try policy.start("a", pid: 10, at: t(0))
     #expect(policy.app(named: "a")?.restoration == .pending)
     let reply = policy.observe(
-      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abd", requestID: 3), at: t(1)))
+      .appMessage(
+        app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abd", validFor: nil, requestID: 3), at: t(1))
+    )
     #expect(
       reply == [
         .reply(app: "a", pid: 10, requestID: 3, fields: []),
         .restorationJudged(app: "a", launch: 2, verdict: .mismatch, savedDigest: "abc", restoredDigest: "abd"),
       ])
     #expect(policy.app(named: "a")?.restoration == .mismatch)
-    policy.observe(
-      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .restored, value: "abc", requestID: nil), at: t(1)))
+    policy.reportDigest("a", .restored, "abc", at: t(1))
     #expect(policy.app(named: "a")?.restoration == .match)
-    policy.observe(
-      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: "def", requestID: nil), at: t(2)))
+    policy.reportDigest("a", .saved, "def", at: t(2))
     policy.observe(.appMessage(app: "a", pid: 10, message: .stateSummary("draft 4", requestID: nil), at: t(2)))
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(3)).records.first)
     #expect(record.stateSummary == "draft 4" && record.stateDigest == "def")
@@ -72,15 +72,13 @@ struct AppMemoryTests {
   func digestCarriesOver() throws {
     var policy = JetsamPolicy()
     try policy.start("a", pid: 10, at: t(0))
-    policy.observe(
-      .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: "s1", requestID: nil), at: t(1)))
+    policy.reportDigest("a", .saved, "s1", at: t(1))
     #expect(
       try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(2)).records.first)
         .stateDigest == "s1")
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(3)))
     policy.observe(.spawned(app: "a", pid: 11, at: t(3)))
-    policy.observe(
-      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s1", requestID: nil), at: t(4)))
+    policy.reportDigest("a", .restored, "s1", at: t(4))
     #expect(policy.app(named: "a")?.restoration == .match)
     // Killed again without saving anything new: what it left is still s1.
     let second = try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(5)).records.first)
@@ -95,8 +93,7 @@ struct AppMemoryTests {
     var policy = JetsamPolicy()
     try policy.start("a", pid: 10, at: t(0))
     if let saved {
-      policy.observe(
-        .appMessage(app: "a", pid: 10, message: .stateDigest(phase: .saved, value: saved, requestID: nil), at: t(1)))
+      policy.reportDigest("a", .saved, saved, at: t(1))
     }
     policy.exits("a", end, at: t(2))
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(10)))
@@ -114,8 +111,7 @@ struct AppMemoryTests {
         .restorationJudged(app: "a", launch: 2, verdict: .lost, savedDigest: "s1", restoredDigest: nil)))
     #expect(policy.app(named: "a")?.restoration == .lost)
     // A late report still says what was restored.
-    policy.observe(
-      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s1", requestID: nil), at: t(31)))
+    policy.reportDigest("a", .restored, "s1", at: t(31))
     #expect(policy.app(named: "a")?.restoration == .match)
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(40)).records.first)
     #expect(record.restoration == .match && record.restoredDigest == "s1", "the verdict is kept in the launch's record")
@@ -132,8 +128,7 @@ struct AppMemoryTests {
   func unsaved() throws {
     var policy = try Self.relaunched(saved: nil, end: .signaled(signal: 9, dumpedCore: false))
     #expect(policy.app(named: "a")?.restoration == nil, "nothing to judge yet")
-    let judged = policy.observe(
-      .appMessage(app: "a", pid: 11, message: .stateDigest(phase: .restored, value: "s0", requestID: nil), at: t(11)))
+    let judged = policy.reportDigest("a", .restored, "s0", at: t(11))
     #expect(
       judged == [.restorationJudged(app: "a", launch: 2, verdict: .unsaved, savedDigest: nil, restoredDigest: "s0")])
     #expect(policy.app(named: "a")?.restoration == .unsaved)

@@ -72,6 +72,19 @@ extension JetsamPolicy {
     _ = try handle(.suspendCompleted(app: name, at: stoppedAt ?? instant))
   }
 
+  /// The app reports a digest of its state.
+  @discardableResult
+  mutating func reportDigest(
+    _ name: String, _ phase: DigestPhase, _ value: String, validFor: Duration? = nil, at instant: Instant
+  ) -> [PolicyAction] {
+    guard let pid = app(named: name)?.pid else {
+      Issue.record("\(name) has no process")
+      return []
+    }
+    let message = AppMessage.stateDigest(phase: phase, value: value, validFor: validFor, requestID: nil)
+    return observe(.appMessage(app: name, pid: pid, message: message, at: instant))
+  }
+
   /// A memory sample.
   @discardableResult
   mutating func sample(_ available: Int64, at instant: Instant) -> [PolicyAction] {
@@ -106,6 +119,11 @@ extension [PolicyAction] {
   /// The state changes, as (app, from, to).
   var moves: [Move] {
     compactMap { if case .stateChanged(let app, let from, let to, _) = $0 { Move(app, from, to) } else { nil } }
+  }
+
+  /// The lifecycle events delivered, in order.
+  var events: [AppEvent] {
+    compactMap { if case .deliver(_, _, let event) = $0 { event } else { nil } }
   }
 
   /// The exit records.

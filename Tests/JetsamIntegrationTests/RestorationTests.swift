@@ -104,6 +104,78 @@ struct RestorationTests {
     #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
+  /// Runs an app through foreground → background (it saves) → suspended for `seconds` → foreground, and returns
+  /// its `ps` row once its return has a verdict. (Across a daemon restart: the systemd test, section 8c, where
+  /// the app's channel survives in systemd's descriptor store.)
+  static func returnAfterSuspension(_ daemon: DaemonHarness, _ name: String, _ command: [String], seconds: Double)
+    throws -> AppInfo
+  {
+    #expect(try daemon.ctl(["launch", name, "--"] + command).status == 0)
+    usleep(300_000)
+    #expect(try daemon.ctl(["background", name]).status == 0)
+    try daemon.waitUntil("\(name) to save its state at didEnterBackground") {
+      try daemon.apps()[name]?.savedDigest != nil
+    }
+    #expect(try daemon.ctl(["suspend", name]).status == 0)
+    usleep(UInt32(seconds * 1_000_000))
+    #expect(try daemon.ctl(["activate", name]).status == 0)
+    var info: AppInfo?
+    try daemon.waitUntil("\(name)'s return to get its verdict") {
+      info = try daemon.apps()[name]
+      return info?.resumption != nil
+    }
+    return try #require(info)
+  }
+
+  /// The `suspended=` an app printed for its first return: how long jetsamd told it it had been suspended.
+  static func toldSuspended(_ daemon: DaemonHarness, _ name: String) throws -> Double? {
+    let log = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(name).log", encoding: .utf8)
+    let heard = log.split(separator: "\n").first { $0.hasPrefix("willEnterForeground") }
+    let field = heard?.split(separator: " ").first { $0.hasPrefix("suspended=") }
+    return field.flatMap { Double($0.dropFirst("suspended=".count).filter { $0 != "s" }) }
+  }
+
+  @Test(
+    "a return after the saved state expired: the app that does not refresh is stale, its fixed twin fresh",
+    arguments: [
+      (["--stale-on-resume"], "1", 1.5, "stale"), ([String](), "1", 1.5, "fresh"),
+      (["--stale-on-resume"], "60", 0, "fresh"),
+    ])
+  func resumption(_ flags: [String], _ validFor: String, _ suspendedSeconds: Double, _ verdict: String) throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let command = Self.demoCommand(daemon) + ["--feed-valid-for", validFor] + flags
+    let info = try Self.returnAfterSuspension(daemon, "demo", command, seconds: suspendedSeconds)
+    #expect(info.resumption == verdict)
+    #expect(try daemon.ctl(["ps"]).stdout.contains(verdict), "the RESUMPTION column")
+    // The app was told how long it was suspended: its line for the return says what it heard.
+    let told = try #require(try Self.toldSuspended(daemon, "demo"))
+    #expect(told >= suspendedSeconds && told < suspendedSeconds + 30)
+    // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
+    #expect(try daemon.ctl(["kill", "demo"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.resumption?.rawValue == verdict && record.resumedDigest == info.resumedDigest)
+    #expect(record.resumedStateValidForSeconds == Double(validFor))
+    try daemon.restart()
+    let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
+    #expect(judged.map(\.resumption?.rawValue) == [verdict])
+    #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
+  }
+
+  @Test(
+    "a Python app and a bash app that do not refresh after a long suspension are stale, their fixed twins fresh",
+    arguments: ["python", "bash"], [true, false])
+  func resumptionInOtherLanguages(_ language: String, _ buggy: Bool) throws {
+    let daemon = try Self.fastDaemon()
+    defer { daemon.stop() }
+    let fixtures = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/"
+    let app = language == "python" ? ["/usr/bin/python3", fixtures + "feed_app.py"] : [fixtures + "feed-app.sh"]
+    let command = app + ["1"] + (buggy ? ["--stale-on-resume"] : [])
+    let info = try Self.returnAfterSuspension(daemon, language, command, seconds: 1.5)
+    #expect(info.resumption == (buggy ? "stale" : "fresh"))
+    #expect(try Self.toldSuspended(daemon, language).map { $0 >= 1.5 } == true)
+  }
+
   @Test("--forget-to-save is caught: the restored state does not match")
   func forgetToSaveIsCaught() throws {
     let daemon = try Self.fastDaemon()

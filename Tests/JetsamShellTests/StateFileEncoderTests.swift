@@ -19,6 +19,11 @@ struct StateFileEncoderTests {
       app.previousDigest = "p1"
       app.savedDigest = "s2"
       app.restoredDigest = "r3"
+      app.savedAt = .init(nanoseconds: 77)
+      app.savedValidUntil = .init(nanoseconds: 10_000_000_077)
+      app.awaySince = .init(nanoseconds: 70)
+      app.resumption = ResumptionJudgement(
+        verdict: .stale, savedDigest: "s2", resumedDigest: "s2", stateAgeSeconds: 11.25, validForSeconds: 10)
       app.killInFlight = KillInFlight(
         kill: .backgroundTaskTimeout(["up/load", "sync"]), level: .critical, availableBytes: 12345)
     }

@@ -431,6 +431,22 @@ struct AppSupervisorTests {
       fixture.reported.last
         == .appMessage(
           app: "a", pid: pid, message: .stateSummary("draft 3", requestID: 8), at: fixture.loop.clock))
+    channel.write("stateDigest phase=saved value=ab validFor=2.5")
+    let saved = AppMessage.stateDigest(phase: .saved, value: "ab", validFor: .milliseconds(2500), requestID: nil)
+    #expect(fixture.reported.last == .appMessage(app: "a", pid: pid, message: saved, at: fixture.loop.clock))
+    channel.write("stateDigest phase=resumed value=ab")
+    let resumed = AppMessage.stateDigest(phase: .resumed, value: "ab", validFor: nil, requestID: nil)
+    #expect(fixture.reported.last == .appMessage(app: "a", pid: pid, message: resumed, at: fixture.loop.clock))
+    // A validity that is not plain positive seconds within a year, or not on a saved digest, is refused by name.
+    for bad in ["validFor=inf", "validFor=-1", "validFor=0", "validFor=1e3", "validFor=99999999", "validFor=1.2.3"] {
+      let reported = fixture.reported.count
+      channel.write("stateDigest phase=saved value=ab id=9 \(bad)")
+      #expect(fixture.reported.count == reported, "\(bad) reached the policy")
+      #expect(channel.lines.last?["code"] == "badLine" && channel.lines.last?["id"] == "9")
+      #expect(channel.lines.last?["message"]?.contains(bad) == true, "\(channel.lines.last?.encoded ?? "")")
+    }
+    channel.write("stateDigest phase=restored value=ab validFor=3")
+    #expect(channel.lines.last?["message"]?.contains("phase=saved") == true)
   }
 
   @Test("policy replies and events are encoded on the app's channel; a stale pid gets nothing")
@@ -443,6 +459,12 @@ struct AppSupervisorTests {
     fixture.supervisor.perform(
       .deliver(app: "a", pid: pid, event: AppEvent(id: 2, kind: .memoryWarning, level: .urgent)))
     #expect(channel.lines.last?.encoded == "event id=2 name=memoryWarning level=urgent")
+    var back = AppEvent(id: 3, kind: .willEnterForeground)
+    back.backgroundFor = .milliseconds(12_045)
+    back.suspendedFor = .seconds(11)
+    fixture.supervisor.perform(.deliver(app: "a", pid: pid, event: back))
+    #expect(
+      channel.lines.last?.encoded == "event id=3 name=willEnterForeground backgroundFor=12.045 suspendedFor=11.000")
     let count = channel.lines.count
     fixture.supervisor.perform(.reply(app: "a", pid: pid + 1, requestID: 9, fields: []))
     #expect(channel.lines.count == count)

@@ -48,6 +48,8 @@ __all__ = [
 PROTOCOL_VERSION = 1
 #: The longest line, in bytes, counting its newline.
 MAX_LINE = 4096
+#: The longest ``valid_for`` of a saved digest, in seconds (366 days).
+MAX_VALID_FOR = 366 * 24 * 3600
 #: Returned by ``begin_background_task`` when the daemon grants no task; ending it does nothing.
 INVALID_TASK = -1
 
@@ -426,6 +428,10 @@ class JetsamApp:
         self._state_summary = _decode_leniently(summary) if summary is not None else None
         #: "active", "inactive" or "background", updated before each handler runs.
         self.application_state = "inactive"
+        #: Seconds the app was away from the foreground in its last stay in the background, and how many of them
+        #: it was suspended (its timers did not run): set when willEnterForeground arrives, before its handler.
+        self.background_duration = None
+        self.suspended_duration = None
 
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()
@@ -456,11 +462,21 @@ class JetsamApp:
         self._state_summary = value
         self._send("stateSummary", {"value": "" if value is None else value})
 
-    def report_state_digest(self, value, phase):
-        """Reports a digest of the state just saved (``phase="saved"``) or restored (``phase="restored"``)."""
-        if phase not in ("saved", "restored"):
-            raise ValueError("phase must be 'saved' or 'restored'")
-        self._send("stateDigest", [("phase", phase), ("value", value)])
+    def report_state_digest(self, value, phase, valid_for=None):
+        """Reports a digest of the state: ``phase="saved"`` at didEnterBackground (from the live state the user
+        is leaving), ``"restored"`` after restoring at a launch, ``"resumed"`` at didBecomeActive after a return
+        from the background (what the app shows). ``valid_for`` (seconds, saved only) says how long the saved
+        state stays current: a return that shows it after longer is judged stale (PROTOCOL.md, "Verdicts")."""
+        if phase not in ("saved", "restored", "resumed"):
+            raise ValueError("phase must be 'saved', 'restored' or 'resumed'")
+        fields = [("phase", phase), ("value", value)]
+        if valid_for is not None:
+            if phase != "saved":
+                raise ValueError("valid_for belongs to phase 'saved'")
+            if not 0 < valid_for <= MAX_VALID_FOR:
+                raise ValueError("valid_for must be above 0 and at most %d seconds" % MAX_VALID_FOR)
+            fields.append(("validFor", "%.3f" % valid_for))
+        self._send("stateDigest", fields)
 
     # --- Background tasks ---
 
@@ -524,7 +540,11 @@ class JetsamApp:
             if "summary" in f:
                 self._state_summary = f["summary"]
             self.application_state = "background" if f.get("state") == "background" else "inactive"
-        elif name in ("willEnterForeground", "willResignActive"):
+        elif name == "willEnterForeground":
+            self.application_state = "inactive"
+            self.background_duration = _seconds_or_none(event.fields.get("backgroundFor"))
+            self.suspended_duration = _seconds_or_none(event.fields.get("suspendedFor"))
+        elif name == "willResignActive":
             self.application_state = "inactive"
         elif name == "didBecomeActive":
             self.application_state = "active"
@@ -737,6 +757,13 @@ def _int_or_none(text):
         return int(text)
     except (TypeError, ValueError):
         return None
+
+
+def _seconds_or_none(text):
+    """Decimal seconds from the wire (``12.045``), or None when absent or unreadable."""
+    if text is None or not text or any(c not in "0123456789." for c in text) or text.count(".") > 1 or text == ".":
+        return None
+    return float(text)
 
 
 def _safe_fields(text):

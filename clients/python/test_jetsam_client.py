@@ -281,6 +281,24 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(app.state_summary, "page=3 of 10")
         app.report_state_digest("9f86d081", "saved")
         self.assertEqual(self.daemon.read_line(), "stateDigest phase=saved value=9f86d081")
+        app.report_state_digest("9f86d081", "saved", valid_for=1.5)
+        self.assertEqual(self.daemon.read_line(), "stateDigest phase=saved value=9f86d081 validFor=1.500")
+        app.report_state_digest("9f86d081", "resumed")
+        self.assertEqual(self.daemon.read_line(), "stateDigest phase=resumed value=9f86d081")
+        for phase, valid_for in (("resumed", 1), ("saved", 0), ("saved", -1), ("saved", float("inf")), ("later", None)):
+            with self.assertRaises(ValueError, msg=(phase, valid_for)):
+                app.report_state_digest("x", phase, valid_for=valid_for)
+
+    def test_a_return_to_the_foreground_tells_how_long_the_app_was_away_and_suspended(self):
+        app = self.connect()
+        self.assertEqual((app.background_duration, app.suspended_duration), (None, None))
+        self.daemon.send("event id=1 name=willEnterForeground backgroundFor=12.045 suspendedFor=11.000")
+        event = app.next_event(timeout=5)
+        self.assertEqual(event.name, "willEnterForeground")
+        self.assertEqual((app.background_duration, app.suspended_duration), (12.045, 11.0))
+        self.daemon.send("event id=2 name=willEnterForeground suspendedFor=-1")
+        app.next_event(timeout=5)
+        self.assertEqual((app.background_duration, app.suspended_duration), (None, None))
 
     def test_the_launch_reason_comes_from_the_environment_then_from_did_finish_launching(self):
         app = self.connect(

@@ -308,6 +308,51 @@ restorer_pid=$(app_pid restorer)
 ctl kill restorer --reason appWatchdog > /dev/null
 wait_until 5 dead "$restorer_pid"
 
+section "8c. a stale return across a restart: the saved state's validity and time away survive the state file"
+# Saves f1 valid for 1 s, is suspended, jetsamd restarts, and 1.5 s later the app comes back showing f1 still:
+# stale. It writes what its return's events told it.
+cat > /run/jetsam-feeder.sh <<'SH'
+#!/bin/bash
+echo "hello version=1" >&"$JETSAM_FD"
+while read -r -u "$JETSAM_FD" line; do
+  set -- $line
+  case "${3:-}" in
+    name=didFinishLaunching) echo "stateDigest phase=saved value=f1 validFor=1" >&"$JETSAM_FD" ;;
+    name=willEnterForeground) echo "$line" >> /var/lib/jetsam/feeder.events ;;
+    name=didBecomeActive) echo "stateDigest phase=resumed value=f1" >&"$JETSAM_FD" ;;
+  esac
+  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"
+done
+SH
+chmod 755 /run/jetsam-feeder.sh
+ctl launch feeder --background -- /run/jetsam-feeder.sh > /dev/null || bad "launch feeder"
+wait_until 5 eval '[ "$(app_field feeder savedDigest)" = f1 ]'
+feeder_pid=$(app_pid feeder)
+ctl suspend feeder > /dev/null
+systemctl restart "$UNIT" || bad "restart for the feeder"
+sleep 1.5
+ctl activate feeder > /dev/null || bad "activate feeder"
+resumption_fields() {
+  journal_json MESSAGE_ID=298319db56a1412b83b51d9ab663cd51 JETSAM_APP=feeder | python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    print(e.get("JETSAM_RESUMPTION"), e.get("JETSAM_SAVED_DIGEST"), e.get("JETSAM_RESUMED_DIGEST"),
+          e.get("JETSAM_VALID_FOR_SECONDS"), float(e.get("JETSAM_STATE_AGE_SECONDS", "0")) > 1.5)'
+}
+wait_until 5 eval '[ -n "$(resumption_fields)" ]'
+check "journal: the return is stale (f1, valid 1 s, older than 1.5 s) after the restart: '$(resumption_fields)'" \
+  eval '[ "$(resumption_fields)" = "stale f1 f1 1.000 True" ]'
+check "jetsamctl ps shows it for the same pid: '$(app_field feeder resumption)'" \
+  eval '[ "$(app_field feeder resumption)" = stale ] && [ "$(app_pid feeder)" = "$feeder_pid" ]'
+told=$(grep -o 'suspendedFor=[0-9.]*' /var/lib/jetsam/feeder.events | head -1)
+check "willEnterForeground told it how long it was suspended, across the restart: '$told'" \
+  eval 'python3 -c "import sys; sys.exit(0 if float(\"${told#*=}\") >= 1.5 else 1)"'
+# The foreground slot goes back to capped, as the later sections expect.
+ctl activate capped > /dev/null
+ctl kill feeder --reason appWatchdog > /dev/null
+wait_until 5 dead "$feeder_pid"
+
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do
   ctl launch "$a" --background > /dev/null || bad "launch $a"

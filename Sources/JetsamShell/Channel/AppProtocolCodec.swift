@@ -63,12 +63,28 @@ package enum AppProtocolCodec {
     case "stateDigest":
       let value = try text("value")
       guard let phase = line["phase"].flatMap(DigestPhase.init(rawValue:)) else {
-        throw LineError(code: "badLine", message: "stateDigest needs phase=saved or phase=restored")
+        throw LineError(code: "badLine", message: "stateDigest needs phase=saved, phase=restored or phase=resumed")
       }
-      return .stateDigest(phase: phase, value: value, requestID: requestID)
+      let validFor = try line["validFor"].map { (text) throws(LineError) in try validity(text, phase: phase) }
+      return .stateDigest(phase: phase, value: value, validFor: validFor, requestID: requestID)
     default:
       throw LineError(code: "unknownWord", message: "unknown message \"\(line.word)\"")
     }
+  }
+
+  /// `validFor=SECONDS` of a saved digest: decimal seconds, more than 0 and at most a year.
+  private static func validity(_ text: String, phase: DigestPhase) throws(LineError) -> Duration {
+    guard phase == .saved else {
+      throw LineError(code: "badLine", message: "validFor= belongs to phase=saved (the state that stays current)")
+    }
+    guard let validFor = AppLine.duration(seconds: text, limit: AppMessage.maxValidFor), validFor > .zero else {
+      throw LineError(
+        code: "badLine",
+        message:
+          "validFor=\(text) is not a number of seconds above 0 and at most \(AppMessage.maxValidFor.components.seconds) (366 days)"
+      )
+    }
+    return validFor
   }
 
   /// The first line on a new channel.
@@ -98,6 +114,8 @@ package enum AppProtocolCodec {
       fields.append(("taskName", event.taskName ?? ""))
     default: break
     }
+    if let backgroundFor = event.backgroundFor { fields.append(("backgroundFor", AppLine.seconds(backgroundFor))) }
+    if let suspendedFor = event.suspendedFor { fields.append(("suspendedFor", AppLine.seconds(suspendedFor))) }
     return AppLine("event", fields)
   }
 

@@ -124,6 +124,8 @@ final class ControlRequestHandler {
       info.previousDigest = status.previousDigest
       info.restoredDigest = status.restoredDigest
       info.savedDigest = status.savedDigest
+      info.resumption = status.resumption?.verdict.rawValue
+      info.resumedDigest = status.resumption?.resumedDigest
       if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true

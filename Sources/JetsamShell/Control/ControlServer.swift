@@ -278,11 +278,11 @@ final class ControlServer {
 /// Which new exit records a following client wants.
 struct FollowFilter {
   var app: String?
-  /// Only records with a restoration verdict (`exits --verdicts`).
+  /// Only records with a verdict (`exits --verdicts`).
   var judgedOnly = false
 
   func wants(_ record: ExitRecord) -> Bool {
-    (app == nil || app == record.app) && (!judgedOnly || record.restoration != nil)
+    (app == nil || app == record.app) && (!judgedOnly || record.hasVerdict)
   }
 }
 

@@ -448,6 +448,12 @@ public final class Daemon {
       )
       journal.restorationJudged(
         app: app, launch: launch, verdict: verdict, savedDigest: saved, restoredDigest: restored)
+    case .resumptionJudged(let app, let launch, let judgement):
+      log.notice(
+        "\(app) launch #\(launch): resumption \(judgement.verdict.rawValue) (saved \(judgement.savedDigest) "
+          + "\(judgement.stateAgeSeconds.formatted(decimals: 3)) s ago, valid for "
+          + "\(judgement.validForSeconds.formatted(decimals: 3)) s; showed \(judgement.resumedDigest))")
+      journal.resumptionJudged(app: app, launch: launch, judgement: judgement)
     case .stateChanged(_, let from, let to, _):
       stateChanged = true
       // A new or ended process must be in the state file at once: a crash must not lose an app's pid.
@@ -490,6 +496,10 @@ public final class Daemon {
       adopted.previousDigest = status.previousDigest
       adopted.savedDigest = status.savedDigest
       adopted.restoredDigest = status.restoredDigest
+      adopted.savedAt = status.savedAt
+      adopted.savedValidUntil = status.savedValidUntil
+      adopted.resumption = status.resumption
+      adopted.awaySince = status.awaySince
       adopted.killInFlight = status.killInFlight
       saved.append(
         DaemonState.SavedApp(

@@ -19,7 +19,7 @@ struct ExitRecordPage: Sendable {
     /// Bytes of the first file to read: what was whole and durable when asked (later records reach followers).
     var currentSize: Int64
     var app: String?
-    /// Only records with a restoration verdict.
+    /// Only records with a verdict (restoration or resumption).
     var judgedOnly = false
     /// Records before it end the reading: files are in time order.
     var since: Date?
@@ -54,7 +54,7 @@ struct ExitRecordPage: Sendable {
           return false
         }
         if let app = query.app, record.app != app { return true }
-        if query.judgedOnly && record.restoration == nil { return true }
+        if query.judgedOnly && !record.hasVerdict { return true }
         if page.records.count == query.limit || bytes + line.count > query.byteBudget {
           page.more = true
           finished = true

@@ -58,7 +58,13 @@ extension JSONBytes {
 
   /// ``AdoptedApp`` with its synthesized coding keys, sorted; absent optionals are left out.
   fileprivate mutating func adopted(_ app: AdoptedApp) throws {
-    key("bandEnteredAt", first: true)
+    if let awaySince = app.awaySince {
+      key("awaySince", first: true)
+      instant(awaySince)
+      key("bandEnteredAt")
+    } else {
+      key("bandEnteredAt", first: true)
+    }
     instant(app.bandEnteredAt)
     if let floor = app.bandFloor {
       key("bandFloor")
@@ -83,7 +89,22 @@ extension JSONBytes {
     number(app.pid)
     optionalString("previousDigest", app.previousDigest)
     optionalString("restoredDigest", app.restoredDigest)
+    if let resumption = app.resumption {
+      // Rare (an app that reported a resumed digest): JSONEncoder's speed does not matter here.
+      key("resumption")
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      raw(try encoder.encode(resumption))
+    }
+    if let savedAt = app.savedAt {
+      key("savedAt")
+      instant(savedAt)
+    }
     optionalString("savedDigest", app.savedDigest)
+    if let validUntil = app.savedValidUntil {
+      key("savedValidUntil")
+      instant(validUntil)
+    }
     key("spawnedAt")
     instant(app.spawnedAt)
     key("state")

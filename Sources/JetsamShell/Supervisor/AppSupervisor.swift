@@ -140,7 +140,7 @@ final class AppSupervisor {
       channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
-    case .levelChanged, .restorationJudged: break  // the daemon's to tell
+    case .levelChanged, .restorationJudged, .resumptionJudged: break  // the daemon's to tell
     }
   }
 

@@ -25,6 +25,8 @@ public struct Journal: Sendable {
     public static let pressureChange = "9d1f3b5a7c0e4d2b6f8a0c2e4b6d8f31"
     /// A launch's restoration was judged (match, mismatch, unsaved, lost).
     public static let restorationVerdict = "221f3b1897c74a118091bd557e3aa373"
+    /// A return to the foreground was judged (fresh, stale).
+    public static let resumptionVerdict = "298319db56a1412b83b51d9ab663cd51"
   }
 
   public let enabled: Bool
@@ -64,6 +66,7 @@ public struct Journal: Sendable {
     if let code = record.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
     if let event = record.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
     if let verdict = record.restoration { fields.append(("JETSAM_RESTORATION", verdict.rawValue)) }
+    if let verdict = record.resumption { fields.append(("JETSAM_RESUMPTION", verdict.rawValue)) }
     if let seconds = record.watchdogSeconds {
       fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
     }
@@ -97,6 +100,18 @@ public struct Journal: Sendable {
     if let savedDigest { fields.append(("JETSAM_SAVED_DIGEST", savedDigest)) }
     if let restoredDigest { fields.append(("JETSAM_RESTORED_DIGEST", restoredDigest)) }
     send(fields)
+  }
+
+  /// A return to the foreground's verdict, with what decided it.
+  public func resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement) {
+    send([
+      ("MESSAGE", "\(app) launch #\(launch): resumption \(judgement.verdict.rawValue)"),
+      ("MESSAGE_ID", MessageID.resumptionVerdict), ("PRIORITY", judgement.verdict == .fresh ? "6" : "4"),
+      ("JETSAM_APP", app), ("JETSAM_LAUNCH", String(launch)), ("JETSAM_RESUMPTION", judgement.verdict.rawValue),
+      ("JETSAM_SAVED_DIGEST", judgement.savedDigest), ("JETSAM_RESUMED_DIGEST", judgement.resumedDigest),
+      ("JETSAM_STATE_AGE_SECONDS", judgement.stateAgeSeconds.formatted(decimals: 3)),
+      ("JETSAM_VALID_FOR_SECONDS", judgement.validForSeconds.formatted(decimals: 3)),
+    ])
   }
 
   private func send(_ fields: [(String, String)]) {
