@@ -237,6 +237,9 @@ extension JetsamPolicy {
     }
     app.resumption = adopted.resumption
     app.awaySince = adopted.awaySince
+    // A restore still owed keeps its deadline (the successor's ticks judge it `lost` in time).
+    app.restorationDeadline = adopted.restorationDeadline
+    app.restorationLost = adopted.restorationLost ?? false
     // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
     // suspensions of the same stay, rare, are not in the state file).
     app.state = state

@@ -97,6 +97,10 @@ public struct AdoptedApp: Sendable, Equatable, Codable {
   public var resumption: ResumptionJudgement?
   /// When the app last left the foreground, if it has not come back yet.
   public var awaySince: Instant?
+  /// When this launch must have reported what it restored (after a kill or crash that left a digest), or whether
+  /// that deadline already passed.
+  public var restorationDeadline: Instant?
+  public var restorationLost: Bool?
   /// The kill the previous daemon sent and whose exit it did not see.
   public var killInFlight: KillInFlight?
 
@@ -267,6 +271,8 @@ public struct AppStatus: Sendable, Equatable {
   public var savedAt: Instant?
   public var savedValidUntil: Instant?
   public var awaySince: Instant?
+  /// When this launch must have reported what it restored, while that is still owed.
+  public var restorationDeadline: Instant?
   /// The kill sent to the app whose exit has not been seen yet.
   public var killInFlight: KillInFlight?
 

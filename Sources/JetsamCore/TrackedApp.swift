@@ -159,6 +159,7 @@ struct TrackedApp: Sendable {
     status.savedAt = savedAt
     status.savedValidUntil = savedAt.flatMap { at in savedValidFor.map { at.advanced(by: $0) } }
     status.awaySince = awaySince
+    status.restorationDeadline = restorationDeadline
     status.killInFlight = killInFlight
     return status
   }

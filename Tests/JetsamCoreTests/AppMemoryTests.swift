@@ -117,6 +117,31 @@ struct AppMemoryTests {
     #expect(record.restoration == .match && record.restoredDigest == "s1", "the verdict is kept in the launch's record")
   }
 
+  @Test("a restore still owed keeps its deadline across a daemon restart: the successor judges it lost in time")
+  func lostAcrossRestart() throws {
+    let policy = try Self.relaunched(saved: "s1", end: .signaled(signal: 9, dumpedCore: false))
+    let status = try #require(policy.app(named: "a"))
+    #expect(status.restorationDeadline == t(30))
+    var adopted = AdoptedApp(
+      name: "a", pid: 11, launch: status.launch, state: status.state, bandFloor: nil,
+      stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: t(10))
+    adopted.previousDigest = status.previousDigest
+    adopted.restorationDeadline = status.restorationDeadline
+    var successor = JetsamPolicy()
+    _ = try successor.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
+    successor.observe(.adopt(app: adopted, at: t(15)))
+    #expect(successor.nextDeadline == t(30))
+    successor.observe(.tick(at: t(30)))
+    #expect(successor.app(named: "a")?.restoration == .lost)
+    // Once lost, it stays lost through another restart.
+    let lostStatus = try #require(successor.app(named: "a"))
+    adopted.restorationDeadline = lostStatus.restorationDeadline
+    adopted.restorationLost = lostStatus.restorationLost
+    var third = JetsamPolicy()
+    third.observe(.adopt(app: adopted, at: t(31)))
+    #expect(third.app(named: "a")?.restoration == .lost)
+  }
+
   @Test("after a quit (exit 0) a fresh start is right: no restore is owed, so nothing is lost")
   func noLossAfterQuit() throws {
     var policy = try Self.relaunched(saved: "s1", end: .exited(code: 0))

@@ -22,6 +22,8 @@ struct StateFileEncoderTests {
       app.savedAt = .init(nanoseconds: 77)
       app.savedValidUntil = .init(nanoseconds: 10_000_000_077)
       app.awaySince = .init(nanoseconds: 70)
+      app.restorationDeadline = .init(nanoseconds: 20_000_000_000)
+      app.restorationLost = true
       app.resumption = ResumptionJudgement(
         verdict: .stale, savedDigest: "s2", resumedDigest: "s2", stateAgeSeconds: 11.25, validForSeconds: 10)
       app.killInFlight = KillInFlight(

@@ -500,6 +500,8 @@ public final class Daemon {
       adopted.savedValidUntil = status.savedValidUntil
       adopted.resumption = status.resumption
       adopted.awaySince = status.awaySince
+      adopted.restorationDeadline = status.restorationDeadline
+      if status.restorationLost { adopted.restorationLost = true }
       adopted.killInFlight = status.killInFlight
       saved.append(
         DaemonState.SavedApp(

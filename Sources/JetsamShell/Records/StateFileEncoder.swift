@@ -88,6 +88,14 @@ extension JSONBytes {
     key("pid")
     number(app.pid)
     optionalString("previousDigest", app.previousDigest)
+    if let deadline = app.restorationDeadline {
+      key("restorationDeadline")
+      instant(deadline)
+    }
+    if let lost = app.restorationLost {
+      key("restorationLost")
+      bool(lost)
+    }
     optionalString("restoredDigest", app.restoredDigest)
     if let resumption = app.resumption {
       // Rare (an app that reported a resumed digest): JSONEncoder's speed does not matter here.
