@@ -70,6 +70,7 @@ FUZZ_CONFIGS ?= 100000
 fuzz: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh
 	$(SWIFT) build -c release --product jetsamd $(BUILD_FLAGS)
+	$(SWIFT) build -c release --product jetsam-testapp $(BUILD_FLAGS)
 	scripts/fuzz-socket.py --bin-dir $(RELEASE_DIR) --requests $(FUZZ_REQUESTS) --clients $(FUZZ_CLIENTS) \
 	  --configs $(FUZZ_CONFIGS)
 

@@ -107,6 +107,7 @@ def client(socket_path, requests, seed, report_fd):
     seeds = [open(os.path.join(SEEDS, name), "rb").read() for name in sorted(os.listdir(SEEDS))]
     sent = answered = 0
     codes = {}
+    samples = {}  # code -> the first answer's message with that code
     bad = []
     while sent < requests:
         window = min(WINDOW, requests - sent)
@@ -130,6 +131,8 @@ def client(socket_path, requests, seed, report_fd):
                         answer = json.loads(line)
                         code = "ok" if answer.get("ok") else answer.get("error", {}).get("code", "?")
                         codes[code] = codes.get(code, 0) + 1
+                        if code != "ok" and code not in samples:
+                            samples[code] = str(answer.get("error", {}).get("message", ""))[:160]
                     except ValueError:
                         bad.append(line[:200].decode("utf-8", "replace"))
             answered += got
@@ -143,7 +146,8 @@ def client(socket_path, requests, seed, report_fd):
         if sent % PROGRESS_EVERY < window:
             # A long run says how far it got, so that a run cut short still has figures.
             print("fuzz-socket: %d requests sent, %d answered" % (sent, answered), flush=True)
-    os.write(report_fd, json.dumps({"sent": sent, "answered": answered, "codes": codes, "bad": bad[:5]}).encode())
+    report = {"sent": sent, "answered": answered, "codes": codes, "samples": samples, "bad": bad[:5]}
+    os.write(report_fd, json.dumps(report).encode())
 
 
 def request(socket_path, payload):
@@ -215,6 +219,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build/release"))
     args = parser.parse_args()
+    for program in ("jetsamd", "jetsam-testapp"):  # the balloon of `pressure allocate` is jetsam-testapp
+        if not os.access(os.path.join(args.bin_dir, program), os.X_OK):
+            sys.exit("fuzz-socket: %s is not in %s (build it first)" % (program, args.bin_dir))
     if os.geteuid() != 0:
         sys.exit("fuzz-socket: needs root (it starts jetsamd with its own cgroup)")
 
@@ -287,7 +294,7 @@ def main():
                 last_reap = time.monotonic()
             time.sleep(0.2)
         request_seconds = time.monotonic() - started
-        report = {"sent": 0, "answered": 0, "codes": {}, "bad": []}
+        report = {"sent": 0, "answered": 0, "codes": {}, "samples": {}, "bad": []}
         for read_end in children.values():
             part = json.loads(os.read(read_end, 1 << 20) or b"{}")
             os.close(read_end)
@@ -298,6 +305,8 @@ def main():
             report["bad"] += part.get("bad", [])
             for code, count in part.get("codes", {}).items():
                 report["codes"][code] = report["codes"].get(code, 0) + count
+            for code, message in part.get("samples", {}).items():
+                report["samples"].setdefault(code, message)
         if "error" in report:
             failures.append("the client failed: " + report["error"])
         if report.get("bad"):
@@ -346,6 +355,8 @@ def main():
         print("fuzz-socket: %d requests as nobody in %.0f s (%.0f/s): %d answered; %s" % (
             report.get("sent", 0), request_seconds, rate, report.get("answered", 0),
             ", ".join("%s %d" % item for item in sorted(report.get("codes", {}).items(), key=lambda i: -i[1]))))
+        for code, message in sorted(report["samples"].items()):
+            print("fuzz-socket:   e.g. %s: %s" % (code, message))
         print("fuzz-socket: %d mutated configs reloaded (SIGHUP) in %.0f s" % (args.configs, config_seconds))
         print("fuzz-socket: jetsamd RSS %.1f MB at start, %.1f MB peak, %.1f MB at end; descriptors %d, %d, %d" % (
             start_rss / 1024, peak_rss / 1024, end[0] / 1024, start_fds, peak_fds, end[1]))

@@ -545,7 +545,14 @@ public final class Daemon {
   func inflateBalloon(bytes: Int64) throws {
     releaseBalloon()
     balloonsMade += 1
-    let made = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop)
+    let made: Balloon
+    do {
+      made = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop)
+    } catch {
+      // An installation fault, not the request's: say which program, and where jetsamd looked for it.
+      throw ControlError(
+        .internalError, "the memory balloon could not start (\(Daemon.helperPath), installed beside jetsamd): \(error)")
+    }
     made.chargeKnown = { [unowned self] in self.pressureWaiters.recheck() }
     balloon = made
   }
