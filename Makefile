@@ -97,7 +97,7 @@ CONFDIR := /etc/jetsam
 DESTDIR ?=
 INSTALL_BIN_DIR ?=
 INSTALL_SCRATCH := $(shell pwd)/.build/install
-JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-testapp
+JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-testapp
 
 install-build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_SCRATCH) $(BUILD_FLAGS)

@@ -6,6 +6,7 @@ let package = Package(
   products: [
     .executable(name: "jetsamd", targets: ["jetsamd"]),
     .executable(name: "jetsamctl", targets: ["jetsamctl"]),
+    .executable(name: "jetsam-spawner", targets: ["jetsam-spawner"]),
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
@@ -42,6 +43,8 @@ let package = Package(
       name: "JetsamTestKit", dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient"]),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell", "JetsamCore"]),
+    // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
+    .executableTarget(name: "jetsam-spawner", dependencies: ["JetsamShell", "CJetsamShim"]),
     .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),

@@ -44,7 +44,7 @@ say() { echo "cgroup-v2-vm: $*"; }
 T0=$(date +%s.%N)
 
 "$ROOT/scripts/install-deps.sh" test
-for f in "$BUNDLE" "$JETSAM_BIN_DIR/jetsamd" "$JETSAM_BIN_DIR/jetsamctl" "$JETSAM_BIN_DIR/jetsam-testapp"; do
+for f in "$BUNDLE" "$JETSAM_BIN_DIR/jetsamd" "$JETSAM_BIN_DIR/jetsamctl" "$JETSAM_BIN_DIR/jetsam-testapp" "$JETSAM_BIN_DIR/jetsam-spawner"; do
   [ -x "$f" ] || { say "missing $f: run 'swift build --build-tests' first (make test does)"; exit 1; }
 done
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -76,6 +77,60 @@ int jetsam_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONB
 
 ssize_t jetsam_send_nonblocking(int fd, const void *bytes, size_t length) {
   return send(fd, bytes, length, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+ssize_t jetsam_send_with_fds(int fd, const void *bytes, size_t length, const int *fds, size_t fd_count) {
+  if (fd_count > JETSAM_MAX_MESSAGE_FDS) {
+    errno = EINVAL;
+    return -1;
+  }
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec iov = {.iov_base = (void *)bytes, .iov_len = length};
+  struct msghdr message = {.msg_iov = &iov, .msg_iovlen = 1};
+  if (fd_count > 0) {
+    message.msg_control = control.buffer;
+    message.msg_controllen = CMSG_SPACE(sizeof(int) * fd_count);
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int) * fd_count);
+    memcpy(CMSG_DATA(header), fds, sizeof(int) * fd_count);
+  }
+  return sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+ssize_t jetsam_receive_with_fds(
+    int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated) {
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {.iov_base = bytes, .iov_len = capacity};
+  struct msghdr message = {
+      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
+  *fd_count = 0;
+  *truncated = 0;
+  ssize_t received = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (received < 0) return -1;
+  if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) *truncated = 1;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    int *received_fds = (int *)CMSG_DATA(header);
+    for (size_t i = 0; i < count; i++) {
+      if (*fd_count < fd_capacity) {
+        fds[(*fd_count)++] = received_fds[i];
+      } else {
+        close(received_fds[i]);
+        *truncated = 1;
+      }
+    }
+  }
+  return received;
 }
 
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {

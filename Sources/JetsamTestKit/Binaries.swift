@@ -47,6 +47,8 @@ public struct Binaries: Sendable {
   public var jetsamctl: String { directory + "/jetsamctl" }
   /// The misbehaving test program (`Sources/jetsam-testapp`).
   public var testapp: String { directory + "/jetsam-testapp" }
+  /// The spawner service (`Sources/jetsam-spawner`).
+  public var spawner: String { directory + "/jetsam-spawner" }
   /// The demo app with state to save and restore (`Sources/jetsam-demo-app`).
   public var demoApp: String { directory + "/jetsam-demo-app" }
 

@@ -16,6 +16,8 @@ let usage = """
     --profile NAME     device profile: a file, or a name in the profiles directory beside the config
     --socket PATH      control socket path (default <runtimeDirectory>/jetsamd.sock)
     --state-dir DIR    where exit records and app logs are kept (default from the config)
+    --spawner SOCKET   start apps through the spawner service at SOCKET (jetsam-spawner; default from the
+                       config's spawnerSocket, else jetsamd starts them itself)
     --foreground       log to stderr for a terminal (default when not under systemd)
     --verbose          log debug messages too
     --check-config     validate the configuration and exit
@@ -50,6 +52,7 @@ func parseCommandLine() -> CommandLineChoices {
     case "--profile": choices.profile = value(for: argument)
     case "--socket": choices.options.socketPath = value(for: argument)
     case "--state-dir": choices.options.stateDirectory = value(for: argument)
+    case "--spawner": choices.options.spawnerSocket = value(for: argument)
     case "--foreground": choices.options.logger.journalPrefix = false
     case "--verbose": choices.options.logger.threshold = .debug
     case "--check-config": choices.checkOnly = true

@@ -54,6 +54,53 @@ struct AppSupervisorTests {
     #expect(fixture.cgroups.cgroup("broken")?.calls.contains("remove") == true)
   }
 
+  /// A fixture whose launcher answers later, as a spawner service does, asked to launch `name`.
+  static func launchThroughService(_ name: String) throws -> SupervisorFixture {
+    let fixture = try SupervisorFixture()
+    fixture.launcher.answersLater = true
+    fixture.configure(name)
+    fixture.supervisor.perform(.spawn(app: name, launch: 1))
+    return fixture
+  }
+
+  @Test("with a spawner service: the launch is reported once answered, the end once told, not guessed")
+  func spawnerService() throws {
+    let fixture = try Self.launchThroughService("mail")
+    #expect(fixture.reported.isEmpty && fixture.supervisor.isSpawnInFlight("mail"))
+    var settled = false
+    fixture.supervisor.whenSpawnSettled("mail") { settled = true }
+    fixture.launcher.answerSpawns()
+    #expect(settled && !fixture.supervisor.hasSpawnsInFlight)
+    guard case .spawned("mail", let pid, _)? = fixture.reported.last else {
+      Issue.record("expected spawned, got \(fixture.reported)")
+      return
+    }
+    // Its pidfd turns readable before the service has reaped it: nothing is guessed, and the pidfd (readable for
+    // good now) is no longer watched.
+    let pidfd = try fixture.pidfd(of: pid)
+    fixture.cgroups.cgroup("mail")?.populated = false
+    fixture.loop.ready(pidfd)
+    #expect(fixture.reported.count == 1 && !fixture.loop.isWatched(pidfd))
+    fixture.launcher.tellEnd(.exited(code: 3), of: pid)
+    #expect(
+      fixture.reported.last
+        == .exited(app: "mail", pid: pid, end: .exited(code: 3), oomKilled: false, at: fixture.loop.clock))
+  }
+
+  @Test("a launch the spawner service answers after jetsamd began to stop is ended at once, never left running")
+  func spawnAnsweredWhileClosing() throws {
+    let fixture = try Self.launchThroughService("late")
+    fixture.supervisor.isClosing = true
+    fixture.launcher.answerSpawns()
+    guard case .spawnFailed("late", _, _)? = fixture.reported.last else {
+      Issue.record("expected spawnFailed, got \(fixture.reported)")
+      return
+    }
+    #expect(fixture.signals.sentThroughPidfd == [.kill])
+    #expect(fixture.cgroups.cgroup("late")?.calls.contains("killAll") == true)
+    #expect(fixture.supervisor.processes["late"] == nil)
+  }
+
   @Test("suspend stops every process and is complete only once every process is seen stopped")
   func suspendCompletes() throws {
     let fixture = try SupervisorFixture()

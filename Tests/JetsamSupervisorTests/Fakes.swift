@@ -145,19 +145,55 @@ final class FakeLauncher: ProcessLauncher {
   /// How each pid ended (what reaping its pidfd says).
   var ends: [Int32: ProcessEnd] = [:]
 
-  func spawn(_ request: SpawnRequest) throws -> SpawnedProcess {
-    if failSpawns { throw SpawnError(stage: .resolveExecutable, errno: ENOENT, detail: request.arguments.first ?? "") }
+  var exitKnown: ((pid_t) -> Void)?
+  /// As a spawner service: launches are answered by ``answerSpawns()``, and ends are told through ``exitKnown``
+  /// (``reportsExit(of:)`` is true for the pids spawned) instead of being read from the pidfd.
+  var answersLater = false
+  private var unanswered: [() -> Void] = []
+  private var reporting: Set<pid_t> = []
+
+  /// Answers the launches that wait.
+  func answerSpawns() {
+    let waiting = unanswered
+    unanswered = []
+    for answer in waiting { answer() }
+  }
+
+  /// As a spawner service telling how `pid` ended.
+  func tellEnd(_ end: ProcessEnd, of pid: pid_t) {
+    reporting.remove(pid)
+    ends[pid] = end
+    exitKnown?(pid)
+  }
+
+  func spawn(_ request: SpawnRequest, completion: @escaping (Result<SpawnedProcess, SpawnError>) -> Void) {
+    if answersLater {
+      // The request's descriptors belong to the caller after this returns: only the request is kept.
+      return unanswered.append { [self] in
+        answersLater = false
+        spawn(request) { result in
+          if case .success(let process) = result { self.reporting.insert(process.pid) }
+          completion(result)
+        }
+        answersLater = true
+      }
+    }
+    if failSpawns {
+      return completion(
+        .failure(SpawnError(stage: .resolveExecutable, errno: ENOENT, detail: request.arguments.first ?? "")))
+    }
     requests.append(request)
     let process = SpawnedProcess(pid: nextPID, pidfd: scratchDescriptor())
     nextPID += 1
     spawned.append(process)
-    return process
+    completion(.success(process))
   }
   func openPidfd(pid: pid_t) throws -> FileDescriptor { scratchDescriptor() }
-  func reap(pidfd: FileDescriptor) throws -> ProcessEnd? {
-    spawned.first { $0.pidfd.rawValue == pidfd.rawValue }.flatMap { ends[$0.pid] }
-  }
+  func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? { reporting.contains(pid) ? nil : ends[pid] }
   func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? { ends[pid] }
+  func reportsExit(of pid: pid_t) -> Bool { reporting.contains(pid) }
+  func discardExit(of pid: pid_t) {}
+  func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
   func startTime(of pid: pid_t) -> UInt64 { 1 }
 }
 

@@ -69,6 +69,17 @@ int jetsam_accept_nonblocking(int fd);
 /// Swift: the Swift compiler now and then failed to find glibc's MSG_NOSIGNAL (a macro naming an enum constant)
 /// in incremental builds of the shell.
 ssize_t jetsam_send_nonblocking(int fd, const void *bytes, size_t length);
+/// The most descriptors one message carries (SCM_RIGHTS) between jetsamd and its spawner service.
+#define JETSAM_MAX_MESSAGE_FDS 24
+
+/// sendmsg(2) of one message with `fd_count` (at most JETSAM_MAX_MESSAGE_FDS) descriptors attached (SCM_RIGHTS),
+/// with MSG_NOSIGNAL and MSG_DONTWAIT. The kernel copies the descriptors: the caller still owns its own.
+ssize_t jetsam_send_with_fds(int fd, const void *bytes, size_t length, const int *fds, size_t fd_count);
+/// recvmsg(2) of one message with MSG_DONTWAIT and MSG_CMSG_CLOEXEC: up to `capacity` bytes into `bytes` and up to
+/// `fd_capacity` received descriptors into `fds` (their number in *fd_count, owned by the caller). *truncated is 1
+/// when the message or its descriptors did not fit; descriptors that did not fit are closed.
+ssize_t jetsam_receive_with_fds(
+    int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated);
 /// The peer's credentials of a connected Unix socket (SO_PEERCRED); 0 on success.
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 

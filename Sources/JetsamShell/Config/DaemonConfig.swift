@@ -58,6 +58,9 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   /// says: `auto` (once the app has written a valid line: a hang before that is not watched), `always` (from
   /// launch, as iOS's watchdog), or `never`.
   public var appAcknowledgements: AcknowledgementMode = .auto
+  /// The socket of the spawner service (`jetsam-spawner`) that starts and reaps apps for jetsamd, so that jetsamd
+  /// can run in a tighter sandbox than they do; nil (the default): jetsamd starts them itself.
+  public var spawnerSocket: String?
 
   public init() {}
 
@@ -65,7 +68,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
     case watchdog, backgroundTasks, timeScale, debugRequests, apps, passEnvironment, records, appUser
-    case appAcknowledgements
+    case appAcknowledgements, spawnerSocket
   }
 
   /// The app-side timings for the policy, scaled by ``timeScale``.
@@ -120,6 +123,11 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
+    spawnerSocket = try c.decodeIfPresent(String.self, forKey: .spawnerSocket)
+    if let path = spawnerSocket, !path.hasPrefix("/") || path.utf8.count >= 108 {
+      throw DecodingError.dataCorruptedError(
+        forKey: .spawnerSocket, in: c, debugDescription: "must be an absolute path under 108 bytes")
+    }
     appUser = try c.decodeIfPresent(String.self, forKey: .appUser)
     if let appUser, appUser.isEmpty || appUser.contains(where: { ":/\0\n".contains($0) }) {
       throw DecodingError.dataCorruptedError(

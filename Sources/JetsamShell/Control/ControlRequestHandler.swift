@@ -19,7 +19,7 @@ final class ControlRequestHandler {
       case .ps: return psResponse()
       case .pressure: return try pressure(request, connection: connection)
       case .exits: return try exits(request, connection: connection)
-      case .launch: return try launch(request, peer: connection.peerUser)
+      case .launch: return try launch(request, connection: connection)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
         return try lifecycle(request, connection: connection)
       case .debugFreeze: return try debugFreeze()
@@ -46,9 +46,10 @@ final class ControlRequestHandler {
   }
 
   /// Launches a configured or an ad-hoc app, as ``ControlRequest/launchSpec(config:peer:userName:)`` allows.
-  private func launch(_ request: ControlRequest, peer: uid_t?) throws -> ControlResponse {
+  private func launch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
-    let (name, spec) = try request.launchSpec(config: daemon.config, peer: peer, userName: SpawnUser.name(of:))
+    let (name, spec) = try request.launchSpec(
+      config: daemon.config, peer: connection.peerUser, userName: SpawnUser.name(of:))
     if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
@@ -66,8 +67,21 @@ final class ControlRequestHandler {
       daemon.supervisor.specs[name] = previous
       throw error
     }
-    // An honest answer: a spawn that failed on the spot (no such program, a bad directory, exec refused) is an
-    // error naming the stage, not an app that is quietly "terminated".
+    // A spawner service answers later: so does the request, with the pid or the failure.
+    guard daemon.supervisor.isSpawnInFlight(name) else { return try launchAnswer(name) }
+    daemon.supervisor.whenSpawnSettled(name) { [weak connection, unowned self] in
+      do {
+        connection?.reply(try self.launchAnswer(name))
+      } catch {
+        connection?.reply(.failure(error as? ControlError ?? ControlError(.launchFailed, "\(error)")))
+      }
+    }
+    return nil
+  }
+
+  /// An honest answer: a spawn that failed (no such program, a bad directory, exec refused) is an error naming
+  /// the stage, not an app that is quietly "terminated".
+  private func launchAnswer(_ name: String) throws(ControlError) -> ControlResponse {
     if let status = daemon.policy.app(named: name), let failure = daemon.supervisor.spawnFailure(of: name),
       failure.launch == status.launch, !status.state.isRunning
     {

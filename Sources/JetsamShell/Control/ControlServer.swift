@@ -62,20 +62,11 @@ final class ControlServer {
 
     try FileManager.default.createDirectory(
       atPath: directoryPart(of: path), withIntermediateDirectories: true)
-    let fd = try systemCall("socket") {
-      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    }
-    listener = FileDescriptor(rawValue: fd)
+    listener = try UnixSocket.make(SOCK_STREAM)
+    let fd = listener.rawValue
     do {
       try ControlServer.removeStaleSocket(path)
-      var address = try ControlServer.address(path)
-      try systemCall("bind \(path)") {
-        withUnsafePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-          }
-        }
-      }
+      try UnixSocket.bind(listener, to: path)
       // The file's mode matches the access rule: root and the control group (checked again per peer).
       chmod(path, self.allowedGroup == nil ? 0o600 : 0o660)
       if let gid = self.allowedGroup { chown(path, 0, gid) }
@@ -242,19 +233,6 @@ final class ControlServer {
     connection.send(response)
   }
 
-  private static func address(_ path: String) throws -> sockaddr_un {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-      throw SystemError(code: ENAMETOOLONG, "socket path \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (i, b) in bytes.enumerated() { raw[i] = b }
-    }
-    return address
-  }
-
   /// Removes a socket file left by a daemon that died; refuses if another daemon still answers on it.
   private static func removeStaleSocket(_ path: String) throws {
     var st = stat()
@@ -262,15 +240,12 @@ final class ControlServer {
     guard (st.st_mode & S_IFMT) == S_IFSOCK else {
       throw SystemError(code: EEXIST, "\(path) exists and is not a socket")
     }
-    let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    defer { Glibc.close(probe) }
-    var address = try address(path)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
+    let probe = try UnixSocket.make(SOCK_STREAM)
+    defer { probe.close() }
+    // EAGAIN: a live daemon whose backlog is full, in use all the same.
+    if try UnixSocket.connect(probe, to: path) == 0 || errno == EAGAIN {
+      throw SystemError(code: EADDRINUSE, "another jetsamd is listening on \(path)")
     }
-    if connected == 0 { throw SystemError(code: EADDRINUSE, "another jetsamd is listening on \(path)") }
     unlink(path)
   }
 }

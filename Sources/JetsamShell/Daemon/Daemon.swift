@@ -10,6 +10,8 @@ public struct DaemonOptions: Sendable {
   public var profilePath: String?
   public var socketPath: String?
   public var stateDirectory: String?
+  /// The spawner service's socket, overriding the config's `spawnerSocket` (the systemd unit names it).
+  public var spawnerSocket: String?
   public var logger = Logger()
   public init() {}
 }
@@ -131,7 +133,15 @@ public final class Daemon {
     thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
     policy = JetsamPolicy(
       config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor))
-    let launcher = KernelProcessLauncher()
+    let launcher: any ProcessLauncher
+    var spawnerCreatesCgroupNamespaces: Bool?
+    if let path = options.spawnerSocket ?? config.spawnerSocket {
+      let remote = RemoteProcessLauncher(loop: loop, path: path, log: log)
+      launcher = remote
+      spawnerCreatesCgroupNamespaces = remote.serviceCreatesCgroupNamespaces
+    } else {
+      launcher = KernelProcessLauncher()
+    }
     supervisor = AppSupervisor(
       seams: AppSupervisor.Seams(
         loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
@@ -141,7 +151,8 @@ public final class Daemon {
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
     // `appUser` is what keeps them in their cgroups.
-    supervisor.cgroupNamespaces = SpawnRequest.canCreateCgroupNamespaces
+    // With a spawner service, its capabilities decide (it says in its hello).
+    supervisor.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
     background = try BackgroundWork(loop: loop)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
@@ -249,7 +260,7 @@ public final class Daemon {
       state = nil
     }
     let readoption = Readoption(
-      cgroups: device, launcher: KernelProcessLauncher(), supervisor: supervisor, log: log,
+      cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
       configuredApps: config.apps, launchSpec: { [unowned self] app in self.launchSpec(app) },
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
       lastExit: { [unowned self] name in self.supervisor.lastRecord(of: name) ?? self.policy.lastExit(of: name) },
@@ -459,6 +470,8 @@ public final class Daemon {
       // A new or ended process must be in the state file at once: a crash must not lose an app's pid.
       if from == .launching || to == .terminated { processSetChanged = true }
       supervisor.perform(action)
+      // A launch that failed while stopping may have been the last thing the stop waited for.
+      if shuttingDown && to == .terminated { finishShutdownIfDone() }
     case .kill:
       supervisor.perform(action)
       // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
@@ -547,7 +560,9 @@ public final class Daemon {
     balloonsMade += 1
     let made: Balloon
     do {
-      made = try Balloon(device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop)
+      made = try Balloon(
+        device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop,
+        launcher: supervisor.launcher)
     } catch {
       // An installation fault, not the request's: say which program, and where jetsamd looked for it.
       throw ControlError(
@@ -673,6 +688,7 @@ public final class Daemon {
     guard !shuttingDown else { return }
     if StopOrRestart.isRestart { return exitForRestart() }
     shuttingDown = true
+    supervisor.isClosing = true
     let count = supervisor.processes.count
     log.notice("stopping: terminating \(count) app(s)")
     serviceManager.stopping(status: "stopping: terminating \(count) app(s)")
@@ -688,6 +704,7 @@ public final class Daemon {
   private func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
+    supervisor.isClosing = true
     releaseBalloon()
     monitor.stop()
     control.close()
@@ -702,7 +719,8 @@ public final class Daemon {
 
   /// Once every app is gone and its cgroup removed: remove the device and exit.
   private func finishShutdownIfDone() {
-    guard supervisor.processes.isEmpty, !finishingShutdown else { return }
+    // A launch the spawner service has not answered yet is waited for: it must not start after jetsamd is gone.
+    guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, !finishingShutdown else { return }
     finishingShutdown = true
     monitor.stop()
     control.close()

@@ -20,9 +20,13 @@ public struct Logger: Sendable {
   /// Whether to prefix lines with `<N>` (for journald) or with a readable tag (for a terminal).
   public var journalPrefix: Bool
 
-  public init(threshold: Priority = .info, journalPrefix: Bool = false) {
+  /// The program named at the start of each terminal line.
+  public var program: String
+
+  public init(threshold: Priority = .info, journalPrefix: Bool = false, program: String = "jetsamd") {
     self.threshold = threshold
     self.journalPrefix = journalPrefix
+    self.program = program
   }
 
   public func log(_ priority: Priority, _ message: @autoclosure () -> String) {
@@ -32,9 +36,9 @@ public struct Logger: Sendable {
       prefix = "<\(priority.rawValue)>"
     } else {
       switch priority {
-      case .error: prefix = "jetsamd: error: "
-      case .warning: prefix = "jetsamd: warning: "
-      default: prefix = "jetsamd: "
+      case .error: prefix = "\(program): error: "
+      case .warning: prefix = "\(program): warning: "
+      default: prefix = "\(program): "
       }
     }
     let line = prefix + message() + "\n"

@@ -62,15 +62,16 @@ struct Readoption {
       return false
     }
     guard let cgroup, let pidfd else {
-      // It ended while nobody watched: record it with what the kernel can still tell (an OOM kill shows in its
-      // cgroup's counter), never silently.
-      log.warning("\(name) (pid \(pid)) ended while jetsamd was not running")
+      // It ended while nobody watched: record it with what is still known (its status, if the spawner service
+      // that was its parent kept it; an OOM kill shows in its cgroup's counter), never silently.
+      let end = launcher.takeReportedEnd(of: pid) ?? .unobserved
+      log.warning("\(name) (pid \(pid)) ended while jetsamd was not running" + (end == .unobserved ? "" : ": \(end)"))
       if let cgroup {
         let app = AppProcess(
           name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: FileDescriptor(rawValue: -1))
-        supervisor.reportUnobservedEnd(of: app)
+        supervisor.reportEnd(of: app, end)
       } else {
-        try? submit([.exited(app: name, pid: pid, end: .unobserved, oomKilled: false, at: now)])
+        try? submit([.exited(app: name, pid: pid, end: end, oomKilled: false, at: now)])
       }
       return false
     }

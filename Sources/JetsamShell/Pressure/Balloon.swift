@@ -24,7 +24,13 @@ final class Balloon {
 
   let bytes: Int64
   private let cgroup: AppCgroup
-  private let process: SpawnedProcess
+  private let launcher: any ProcessLauncher
+  /// Its process, once started (a spawner service answers later).
+  private var process: SpawnedProcess?
+  /// Set once `init` has returned: a launcher's answer after that is a late one.
+  private var isConstructed = false
+  /// A release asked for before the process had started: carried out when it has.
+  private var pendingRelease: (loop: EventLoop, log: Logger, done: () -> Void)?
   private var exitSource: EventSource?
   private var removalTimer: EventSource?
   private var removalAttempts = 0
@@ -36,8 +42,15 @@ final class Balloon {
   /// The end of what the process wrote so far: enough to find `done:` split over two reads.
   private var outputTail: [UInt8] = []
 
-  init(device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop) throws {
+  /// Starts the balloon's process through `launcher`.
+  ///
+  /// - Throws: when its cgroup or output pipe cannot be made, or when the launcher says at once that the process
+  ///   cannot start (a spawner service's refusal comes later, as a ``Charge/failed`` charge).
+  init(
+    device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop, launcher: any ProcessLauncher
+  ) throws {
     self.bytes = bytes
+    self.launcher = launcher
     cgroup = try device.makeApp(
       name: "\(Balloon.cgroupPrefix)-\(number)", limits: AppLimits(memoryBytes: nil, cpuPercent: nil, pids: 4))
     var ends: [Int32] = [-1, -1]
@@ -46,21 +59,42 @@ final class Balloon {
       throw SystemError.current("pipe2 for the balloon's output")
     }
     let (readEnd, writeEnd) = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
-    do {
-      // Rounded up without overflow, whatever the caller passed.
-      let megabytes = max(1, bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0))
-      process = try spawnProcess(
-        SpawnRequest(
-          arguments: [helper, "alloc", String(megabytes), "--hold"], environment: ["PATH=/usr/bin:/bin"],
-          workingDirectory: "/", user: nil, cgroupDirectory: cgroup.spawnDirectory,
-          joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: 1000, stdin: nil, stdout: writeEnd, stderr: nil))
-    } catch {
-      readEnd.close()
-      writeEnd.close()
-      _ = try? cgroup.removeIfEmpty()
-      throw error
+    // Rounded up without overflow, whatever the caller passed.
+    let megabytes = max(1, bytes / (1 << 20) + (bytes % (1 << 20) > 0 ? 1 : 0))
+    var refusedAtOnce: SpawnError?
+    var answered = false
+    launcher.spawn(
+      SpawnRequest(
+        arguments: [helper, "alloc", String(megabytes), "--hold"], environment: ["PATH=/usr/bin:/bin"],
+        workingDirectory: "/", user: nil, cgroupDirectory: cgroup.spawnDirectory,
+        joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: 1000, stdin: nil, stdout: writeEnd, stderr: nil)
+    ) { [weak self] result in
+      answered = true
+      switch result {
+      case .success(let process):
+        guard let self else {
+          _ = try? sendSignal(pidfd: process.pidfd, Signal.kill)
+          return process.pidfd.close()
+        }
+        self.started(process)
+      case .failure(let error):
+        guard let self, self.isConstructed else {
+          refusedAtOnce = error
+          return
+        }
+        // Refused by a spawner service after the request was answered: the charge fails, a `--wait` says so.
+        self.finishCharge(.failed)
+        if let pending = self.pendingRelease {
+          self.removeCgroup(loop: pending.loop, log: pending.log, done: pending.done)
+        }
+      }
     }
     writeEnd.close()
+    if let refusedAtOnce, answered {
+      readEnd.close()
+      _ = try? cgroup.removeIfEmpty()
+      throw refusedAtOnce
+    }
     output = readEnd
     do {
       outputSource = try loop.watch(fd: readEnd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
@@ -70,9 +104,17 @@ final class Balloon {
       // Unwatched, the charge stays unknown: nothing waits on it but a `--wait`, which then times out.
       stopReadingOutput()
     }
+    isConstructed = true
   }
 
   deinit { stopReadingOutput() }
+
+  private func started(_ process: SpawnedProcess) {
+    self.process = process
+    // Only its end matters, not how it ended.
+    launcher.discardExit(of: process.pid)
+    if let pending = pendingRelease { release(loop: pending.loop, log: pending.log, done: pending.done) }
+  }
 
   /// Reads what the process wrote; `done:` means every page is touched, the end of its output before that means
   /// it died first.
@@ -105,11 +147,17 @@ final class Balloon {
   /// loop. `done` runs when the cgroup is gone.
   func release(loop: EventLoop, log: Logger, done: @escaping () -> Void = {}) {
     stopReadingOutput()
-    _ = try? sendSignal(pidfd: process.pidfd, Signal.kill)
     try? cgroup.killAll()
+    guard let process else {
+      // Not started yet: killed as soon as it is (or its cgroup goes if it never starts).
+      pendingRelease = (loop, log, done)
+      return
+    }
+    pendingRelease = nil
+    _ = try? sendSignal(pidfd: process.pidfd, Signal.kill)
     do {
       exitSource = try loop.watch(fd: process.pidfd.rawValue, events: EpollEvents.readable) { [self] _ in
-        _ = try? reapExit(pidfd: process.pidfd)
+        _ = try? launcher.reap(pid: process.pid, pidfd: process.pidfd)
         exitSource?.cancel()
         exitSource = nil
         process.pidfd.close()

@@ -197,6 +197,8 @@ public struct SpawnError: Error, CustomStringConvertible, Sendable, Equatable {
     case closeDescriptors
     /// In the child: `execve`.
     case execve
+    /// Reaching jetsamd's spawner service (`jetsam-spawner`), which starts apps outside jetsamd's sandbox.
+    case spawnerService
   }
 
   /// The step that failed.
@@ -233,6 +235,7 @@ public struct SpawnError: Error, CustomStringConvertible, Sendable, Equatable {
     case .redirectDescriptor: "dup2 \(detail)"
     case .closeDescriptors: "close_range (mark descriptors close-on-exec)"
     case .execve: "execve \(detail)"
+    case .spawnerService: "ask the spawner service\(detail.isEmpty ? "" : " at \(detail)")"
     }
   }
 

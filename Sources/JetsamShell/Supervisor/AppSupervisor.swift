@@ -58,6 +58,8 @@ final class AppSupervisor {
   }
 
   private let seams: Seams
+  /// How apps are started and their ends learnt (re-adoption asks it too).
+  var launcher: any ProcessLauncher { seams.launcher }
   private var loop: any LoopScheduling { seams.loop }
   let log: Logger
   /// The daemon's one way into the policy: results and observations go in here (several at once are handled
@@ -111,7 +113,16 @@ final class AppSupervisor {
     self.log = log
     self.suspendMode = suspendMode
     self.stateDirectory = stateDirectory
+    seams.launcher.exitKnown = { [unowned self] pid in
+      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      self.mainProcessEnded(app)
+    }
   }
+
+  /// Set when jetsamd stops or restarts: a launch the spawner service answers after that is ended at once.
+  var isClosing = false
+  private var spawnsInFlight: Set<String> = []
+  private var spawnWaiters: [String: [() -> Void]] = [:]
 
   /// Carries out one action.
   func perform(_ action: PolicyAction) {
@@ -259,29 +270,65 @@ final class AppSupervisor {
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
       request.ownCgroupNamespace = cgroupNamespaces
-      let spawned: SpawnedProcess
-      do {
-        spawned = try seams.launcher.spawn(request)
-      } catch {
-        pair.daemon.close()
-        throw error
+      spawnsInFlight.insert(name)
+      seams.launcher.spawn(request) { [unowned self] result in
+        self.spawnsInFlight.remove(name)
+        switch result {
+        case .success(let spawned):
+          self.started(spawned, name: name, launch: launch, cgroup: appCgroup, channel: pair.daemon)
+        case .failure(let error):
+          pair.daemon.close()
+          self.launchFailed(name, launch: launch, cgroup: appCgroup, error)
+        }
+        for waiter in self.spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
       }
-      let app = AppProcess(name: name, launch: launch, cgroup: appCgroup, pid: spawned.pid, pidfd: spawned.pidfd)
-      app.startTime = seams.launcher.startTime(of: spawned.pid)
-      register(app)
-      if attachChannel(pair.daemon, to: app) {
-        // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
-        observers.channelOpened(name, pair.daemon)
-        app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
-      }
-      log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(appCgroup.displayPath)")
-      report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
     } catch {
-      if let cgroup, processes[name] == nil { reaper.remove(cgroup) }
-      log.error("launch of \(name) failed: \(error)")
-      spawnFailures[name] = (launch, "\(error)")
-      report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
+      launchFailed(name, launch: launch, cgroup: cgroup, error)
     }
+  }
+
+  /// The app's process runs: watch it, open its channel, and tell the policy.
+  private func started(
+    _ spawned: SpawnedProcess, name: String, launch: Int, cgroup: any AppCgroupControl, channel: FileDescriptor
+  ) {
+    guard !isClosing else {
+      // Started by the spawner service while jetsamd stops: nobody would watch it, so it does not stay.
+      try? seams.signals.send(.kill, pidfd: spawned.pidfd)
+      try? cgroup.killAll()
+      spawned.pidfd.close()
+      channel.close()
+      seams.launcher.discardExit(of: spawned.pid)
+      return launchFailed(name, launch: launch, cgroup: cgroup, SpawnError(stage: .spawnerService, errno: ECANCELED))
+    }
+    let app = AppProcess(name: name, launch: launch, cgroup: cgroup, pid: spawned.pid, pidfd: spawned.pidfd)
+    app.startTime = seams.launcher.startTime(of: spawned.pid)
+    register(app)
+    if attachChannel(channel, to: app) {
+      // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
+      observers.channelOpened(name, channel)
+      app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
+    }
+    log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(cgroup.displayPath)")
+    report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
+  }
+
+  private func launchFailed(_ name: String, launch: Int, cgroup: (any AppCgroupControl)?, _ error: any Error) {
+    if let cgroup, processes[name] == nil { reaper.remove(cgroup) }
+    log.error("launch of \(name) failed: \(error)")
+    spawnFailures[name] = (launch, "\(error)")
+    report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
+  }
+
+  /// Whether a launch waits for the spawner service's answer (a stop waits for it too).
+  var hasSpawnsInFlight: Bool { !spawnsInFlight.isEmpty }
+
+  /// Whether `name`'s launch waits for the spawner service's answer.
+  func isSpawnInFlight(_ name: String) -> Bool { spawnsInFlight.contains(name) }
+
+  /// Calls `body` once `name`'s launch has started or failed (at once when it is not waiting).
+  func whenSpawnSettled(_ name: String, _ body: @escaping () -> Void) {
+    guard spawnsInFlight.contains(name) else { return body() }
+    spawnWaiters[name, default: []].append(body)
   }
 
   private func openLog(_ name: String) throws -> FileDescriptor {
@@ -493,7 +540,12 @@ final class AppSupervisor {
         cgroupDirectory: app.cgroup.spawnDirectory, joinProcsFiles: app.cgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdout: output, stderr: output)
       request.ownCgroupNamespace = cgroupNamespaces
-      try hooks.run(request, for: name, ended: ended)
+      hooks.run(request, for: name) { [unowned self] error in
+        if let error {
+          self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
+        }
+        ended()
+      }
     } catch {
       // Nothing runs for the event: it is answered at once rather than left to its deadline.
       log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
@@ -542,16 +594,23 @@ final class AppSupervisor {
   /// cgroup is empty (so the memory it frees is back before the next pressure reading).
   private func mainProcessEnded(_ app: AppProcess) {
     guard app.end == nil else { return }
-    if app.adopted {
-      // Not our child: the kernel may need a moment to tell its status (the pidfd's exit info appears at reaping).
-      guard let end = seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime) else {
-        return retryExitStatus(of: app)
+    let known =
+      app.adopted
+      ? seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime)
+      : try? seams.launcher.reap(pid: app.pid, pidfd: app.pidfd)
+    guard let end = known else {
+      // The spawner service tells the status once it has reaped the app: waited for, not guessed, and the pidfd
+      // (readable from now on) no longer watched meanwhile.
+      if seams.launcher.reportsExit(of: app.pid) {
+        app.exitSource?.cancel()
+        app.exitSource = nil
+        return
       }
-      app.end = end
-    } else {
-      guard let end = try? seams.launcher.reap(pidfd: app.pidfd) else { return }
-      app.end = end
+      // Not our child: the kernel may need a moment to tell its status (the pidfd's exit info appears at reaping).
+      if app.adopted { retryExitStatus(of: app) }
+      return
     }
+    app.end = end
     app.exitSource?.cancel()
     app.exitSource = nil
     stops.forget(app.name)
@@ -580,9 +639,9 @@ final class AppSupervisor {
   }
 
   /// Records that an app ended while no daemon watched it: reported once its cgroup (if any) is empty.
-  func reportUnobservedEnd(of app: AppProcess) {
+  func reportEnd(of app: AppProcess, _ end: ProcessEnd) {
     register(app)
-    app.end = .unobserved
+    app.end = end
     if app.isPopulated { try? app.cgroup.killAll() }
     reportIfGone(app)
   }

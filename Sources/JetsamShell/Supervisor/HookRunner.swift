@@ -24,20 +24,33 @@ final class HookRunner {
     self.launcher = launcher
   }
 
-  /// Starts `request` for app `name`; `ended` runs on the loop when it has ended.
-  func run(_ request: SpawnRequest, for name: String, ended: @escaping () -> Void) throws {
-    let hook = Running(process: try launcher.spawn(request))
+  /// Starts `request` for app `name`; `ended` runs on the loop when it has ended, or could not start (with why).
+  func run(_ request: SpawnRequest, for name: String, ended: @escaping (SpawnError?) -> Void) {
+    launcher.spawn(request) { [weak self] result in
+      guard let self else { return }
+      switch result {
+      case .failure(let error): ended(error)
+      case .success(let process): self.watch(process, for: name, ended: ended)
+      }
+    }
+  }
+
+  private func watch(_ process: SpawnedProcess, for name: String, ended: @escaping (SpawnError?) -> Void) {
+    let hook = Running(process: process)
+    // Only its end matters, not how: a status that comes later is dropped.
+    launcher.discardExit(of: process.pid)
     do {
       hook.source = try loop.addWatch(fd: hook.process.pidfd.rawValue, events: EpollEvents.readable) {
         [unowned self, unowned hook] _ in
-        _ = try? self.launcher.reap(pidfd: hook.process.pidfd)
+        _ = try? self.launcher.reap(pid: hook.process.pid, pidfd: hook.process.pidfd)
         hook.close()
         self.running[name]?.removeAll { $0 === hook }
-        ended()
+        ended(nil)
       }
     } catch {
+      // Unwatched, its end would never answer the event: it counts as ended now (the app's cgroup ends it later).
       hook.close()
-      throw error
+      return ended(nil)
     }
     running[name, default: []].append(hook)
   }

@@ -2,36 +2,66 @@ import CJetsamShim
 import Glibc
 import JetsamCore
 
-/// Starts processes and learns how they ended (the real one uses clone3 and pidfds).
+/// Starts processes and learns how they ended: the kernel's launcher (clone3 and pidfds, jetsamd the parent), or
+/// the spawner service's (``RemoteProcessLauncher``), whose answers come later through the loop.
 public protocol ProcessLauncher: AnyObject {
-  /// Starts `request`'s program; the caller owns the returned pidfd.
-  func spawn(_ request: SpawnRequest) throws -> SpawnedProcess
+  /// Starts `request`'s program and calls `completion` on the loop with the process (the caller owns its pidfd)
+  /// or why it could not start: before returning (the kernel's launcher) or later (a spawner service). The
+  /// request's descriptors are used or copied before `spawn` returns: the caller may close its own then.
+  func spawn(_ request: SpawnRequest, completion: @escaping (Result<SpawnedProcess, SpawnError>) -> Void)
   /// Opens a pidfd for a process jetsamd did not start (re-adoption).
   func openPidfd(pid: pid_t) throws -> FileDescriptor
-  /// Reaps a child that has ended; nil while it runs.
-  func reap(pidfd: FileDescriptor) throws -> ProcessEnd?
-  /// How a process that is not our child ended, if the kernel can tell yet (its pidfd on Linux 6.15+, or
-  /// /proc while it is an unreaped zombie); nil when it cannot tell yet.
+  /// How a process this launcher started ended, once its pidfd says it has (reaping it where it is jetsamd's
+  /// child); nil while that is not known yet: see ``reportsExit(of:)``.
+  func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd?
+  /// How a process that is not our child ended, if that can be told yet (its pidfd on Linux 6.15+, /proc while
+  /// it is an unreaped zombie, or the spawner service that is its parent); nil when it cannot tell yet.
   func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd?
+  /// Whether the end of `pid` will be told through ``exitKnown`` once it is known (a child of the spawner service),
+  /// so that it is waited for rather than guessed.
+  func reportsExit(of pid: pid_t) -> Bool
+  /// Whether nobody will ask how `pid` ended (a hook): its status, when it comes, is dropped.
+  func discardExit(of pid: pid_t)
+  /// How `pid` ended, if it was told already though no pidfd of it is left to ask with (an app that ended while
+  /// jetsamd was not running, told by the spawner service); nil otherwise.
+  func takeReportedEnd(of pid: pid_t) -> ProcessEnd?
+  /// Called on the loop with a pid whose end became known after ``reap(pid:pidfd:)`` or
+  /// ``exitStatus(ofAdopted:pidfd:startTime:)`` could not tell it.
+  var exitKnown: ((pid_t) -> Void)? { get set }
   /// The process's start time in clock ticks since boot (0 when it is gone): with the pid, one process.
   func startTime(of pid: pid_t) -> UInt64
 }
 
-/// The kernel's process launcher.
+/// The kernel's process launcher: jetsamd starts and reaps its apps itself.
 public final class KernelProcessLauncher: ProcessLauncher {
+  public var exitKnown: ((pid_t) -> Void)?
+
   public init() {}
 
-  public func spawn(_ request: SpawnRequest) throws -> SpawnedProcess { try spawnProcess(request) }
+  public func spawn(_ request: SpawnRequest, completion: @escaping (Result<SpawnedProcess, SpawnError>) -> Void) {
+    completion(Result { () throws(SpawnError) in try spawnProcess(request) })
+  }
 
   public func openPidfd(pid: pid_t) throws -> FileDescriptor { try JetsamShell.openPidfd(pid: pid) }
 
-  public func reap(pidfd: FileDescriptor) throws -> ProcessEnd? { try reapExit(pidfd: pidfd) }
+  public func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? { try reapExit(pidfd: pidfd) }
 
   public func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? {
+    Self.kernelExitStatus(ofAdopted: pid, pidfd: pidfd, startTime: startTime)
+  }
+
+  /// What the kernel can tell of how a process that is not our child ended.
+  static func kernelExitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? {
     var status: Int32 = 0
     if jetsam_pidfd_exit_status(pidfd.rawValue, &status) == 1 { return ProcessEnd(waitStatus: status) }
     return ProcessStat.zombieExitStatus(pid: pid, startTime: startTime).map(ProcessEnd.init(waitStatus:))
   }
+
+  public func reportsExit(of pid: pid_t) -> Bool { false }
+
+  public func discardExit(of pid: pid_t) {}
+
+  public func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
 
   public func startTime(of pid: pid_t) -> UInt64 { ProcessStat.startTime(pid: pid) ?? 0 }
 }
@@ -41,5 +71,14 @@ extension ProcessEnd {
   init(waitStatus status: Int32) {
     let signal = status & 0x7f
     self = signal == 0 ? .exited(code: (status >> 8) & 0xff) : .signaled(signal: signal, dumpedCore: status & 0x80 != 0)
+  }
+
+  /// As a waitpid(2) status (nil for an end nobody saw).
+  var waitStatus: Int32? {
+    switch self {
+    case .exited(let code): (code & 0xff) << 8
+    case .signaled(let signal, let dumpedCore): (signal & 0x7f) | (dumpedCore ? 0x80 : 0)
+    case .unobserved: nil
+    }
   }
 }

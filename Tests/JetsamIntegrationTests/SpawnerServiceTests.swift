@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// jetsamd with a spawner service (`spawnerSocket`): the service starts and reaps the apps, jetsamd keeps their
+/// pidfds and learns how each ended from the service, across its own restart too.
+@Suite(
+  "Spawner service", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct SpawnerServiceTests {
+  /// A jetsam-spawner listening in its own directory, stopped (and its socket removed) by `stop()`.
+  final class Spawner {
+    let directory: String
+    var process: ChildProcess
+    var socket: String { directory + "/spawner.sock" }
+
+    init() throws {
+      directory = NSTemporaryDirectory() + "jetsam-spawner-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      process = try Self.start(directory + "/spawner.sock")
+    }
+
+    static func start(_ socket: String) throws -> ChildProcess {
+      let process = try ChildProcess(Binaries.current.spawner, ["--socket", socket, "--foreground", "--verbose"])
+      try waitUntil("jetsam-spawner to listen", timeout: .seconds(10 * TestTiming.slowdown)) {
+        access(socket, F_OK) == 0 || !process.isRunning
+      }
+      guard process.isRunning else { throw TestKitError("jetsam-spawner ended: \(process.log.text)") }
+      return process
+    }
+
+    func restart() throws {
+      _ = process.stop(signal: SIGKILL)
+      process = try Self.start(socket)
+    }
+
+    func stop() {
+      _ = process.stop()
+      try? FileManager.default.removeItem(atPath: directory)
+    }
+  }
+
+  /// The parent pid of `pid` (/proc/PID/stat's fourth field).
+  static func parent(of pid: Int32) -> Int32? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let end = stat.lastIndex(of: ")")
+    else { return nil }
+    return stat[stat.index(after: end)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+  }
+
+  @Test("apps are the service's children; their exits reach the records exactly, kills and hooks work")
+  func launchesThroughTheService() throws {
+    let spawner = try Spawner()
+    defer { spawner.stop() }
+    let marker = NSTemporaryDirectory() + "jetsam-spawner-hook-\(getpid())"
+    defer { unlink(marker) }
+    let daemon = try DaemonHarness(
+      config: """
+        { spawnerSocket: "\(spawner.socket)", suspend: { backgroundGrace: null },
+          apps: { saver: { command: ["\(Binaries.current.testapp)", "idle"],
+                           hooks: { didEnterBackground: { command: ["/bin/sh", "-c", "echo saved > \(marker)"] } } } } }
+        """)
+    defer { daemon.stop() }
+
+    let idle = try daemon.launch("idle", ["idle"])
+    #expect(Self.parent(of: idle) == spawner.process.pid, "the app is the service's child, not jetsamd's")
+    let exiting = try daemon.launch("exiting", ["exit", "3"])
+    #expect(exiting > 0)
+    #expect(try daemon.ctl(["kill", "idle"]).status == 0)
+    let records = try daemon.waitForRecords(2)
+    let byApp = Dictionary(uniqueKeysWithValues: records.map { ($0.app, $0) })
+    #expect(byApp["exiting"]?.exitCode == 3 && byApp["exiting"]?.terminationReason == "EXIT 3")
+    #expect(byApp["idle"]?.signal == 9 && byApp["idle"]?.reason == .memoryPressure)
+
+    // A command hook runs through the service too, and answers its event.
+    #expect(try daemon.ctl(["launch", "saver"]).status == 0)
+    #expect(try daemon.ctl(["background", "saver"]).status == 0)
+    try daemon.waitUntil("the hook to write its marker") { access(marker, F_OK) == 0 }
+
+    // A program that cannot start is an honest error, with the stage the service reached.
+    let missing = try daemon.ctl(["launch", "nothing", "--", "/nonexistent/program"])
+    #expect(missing.status == 1 && missing.stderr.contains("execve /nonexistent/program"), "\(missing.stderr)")
+  }
+
+  @Test("an app that ends while jetsamd is down is recorded with its real status by the next jetsamd")
+  func exitStatusSurvivesADaemonRestart() throws {
+    let spawner = try Spawner()
+    defer { spawner.stop() }
+    let daemon = try DaemonHarness(config: "{ spawnerSocket: \"\(spawner.socket)\" }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("short", ["idle"])
+    daemon.crash()
+    // Ends with a status only its parent, the service, can tell (no kernel keeps it for a non-parent before 6.15).
+    // SIGUSR1, not SIGSEGV: the Swift runtime in the test app swallows a first SIGSEGV sent by kill().
+    kill(pid, SIGUSR1)
+    try waitUntil("the app to end", timeout: .seconds(10)) { Self.parent(of: pid) == nil }
+    try daemon.jetsamd.startAgain()
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
+  }
+
+  @Test(
+    "without the service a launch fails with a precise error and jetsamd carries on; once it is back, launches work")
+  func serviceGoneAndBack() throws {
+    let spawner = try Spawner()
+    defer { spawner.stop() }
+    let daemon = try DaemonHarness(config: "{ spawnerSocket: \"\(spawner.socket)\" }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("survivor", ["idle"])
+    _ = spawner.process.stop(signal: SIGKILL)
+    let refused = try daemon.ctl(["launch", "refused", "--", Binaries.current.testapp, "idle"])
+    #expect(refused.status == 1 && refused.stderr.contains("spawner service"), "\(refused.stderr)")
+    #expect(try daemon.ctl(["status"]).status == 0, "jetsamd carries on")
+    // The orphaned app's end is no longer the service's to tell: the kernel's (or unobserved), but recorded.
+    try spawner.restart()
+    try daemon.waitUntil("jetsamd to reconnect and launch again") {
+      try daemon.ctl(["launch", "again", "--", Binaries.current.testapp, "idle"]).status == 0
+    }
+    #expect(try daemon.ctl(["kill", "survivor"]).status == 0)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "survivor" && record.pid == pid)
+  }
+}
