@@ -108,7 +108,7 @@ install: $(if $(INSTALL_BIN_DIR),,install-build)
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
 	  "$(DESTDIR)$(CONFDIR)/profiles"; \
 	for p in $(JETSAM_PROGRAMS); do install -m 0755 "$$bin/$$p" "$(DESTDIR)$(BINDIR)/$$p"; done; \
-	for u in jetsamd.service jetsamd.socket; do \
+	for u in jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket; do \
 	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/jetsam/|$(DOCDIR)/|g' "units/$$u" \
 	    > "$(DESTDIR)$(UNITDIR)/$$u"; chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done; \
 	install -m 0644 units/jetsam.sysusers "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf"; \
@@ -128,9 +128,11 @@ install: $(if $(INSTALL_BIN_DIR),,install-build)
 uninstall:
 	@set -e; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-	  systemctl disable --now jetsamd.service jetsamd.socket 2>/dev/null || true; fi; \
+	  systemctl disable --now jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket \
+	    2>/dev/null || true; fi; \
 	for p in $(JETSAM_PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done; \
 	rm -f "$(DESTDIR)$(UNITDIR)/jetsamd.service" "$(DESTDIR)$(UNITDIR)/jetsamd.socket" \
+	  "$(DESTDIR)$(UNITDIR)/jetsam-spawner.service" "$(DESTDIR)$(UNITDIR)/jetsam-spawner.socket" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf" "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/PROTOCOL-CONTROL.md"; \
 	rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \

@@ -365,7 +365,9 @@ def main():
             kinds = {}
             for fd in os.listdir(f"/proc/{daemon.pid}/fd"):
                 try:
-                    target = os.readlink(f"/proc/{daemon.pid}/fd/{fd}").split("[")[0]
+                    target = os.readlink(f"/proc/{daemon.pid}/fd/{fd}")
+                    # anon_inode:[pidfd] keeps its kind; socket:[1234] and pipe:[1234] are grouped.
+                    target = target if target.startswith("anon_inode:") else target.split("[")[0]
                 except OSError:
                     continue
                 kinds[target] = kinds.get(target, 0) + 1

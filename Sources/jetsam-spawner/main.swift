@@ -41,9 +41,9 @@ while let argument = arguments.popFirst() {
 signal(SIGPIPE, SIG_IGN)
 do {
   // SIGTERM and SIGINT end the service; its children (the apps) keep running, as jetsamd's own stop ends them.
-  // Blocked before the loop exists, so that its signalfd gets them.
+  // Blocked before the loop exists, so that its signalfd gets them, as SIGCHLD (continued children).
   let stopSignals = [Signal.terminate, .interrupt]
-  _ = stopSignals.map(\.rawValue).withUnsafeBufferPointer {
+  _ = (stopSignals + [.childStatusChanged]).map(\.rawValue).withUnsafeBufferPointer {
     jetsam_block_signals($0.baseAddress, Int32($0.count))
   }
   let loop = try EventLoop()

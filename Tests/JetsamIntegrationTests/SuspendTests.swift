@@ -43,9 +43,13 @@ struct SuspendTests {
     try daemon.waitUntil("the foreground band's score") { oomScore(parent) == 100 }
   }
 
-  @Test("a suspended app that another process continues is stopped again, and ps counts it")
-  func continuedByAnother() throws {
-    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"signal\", backgroundGrace: null } }")
+  // Through the spawner service too: jetsamd is then not the app's parent, and the service tells it.
+  @Test("a suspended app that another process continues is stopped again, and ps counts it", arguments: [false, true])
+  func continuedByAnother(throughSpawner: Bool) throws {
+    let spawner = throughSpawner ? try SpawnerServiceTests.Spawner() : nil
+    defer { spawner?.stop() }
+    let spawnerSocket = spawner.map { ", spawnerSocket: \"\($0.socket)\"" } ?? ""
+    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"signal\", backgroundGrace: null }\(spawnerSocket) }")
     defer { daemon.stop() }
     let pid = try daemon.launch("app", ["idle"], options: ["--background"])
     #expect(try daemon.ctl(["suspend", "app"]).status == 0)

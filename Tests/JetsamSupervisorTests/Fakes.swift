@@ -146,6 +146,7 @@ final class FakeLauncher: ProcessLauncher {
   var ends: [Int32: ProcessEnd] = [:]
 
   var exitKnown: ((pid_t) -> Void)?
+  var childContinued: ((pid_t) -> Void)?
   /// As a spawner service: launches are answered by ``answerSpawns()``, and ends are told through ``exitKnown``
   /// (``reportsExit(of:)`` is true for the pids spawned) instead of being read from the pidfd.
   var answersLater = false

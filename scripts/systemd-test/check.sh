@@ -102,7 +102,13 @@ check "jetsam group exists (sysusers.d/jetsam.conf applied at boot): $(getent gr
 fragment=$(prop FragmentPath)
 check "jetsamd.service loaded from the installed unit ($fragment)" [ "$fragment" = /usr/local/lib/systemd/system/jetsamd.service ]
 execstart=$(prop ExecStart)
-check "ExecStart names the installed binary and config" grep -q 'path=/usr/local/bin/jetsamd ; argv\[\]=/usr/local/bin/jetsamd --config /etc/jetsam/jetsamd.json5' <<< "$execstart"
+check "ExecStart names the installed binary, config and spawner service" grep -q 'path=/usr/local/bin/jetsamd ; argv\[\]=/usr/local/bin/jetsamd --config /etc/jetsam/jetsamd.json5 --spawner /run/jetsam-spawner/spawner.sock' <<< "$execstart"
+# The score of the installed unit, as issue 9 asks (2.0 or lower): jetsamd's sandbox is its own, the apps'
+# is jetsam-spawner.service's.
+score() { systemd-analyze security --offline=true "/usr/local/lib/systemd/system/$1" 2>&1 | sed -n 's/.*exposure level for [^:]*: \([0-9.]*\).*/\1/p'; }
+jetsamd_score=$(score jetsamd.service); spawner_score=$(score jetsam-spawner.service)
+check "systemd-analyze security --offline=true: jetsamd.service $jetsamd_score (2.0 or lower), jetsam-spawner.service $spawner_score" \
+  python3 -c "import sys; sys.exit(0 if 0 < float('${jetsamd_score:-0}') <= 2.0 else 1)"
 out=$("$BIN/jetsamd" --config "$CONF" --check-config 2>&1); rc=$?
 check "installed default config is valid: $out" [ "$rc" = 0 ]
 check "profiles installed in /etc/jetsam/profiles ($(ls /etc/jetsam/profiles | tr '\n' ' '))" [ -e /etc/jetsam/profiles/phone-2g.json5 ]
@@ -127,11 +133,21 @@ check "TriggeredBy=jetsamd.socket ($(prop TriggeredBy))" grep -q jetsamd.socket 
 mp=$(main_pid)
 st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd|CapEff):' "/proc/$mp/status" | tr -s '\t ' ' ' | tr '\n' ' ')
 info "sandbox of jetsamd (pid $mp): $st; oom_score_adj $(cat /proc/$mp/oom_score_adj)"
-# CAP_DAC_OVERRIDE 1, CAP_KILL 5, CAP_SETGID 6, CAP_SETUID 7
-check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 00000000000000e2" \
-  eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 00000000000000e2 " <<< "$st"'
-# The unit's resolved system call filter, applied to a probe: clone3 and process_mrelease must reach the
-# kernel (EINVAL for these arguments), not be refused by the filter (EPERM) or a namespace rule (ENOSYS).
+# CAP_DAC_OVERRIDE 1, CAP_KILL 5 (jetsamd); CAP_DAC_OVERRIDE 1, CAP_SETGID 6, CAP_SETUID 7 (the spawner)
+check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 0000000000000022" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 0000000000000022 " <<< "$st"'
+check "jetsamd has a network namespace of its own (PrivateNetwork=): $(readlink /proc/$mp/ns/net) vs the host's $(readlink /proc/1/ns/net)" \
+  eval '[ "$(readlink /proc/$mp/ns/net)" != "$(readlink /proc/1/ns/net)" ]'
+check "jetsam-spawner.service was started through its socket by jetsamd ($(prop ActiveState jetsam-spawner.service))" \
+  is_active jetsam-spawner.service
+sp=$(prop MainPID jetsam-spawner.service)
+sp_st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd):' "/proc/$sp/status" 2>/dev/null | tr -s '\t ' ' ' | tr '\n' ' ')
+check "the spawner's sandbox (the apps'): NoNewPrivs 1, Seccomp 2, CapBnd 00000000000000c2 ($sp_st)" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$sp_st" && grep -q "Seccomp: 2 " <<< "$sp_st" && grep -q "CapBnd: 00000000000000c2 " <<< "$sp_st"'
+perm=$(stat -c '%a %U %F' /run/jetsam-spawner/spawner.sock 2>&1)
+check "the spawner's socket is root's alone: '600 root socket' ($perm)" [ "$perm" = "600 root socket" ]
+# The units' resolved system call filters, applied to a probe: process_mrelease must reach the kernel for
+# jetsamd, clone3 for the spawner service (EINVAL for these arguments), not be refused by the filter (EPERM).
 # Control: plain @system-service refuses process_mrelease.
 probe() {
   systemd-run --quiet --wait --pipe -p SystemCallFilter="$1" -p SystemCallErrorNumber=EPERM -p NoNewPrivileges=yes \
@@ -147,8 +163,9 @@ print("clone3=" + call(435, None, 0), "process_mrelease=" + call(448, pidfd, 0))
 child.kill()' 2>&1
 }
 p_unit=$(probe "$(prop SystemCallFilter)"); p_ctrl=$(probe @system-service)
-check "unit's system call filter lets clone3 and process_mrelease through: $p_unit (plain @system-service: $p_ctrl)" \
-  eval '[ "$p_unit" = "clone3=EINVAL process_mrelease=EINVAL" ] && [ "$p_ctrl" = "clone3=EINVAL process_mrelease=EPERM" ]'
+p_spawner=$(probe "$(prop SystemCallFilter jetsam-spawner.service)")
+check "filters: jetsamd's lets process_mrelease through ($p_unit), the spawner's clone3 ($p_spawner); plain @system-service: $p_ctrl" \
+  eval '[ "${p_unit#* }" = "process_mrelease=EINVAL" ] && [ "${p_spawner%% *}" = "clone3=EINVAL" ] && [ "$p_ctrl" = "clone3=EINVAL process_mrelease=EPERM" ]'
 # The sandbox keeps CAP_SYS_NICE out and RestrictRealtime= refuses SCHED_FIFO: the loop stays on the normal
 # scheduler (a drop-in can give SCHED_FIFO on a host, not in this user-namespaced container).
 info "jetsamd's scheduling under the unit: $(chrt -p "$mp" | head -1)"
@@ -161,7 +178,7 @@ mkdir -p /run/systemd/system/jetsamd.service.d
 cat > /run/systemd/system/jetsamd.service.d/slow-ready.conf <<EOF
 [Service]
 ExecStart=
-ExecStart=/bin/sh -c 'sleep 2; exec $BIN/jetsamd --config $CONF'
+ExecStart=/bin/sh -c 'sleep 2; exec $BIN/jetsamd --config $CONF --spawner /run/jetsam-spawner/spawner.sock'
 EOF
 systemctl daemon-reload
 t0=$(now_ms)
@@ -187,6 +204,11 @@ capped_pid=$(app_pid capped); asuser_pid=$(app_pid asuser)
 info "capped pid $capped_pid, asuser pid $asuser_pid"
 uid=$(grep '^Uid:' "/proc/$asuser_pid/status" 2>/dev/null | tr -s '\t ' ' ')
 check "app with user: nobody runs as uid 65534 ($uid)" grep -q '^Uid: 65534 65534 65534 65534' <<< "$uid"
+ppid=$(grep '^PPid:' "/proc/$capped_pid/status" 2>/dev/null | tr -dc 0-9)
+check "apps are the spawner service's children (PPid $ppid = $(prop MainPID jetsam-spawner.service)), in jetsamd's cgroups" \
+  eval '[ "$ppid" = "$(prop MainPID jetsam-spawner.service)" ] && grep -q "jetsamd.service" /proc/$capped_pid/cgroup'
+check "apps keep the host's network (jetsamd has none): $(readlink /proc/$capped_pid/ns/net)" \
+  eval '[ "$(readlink /proc/$capped_pid/ns/net)" = "$(readlink /proc/1/ns/net)" ]'
 ctl suspend asuser > /dev/null
 wait_until 3 sh -c "grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
 oom=$(cat "/proc/$asuser_pid/oom_score_adj" 2>/dev/null)
@@ -291,7 +313,8 @@ wait_until 5 eval '[ "$(app_field restorer savedDigest)" = d1 ]'
 restorer_pid=$(app_pid restorer)
 # Not memoryPressure: section 10 counts those.
 ctl kill restorer --reason appWatchdog > /dev/null
-wait_until 5 dead "$restorer_pid"
+# Ended for jetsamd too (its exit told by the spawner service, its record written), not only reaped.
+wait_until 5 eval 'dead "$restorer_pid" && [ -z "$(app_pid restorer)" ]'
 ctl launch restorer --background -- /run/jetsam-restorer.sh > /dev/null || bad "relaunch restorer"
 verdict_fields() {
   journal_json MESSAGE_ID=221f3b1897c74a118091bd557e3aa373 JETSAM_APP=restorer | python3 -c '
@@ -447,7 +470,7 @@ check "jetsamd.socket still listening after the stop (same inode)" \
 
 # ---------------------------------------------------------------------------------------------------
 section "journal of jetsamd.service"
-journalctl -u jetsamd.service -u jetsamd.socket --no-pager -o short-monotonic | tail -80
+journalctl -u jetsamd.service -u jetsamd.socket -u jetsam-spawner.service --no-pager -o short-monotonic | tail -80
 journalctl -b --no-pager -o short-monotonic > "$OUT/journal.txt" 2>&1
 echo
 echo "RESULT: $pass passed, $fail failed"

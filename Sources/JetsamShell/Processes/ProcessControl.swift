@@ -51,6 +51,17 @@ public func isContinuedChild(pidfd: FileDescriptor) -> Bool? {
   childReports(pidfd: pidfd, waiting: Int32(JETSAM_WCONTINUED), code: childContinuedCode)
 }
 
+/// Whether our child behind `pidfd` was continued since it last stopped, consuming that news
+/// (`waitid(P_PIDFD, WCONTINUED | WNOHANG)`), so that each continuation is told once.
+public func takeContinued(pidfd: FileDescriptor) -> Bool {
+  var info = siginfo_t()
+  let options = Int32(JETSAM_WCONTINUED) | Int32(JETSAM_WNOHANG)
+  guard (try? systemCall("waitid pidfd") { jetsam_waitid_pidfd(pidfd.rawValue, &info, options) }) != nil else {
+    return false
+  }
+  return jetsam_siginfo_pid(&info) != 0 && jetsam_siginfo_code(&info) == childContinuedCode
+}
+
 /// Whether waitid, asked for `option` without consuming it, reports the child with `code`; nil when it fails.
 private func childReports(pidfd: FileDescriptor, waiting option: Int32, code: Int32) -> Bool? {
   var info = siginfo_t()

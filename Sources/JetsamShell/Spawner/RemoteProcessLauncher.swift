@@ -13,6 +13,7 @@ import JetsamCore
 /// ends it can no longer tell are taken from the kernel where it can tell them, else recorded as unobserved.
 public final class RemoteProcessLauncher: ProcessLauncher {
   public var exitKnown: ((pid_t) -> Void)?
+  public var childContinued: ((pid_t) -> Void)?
 
   private let loop: EventLoop
   private let path: String
@@ -215,6 +216,9 @@ public final class RemoteProcessLauncher: ProcessLauncher {
       for descriptor in descriptors { descriptor.close() }
       guard let id = reply.id, let completion = pending.removeValue(forKey: id) else { return }
       completion(.failure(reply.spawnError))
+    case .continued:
+      for descriptor in descriptors { descriptor.close() }
+      if let pid = reply.pid { childContinued?(pid) }
     case .exited:
       for descriptor in descriptors { descriptor.close() }
       guard let pid = reply.pid else { return }

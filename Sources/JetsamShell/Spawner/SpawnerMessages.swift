@@ -95,6 +95,9 @@ struct SpawnerReply: Codable, Equatable {
     case failed
     /// Child `pid` ended with `waitStatus` (waitpid's format), reaped by the service.
     case exited
+    /// Child `pid` was continued (SIGCONT) after it had stopped: jetsamd stops it again if it is suspended and
+    /// did not continue it itself.
+    case continued
   }
 
   var kind: Kind
@@ -123,6 +126,7 @@ struct SpawnerReply: Codable, Equatable {
   static func failed(id: Int, _ error: SpawnError) -> SpawnerReply {
     SpawnerReply(kind: .failed, id: id, stage: error.stage.rawValue, errno: error.errno, detail: error.detail)
   }
+  static func continued(pid: Int32) -> SpawnerReply { SpawnerReply(kind: .continued, pid: pid) }
   static func exited(pid: Int32, waitStatus: Int32) -> SpawnerReply {
     SpawnerReply(kind: .exited, pid: pid, waitStatus: waitStatus)
   }

@@ -20,6 +20,7 @@ public final class SpawnerService {
   private let log: Logger
   private let listener: FileDescriptor
   private var listenSource: EventSource?
+  private var childStatusSource: EventSource?
   private var client: Client?
   /// Children not reaped yet, by pid.
   private var children: [Int32: Child] = [:]
@@ -48,6 +49,7 @@ public final class SpawnerService {
   }
 
   /// Serves on `listener`, a bound and listening `SOCK_SEQPACKET` socket (owned by the service from now on).
+  /// SIGCHLD must be blocked in every thread already: the loop takes it through a signalfd.
   public init(loop: EventLoop, listener: FileDescriptor, log: Logger) throws(SystemError) {
     self.loop = loop
     self.listener = listener
@@ -55,6 +57,13 @@ public final class SpawnerService {
     _ = fcntl(listener.rawValue, F_SETFL, fcntl(listener.rawValue, F_GETFL) | O_NONBLOCK)
     listenSource = try loop.watch(fd: listener.rawValue, events: EpollEvents.readable) { [unowned self] _ in
       self.acceptAll()
+    }
+    // Every SIGCHLD, whatever its code (signals merge): a child someone continued is told to jetsamd, which is
+    // not its parent and hears nothing of it otherwise.
+    childStatusSource = try loop.onSignal(.childStatusChanged) { [unowned self] in
+      for (pid, child) in self.children.sorted(by: { $0.key < $1.key }) where takeContinued(pidfd: child.pidfd) {
+        self.send(.continued(pid: pid))
+      }
     }
   }
 

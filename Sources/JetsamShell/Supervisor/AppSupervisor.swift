@@ -117,6 +117,10 @@ final class AppSupervisor {
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
       self.mainProcessEnded(app)
     }
+    seams.launcher.childContinued = { [unowned self] pid in
+      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      self.continuedByOthers(app)
+    }
   }
 
   /// Set when jetsamd stops or restarts: a launch the spawner service answers after that is ended at once.
@@ -208,11 +212,22 @@ final class AppSupervisor {
     var continued: [PolicyEvent] = []
     for app in processes.values where app.signalStopped && !app.adopted {
       guard seams.signals.isContinuedChild(pidfd: app.pidfd) == true else { continue }
-      app.signalStopped = false
-      log.warning("\(app.name) (pid \(app.pid)) was continued by another process while suspended; stopping it again")
-      continued.append(.continuedWhileSuspended(app: app.name, pid: app.pid, at: loop.now()))
+      continued += continuedEvent(app)
     }
     if !continued.isEmpty { reportEvents(continued) }
+  }
+
+  /// The spawner service saw `app`'s main process continued: the same as ``noticeContinued()`` finds for a child.
+  private func continuedByOthers(_ app: AppProcess) {
+    // Not suspended by jetsamd (or continued by jetsamd itself, which clears the mark first): nothing to undo.
+    guard app.signalStopped else { return }
+    reportEvents(continuedEvent(app))
+  }
+
+  private func continuedEvent(_ app: AppProcess) -> [PolicyEvent] {
+    app.signalStopped = false
+    log.warning("\(app.name) (pid \(app.pid)) was continued by another process while suspended; stopping it again")
+    return [.continuedWhileSuspended(app: app.name, pid: app.pid, at: loop.now())]
   }
 
   /// Whether no app's stop is being checked.

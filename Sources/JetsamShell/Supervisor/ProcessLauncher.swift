@@ -28,6 +28,9 @@ public protocol ProcessLauncher: AnyObject {
   /// Called on the loop with a pid whose end became known after ``reap(pid:pidfd:)`` or
   /// ``exitStatus(ofAdopted:pidfd:startTime:)`` could not tell it.
   var exitKnown: ((pid_t) -> Void)? { get set }
+  /// Called on the loop with a pid that someone continued (SIGCONT) after it had stopped, when jetsamd is not its
+  /// parent and gets no SIGCHLD for it (a child of the spawner service).
+  var childContinued: ((pid_t) -> Void)? { get set }
   /// The process's start time in clock ticks since boot (0 when it is gone): with the pid, one process.
   func startTime(of pid: pid_t) -> UInt64
 }
@@ -35,6 +38,8 @@ public protocol ProcessLauncher: AnyObject {
 /// The kernel's process launcher: jetsamd starts and reaps its apps itself.
 public final class KernelProcessLauncher: ProcessLauncher {
   public var exitKnown: ((pid_t) -> Void)?
+  /// Never called: jetsamd is its apps' parent and hears SIGCHLD itself.
+  public var childContinued: ((pid_t) -> Void)?
 
   public init() {}
 
