@@ -10,6 +10,7 @@ struct BenchResults {
   var daemonIdle: IdleCost?
   var earlyoomIdle: IdleCost?
   var load: LoadResult?
+  var history: HistoryResult?
   /// Problems that kept a phase from running at all.
   var problems: [String] = []
 
@@ -108,6 +109,23 @@ struct BenchResults {
         target: .below((load.idleRecordDelay.p99 ?? 0) * 3 + 5))
       table.add("  firehose requests per second", jetsamd: load.firehosePerSecond, unit: .count)
       table.add("  jetsamd RSS idle / under load", jetsamd: load.loadedRSS, unit: .megabytes, target: .below(60))
+    }
+    if let history {
+      table.section(
+        String(
+          format: "A long life: %d exit records (%.0f MB log) at start-up", history.records,
+          Double(history.logBytes) / 1_048_576))
+      table.add(
+        "  start-up until the first answer", jetsamd: history.startUp, unit: .milliseconds, target: .below(2000))
+      table.add("  exits (1,000 newest), median", jetsamd: history.defaultPage.median, unit: .milliseconds)
+      table.add(
+        "  exits --limit 100000 (\(history.largestPageRecords) records\(history.largestPageMore ? ", more" : "")), median",
+        jetsamd: history.largestPage.median, unit: .milliseconds)
+      table.add(
+        "  another client's status during those, p99", jetsamd: history.statusDuringRead.p99, unit: .milliseconds,
+        target: .below(5))
+      table.add("  … max", jetsamd: history.statusDuringRead.max, unit: .milliseconds)
+      table.add("  jetsamd RSS after", jetsamd: history.rss, unit: .megabytes, target: .below(60))
     }
     if let daemonIdle {
       let apps = suspendResume.first?.apps ?? options.apps

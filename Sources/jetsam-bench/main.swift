@@ -11,6 +11,8 @@ import JetsamTestKit
 // 3. The daemon's RSS and CPU with those apps suspended, and an idle earlyoom's over the same window (IdleCost).
 // 4. A well-behaved client's round trips and jetsam kills while a firehose and hundreds of clients that never read
 //    their answers load the control socket (LoadBench, ControlLoad).
+// 5. A long life: start-up and `exits` pages on 100,000 exit records, another client's status meanwhile
+//    (HistoryBench).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
 
@@ -169,6 +171,17 @@ if options.phases.contains("load") {
     results.load = try LoadBench.measure(jetsamd, rate: options.rates[0], kills: max(3, options.runs / 2))
   } catch {
     results.problems.append("load phase not measured: \(error)")
+  }
+}
+
+// MARK: 5. A long life
+
+if options.phases.contains("history") {
+  do {
+    progress("a long life: jetsamd on \(HistoryBench.records) exit records")
+    results.history = try HistoryBench.measure(binaries: binaries, root: root)
+  } catch {
+    results.problems.append("history phase not measured: \(error)")
   }
 }
 

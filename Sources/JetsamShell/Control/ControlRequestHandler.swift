@@ -240,16 +240,19 @@ final class ControlRequestHandler {
     if request.follow == true {
       connection.follow = FollowFilter(app: request.app, judgedOnly: request.verdicts == true)
     }
-    let read = { @Sendable [query] () -> Result<ExitRecordPage, SystemError> in
-      Result { () throws(SystemError) in try ExitRecordPage.read(query) }
-    }
-    daemon.background.run(read) { [weak connection] result in
-      switch result {
-      case .success(let page):
+    // Read and encoded off the loop: a 4 MiB answer takes ~100 ms to encode, which would delay every kill.
+    let read = { @Sendable [query] () -> Result<[UInt8], SystemError> in
+      Result { () throws(SystemError) in
+        let page = try ExitRecordPage.read(query)
         var response = ControlResponse(ok: true)
         response.exits = page.records
         if page.more { response.more = true }
-        connection?.reply(response)
+        return response.line(encoder: .controlResponses)
+      }
+    }
+    daemon.background.run(read) { [weak connection] result in
+      switch result {
+      case .success(let line): connection?.reply(line: line)
       case .failure(let error):
         connection?.reply(.failure(ControlError(.internalError, "reading \(path): \(error)")))
       }

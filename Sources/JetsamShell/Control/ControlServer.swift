@@ -273,11 +273,7 @@ final class ControlConnection {
   var awaitingReply = false
   /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.
   private var outbox: [ControlResponse] = []
-  private let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }()
+  private let encoder = JSONEncoder.controlResponses
 
   init(stream: LineStream) { self.stream = stream }
 
@@ -292,16 +288,28 @@ final class ControlConnection {
   private func write(_ response: ControlResponse) { stream.send(response.line(encoder: encoder)) }
 
   /// Sends the answer to the request that was answered later, then goes on with the client's held requests.
-  func reply(_ response: ControlResponse) {
+  func reply(_ response: ControlResponse) { reply(line: response.line(encoder: encoder)) }
+
+  /// ``reply(_:)`` with the answer already encoded (off the loop, for a large one).
+  func reply(line: [UInt8]) {
     guard awaitingReply else { return }
     awaitingReply = false
-    write(response)
+    stream.send(line)
     for line in outbox { write(line) }
     outbox = []
     stream.resumeReading()
   }
 
   func close() { stream.close() }
+}
+
+extension JSONEncoder {
+  /// The control socket's answers: sorted keys, slashes unescaped.
+  static var controlResponses: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
 }
 
 extension ControlResponse {
