@@ -27,8 +27,14 @@ build-tests: deps
 	SWIFT=$(SWIFT) scripts/build-checked.sh --build-tests $(BUILD_FLAGS)
 
 # Any finding of swift format (configured by .swift-format) fails; `make format` fixes most.
+# Also: the daemon's modules import FoundationEssentials, never the whole of Foundation, whose ICU data would
+# cost jetsamd (and jetsam-spawner) 6 MB of RSS.
+DAEMON_SOURCES := Sources/JetsamShell Sources/JetsamCore Sources/JetsamProtocol Sources/JetsamPlatform \
+  Sources/JetsamWire Sources/jetsamd Sources/jetsam-spawner
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	@! grep -rn --include='*.swift' -E '^import (Foundation|struct Foundation\.|class Foundation\.)$$' $(DAEMON_SOURCES) \
+	  || { echo "lint: the daemon's modules import FoundationEssentials, not Foundation (see above)" >&2; exit 1; }
 
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The messages between jetsamd and its spawner service (`jetsam-spawner`), one JSON object per `SOCK_SEQPACKET`
 /// message. jetsamd asks for ``SpawnerRequest``s; the service answers each with a ``SpawnerReply`` (`spawned`

@@ -1,5 +1,5 @@
 import CJetsamShim
-import Foundation
+import FoundationEssentials
 import Glibc
 import JetsamCore
 
