@@ -34,6 +34,16 @@ is_active() { [ "$(prop ActiveState "${1:-$UNIT}")" = active ]; }
 is_inactive() { [ "$(prop ActiveState "${1:-$UNIT}")" = inactive ]; }
 alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 dead() { [ -n "$1" ] && ! kill -0 "$1" 2>/dev/null; }
+# protocol_app PATH < CASES: writes an executable bash app at PATH that says hello, acknowledges every event,
+# and runs CASES (case arms on the event's `name=…` field, from standard input) for each event first.
+protocol_app() {
+  { printf '%s\n' '#!/bin/bash' 'echo "hello version=1" >&"$JETSAM_FD"' \
+      'while read -r -u "$JETSAM_FD" line; do' '  set -- $line' '  case "${3:-}" in'
+    cat
+    printf '%s\n' '  esac' '  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"' 'done'
+  } > "$1"
+  chmod 755 "$1"
+}
 # The state letter of /proc/PID/stat (R, S, T, Z…), read without awk.
 proc_state() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo gone; return; }; s=${s##*) }; echo "${s%% *}"; }
 # app_field NAME FIELD: from `jetsamctl --json ps` (empty when the app is not listed).
@@ -294,20 +304,11 @@ wait_until 10 dead "$talker_pid"
 section "8b. a restoration verdict reaches the journal with its own fields"
 # Launched fresh, it says it saved digest d1; launched after an exit, that it restored d1: a match. (In the
 # background throughout, so that the foreground app of the later sections stays where it is.)
-cat > /run/jetsam-restorer.sh <<'SH'
-#!/bin/bash
-echo "hello version=1" >&"$JETSAM_FD"
-while read -r -u "$JETSAM_FD" line; do
-  set -- $line
-  case "${3:-}" in
+protocol_app /run/jetsam-restorer.sh <<'SH'
     name=didFinishLaunching)
       if [ "$JETSAM_LAUNCH_REASON" = fresh ]; then phase=saved; else phase=restored; fi
       echo "stateDigest phase=$phase value=d1" >&"$JETSAM_FD" ;;
-  esac
-  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"
-done
 SH
-chmod 755 /run/jetsam-restorer.sh
 ctl launch restorer --background -- /run/jetsam-restorer.sh > /dev/null || bad "launch restorer"
 wait_until 5 eval '[ "$(app_field restorer savedDigest)" = d1 ]'
 restorer_pid=$(app_pid restorer)
@@ -334,20 +335,11 @@ wait_until 5 dead "$restorer_pid"
 section "8c. a stale return across a restart: the saved state's validity and time away survive the state file"
 # Saves f1 valid for 1 s, is suspended, jetsamd restarts, and 1.5 s later the app comes back showing f1 still:
 # stale. It writes what its return's events told it.
-cat > /run/jetsam-feeder.sh <<'SH'
-#!/bin/bash
-echo "hello version=1" >&"$JETSAM_FD"
-while read -r -u "$JETSAM_FD" line; do
-  set -- $line
-  case "${3:-}" in
+protocol_app /run/jetsam-feeder.sh <<'SH'
     name=didFinishLaunching) echo "stateDigest phase=saved value=f1 validFor=1" >&"$JETSAM_FD" ;;
     name=willEnterForeground) echo "$line" >> /var/lib/jetsam/feeder.events ;;
     name=didBecomeActive) echo "stateDigest phase=resumed value=f1" >&"$JETSAM_FD" ;;
-  esac
-  [ "$1" = event ] && echo "ack ${2/id=/event=}" >&"$JETSAM_FD"
-done
 SH
-chmod 755 /run/jetsam-feeder.sh
 ctl launch feeder --background -- /run/jetsam-feeder.sh > /dev/null || bad "launch feeder"
 wait_until 5 eval '[ "$(app_field feeder savedDigest)" = f1 ]'
 feeder_pid=$(app_pid feeder)
