@@ -235,8 +235,12 @@ def main():
     with open(config_path, "w") as f:
         f.write(base_config)
     socket_path = os.path.join(directory, "run/jetsamd.sock")
+    # A crash's whole backtrace goes to the log (by default the Swift runtime shows one frame per thread there).
+    environment = dict(os.environ, SWIFT_BACKTRACE="enable=yes,interactive=no,threads=crashed,registers=none,"
+                       "images=none,limit=100,top=0,preset=full")
     daemon = subprocess.Popen([os.path.join(args.bin_dir, "jetsamd"), "--config", config_path, "--foreground"],
-                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "jetsamd.log"), "w"))
+                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "jetsamd.log"), "w"),
+                              env=environment)
     failures = []
     try:
         deadline = time.monotonic() + 30

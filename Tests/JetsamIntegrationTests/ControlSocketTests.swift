@@ -203,6 +203,30 @@ struct ControlSocketTests {
     #expect(answered == 1_000)
   }
 
+  @Test("a client that hangs up while its answers wait to be written does not take jetsamd down")
+  func hangUpWithAnswersQueued() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    // Enough status requests that their answers back up in jetsamd (its socket buffer full, the rest queued),
+    // then the client is gone: jetsamd's next write fails (EPIPE) and it closes the connection from inside the
+    // handler of that very event.
+    let requests = Array(String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 4000).utf8)
+    for round in 0..<20 {
+      let client = try ControlClient(path: daemon.socket)
+      let fd = client.socketDescriptor
+      var offset = 0
+      while offset < requests.count {
+        let sent = requests[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if sent <= 0 { break }
+        offset += sent
+      }
+      usleep(50_000)
+      shutdown(fd, Int32(SHUT_RDWR))
+      usleep(20_000)
+      #expect(try daemon.ctl(["status"]).status == 0, "jetsamd stopped answering after hang-up \(round)")
+    }
+  }
+
   @Test("the socket file admits root and the control group only, and peers outside it are refused by credentials")
   func permissions() throws {
     let daemon = try DaemonHarness(config: #"{ controlGroup: "nogroup" }"#)

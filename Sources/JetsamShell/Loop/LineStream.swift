@@ -69,7 +69,11 @@ final class LineStream {
     framer = LineFramer(maxBytes: maxLineBytes)
     self.maxQueuedOutput = maxQueuedOutput
     self.onInput = onInput
-    source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
+    // Weak, and held for the whole handler: a failed write closes the stream, whose owner may then let go of it
+    // (a control connection whose peer hung up) before the handler reads `paused` (an unowned reference would
+    // trap there).
+    source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] events in
+      guard let self else { return }
       if events & EpollEvents.writable != 0 { self.flush() }
       if !self.paused && !self.hasWaitingLines && !self.isBackedUp
         && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0
