@@ -227,6 +227,40 @@ struct ControlSocketTests {
     }
   }
 
+  @Test("a request answered while another is handled never runs the next one inside it: no balloon is lost")
+  func noRequestInsideAnother() throws {
+    let daemon = try DaemonHarness(config: "{ device: { ram: \"1G\" } }")
+    defer { daemon.stop() }
+    // One client waits for a large balloon to be charged, with a second request queued behind it. Another client's
+    // allocate releases that balloon, which answers the waiting request at once (it was released before it was
+    // charged). The queued request must wait for the loop's next turn: handled there and then, inside the other
+    // allocate, its balloon would be replaced without being released, its process left running and unwatched.
+    let waiting = try ControlClient(path: daemon.socket)
+    let lines =
+      #"{"v":1,"verb":"pressure","action":"allocate","size":629145600,"wait":10}"# + "\n"
+      + #"{"v":1,"verb":"pressure","action":"allocate","size":20971520}"# + "\n"
+    _ = Array(lines.utf8).withUnsafeBytes { send(waiting.socketDescriptor, $0.baseAddress, $0.count, 0) }
+    usleep(100_000)
+    #expect(try daemon.ctl(["pressure", "allocate", "30M"]).status == 0)
+    #expect(try waiting.nextResponse()?.ok == false, "the released balloon's wait fails")
+    #expect(try waiting.nextResponse()?.ok == true)
+    #expect(try daemon.ctl(["pressure", "release"]).status == 0)
+    // Every balloon process jetsamd started is gone once the last balloon is released.
+    func balloons() -> [Int32] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          stat.contains("(jetsam-testapp)"),
+          let end = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(end, offsetBy: 2)...].split(separator: " ").dropFirst().first
+          == Substring(String(daemon.pid))
+      }
+    }
+    try daemon.waitUntil("every balloon process to be gone, not one left running unwatched (\(balloons()))") {
+      balloons().isEmpty
+    }
+  }
+
   @Test("the socket file admits root and the control group only, and peers outside it are refused by credentials")
   func permissions() throws {
     let daemon = try DaemonHarness(config: #"{ controlGroup: "nogroup" }"#)

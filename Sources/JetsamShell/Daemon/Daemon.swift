@@ -569,6 +569,8 @@ public final class Daemon {
         .internalError, "the memory balloon could not start (\(Daemon.helperPath), installed beside jetsamd): \(error)")
     }
     made.chargeKnown = { [unowned self] in self.pressureWaiters.recheck() }
+    // Never replaced without being released: its process would run on, unwatched and never reaped.
+    if balloon != nil { releaseBalloon() }
     balloon = made
   }
 

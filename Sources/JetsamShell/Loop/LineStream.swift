@@ -103,11 +103,15 @@ final class LineStream {
     updateEvents()
   }
 
-  /// Hands over the lines that waited (this turn's share), then reads on.
+  /// Hands over the lines that waited at the loop's next turn, then reads on.
+  ///
+  /// Never at once: a reply is often sent from inside the handling of something else (another client's request
+  /// that released a balloon, a policy run), and the next line handled there would run inside it.
   func resumeReading() {
     guard paused, !closed else { return }
     paused = false
-    handOver()
+    if hasWaitingLines && !isBackedUp { scheduleNextTurn() }
+    updateEvents()
   }
 
   /// Queues one line (a newline is added) and writes what the socket takes now.
