@@ -23,7 +23,7 @@ struct SpawnerMessagesTests {
     let request = SpawnerRequest(id: 7, spawn)
     #expect(request.descriptors == ["cgroup", "stdout", "stderr", "3"])
     #expect(SpawnerRequest.attached(spawn).map(\.fd) == [fds[0], fds[1], fds[2], fds[3]])
-    let bytes = try JSONEncoder.spawnerMessages.encode(request)
+    let bytes = try JSONEncoder.stable.encode(request)
     let decoded = try JSONDecoder().decode(SpawnerRequest.self, from: bytes)
     #expect(decoded == request)
     let rebuilt = try decoded.spawnRequest(with: [fds[0], fds[1], fds[2], fds[3]])
@@ -48,7 +48,7 @@ struct SpawnerMessagesTests {
   @Test("replies: a failure keeps its stage and errno; an exit its wait status")
   func replies() throws {
     let failed = SpawnerReply.failed(id: 3, SpawnError(stage: .chdir, errno: ENOENT, detail: "/srv/gone"))
-    let decoded = try JSONDecoder().decode(SpawnerReply.self, from: try JSONEncoder.spawnerMessages.encode(failed))
+    let decoded = try JSONDecoder().decode(SpawnerReply.self, from: try JSONEncoder.stable.encode(failed))
     #expect(decoded.spawnError == SpawnError(stage: .chdir, errno: ENOENT, detail: "/srv/gone"))
     let unknownStage = SpawnerReply(kind: .failed, id: 3, stage: "fromTheFuture", errno: 5)
     #expect(unknownStage.spawnError.stage == .spawnerService)

@@ -247,7 +247,7 @@ final class ControlRequestHandler {
         var response = ControlResponse(ok: true)
         response.exits = page.records
         if page.more { response.more = true }
-        return response.line(encoder: .controlResponses)
+        return response.line(encoder: .stable)
       }
     }
     daemon.background.run(read) { [weak connection] result in

@@ -273,7 +273,7 @@ final class ControlConnection {
   var awaitingReply = false
   /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.
   private var outbox: [ControlResponse] = []
-  private let encoder = JSONEncoder.controlResponses
+  private let encoder = JSONEncoder.stable
 
   init(stream: LineStream) { self.stream = stream }
 
@@ -301,15 +301,6 @@ final class ControlConnection {
   }
 
   func close() { stream.close() }
-}
-
-extension JSONEncoder {
-  /// The control socket's answers: sorted keys, slashes unescaped.
-  static var controlResponses: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
 }
 
 extension ControlResponse {

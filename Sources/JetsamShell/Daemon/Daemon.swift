@@ -324,8 +324,7 @@ public final class Daemon {
           + "for the next start")
     } catch {
       log.error("\(unwritten.count) exit record(s) could not be written anywhere (\(error)); here they are:")
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      let encoder = JSONEncoder.stable
       for record in unwritten {
         let line = (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "\(record)"
         log.error("unwritten exit record: \(line)")

@@ -70,8 +70,7 @@ public final class ExitRecordLog: Sendable {
 
   /// The line `record` takes in the log, newline included.
   public static func line(for record: ExitRecord) throws(SystemError) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONEncoder.stable
     var line: Data
     do {
       line = try encoder.encode(record)

@@ -8,8 +8,7 @@ import JetsamCore
 enum RecordListFile {
   /// Replaces the file at `path` with `records`, durably.
   static func write(_ records: [ExitRecord], to path: String) throws(SystemError) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONEncoder.stable
     var bytes: [UInt8] = []
     for record in records {
       do {

@@ -73,9 +73,7 @@ extension JSONBytes {
     if let kill = app.killInFlight {
       // Rare (only between a kill and its exit): JSONEncoder's speed does not matter here.
       key("killInFlight")
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      raw(try encoder.encode(kill))
+      raw(try JSONEncoder.stable.encode(kill))
     }
     key("launch")
     number(app.launch)
@@ -100,9 +98,7 @@ extension JSONBytes {
     if let resumption = app.resumption {
       // Rare (an app that reported a resumed digest): JSONEncoder's speed does not matter here.
       key("resumption")
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      raw(try encoder.encode(resumption))
+      raw(try JSONEncoder.stable.encode(resumption))
     }
     if let savedAt = app.savedAt {
       key("savedAt")

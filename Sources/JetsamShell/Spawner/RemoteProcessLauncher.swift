@@ -60,7 +60,7 @@ public final class RemoteProcessLauncher: ProcessLauncher {
     }
     let id = nextID
     nextID += 1
-    guard let bytes = try? JSONEncoder.spawnerMessages.encode(SpawnerRequest(id: id, request)),
+    guard let bytes = try? JSONEncoder.stable.encode(SpawnerRequest(id: id, request)),
       bytes.count <= PacketSocket.maxMessageBytes
     else {
       return completion(

@@ -139,12 +139,3 @@ struct SpawnerReply: Codable, Equatable {
       detail: detail ?? "")
   }
 }
-
-extension JSONEncoder {
-  /// The spawner protocol's encoder: compact, keys sorted (stable bytes for tests).
-  static var spawnerMessages: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-  }
-}

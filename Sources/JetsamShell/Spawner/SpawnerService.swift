@@ -221,7 +221,7 @@ public final class SpawnerService {
       if reply.kind == .exited { keep(reply) }
       return
     }
-    guard let bytes = try? JSONEncoder.spawnerMessages.encode(reply) else { return }
+    guard let bytes = try? JSONEncoder.stable.encode(reply) else { return }
     if connection.outbox.isEmpty {
       do {
         if try connection.socket.send(Array(bytes), descriptors: descriptor.map { [$0] } ?? []) { return }
