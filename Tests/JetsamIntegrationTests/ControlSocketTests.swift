@@ -157,6 +157,22 @@ struct ControlSocketTests {
     #expect(answers.last?.status != nil, "the status answer comes second")
   }
 
+  /// Writes up to `count` status requests on `client` without reading a single answer, as many as its socket
+  /// takes without blocking; returns how many went out whole.
+  static func sendStatusRequests(_ count: Int, on client: ControlClient) -> Int {
+    let line = Array((#"{"v":1,"verb":"status"}"# + "\n").utf8)
+    let requests = Array(Array(repeating: line, count: count).joined())
+    var offset = 0
+    while offset < requests.count {
+      let sent = requests[offset...].withUnsafeBytes {
+        send(client.socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+      }
+      if sent <= 0 { break }
+      offset += sent
+    }
+    return offset / line.count
+  }
+
   @Test("clients that write requests and never read neither block the daemon nor grow it: each is paused")
   func stuckClient() throws {
     let daemon = try DaemonHarness()
@@ -165,18 +181,10 @@ struct ControlSocketTests {
     // Forty clients, each with thousands of requests whose answers it never reads (about 1.3 MB of answers each,
     // over 40 MB of jetsamd's memory before it paused them): past a 64 KiB backlog jetsamd stops reading their
     // requests, which wait in their sockets.
-    let requests = Array(String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 4000).utf8)
     var stuck: [(client: ControlClient, lines: Int)] = []
     for _ in 0..<40 {
       let client = try ControlClient(path: daemon.socket)
-      let fd = client.socketDescriptor
-      var offset = 0
-      while offset < requests.count {
-        let sent = requests[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if sent <= 0 { break }
-        offset += sent
-      }
-      stuck.append((client, offset / (requests.count / 4000)))
+      stuck.append((client, Self.sendStatusRequests(4000, on: client)))
     }
     let result = try daemon.ctl(["ps"])
     #expect(result.status == 0, "\(result.stderr)")
@@ -210,18 +218,11 @@ struct ControlSocketTests {
     // Enough status requests that their answers back up in jetsamd (its socket buffer full, the rest queued),
     // then the client is gone: jetsamd's next write fails (EPIPE) and it closes the connection from inside the
     // handler of that very event.
-    let requests = Array(String(repeating: #"{"v":1,"verb":"status"}"# + "\n", count: 4000).utf8)
     for round in 0..<20 {
       let client = try ControlClient(path: daemon.socket)
-      let fd = client.socketDescriptor
-      var offset = 0
-      while offset < requests.count {
-        let sent = requests[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-        if sent <= 0 { break }
-        offset += sent
-      }
+      _ = Self.sendStatusRequests(4000, on: client)
       usleep(50_000)
-      shutdown(fd, Int32(SHUT_RDWR))
+      shutdown(client.socketDescriptor, Int32(SHUT_RDWR))
       usleep(20_000)
       #expect(try daemon.ctl(["status"]).status == 0, "jetsamd stopped answering after hang-up \(round)")
     }
