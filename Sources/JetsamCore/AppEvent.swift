@@ -64,7 +64,7 @@ public enum AppMessage: Sendable, Equatable {
   /// The handler of event `event` returned.
   case acknowledge(event: Int)
   /// Ask for background time; answered with a `reply` carrying the task id.
-  case beginBackgroundTask(requestID: Int, name: String)
+  case beginBackgroundTask(requestID: Int, name: String, kind: BackgroundTaskKind = .finishing)
   /// The task is done.
   case endBackgroundTask(task: Int, requestID: Int?)
   /// How long background tasks may still run; answered with a `reply` carrying seconds.
@@ -81,6 +81,16 @@ public enum AppMessage: Sendable, Equatable {
 
   /// The longest state summary, in UTF-8 bytes.
   public static let maxSummaryBytes = 128
+}
+
+/// What a background task is for, as iOS tells them apart.
+public enum BackgroundTaskKind: String, Sendable, Equatable, CaseIterable {
+  /// Time to finish work the user started (`beginBackgroundTask`): bound by the background budget and the CPU
+  /// monitor.
+  case finishing
+  /// Deferrable heavy work (like `BGProcessingTask`): while the device is idle and charging it is bound by neither
+  /// the background budget nor the CPU monitor; otherwise it is a `finishing` task.
+  case processing
 }
 
 /// The deadlines and budgets of the app side, already multiplied by the config's time scale.
@@ -126,7 +136,7 @@ public struct LifecycleTimings: Sendable, Equatable {
 
   /// Every duration multiplied by `scale` (labs and tests run the same rules faster).
   public func scaled(by scale: Double) -> LifecycleTimings {
-    func s(_ d: Duration) -> Duration { .nanoseconds(Int64(Double(d.nanoseconds) * scale)) }
+    func s(_ d: Duration) -> Duration { d.scaled(by: scale) }
     return LifecycleTimings(
       launch: s(launch), foregroundTransition: s(foregroundTransition), background: s(background),
       terminate: s(terminate), backgroundTaskBudget: s(backgroundTaskBudget),

@@ -10,10 +10,12 @@ public enum RequestedKill: Sendable, Equatable, Codable {
   case watchdog(AppEventKind, seconds: Double)
   /// These background tasks were still open when the app's background time ran out (0x2182bad2).
   case backgroundTaskTimeout([String])
+  /// The app stayed over its CPU budget past the exception (`JETSAM cpu-limit`), as measured.
+  case cpuLimit(CPUUsageReport)
 }
 
 extension RequestedKill {
-  private enum CodingKeys: String, CodingKey { case kind, reason, event, seconds, tasks }
+  private enum CodingKeys: String, CodingKey { case kind, reason, event, seconds, tasks, usage }
 
   /// `{"kind":"user","reason":"memoryPressure"}`: one object per kill, its kind and what that kind carries.
   public func encode(to encoder: any Encoder) throws {
@@ -31,6 +33,9 @@ extension RequestedKill {
     case .backgroundTaskTimeout(let tasks):
       try container.encode("backgroundTaskTimeout", forKey: .kind)
       try container.encode(tasks, forKey: .tasks)
+    case .cpuLimit(let usage):
+      try container.encode("cpuLimit", forKey: .kind)
+      try container.encode(usage, forKey: .usage)
     }
   }
 
@@ -46,6 +51,7 @@ extension RequestedKill {
         try container.decode(AppEventKind.self, forKey: .event),
         seconds: try container.decodeIfPresent(Double.self, forKey: .seconds) ?? 0)
     case "backgroundTaskTimeout": self = .backgroundTaskTimeout(try container.decode([String].self, forKey: .tasks))
+    case "cpuLimit": self = .cpuLimit(try container.decode(CPUUsageReport.self, forKey: .usage))
     case let other:
       throw DecodingError.dataCorruptedError(
         forKey: .kind, in: container, debugDescription: "unknown kill kind \"\(other)\"")
@@ -108,6 +114,9 @@ public struct ExitClassification: Sendable, Equatable {
         return ExitClassification(
           reason: .backgroundTaskAssertionTimeout,
           terminationReason: ExitReason.backgroundTaskAssertionTimeout.requestedKillCode)
+      case .cpuLimit:
+        return ExitClassification(
+          reason: .cpuResourceLimit, terminationReason: ExitReason.cpuResourceLimit.requestedKillCode)
       }
     }
     // Nobody in jetsam sent this SIGKILL, but the cgroup's OOM killer fired: the app hit its own cap.

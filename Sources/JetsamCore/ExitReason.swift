@@ -6,7 +6,7 @@ public enum ExitReason: String, Codable, Sendable, CaseIterable {
   case abnormal
   /// Killed by the kernel's cgroup OOM killer at the app's own memory cap.
   case memoryResourceLimit
-  /// Killed for its CPU cap (reserved; a later issue enforces it).
+  /// Stayed over its state's CPU budget past its CPU exception (the CPU monitor).
   case cpuResourceLimit
   /// Killed by jetsam to relieve device memory pressure.
   case memoryPressure

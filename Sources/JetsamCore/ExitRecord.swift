@@ -46,6 +46,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var watchdogSeconds: Double?
   /// For `backgroundTaskAssertionTimeout`: the names of the tasks still open.
   public var openBackgroundTasks: [String]?
+  /// For `cpuResourceLimit` from the CPU monitor: the CPU time used in the window, the window and the budget, and
+  /// how long the app had stayed over it since its CPU exception.
+  public var cpuUsage: CPUUsageReport?
   /// The app's last state summary (up to 128 bytes), handed back at its next launch (filled by the shell).
   public var stateSummary: String?
   /// The digest of the state the app last said it saved (filled by the shell).

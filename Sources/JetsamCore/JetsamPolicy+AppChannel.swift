@@ -178,7 +178,7 @@ extension JetsamPolicy {
       case .resumed:
         return reply + resumptionJudged(name, resumed: value, at: at)
       }
-    case .beginBackgroundTask(let requestID, let taskName):
+    case .beginBackgroundTask(let requestID, let taskName, let kind):
       guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
         return [
           .appError(
@@ -189,6 +189,10 @@ extension JetsamPolicy {
       let task = app.nextTaskID
       trackedApps[name]!.nextTaskID += 1
       trackedApps[name]!.backgroundTasks[task] = taskName
+      if kind == .processing {
+        trackedApps[name]!.processingTasks.insert(task)
+        rewatchCPU(name, at: at)
+      }
       return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("task", String(task))])]
     case .endBackgroundTask(let task, let requestID):
       guard trackedApps[name]!.backgroundTasks.removeValue(forKey: task) != nil else {
@@ -196,6 +200,7 @@ extension JetsamPolicy {
           .appError(app: name, pid: pid, requestID: requestID, code: "unknownTask", message: "no open task \(task)")
         ]
       }
+      if trackedApps[name]!.processingTasks.remove(task) != nil { rewatchCPU(name, at: at) }
       var actions: [PolicyAction] = []
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, fields: [])) }
       return actions + suspendIfIdle(name, at: at)
@@ -261,12 +266,27 @@ extension JetsamPolicy {
 
   /// When open background tasks are warned and killed, for an app in the background that holds some.
   private func taskExpiry(_ app: borrowing TrackedApp) -> (warning: Instant, kill: Instant)? {
-    guard app.state == .background, !app.backgroundTasks.isEmpty, let since = app.backgroundSince else { return nil }
+    guard app.state == .background, app.backgroundTasks.count > exemptTaskCount(app), let since = app.backgroundSince
+    else { return nil }
     let budgetEnd = since.advanced(by: config.lifecycle.backgroundTaskBudget)
     return (
       budgetEnd.advanced(by: .zero - config.lifecycle.expirationWarning),
       budgetEnd.advanced(by: config.lifecycle.expirationGrace)
     )
+  }
+
+  /// How many of the app's open tasks the background budget does not bind: its `processing` tasks while the device
+  /// is idle and charging.
+  private func exemptTaskCount(_ app: borrowing TrackedApp) -> Int {
+    deviceCharging ? app.processingTasks.count : 0
+  }
+
+  /// The open tasks the budget binds, in id order, with their names.
+  private func boundTasks(_ name: String) -> [(key: Int, value: String)] {
+    let app = trackedApps[name]!
+    return app.backgroundTasks.sorted { $0.key < $1.key }.filter { task in
+      !(deviceCharging && app.processingTasks.contains(task.key))
+    }
   }
 
   /// The app side's work at a tick: missed acknowledgements and expiring background tasks.
@@ -290,13 +310,13 @@ extension JetsamPolicy {
     if let expiry = taskExpiry(trackedApps[name]!) {
       if !trackedApps[name]!.expiryWarned && expiry.warning <= at {
         trackedApps[name]!.expiryWarned = true
-        for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
+        for (task, taskName) in boundTasks(name) {
           let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
           actions += deliver(name, event, at: at)
         }
       }
       if expiry.kill <= at {
-        let open = trackedApps[name]!.backgroundTasks.sorted { $0.key < $1.key }.map(\.value)
+        let open = boundTasks(name).map(\.value)
         actions += killForApp(name, .backgroundTaskTimeout(open), reason: .backgroundTaskAssertionTimeout)
       }
     }
@@ -304,12 +324,12 @@ extension JetsamPolicy {
   }
 
   /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
-  private mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
+  mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
     guard trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid else { return [] }
     requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
     waiveAcknowledgements(name)
-    trackedApps[name]!.backgroundTasks = [:]
+    trackedApps[name]!.endAllBackgroundTasks()
     return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
   }
 }

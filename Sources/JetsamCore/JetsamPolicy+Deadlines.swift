@@ -6,6 +6,7 @@ extension JetsamPolicy {
   /// every tracked app and collecting arrays cost more than the batch itself).
   public var nextDeadline: Instant? {
     var earliest = jetsamKill?.deadline
+    if let sample = nextCPUSampleAt, earliest.map({ sample < $0 }) ?? true { earliest = sample }
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
@@ -53,6 +54,7 @@ extension JetsamPolicy {
       // death is still recorded as memory pressure.
       jetsamKill = nil
     }
+    actions += cpuSamplingTick(at: at)
     actions += runJetsam(at: at)
     return actions
   }

@@ -38,6 +38,8 @@ extension JetsamPolicy {
       record.watchdogSeconds = seconds
     case .backgroundTaskTimeout(let tasks) where classification.reason == .backgroundTaskAssertionTimeout:
       record.openBackgroundTasks = tasks
+    case .cpuLimit(let usage) where classification.reason == .cpuResourceLimit:
+      record.cpuUsage = usage
     default: break
     }
 

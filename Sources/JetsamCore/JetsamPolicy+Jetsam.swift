@@ -39,7 +39,7 @@ extension JetsamPolicy {
     for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
       actions += deliver(name, AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName), at: at)
     }
-    trackedApps[name]!.backgroundTasks = [:]
+    trackedApps[name]!.endAllBackgroundTasks()
     let since = trackedApps[name]!.backgroundSince ?? at
     trackedApps[name]!.backgroundSecondsBeforePressureSuspension = at.seconds(since: since)
     return actions + suspendNow(name, at: at)

@@ -195,6 +195,7 @@ extension JetsamPolicy {
       }
       return app.band
     }
+    rewatchCPU(name, at: at)
     return .stateChanged(app: name, from: from, to: next, band: band)
   }
 
@@ -255,7 +256,10 @@ extension JetsamPolicy {
       app.graceDeadline = config.backgroundGrace.map { at.advanced(by: $0) }
     }
     trackedApps[adopted.name] = app
-    guard let inFlight = adopted.killInFlight else { return [] }
+    guard let inFlight = adopted.killInFlight else {
+      rewatchCPU(adopted.name, at: at)
+      return []
+    }
     // The previous daemon's SIGKILL went out before this was saved (the state file is written after the kill):
     // the process is dead or dying, its kill decides its record, and a jetsam victim holds back the next kill
     // until it is gone, as it would have.

@@ -23,6 +23,11 @@ public struct JetsamPolicy: Sendable {
   /// Ad-hoc apps in the order they ended (an app may appear again after a later end): who is forgotten first.
   var endedAdHocApps: [String] = []
 
+  /// Whether the emulated device is idle and charging (`processing` background tasks run unbounded then).
+  public internal(set) var deviceCharging = false
+  /// When the CPU monitor next samples the watched apps; nil while none is watched.
+  var nextCPUSampleAt: Instant?
+
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
   /// Set when a jetsam victim exits: the last sample predates the memory it gave back, so jetsam waits for
@@ -92,7 +97,14 @@ public struct JetsamPolicy: Sendable {
       return try terminate(name, at: at)
     case .reconfigure(let config):
       self.config = config
+      // Budgets may have changed. A reload carries no instant: the origin stands for "sample at once", which the
+      // next deadline then does (later samples carry their real instants).
+      rewatchEveryApp(at: nextCPUSampleAt ?? Instant(nanoseconds: 0))
       return []
+    case .setCharging(let charging, let at):
+      return setCharging(charging, at: at)
+    case .cpuSampled(let samples, let at):
+      return cpuSampled(samples, at: at)
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)
     case .spawned(let name, let pid, let at):

@@ -26,6 +26,9 @@ public enum PolicyEvent: Sendable, Equatable {
   case terminate(app: String, at: Instant)
   /// Force a pressure level regardless of measurements (`nil` returns to measured levels).
   case forceLevel(PressureLevel?, at: Instant)
+  /// The emulated device is idle and charging (or no longer): `processing` background tasks are exempt from the
+  /// background budget and the CPU monitor while it is.
+  case setCharging(Bool, at: Instant)
   /// Replace the tunables (a config reload); they apply from the next event (deadlines already set keep
   /// their time).
   case reconfigure(PolicyConfig)
@@ -58,6 +61,9 @@ public enum PolicyEvent: Sendable, Equatable {
 
   /// A fresh reading of the memory available to the device.
   case memorySampled(available: Int64, at: Instant)
+  /// The CPU time of the apps a `sampleCPU` action named, read at `at` (an app whose counter could not be read
+  /// is left out).
+  case cpuSampled([CPUSample], at: Instant)
   /// The app's main process ended and its cgroup is empty. `oomKilled` is true when the kernel's OOM
   /// killer acted in the app's own cgroup (its `oom_kill` counter rose).
   case exited(app: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant)
@@ -154,6 +160,10 @@ public enum PolicyAction: Sendable, Equatable {
   case forget(app: String)
   /// Send a lifecycle event on the app's channel.
   case deliver(app: String, pid: Int32, event: AppEvent)
+  /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
+  case sampleCPU([AppProcessRef])
+  /// The app went over its CPU budget: a non-fatal CPU exception report (journal, diagnostics).
+  case cpuException(app: String, pid: Int32, report: CPUUsageReport)
   /// Send `signal` to every process of the app (a signal hook).
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
@@ -212,6 +222,8 @@ public struct PolicyConfig: Sendable, Equatable {
   /// tasks warned and ended), then killed as a suspended app; false: killed while it runs. (At critical every
   /// victim is killed as it is.)
   public var suspendBeforeKill = true
+  /// The CPU monitor's budgets per state (already scaled by the config's time scale).
+  public var cpu = CPUMonitorConfig()
   /// How many ended ad-hoc apps (``AppSettings/adHoc``) are remembered, with their last exit; past it the one
   /// that ended longest ago is forgotten, so that launching ever new names cannot grow the daemon without bound.
   public var rememberedEndedApps = 1_000
@@ -305,7 +317,8 @@ extension PolicyEvent {
     switch self {
     case .configure, .exitRecorded, .reconfigure: nil
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
-      .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .spawned(_, _, let at),
+      .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .setCharging(_, let at),
+      .cpuSampled(_, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .continuedWhileSuspended(_, _, let at),
       .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),

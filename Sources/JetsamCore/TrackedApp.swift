@@ -77,6 +77,8 @@ struct TrackedApp: Sendable {
   var pendingAcks: [Int: PendingAck] = [:]
   /// Open background tasks: id → name.
   var backgroundTasks: [Int: String] = [:]
+  /// The open tasks of kind `processing` (exempt while the device is idle and charging).
+  var processingTasks: Set<Int> = []
   var nextTaskID = 1
   /// The start of the current background stint (the background-task budget counts from here).
   var backgroundSince: Instant?
@@ -86,6 +88,11 @@ struct TrackedApp: Sendable {
   var suspendWhenIdle = false
   /// The willTerminate event whose acknowledgement (or deadline) lets the SIGTERM go out.
   var terminateAfterEvent: Int?
+
+  // The CPU monitor.
+
+  /// The app's CPU watch while its state has a budget.
+  var cpuWatch: CPUWatch?
 
   init(name: String, bandFloor: Band?, launch: Int, at instant: Instant) {
     self.name = name
@@ -118,11 +125,13 @@ struct TrackedApp: Sendable {
     nextEventID = 1
     pendingAcks = [:]
     backgroundTasks = [:]
+    processingTasks = []
     nextTaskID = 1
     backgroundSince = nil
     expiryWarned = false
     suspendWhenIdle = false
     terminateAfterEvent = nil
+    cpuWatch = nil
     suspendDeadline = nil
     suspendIncomplete = false
     continuedByOthers = 0
@@ -137,6 +146,12 @@ struct TrackedApp: Sendable {
     awaySince = nil
     suspendedWhileAway = .zero
     // The summary stays: it is the app's, handed to its next launch through the exit record.
+  }
+
+  /// Drops every open background task (the app is on its way out, or being suspended for pressure).
+  mutating func endAllBackgroundTasks() {
+    backgroundTasks = [:]
+    processingTasks = []
   }
 
   /// Whether the app is in the middle of something the background grace must not cut short.

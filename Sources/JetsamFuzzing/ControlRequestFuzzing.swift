@@ -54,6 +54,8 @@ enum ControlRequestFuzzing {
       _ = try request.pressureRequest(ram: 1 << 30)
     case .exits:
       _ = try request.sinceDate()
+    case .device:
+      response.device = DeviceInfo(charging: request.charging ?? false)
     case .status, .ps, .debugFreeze:
       break
     }

@@ -15,6 +15,8 @@ public enum ControlProtocol {
 /// The verbs of the control protocol.
 public enum ControlVerb: String, Codable, Sendable, CaseIterable {
   case status, ps, launch, activate, background, suspend, resume, terminate, kill, exits, pressure
+  /// The emulated device's conditions: show them, or switch `charging` (idle and charging).
+  case device
   /// Debug only (config `debugRequests: true`): blocks the daemon's event loop for good, to prove that the
   /// systemd watchdog restarts a hung daemon.
   case debugFreeze
@@ -60,6 +62,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var level: PressureLevel?
   /// `pressure allocate`: bytes to charge to the device.
   public var size: Int64?
+  /// `device`: the device is idle and charging (true) or not; absent: only show the device.
+  public var charging: Bool?
   /// `pressure allocate` and `set`: answer only once the balloon is charged, or jetsam has done what the level
   /// asks (no kill in flight, none left to make, their records durable), waiting at most this many seconds
   /// (then a `timedOut` error).
@@ -68,7 +72,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait, verdicts
+    case level, size, limit, acknowledgements, wait, verdicts, charging
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -106,6 +110,7 @@ public struct ControlResponse: Codable, Sendable {
   public var app: AppInfo?
   public var status: StatusInfo?
   public var pressure: PressureInfo?
+  public var device: DeviceInfo?
   /// `exits`: newest first.
   public var exits: [ExitRecord]?
   /// `exits`: true when older records were left out (by `limit`, or to keep the answer under 4 MiB).
@@ -203,6 +208,14 @@ public struct StatusInfo: Codable, Sendable, Equatable {
 }
 
 /// The device's pressure picture.
+/// The emulated device's conditions (`device`).
+public struct DeviceInfo: Codable, Sendable, Equatable {
+  /// Idle and charging: `processing` background tasks run free of the background budget and the CPU monitor.
+  public var charging: Bool
+
+  public init(charging: Bool) { self.charging = charging }
+}
+
 public struct PressureInfo: Codable, Sendable, Equatable {
   public var level: PressureLevel
   public var forcedLevel: PressureLevel?

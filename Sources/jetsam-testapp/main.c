@@ -12,12 +12,16 @@
 //                                             fork a child that sleeps forever, publish its pid, pause
 //   jetsam-testapp forkbomb [--report PATH] [--max N]
 //                                             fork until fork fails (EAGAIN under pids.max), report, pause
-//   jetsam-testapp spin                       burn CPU forever
+//   jetsam-testapp spin [--processing-task NAME]
+//                                             burn CPU forever in burn_cpu(); with --processing-task, first open a
+//                                             background task of kind processing on the app channel (JETSAM_FD) and
+//                                             acknowledge every lifecycle event from a second thread
 //
 // Files written for a reader that polls (mark, pid, report) are written to PATH.tmp, fsync'd and renamed, so a
 // reader never sees a partial value. Misuse exits 64 (EX_USAGE); an unexpected failure exits 70 (EX_SOFTWARE).
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -40,7 +44,7 @@ static void usage(void) {
           "       jetsam-testapp exit N\n"
           "       jetsam-testapp fork-child [--pid-file PATH]\n"
           "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
-          "       jetsam-testapp spin\n");
+          "       jetsam-testapp spin [--processing-task NAME]\n");
   exit(EXIT_USAGE);
 }
 
@@ -291,9 +295,94 @@ static int command_forkbomb(int argc, char **argv) {
 
 // ---- spin ------------------------------------------------------------------------------------------------------
 
-static int command_spin(void) {
+// The app channel (JETSAM_FD), for the few lines this program speaks.
+static int channel_fd = -1;
+
+static void channel_write(const char *line) {
+  size_t length = strlen(line), done = 0;
+  while (done < length) {
+    ssize_t n = write(channel_fd, line + done, length - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) die("write to the app channel");
+    done += (size_t)n;
+  }
+}
+
+// Reads one line from the channel into `line` (without its newline); returns 0 at end of file.
+static int channel_read_line(char *line, size_t size) {
+  size_t used = 0;
+  for (;;) {
+    char byte;
+    ssize_t n = read(channel_fd, &byte, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) die("read from the app channel");
+    if (n == 0) return 0;
+    if (byte == '\n') break;
+    if (used + 1 < size) line[used++] = byte;
+  }
+  line[used] = '\0';
+  return 1;
+}
+
+// Acknowledges every lifecycle event, as an app whose handlers return at once.
+static void *acknowledge_events(void *unused) {
+  (void)unused;
+  char line[4096];
+  while (channel_read_line(line, sizeof line)) {
+    int id;
+    if (sscanf(line, "event id=%d", &id) == 1) {
+      char ack[64];
+      snprintf(ack, sizeof ack, "ack event=%d\n", id);
+      channel_write(ack);
+    }
+  }
+  return NULL;
+}
+
+// Where the CPU goes: named, and never inlined, so that a call stack shows it.
+__attribute__((noinline)) void burn_cpu(void) {
   volatile uint64_t counter = 0;
   for (;;) counter++;
+}
+
+static int command_spin(int argc, char **argv) {
+  const char *task = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--processing-task") == 0 && i + 1 < argc) {
+      task = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  if (task != NULL) {
+    const char *fd = getenv("JETSAM_FD");
+    if (fd == NULL) {
+      fprintf(stderr, "jetsam-testapp: --processing-task needs JETSAM_FD (run it under jetsamd)\n");
+      return EXIT_USAGE;
+    }
+    channel_fd = (int)parse_number(fd, "JETSAM_FD");
+    char line[4096];
+    snprintf(line, sizeof line, "beginBackgroundTask id=1 name=%s kind=processing\n", task);
+    channel_write(line);
+    // The reply comes after the hello and maybe the launch event: the task is open once it is in.
+    while (channel_read_line(line, sizeof line)) {
+      int id;
+      if (sscanf(line, "event id=%d", &id) == 1) {
+        char ack[64];
+        snprintf(ack, sizeof ack, "ack event=%d\n", id);
+        channel_write(ack);
+      }
+      if (strncmp(line, "reply id=1 ", 11) == 0) break;
+      if (strncmp(line, "error ", 6) == 0) {
+        fprintf(stderr, "jetsam-testapp: jetsamd refused the task: %s\n", line);
+        return EXIT_SOFTWARE;
+      }
+    }
+    printf("task open\n");
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, acknowledge_events, NULL) != 0) die("pthread_create");
+  }
+  burn_cpu();
   return 0;
 }
 
@@ -317,8 +406,8 @@ int main(int argc, char **argv) {
     return command_fork_child(rest, args);
   } else if (strcmp(command, "forkbomb") == 0) {
     return command_forkbomb(rest, args);
-  } else if (strcmp(command, "spin") == 0 && rest == 0) {
-    return command_spin();
+  } else if (strcmp(command, "spin") == 0) {
+    return command_spin(rest, args);
   }
   usage();
   return EXIT_USAGE;

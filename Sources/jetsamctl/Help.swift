@@ -16,6 +16,7 @@ enum Help {
       ps                                       list apps
       exits [--app NAME] [--since TIME] [--limit N] [--follow]   show exit records, newest first
       pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
+      device [charging on|off]                 show or switch the device's conditions
       status                                   daemon status
 
     Options:
@@ -83,6 +84,14 @@ enum Help {
                       set: once jetsam has done what the level asks (no kill in flight or left
                       to make, their exit records written). Exits 1 on timeout.
       --timeout SECS  how long --wait waits (default 30)
+    """,
+    "device": """
+    Usage: jetsamctl device [--json]
+           jetsamctl device charging on|off
+
+    Show the emulated device's conditions, or switch whether it is idle and charging. While it is, apps'
+    background tasks of kind `processing` (like BGProcessingTask) are bound by neither the background-task
+    budget nor the CPU monitor; switched off, they are ordinary background tasks again.
     """,
     "status":
       "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",

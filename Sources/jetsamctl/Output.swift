@@ -35,6 +35,10 @@ struct Output {
         )
       }
       if pressure.balloonBytes > 0 { print("balloon: \(ByteSize.format(pressure.balloonBytes))") }
+    case .device:
+      guard let device = response.device else { return }
+      if json { return printJSON(device) }
+      print("charging: \(device.charging ? "on (idle and charging)" : "off")")
     case .exits:
       // Newest first, as jetsamd answers; a follower reads them oldest first, so that new records go on below.
       let records = response.exits ?? []

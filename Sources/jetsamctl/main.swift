@@ -192,6 +192,16 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.limit = count
     }
     return request
+  case .device:
+    let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
+    var request = ControlRequest(verb: .device)
+    switch args.positional {
+    case []: break
+    case ["charging", "on"]: request.charging = true
+    case ["charging", "off"]: request.charging = false
+    default: throw CLIError.usage("device: expected nothing or `charging on|off`\n\n\(Help.verbs["device"]!)")
+    }
+    return request
   case .pressure:
     let args = try VerbArguments(invocation.rest, valued: ["--timeout"], flags: ["--wait"], verb: verbName)
     var request = ControlRequest(verb: .pressure)

@@ -47,7 +47,9 @@ struct SuspendTimeoutTests {
 
   @Test("the timeout comes from the config")
   func configured() throws {
-    var policy = JetsamPolicy(config: PolicyConfig(thresholds: testThresholds, suspendTimeout: .milliseconds(250)))
+    var config = testConfig()
+    config.suspendTimeout = .milliseconds(250)
+    var policy = JetsamPolicy(config: config)
     try policy.start("a", pid: 10, at: t(0))
     _ = try policy.handle(.suspend(app: "a", at: t(1)))
     #expect(policy.nextDeadline == t(1, ms: 250))

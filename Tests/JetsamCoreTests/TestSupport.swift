@@ -30,9 +30,12 @@ let sigsegv = ProcessEnd.signaled(signal: Signal.segmentationFault.rawValue, dum
 func testConfig(
   slots: Int = 1, grace: Duration? = nil, killTimeout: Duration = .seconds(2), terminateGrace: Duration = .seconds(5)
 ) -> PolicyConfig {
-  PolicyConfig(
+  var config = PolicyConfig(
     thresholds: testThresholds, foregroundSlots: slots, backgroundGrace: grace, killTimeout: killTimeout,
     terminateGrace: terminateGrace)
+  // The CPU monitor's samples would add deadlines to every test of something else; CPUMonitorTests turn it on.
+  config.cpu = CPUMonitorConfig(background: nil)
+  return config
 }
 
 extension JetsamPolicy {

@@ -207,6 +207,7 @@ struct JetsamctlTests {
   func usageAndHelp() throws {
     let verbs = [
       "launch", "activate", "background", "suspend", "resume", "terminate", "kill", "ps", "exits", "pressure", "status",
+      "device",
     ]
     let main = try runCommand(Binaries.current.jetsamctl, ["--help"])
     #expect(main.status == 0)

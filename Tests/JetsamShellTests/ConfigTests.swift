@@ -55,6 +55,15 @@ struct ConfigTests {
     BadConfig(
       text: "{ foregroundSlots: 3.5 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 3.5"),
     BadConfig(
+      text: #"{ cpuMonitor: { foreground: { limit: 90, window: "60s", killAfter: "1m" } } }"#,
+      message: "jetsamd.json5: cpuMonitor.foreground: killAfter is for background apps only"),
+    BadConfig(
+      text: #"{ cpuMonitor: { background: { limit: 0, window: "60s" } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.limit: 0.0 is not a CPU budget"),
+    BadConfig(
+      text: #"{ cpuMonitor: { background: { limit: 80, window: "500ms" } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.window: must be at least 1s"),
+    BadConfig(
       text: "{\n  device: { ram: \"2\u{19}G\" } }",
       message: "jetsamd.json5: not valid JSON5 at line 2, column 20: a control character (byte 0x19) inside a string"),
   ]
@@ -110,6 +119,14 @@ struct ConfigTests {
     let base = try ConfigLoader.load(path: root + "/jetsamd.json5")
     #expect(base.device.ram == .bytes(2 << 30))
     #expect(base.suspend.mode == .signal)
+    #expect(base.cpuMonitor == CPUMonitorSettings(), "the documented cpuMonitor is the default")
+    #expect(
+      Daemon.policyConfig(
+        base,
+        thresholds: .init(
+          warning: .init(enter: 3, clear: 4), urgent: .init(enter: 2, clear: 3), critical: .init(enter: 1, clear: 2)),
+        oomScoreFloor: 0
+      ).cpu == CPUMonitorConfig())
     let profiles = try FileManager.default.contentsOfDirectory(atPath: root + "/profiles").filter {
       $0.hasSuffix(".json5")
     }

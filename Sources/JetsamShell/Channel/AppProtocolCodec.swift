@@ -56,7 +56,15 @@ package enum AppProtocolCodec {
     switch line.word {
     case "hello": return .hello
     case "ack": return .acknowledge(event: try integer("event"))
-    case "beginBackgroundTask": return .beginBackgroundTask(requestID: try integer("id"), name: line["name"] ?? "")
+    case "beginBackgroundTask":
+      var kind = BackgroundTaskKind.finishing
+      if let text = line["kind"] {
+        guard let parsed = BackgroundTaskKind(rawValue: text) else {
+          throw LineError(code: "badLine", message: "kind=\(text) is not a task kind (finishing, processing)")
+        }
+        kind = parsed
+      }
+      return .beginBackgroundTask(requestID: try integer("id"), name: line["name"] ?? "", kind: kind)
     case "endBackgroundTask": return .endBackgroundTask(task: try integer("task"), requestID: requestID)
     case "backgroundTimeRemaining": return .backgroundTimeRemaining(requestID: try integer("id"))
     case "stateSummary": return .stateSummary(try text("value"), requestID: requestID)

@@ -39,7 +39,10 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var watchdog = WatchdogConfig()
   /// Background-task budget and expiry.
   public var backgroundTasks = BackgroundTaskConfig()
-  /// Multiplies every watchdog deadline and background-task time (0.1 runs the same rules ten times faster).
+  /// The CPU monitor's budget per state.
+  public var cpuMonitor = CPUMonitorSettings()
+  /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
+  /// times faster).
   public var timeScale = 1.0
   /// Accept debug-only control requests (debugFreeze). Never on a production host.
   public var debugRequests = false
@@ -67,7 +70,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
-    case watchdog, backgroundTasks, timeScale, debugRequests, apps, passEnvironment, records, appUser
+    case watchdog, backgroundTasks, cpuMonitor, timeScale, debugRequests, apps, passEnvironment, records, appUser
     case appAcknowledgements, spawnerSocket
   }
 
@@ -112,6 +115,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
+    cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {

@@ -18,6 +18,7 @@ final class ControlRequestHandler {
       case .status: return statusResponse()
       case .ps: return psResponse()
       case .pressure: return try pressure(request, connection: connection)
+      case .device: return try device(request)
       case .exits: return try exits(request, connection: connection)
       case .launch: return try launch(request, connection: connection)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
@@ -168,6 +169,17 @@ final class ControlRequestHandler {
       cgroupMode: daemon.layout.modeName, suspendMode: daemon.config.suspend.mode.rawValue,
       deviceCgroup: daemon.device.displayPath, appsByState: counts, recordsWritten: daemon.records.written,
       recordLog: daemon.records.log.path)
+    return response
+  }
+
+  /// Shows the device's conditions, after switching `charging` if the request says.
+  private func device(_ request: ControlRequest) throws -> ControlResponse {
+    if let charging = request.charging {
+      try daemon.submit([.setCharging(charging, at: MonotonicClock.now())])
+      daemon.log.notice("device \(charging ? "idle and charging" : "no longer charging")")
+    }
+    var response = ControlResponse(ok: true)
+    response.device = DeviceInfo(charging: daemon.policy.deviceCharging)
     return response
   }
 

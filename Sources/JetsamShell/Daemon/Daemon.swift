@@ -449,6 +449,9 @@ public final class Daemon {
   private func perform(_ action: PolicyAction) {
     policyMayHaveChanged = true
     switch action {
+    case .cpuException(let app, let pid, let report):
+      log.warning("\(app) pid \(pid): CPU exception: \(report.summary)")
+      journal.cpuException(app: app, pid: pid, report: report)
     case .levelChanged(let from, let to, let available):
       log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
       journal.pressureChanged(from: from, to: to, available: available)
@@ -767,6 +770,7 @@ public final class Daemon {
       terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings,
       suspendTimeout: config.suspend.timeout.duration, oomScoreFloor: oomScoreFloor)
     policy.suspendBeforeKill = config.suspend.beforeJetsamKill
+    policy.cpu = config.cpuMonitor.policyConfig(timeScale: config.timeScale)
     return policy
   }
 }

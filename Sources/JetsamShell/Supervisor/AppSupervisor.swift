@@ -155,7 +155,8 @@ final class AppSupervisor {
       channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
-    case .levelChanged, .restorationJudged, .resumptionJudged: break  // the daemon's to tell
+    case .sampleCPU(let apps): sampleCPU(apps)
+    case .levelChanged, .restorationJudged, .resumptionJudged, .cpuException: break  // the daemon's to tell
     }
   }
 
@@ -566,6 +567,20 @@ final class AppSupervisor {
       log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
       ended()
     }
+  }
+
+  // MARK: CPU
+
+  /// Reads the CPU time of each app's cgroup (one `pread` of a counter kept open) and reports them together.
+  private func sampleCPU(_ apps: [AppProcessRef]) {
+    let at = loop.now()
+    var samples: [CPUSample] = []
+    samples.reserveCapacity(apps.count)
+    for ref in apps {
+      guard let app = process(ref.app, pid: ref.pid), let seconds = try? app.cgroup.cpuSeconds() else { continue }
+      samples.append(CPUSample(app: ref.app, pid: ref.pid, cpuSeconds: seconds))
+    }
+    report(.cpuSampled(samples, at: at))
   }
 
   // MARK: Bands

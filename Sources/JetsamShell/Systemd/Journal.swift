@@ -27,6 +27,12 @@ public struct Journal: Sendable {
     public static let restorationVerdict = "221f3b1897c74a118091bd557e3aa373"
     /// A return to the foreground was judged (fresh, stale).
     public static let resumptionVerdict = "298319db56a1412b83b51d9ab663cd51"
+    /// The CPU monitor killed an app that stayed over its budget (`cpuResourceLimit`).
+    public static let cpuLimitKill = "199dbe81117a40b9992e8d5c29d707bc"
+    /// An app was killed for holding a file lock as it was suspended (`suspendedWithLockedFile`).
+    public static let lockedFileKill = "57b057c517b648c8ad139b8803bbcd8e"
+    /// An app went over its CPU budget: a CPU exception (non-fatal).
+    public static let cpuException = "131437cc41be4443941087f72d742944"
   }
 
   public let enabled: Bool
@@ -41,6 +47,8 @@ public struct Journal: Sendable {
     case .memoryPressure: MessageID.jetsamKill
     case .memoryResourceLimit: MessageID.memoryLimitKill
     case .appWatchdog, .backgroundTaskAssertionTimeout: MessageID.watchdogKill
+    case .cpuResourceLimit: MessageID.cpuLimitKill
+    case .suspendedWithLockedFile: MessageID.lockedFileKill
     case .badAccess, .illegalInstruction: MessageID.crash
     case .abnormal: record.terminationReason.hasPrefix("JETSAM") ? MessageID.appExit : MessageID.crash
     default: MessageID.appExit
@@ -70,7 +78,28 @@ public struct Journal: Sendable {
     if let seconds = record.watchdogSeconds {
       fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
     }
+    if let usage = record.cpuUsage { fields += cpuFields(usage) }
     return fields
+  }
+
+  /// The figures of a CPU monitor's report.
+  static func cpuFields(_ usage: CPUUsageReport) -> [(String, String)] {
+    [
+      ("JETSAM_CPU_SECONDS", usage.cpuSeconds.formatted(decimals: 3)),
+      ("JETSAM_CPU_WINDOW_SECONDS", usage.windowSeconds.formatted(decimals: 3)),
+      ("JETSAM_CPU_LIMIT_PERCENT", usage.limitPercent.formatted(decimals: 1)),
+      ("JETSAM_CPU_OVER_SECONDS", usage.overSeconds.formatted(decimals: 3)),
+    ]
+  }
+
+  /// An app went over its CPU budget (a CPU exception; it is not killed for it yet).
+  public func cpuException(app: String, pid: Int32, report: CPUUsageReport) {
+    send(
+      [
+        ("MESSAGE", "\(app) (pid \(pid)) CPU exception: \(report.summary)"),
+        ("MESSAGE_ID", MessageID.cpuException), ("PRIORITY", "4"), ("JETSAM_APP", app), ("JETSAM_PID", String(pid)),
+        ("JETSAM_STATE", report.state),
+      ] + Journal.cpuFields(report))
   }
 
   /// Sends an exit record as a structured entry.

@@ -1,0 +1,141 @@
+/// One app's CPU watch: the budget of its state and the samples of its CPU time inside the window.
+struct CPUWatch: Sendable {
+  /// One reading of the app's cumulative CPU time.
+  struct Point: Sendable {
+    var at: Instant
+    var cpuSeconds: Double
+  }
+
+  var budget: CPUBudget
+  /// `background` or `foreground`.
+  var state: String
+  /// Oldest first; the first may lie before the window's start (it anchors the window's first stretch).
+  var points: [Point] = []
+  /// When the app first went over the budget in its current run over it (the exception); nil while within it.
+  var overSince: Instant?
+
+  /// The CPU time used over the last window (interpolated at the window's start) and how much of the window the
+  /// samples cover, after the newest point.
+  func usage() -> (cpuSeconds: Double, sampled: Duration)? {
+    guard points.count >= 2, let last = points.last else { return nil }
+    let start = last.at.advanced(by: .zero - budget.window)
+    let first = points[0]
+    guard first.at < start else { return (last.cpuSeconds - first.cpuSeconds, last.at.duration(since: first.at)) }
+    // points[1] is inside the window (older ones are trimmed): the time used before the window started is the
+    // straight line between the two.
+    let next = points[1]
+    let fraction = start.seconds(since: first.at) / next.at.seconds(since: first.at)
+    let atStart = first.cpuSeconds + (next.cpuSeconds - first.cpuSeconds) * fraction
+    return (last.cpuSeconds - atStart, budget.window)
+  }
+
+  /// Adds a reading and drops those no longer needed to cover the window.
+  mutating func add(_ point: Point) {
+    // A counter that went backwards (a new cgroup under the same pid cannot happen; a failed read can) starts over.
+    if let last = points.last, point.cpuSeconds < last.cpuSeconds || point.at <= last.at { points = [] }
+    points.append(point)
+    let start = point.at.advanced(by: .zero - budget.window)
+    while points.count > 2 && points[1].at <= start { points.removeFirst() }
+  }
+}
+
+/// The CPU monitor: which apps are watched, on what budget, and what happens when one goes over it.
+///
+/// The shell only reads counters when asked (`sampleCPU`, on the cadence ``nextCPUSampleAt`` sets, only while some
+/// app is watched) and reports them back (`cpuSampled`); every judgement is made here.
+extension JetsamPolicy {
+  /// The budget that app `name` is held to in its present state and tasks, if any.
+  func cpuBudget(for app: borrowing TrackedApp) -> (budget: CPUBudget, state: String)? {
+    guard app.pid != nil, app.requestedKill == nil else { return nil }
+    switch app.state {
+    case .foregroundActive, .foregroundInactive:
+      return config.cpu.foreground.map { ($0, "foreground") }
+    case .background:
+      // A processing task while the device is idle and charging is what such tasks are for (BGProcessingTask).
+      if deviceCharging && !app.processingTasks.isEmpty { return nil }
+      return config.cpu.background.map { ($0, "background") }
+    case .launching, .suspended, .notRunning, .terminated:
+      return nil
+    }
+  }
+
+  /// Starts, changes or ends app `name`'s CPU watch to fit its state: called whenever the state, its tasks, the
+  /// device's charging or the config changes. A new budget starts a new window.
+  mutating func rewatchCPU(_ name: String, at: Instant) {
+    let wanted = cpuBudget(for: trackedApps[name]!)
+    let current = trackedApps[name]!.cpuWatch
+    if let wanted {
+      guard current?.budget != wanted.budget || current?.state != wanted.state else { return }
+      trackedApps[name]!.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
+      // The first round samples it (the window's anchor) at once; later ones follow the cadence.
+      if nextCPUSampleAt.map({ $0 > at }) ?? true { nextCPUSampleAt = at }
+    } else if current != nil {
+      trackedApps[name]!.cpuWatch = nil
+    }
+  }
+
+  /// Re-fits every app's watch (the device's charging or the config changed).
+  mutating func rewatchEveryApp(at: Instant) {
+    for name in trackedApps.keys.sorted() { rewatchCPU(name, at: at) }
+  }
+
+  /// The device is (or is no longer) idle and charging: processing tasks are exempt while it is.
+  mutating func setCharging(_ charging: Bool, at: Instant) -> [PolicyAction] {
+    guard charging != deviceCharging else { return [] }
+    deviceCharging = charging
+    rewatchEveryApp(at: at)
+    return []
+  }
+
+  /// The sampling round at a tick: asks for every watched app's counter, and sets the next round (none while no
+  /// app is watched, so an idle device costs nothing).
+  mutating func cpuSamplingTick(at: Instant) -> [PolicyAction] {
+    guard let due = nextCPUSampleAt, due <= at else { return [] }
+    var watched: [AppProcessRef] = []
+    for index in trackedApps.values.indices where trackedApps.values[index].cpuWatch != nil {
+      if let pid = trackedApps.values[index].pid {
+        watched.append(AppProcessRef(app: trackedApps.values[index].name, pid: pid))
+      }
+    }
+    guard !watched.isEmpty else {
+      nextCPUSampleAt = nil
+      return []
+    }
+    watched.sort { $0.app < $1.app }
+    nextCPUSampleAt = at.advanced(by: config.cpu.sampleInterval)
+    return [.sampleCPU(watched)]
+  }
+
+  /// Readings came back: each watched app's usage over its window is judged against its budget.
+  mutating func cpuSampled(_ samples: [CPUSample], at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    for sample in samples {
+      guard let app = trackedApps[sample.app], app.pid == sample.pid, app.cpuWatch != nil else { continue }
+      trackedApps[sample.app]!.cpuWatch!.add(CPUWatch.Point(at: at, cpuSeconds: sample.cpuSeconds))
+      actions += judgeCPU(sample.app, at: at)
+    }
+    return actions
+  }
+
+  /// Over the budget: the first time a CPU exception (non-fatal), and once it has stayed over for the budget's
+  /// `killAfter`, a `cpuResourceLimit` kill. Back within it, a later run over it is a new exception.
+  private mutating func judgeCPU(_ name: String, at: Instant) -> [PolicyAction] {
+    guard let watch = trackedApps[name]!.cpuWatch, let pid = trackedApps[name]!.pid,
+      let usage = watch.usage()
+    else { return [] }
+    guard usage.cpuSeconds > watch.budget.allowedSeconds else {
+      trackedApps[name]!.cpuWatch!.overSince = nil
+      return []
+    }
+    var report = CPUUsageReport(
+      state: watch.state, cpuSeconds: usage.cpuSeconds, windowSeconds: watch.budget.window.seconds,
+      sampledSeconds: usage.sampled.seconds, limitPercent: watch.budget.limitPercent, overSeconds: 0)
+    guard let overSince = watch.overSince else {
+      trackedApps[name]!.cpuWatch!.overSince = at
+      return [.cpuException(app: name, pid: pid, report: report)]
+    }
+    guard let killAfter = watch.budget.killAfter, at.duration(since: overSince) >= killAfter else { return [] }
+    report.overSeconds = at.seconds(since: overSince)
+    return killForApp(name, .cpuLimit(report), reason: .cpuResourceLimit)
+  }
+}

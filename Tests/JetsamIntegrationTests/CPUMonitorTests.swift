@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import Testing
+
+/// The CPU monitor on real processes: a C app spinning in the background is caught, reported and killed; the same
+/// app holding a processing task on a charging device is left alone.
+@Suite(
+  "CPU monitor on real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct CPUMonitorIntegrationTests {
+  /// 50 % of a core over 4 s, killed 2 s after the exception; background apps are never suspended on their own.
+  static let config = """
+    {
+      cpuMonitor: { background: { limit: 50, window: "4s", killAfter: "2s" } },
+      suspend: { backgroundGrace: null },
+    }
+    """
+
+  @Test("a C app spinning in the background gets a CPU exception, then a cpuResourceLimit record with its figures")
+  func spinnerIsKilled() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let pid = try daemon.launch("spinner", ["spin"], options: ["--background"])
+    let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
+    #expect(record.pid == pid)
+    #expect(record.reason == .cpuResourceLimit)
+    #expect(record.terminationReason == "JETSAM cpu-limit")
+    #expect(record.state == "background")
+    #expect(record.signal == 9)
+    let usage = try #require(record.cpuUsage)
+    #expect(usage.state == "background" && usage.windowSeconds == 4 && usage.limitPercent == 50)
+    #expect(usage.cpuSeconds > 2, "over 50 % of a core in 4 s: more than 2 CPU-seconds")
+    #expect(usage.overSeconds >= 2, "killed only after it stayed over for killAfter")
+    #expect(record.cpuSeconds >= usage.cpuSeconds, "the app's whole life used at least the window's time")
+    #expect(!isAlive(pid))
+  }
+
+  @Test("a processing task is left alone while the device charges, and watched again once it stops charging")
+  func processingTaskWhileCharging() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let device = try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "on"])
+    #expect(device.charging)
+    let pid = try daemon.launch("indexer", ["spin", "--processing-task", "reindex"], options: ["--background"])
+    // Well past window + killAfter (6 s) on a charging device: still running, nothing recorded.
+    let busyFrom = try processCPUSeconds(pid)
+    Thread.sleep(forTimeInterval: 8 * TestTiming.slowdown)
+    #expect(try processCPUSeconds(pid) - busyFrom > 4, "it did spin all along")
+    #expect(isAlive(pid))
+    #expect(try daemon.recordsOnDisk().isEmpty)
+    #expect(try daemon.apps()["indexer"]?.lifecycleState == .background)
+    // Unplugged, the task is an ordinary one: the monitor catches the app.
+    #expect(try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "off"]).charging == false)
+    let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
+    #expect(record.pid == pid && record.reason == .cpuResourceLimit)
+  }
+
+  /// The CPU time of process `pid` so far (utime + stime of /proc/PID/stat), in seconds.
+  func processCPUSeconds(_ pid: Int32) throws -> Double {
+    let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+    // Fields after the command name's closing parenthesis: state is field 3, utime 14, stime 15.
+    let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (Double(fields[11])! + Double(fields[12])!) / ticks
+  }
+}
