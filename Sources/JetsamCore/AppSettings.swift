@@ -10,24 +10,31 @@ public struct AppSettings: Sendable, Equatable {
   /// Launched by a request rather than declared in the config: once ended, it is remembered only among the
   /// ``PolicyConfig/rememberedEndedApps`` most recently ended such apps.
   public var adHoc: Bool
+  /// What holding a file lock at suspension costs the app.
+  public var lockedFiles: LockedFileRule
 
   public init(
     bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto, hooks: [AppEventKind: AppHook] = [:],
-    adHoc: Bool = false
+    adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
   ) {
     self.bandFloor = bandFloor
     self.acknowledgements = acknowledgements
     self.hooks = hooks
     self.adHoc = adHoc
+    self.lockedFiles = lockedFiles
   }
 }
 
 extension PolicyEvent {
-  /// `configure` with an app's settings.
-  public static func configure(app: String, settings: AppSettings, launchCount: Int) -> PolicyEvent {
+  /// `configure` with settings given one by one (the rest default).
+  public static func configure(
+    app: String, bandFloor: Band?, launchCount: Int, acknowledgements: AcknowledgementMode = .auto,
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false
+  ) -> PolicyEvent {
     .configure(
-      app: app, bandFloor: settings.bandFloor, launchCount: launchCount, acknowledgements: settings.acknowledgements,
-      hooks: settings.hooks, adHoc: settings.adHoc)
+      app: app,
+      settings: AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks, adHoc: adHoc),
+      launchCount: launchCount)
   }
 }
 

@@ -12,10 +12,12 @@ public enum RequestedKill: Sendable, Equatable, Codable {
   case backgroundTaskTimeout([String])
   /// The app stayed over its CPU budget past the exception (`JETSAM cpu-limit`), as measured.
   case cpuLimit(CPUUsageReport)
+  /// The app held these file locks as it was suspended (0xdead10cc).
+  case lockedFile([HeldLock])
 }
 
 extension RequestedKill {
-  private enum CodingKeys: String, CodingKey { case kind, reason, event, seconds, tasks, usage }
+  private enum CodingKeys: String, CodingKey { case kind, reason, event, seconds, tasks, usage, locks }
 
   /// `{"kind":"user","reason":"memoryPressure"}`: one object per kill, its kind and what that kind carries.
   public func encode(to encoder: any Encoder) throws {
@@ -36,6 +38,9 @@ extension RequestedKill {
     case .cpuLimit(let usage):
       try container.encode("cpuLimit", forKey: .kind)
       try container.encode(usage, forKey: .usage)
+    case .lockedFile(let locks):
+      try container.encode("lockedFile", forKey: .kind)
+      try container.encode(locks, forKey: .locks)
     }
   }
 
@@ -52,6 +57,7 @@ extension RequestedKill {
         seconds: try container.decodeIfPresent(Double.self, forKey: .seconds) ?? 0)
     case "backgroundTaskTimeout": self = .backgroundTaskTimeout(try container.decode([String].self, forKey: .tasks))
     case "cpuLimit": self = .cpuLimit(try container.decode(CPUUsageReport.self, forKey: .usage))
+    case "lockedFile": self = .lockedFile(try container.decode([HeldLock].self, forKey: .locks))
     case let other:
       throw DecodingError.dataCorruptedError(
         forKey: .kind, in: container, debugDescription: "unknown kill kind \"\(other)\"")
@@ -117,6 +123,9 @@ public struct ExitClassification: Sendable, Equatable {
       case .cpuLimit:
         return ExitClassification(
           reason: .cpuResourceLimit, terminationReason: ExitReason.cpuResourceLimit.requestedKillCode)
+      case .lockedFile:
+        return ExitClassification(
+          reason: .suspendedWithLockedFile, terminationReason: ExitReason.suspendedWithLockedFile.requestedKillCode)
       }
     }
     // Nobody in jetsam sent this SIGKILL, but the cgroup's OOM killer fired: the app hit its own cap.

@@ -14,10 +14,10 @@ public enum ExitReason: String, Codable, Sendable, CaseIterable {
   case badAccess
   /// SIGILL.
   case illegalInstruction
-  /// Missed a lifecycle-event deadline (reserved; 0x8badf00d).
+  /// Missed a lifecycle-event deadline (0x8badf00d).
   case appWatchdog
-  /// Suspended while holding a file lock (reserved).
+  /// Held a file lock as it was suspended (the locked-file check; 0xdead10cc).
   case suspendedWithLockedFile
-  /// A background task was never ended (reserved; 0x2182bad2).
+  /// A background task was never ended (0x2182bad2).
   case backgroundTaskAssertionTimeout
 }

@@ -49,6 +49,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// For `cpuResourceLimit` from the CPU monitor: the CPU time used in the window, the window and the budget, and
   /// how long the app had stayed over it since its CPU exception.
   public var cpuUsage: CPUUsageReport?
+  /// For `suspendedWithLockedFile` from the locked-file check: the locks the app held as it was suspended (file,
+  /// lock type, access and holder pid).
+  public var lockedFiles: [HeldLock]?
   /// The app's last state summary (up to 128 bytes), handed back at its next launch (filled by the shell).
   public var stateSummary: String?
   /// The digest of the state the app last said it saved (filled by the shell).

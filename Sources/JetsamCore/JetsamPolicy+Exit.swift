@@ -40,6 +40,8 @@ extension JetsamPolicy {
       record.openBackgroundTasks = tasks
     case .cpuLimit(let usage) where classification.reason == .cpuResourceLimit:
       record.cpuUsage = usage
+    case .lockedFile(let locks) where classification.reason == .suspendedWithLockedFile:
+      record.lockedFiles = locks
     default: break
     }
 

@@ -42,7 +42,8 @@ extension JetsamPolicy {
     trackedApps[name]!.endAllBackgroundTasks()
     let since = trackedApps[name]!.backgroundSince ?? at
     trackedApps[name]!.backgroundSecondsBeforePressureSuspension = at.seconds(since: since)
-    return actions + suspendNow(name, at: at)
+    // Not held up by a lock check: it is about to be killed for memory anyway.
+    return actions + suspendNow(name, at: at, checkingLocks: false)
   }
 
   /// Whether jetsam has done what the level asks: no kill in flight, and no app left that it would kill at this

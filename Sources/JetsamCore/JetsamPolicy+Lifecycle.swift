@@ -9,6 +9,7 @@ extension JetsamPolicy {
     app.acknowledgements = settings.acknowledgements
     app.hooks = settings.hooks
     app.adHoc = settings.adHoc
+    app.lockedFiles = settings.lockedFiles
     // After a daemon restart the counter must not go back, or two records would share a launch number.
     app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
     trackedApps[name] = app
@@ -98,12 +99,15 @@ extension JetsamPolicy {
     return [.resume(app: name, pid: app.pid!), move(name, to: .background, at: at)]
   }
 
-  mutating func suspendCompleted(_ name: String, at: Instant) {
-    guard trackedApps[name]?.state == .suspended else { return }
+  mutating func suspendCompleted(_ name: String, at: Instant) -> [PolicyAction] {
+    guard trackedApps[name]?.state == .suspended else { return [] }
     // Suspended time counts from the moment the last process stopped, not from the request.
     trackedApps[name]!.bandEnteredAt = at
     trackedApps[name]!.suspendDeadline = nil
     trackedApps[name]!.suspendIncomplete = false
+    // Its locks once more, now that nothing of it runs.
+    guard trackedApps[name]!.lockCheck == .stopped, let pid = trackedApps[name]!.pid else { return [] }
+    return [.inspectLocks(app: name, pid: pid, stage: .stopped)]
   }
 
   /// Another process continued a suspended app: a suspended app does not run, so it is stopped again (with the
@@ -127,7 +131,9 @@ extension JetsamPolicy {
   }
 
   /// Suspends a foreground or background app, through the background; the suspend action follows the states.
-  mutating func suspendNow(_ name: String, at: Instant) -> [PolicyAction] {
+  /// Unless `checkingLocks` is false (or the app's rule ignores locks), its file locks are looked at first.
+  mutating func suspendNow(_ name: String, at: Instant, checkingLocks: Bool = true) -> [PolicyAction] {
+    if checkingLocks, let check = checkLocksBeforeSuspending(name, at: at) { return check }
     var actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
     actions.append(move(name, to: .suspended, at: at))
     actions.append(stop(name, at: at))
@@ -192,6 +198,8 @@ extension JetsamPolicy {
       if next != .suspended {
         app.suspendDeadline = nil
         app.suspendIncomplete = false
+        // A lock check of a suspension the app has left (or not reached) has nothing left to decide.
+        app.lockCheck = nil
       }
       return app.band
     }
@@ -227,6 +235,7 @@ extension JetsamPolicy {
     if let configured = trackedApps[adopted.name] {
       app.acknowledgements = configured.acknowledgements
       app.hooks = configured.hooks
+      app.lockedFiles = configured.lockedFiles
     }
     app.summary = adopted.summary
     app.previousDigest = adopted.previousDigest

@@ -76,10 +76,8 @@ public struct JetsamPolicy: Sendable {
 
   private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     switch event {
-    case .configure(let name, let bandFloor, let launchCount, let acknowledgements, let hooks, let adHoc):
-      try configure(
-        name, AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks, adHoc: adHoc),
-        launchCount: launchCount)
+    case .configure(let name, let settings, let launchCount):
+      try configure(name, settings, launchCount: launchCount)
       return []
     case .launch(let name, let foreground, let at):
       return try launch(name, foreground: foreground, at: at)
@@ -112,8 +110,9 @@ public struct JetsamPolicy: Sendable {
     case .spawnFailed(let name, _, let at):
       return spawnFailed(name, at: at)
     case .suspendCompleted(let name, let at):
-      suspendCompleted(name, at: at)
-      return []
+      return suspendCompleted(name, at: at)
+    case .locksInspected(let name, let pid, let locks, let stage, let at):
+      return locksInspected(name, pid: pid, locks: locks, stage: stage, at: at)
     case .continuedWhileSuspended(let name, let pid, let at):
       return continuedWhileSuspended(name, pid: pid, at: at)
     case .killSignalled(let name, let pid, let at, let memory):

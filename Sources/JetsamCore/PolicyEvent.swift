@@ -3,12 +3,10 @@
 public enum PolicyEvent: Sendable, Equatable {
   // MARK: Requests (may be refused with a PolicyError; the state is then unchanged)
 
-  /// Declares an app (or updates it while not running): its configured band lift, how its lifecycle
-  /// events are acknowledged, and, after a daemon restart, how many launches it already had (the policy
-  /// never counts below the last recorded exit's launch).
-  case configure(
-    app: String, bandFloor: Band?, launchCount: Int, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false)
+  /// Declares an app (or updates it while not running): its settings (band lift, how its lifecycle events are
+  /// acknowledged, hooks, locked-file rule) and, after a daemon restart, how many launches it already had (the
+  /// policy never counts below the last recorded exit's launch).
+  case configure(app: String, settings: AppSettings, launchCount: Int)
   /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
   /// foreground app moves to the background if the slots are full); otherwise it launches into the background.
   case launch(app: String, foreground: Bool, at: Instant)
@@ -43,6 +41,8 @@ public enum PolicyEvent: Sendable, Equatable {
   case spawned(app: String, pid: Int32, at: Instant)
   /// The launch failed before the app ran; nothing ran outside the cgroup.
   case spawnFailed(app: String, message: String, at: Instant)
+  /// What `inspectLocks` found: the file locks the app's processes hold (empty: none), at `stage`.
+  case locksInspected(app: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant)
   /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
   case suspendCompleted(app: String, at: Instant)
   /// Something other than jetsamd continued (SIGCONT) the stopped main process `pid` of a suspended app, seen at
@@ -160,6 +160,11 @@ public enum PolicyAction: Sendable, Equatable {
   case forget(app: String)
   /// Send a lifecycle event on the app's channel.
   case deliver(app: String, pid: Int32, event: AppEvent)
+  /// List the file locks the app's processes hold (POSIX, flock and OFD) and answer with `locksInspected`.
+  case inspectLocks(app: String, pid: Int32, stage: LockCheckStage)
+  /// A suspension was put off because the app holds file locks (the `defer` rule): it stays in the background and
+  /// is tried again at `retryAt`'s grace (log, journal).
+  case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
   case sampleCPU([AppProcessRef])
   /// The app went over its CPU budget: a non-fatal CPU exception report (journal, diagnostics).
@@ -319,7 +324,8 @@ extension PolicyEvent {
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .setCharging(_, let at),
       .cpuSampled(_, let at), .spawned(_, _, let at),
-      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .continuedWhileSuspended(_, _, let at),
+      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
+      .continuedWhileSuspended(_, _, let at),
       .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):

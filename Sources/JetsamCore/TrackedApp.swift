@@ -6,6 +6,8 @@ struct TrackedApp: Sendable {
   var hooks: [AppEventKind: AppHook] = [:]
   /// Launched by a request, not declared in the config (see ``PolicyConfig/rememberedEndedApps``).
   var adHoc = false
+  /// What holding a file lock at suspension costs it.
+  var lockedFiles = LockedFileRule()
   var state: LifecycleState = .notRunning
   var launch: Int
   var stateEnteredAt: Instant
@@ -37,6 +39,8 @@ struct TrackedApp: Sendable {
   var sentTerminate = false
   /// When an unanswered SIGTERM escalates to SIGKILL.
   var terminateDeadline: Instant?
+  /// The lock check the app's suspension waits for (before its processes stop), or the one after they stopped.
+  var lockCheck: LockCheckStage?
   /// When a pending suspension counts as incomplete (its processes have not all stopped by then).
   var suspendDeadline: Instant?
   /// The suspend timed out and the processes have not all stopped since.
@@ -134,6 +138,7 @@ struct TrackedApp: Sendable {
     cpuWatch = nil
     suspendDeadline = nil
     suspendIncomplete = false
+    lockCheck = nil
     continuedByOthers = 0
     killSignalledAt = nil
     memoryAtKill = nil

@@ -46,6 +46,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// `launch`: whether the app's lifecycle events are watched (`auto`, `always`, `never`); default: its config
   /// entry's, else the config's `appAcknowledgements`.
   public var acknowledgements: AcknowledgementMode?
+  /// `launch`: what holding file locks at suspension costs the app (`kill`, `defer`, `ignore`); default: its config
+  /// entry's, else the config's `lockedFiles`.
+  public var lockedFiles: LockedFileAction?
   /// `kill`: the reason to record (default memoryPressure).
   public var reason: ExitReason?
   /// `exits`: only records after this RFC 3339 time.
@@ -72,7 +75,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait, verdicts, charging
+    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles
   }
 
   public init(verb: ControlVerb, app: String? = nil) {

@@ -30,7 +30,8 @@ enum Help {
   static let verbs: [String: String] = [
     "launch": """
     Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
-                            [--env K=V]... [--background] [--acknowledgements MODE] [-- CMD ARGS...]
+                            [--env K=V]... [--background] [--acknowledgements MODE]
+                            [--locked-files ACTION] [-- CMD ARGS...]
 
     Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
     app (unless --background). Prints the pid.
@@ -44,6 +45,9 @@ enum Help {
                             whether its lifecycle events are watched: always (from launch, as iOS's
                             watchdog), auto (once the app has written a line: a hang before that is
                             not seen), never; default: its config entry's, else appAcknowledgements
+      --locked-files ACTION what holding file locks as it is suspended costs it: kill
+                            (suspendedWithLockedFile, as iOS), defer (stays running, retried later),
+                            ignore; default: its config entry's, else the config's lockedFiles
     """,
     "activate":
       "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",

@@ -116,7 +116,8 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   switch verb {
   case .launch:
     let args = try VerbArguments(
-      invocation.rest, valued: ["--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements"],
+      invocation.rest,
+      valued: ["--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements", "--locked-files"],
       flags: ["--background"], verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
@@ -145,6 +146,12 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
         throw CLIError.usage("--acknowledgements: \"\(mode)\" is not a mode (auto, always, never)")
       }
       request.acknowledgements = parsed
+    }
+    if let action = args.one("--locked-files") {
+      guard let parsed = LockedFileAction(rawValue: action) else {
+        throw CLIError.usage("--locked-files: \"\(action)\" is not an action (kill, defer, ignore)")
+      }
+      request.lockedFiles = parsed
     }
     return request
   case .activate:

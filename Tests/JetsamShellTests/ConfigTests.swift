@@ -55,6 +55,12 @@ struct ConfigTests {
     BadConfig(
       text: "{ foregroundSlots: 3.5 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 3.5"),
     BadConfig(
+      text: #"{ lockedFiles: { action: "panic" } }"#,
+      message: #"jetsamd.json5: lockedFiles.action: "panic" is not one of kill, defer, ignore"#),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], lockedFiles: { paths: ["shared"] } } } }"#,
+      message: #"jetsamd.json5: apps.a.lockedFiles.paths: "shared" is not an absolute path"#),
+    BadConfig(
       text: #"{ cpuMonitor: { foreground: { limit: 90, window: "60s", killAfter: "1m" } } }"#,
       message: "jetsamd.json5: cpuMonitor.foreground: killAfter is for background apps only"),
     BadConfig(
@@ -79,6 +85,21 @@ struct ConfigTests {
     #expect(config.apps["b"]?.policySettings.acknowledgements == .never)
     let plain = try ConfigLoader.parse(#"{ apps: { a: { command: ["x"] } } }"#, file: "jetsamd.json5")
     #expect(plain.apps["a"]?.policySettings.acknowledgements == .auto, "auto when nothing says")
+  }
+
+  @Test("an app's lockedFiles keys override the config's, key by key; iOS's kill when nothing says")
+  func lockedFilesOverride() throws {
+    let config = try ConfigLoader.parse(
+      """
+      { lockedFiles: { paths: ["/srv/shared"], retry: "2s" },
+        apps: { a: { command: ["x"] }, b: { command: ["x"], lockedFiles: { action: "defer" } } } }
+      """, file: "jetsamd.json5")
+    #expect(
+      config.apps["a"]?.policySettings.lockedFiles
+        == LockedFileRule(action: .kill, paths: ["/srv/shared"], retry: .seconds(2)))
+    #expect(
+      config.apps["b"]?.policySettings.lockedFiles
+        == LockedFileRule(action: .defer, paths: ["/srv/shared"], retry: .seconds(2)))
   }
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
@@ -120,6 +141,7 @@ struct ConfigTests {
     #expect(base.device.ram == .bytes(2 << 30))
     #expect(base.suspend.mode == .signal)
     #expect(base.cpuMonitor == CPUMonitorSettings(), "the documented cpuMonitor is the default")
+    #expect(base.lockedFiles == .standard, "the documented lockedFiles is the default")
     #expect(
       Daemon.policyConfig(
         base,

@@ -41,6 +41,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var backgroundTasks = BackgroundTaskConfig()
   /// The CPU monitor's budget per state.
   public var cpuMonitor = CPUMonitorSettings()
+  /// What an app holding file locks as it is suspended gets, unless its entry says otherwise.
+  public var lockedFiles = LockedFilesSettings.standard
   /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
   /// times faster).
   public var timeScale = 1.0
@@ -70,7 +72,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
-    case watchdog, backgroundTasks, cpuMonitor, timeScale, debugRequests, apps, passEnvironment, records, appUser
+    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, timeScale, debugRequests, apps, passEnvironment, records,
+      appUser
     case appAcknowledgements, spawnerSocket
   }
 
@@ -116,6 +119,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor
+    lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
+      .standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {
@@ -124,6 +129,9 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     apps = try c.decodeIfPresent([String: AppConfig].self, forKey: .apps) ?? [:]
     for name in apps.keys where apps[name]!.acknowledgements == nil {
       apps[name]!.acknowledgements = appAcknowledgements
+    }
+    for name in apps.keys {
+      apps[name]!.lockedFiles = (apps[name]!.lockedFiles ?? LockedFilesSettings()).over(lockedFiles)
     }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
@@ -412,11 +420,14 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var acknowledgements: AcknowledgementMode? = nil
   /// Lifecycle events mapped to a signal or a command, for programs that do not speak the protocol.
   public var hooks: [AppEventKind: LifecycleHook] = [:]
+  /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
+  public var lockedFiles: LockedFilesSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
+    case lockedFiles
   }
 
   public init(from decoder: any Decoder) throws {
@@ -451,6 +462,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
       caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
+    lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -467,6 +479,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     if !hooks.isEmpty {
       try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
     }
+    try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
   }
 }
 
@@ -499,7 +512,7 @@ extension AppConfig {
       bandFloor: band, acknowledgements: acknowledgements ?? .auto,
       hooks: hooks.mapValues { hook in
         if let signal = hook.signal { .signal(signal) } else { .command(timeout: hook.timeout?.duration) }
-      })
+      }, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
   }
 }
 

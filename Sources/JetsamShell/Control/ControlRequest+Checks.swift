@@ -89,6 +89,9 @@ extension ControlRequest {
     spec.caps = caps
     if let band { spec.band = band }
     spec.acknowledgements = acknowledgements ?? spec.acknowledgements ?? config.appAcknowledgements
+    var lockRule = (spec.lockedFiles ?? LockedFilesSettings()).over(config.lockedFiles)
+    if let lockedFiles { lockRule.action = lockedFiles }
+    spec.lockedFiles = lockRule
     return (name, spec)
   }
 

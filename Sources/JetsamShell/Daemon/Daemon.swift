@@ -449,6 +449,10 @@ public final class Daemon {
   private func perform(_ action: PolicyAction) {
     policyMayHaveChanged = true
     switch action {
+    case .suspensionDeferred(let app, let pid, let locks):
+      let files = locks.map { "\($0.path) (\($0.type) \($0.access), pid \($0.pid))" }.joined(separator: ", ")
+      log.notice("\(app) pid \(pid) holds file locks: suspension deferred (\(files))")
+      journal.suspensionDeferred(app: app, pid: pid, locks: locks)
     case .cpuException(let app, let pid, let report):
       log.warning("\(app) pid \(pid): CPU exception: \(report.summary)")
       journal.cpuException(app: app, pid: pid, report: report)

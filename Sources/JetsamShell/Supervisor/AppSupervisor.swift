@@ -107,6 +107,7 @@ final class AppSupervisor {
     })
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
+  private let locks = LockInspector()
 
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
@@ -156,7 +157,9 @@ final class AppSupervisor {
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
     case .sampleCPU(let apps): sampleCPU(apps)
-    case .levelChanged, .restorationJudged, .resumptionJudged, .cpuException: break  // the daemon's to tell
+    case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
+    case .levelChanged, .restorationJudged, .resumptionJudged, .cpuException, .suspensionDeferred:
+      break  // the daemon's to tell
     }
   }
 
@@ -204,6 +207,7 @@ final class AppSupervisor {
 
   func finishBatch() {
     stops.checkNow()
+    locks.forgetTurn()
   }
 
   /// Looks for suspended apps whose main process someone else continued (SIGCONT) after jetsamd saw it stopped,
@@ -567,6 +571,15 @@ final class AppSupervisor {
       log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
       ended()
     }
+  }
+
+  // MARK: Locked files
+
+  /// Lists the file locks of every process of the app and reports them (none if it is gone).
+  private func inspectLocks(of name: String, pid: Int32, stage: LockCheckStage) {
+    let pids = (try? process(name, pid: pid)?.cgroup.processIDs()) ?? []
+    let held = pids.isEmpty ? [] : locks.locks(heldBy: pids)
+    report(.locksInspected(app: name, pid: pid, locks: held, stage: stage, at: loop.now()))
   }
 
   // MARK: CPU

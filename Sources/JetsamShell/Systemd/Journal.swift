@@ -33,6 +33,8 @@ public struct Journal: Sendable {
     public static let lockedFileKill = "57b057c517b648c8ad139b8803bbcd8e"
     /// An app went over its CPU budget: a CPU exception (non-fatal).
     public static let cpuException = "131437cc41be4443941087f72d742944"
+    /// An app's suspension was put off because it holds file locks (`lockedFiles` rule `defer`).
+    public static let suspensionDeferred = "d6163abfd7d94d95aa7227987122bda9"
   }
 
   public let enabled: Bool
@@ -79,6 +81,7 @@ public struct Journal: Sendable {
       fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
     }
     if let usage = record.cpuUsage { fields += cpuFields(usage) }
+    if let lock = record.lockedFiles?.first { fields += lockFields(lock) }
     return fields
   }
 
@@ -90,6 +93,24 @@ public struct Journal: Sendable {
       ("JETSAM_CPU_LIMIT_PERCENT", usage.limitPercent.formatted(decimals: 1)),
       ("JETSAM_CPU_OVER_SECONDS", usage.overSeconds.formatted(decimals: 3)),
     ]
+  }
+
+  /// The first lock of a locked-file kill or deferral (the record or the log has them all).
+  static func lockFields(_ lock: HeldLock) -> [(String, String)] {
+    [
+      ("JETSAM_LOCKED_FILE", lock.path), ("JETSAM_LOCK_TYPE", lock.type), ("JETSAM_LOCK_ACCESS", lock.access),
+      ("JETSAM_LOCK_HOLDER_PID", String(lock.pid)),
+    ]
+  }
+
+  /// An app's suspension was put off because it holds file locks.
+  public func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock]) {
+    send(
+      [
+        ("MESSAGE", "\(app) (pid \(pid)) holds \(locks.count) file lock(s): suspension deferred"),
+        ("MESSAGE_ID", MessageID.suspensionDeferred), ("PRIORITY", "5"), ("JETSAM_APP", app),
+        ("JETSAM_PID", String(pid)),
+      ] + (locks.first.map(Journal.lockFields) ?? []))
   }
 
   /// An app went over its CPU budget (a CPU exception; it is not killed for it yet).

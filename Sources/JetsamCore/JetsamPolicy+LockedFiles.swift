@@ -1,0 +1,58 @@
+/// Locked files at suspension (iOS's 0xdead10cc): an app about to be suspended, and again once it is, has its file
+/// locks looked at; what it holds decides, by its rule, whether it is killed, left running for now, or suspended.
+extension JetsamPolicy {
+  /// Starts the check before a suspension, or nil when the app's rule ignores locks (or a check is already on its
+  /// way). The app has left the foreground when this returns; it is suspended once the check comes back clean.
+  mutating func checkLocksBeforeSuspending(_ name: String, at: Instant) -> [PolicyAction]? {
+    guard trackedApps[name]!.lockedFiles.action != .ignore, let pid = trackedApps[name]!.pid else { return nil }
+    guard trackedApps[name]!.lockCheck != .beforeStop else { return [] }
+    let actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
+    trackedApps[name]!.lockCheck = .beforeStop
+    return actions + [.inspectLocks(app: name, pid: pid, stage: .beforeStop)]
+  }
+
+  /// The shell listed the app's locks.
+  mutating func locksInspected(
+    _ name: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant
+  ) -> [PolicyAction] {
+    // A check the app has moved on from (activated, killed, ended) decides nothing.
+    guard let app = trackedApps[name], app.pid == pid, app.lockCheck == stage, app.requestedKill == nil else {
+      return []
+    }
+    trackedApps[name]!.lockCheck = nil
+    let counted = app.lockedFiles.counted(locks)
+    switch stage {
+    case .beforeStop:
+      guard app.state == .background else { return [] }
+      guard counted.isEmpty else { return heldAtSuspension(name, pid: pid, locks: counted, at: at) }
+      let actions = suspendNow(name, at: at, checkingLocks: false)
+      trackedApps[name]!.lockCheck = .stopped
+      return actions
+    case .stopped:
+      guard app.state == .suspended, !counted.isEmpty else { return [] }
+      return heldAtSuspension(name, pid: pid, locks: counted, at: at)
+    }
+  }
+
+  /// The app holds locks its rule counts, as it is (being) suspended.
+  private mutating func heldAtSuspension(_ name: String, pid: Int32, locks: [HeldLock], at: Instant)
+    -> [PolicyAction]
+  {
+    switch trackedApps[name]!.lockedFiles.action {
+    case .ignore:
+      return trackedApps[name]!.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
+    case .kill:
+      // Killed as a suspended app, as iOS does: it dies for being suspended with the lock.
+      let suspension = trackedApps[name]!.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
+      return suspension + killForApp(name, .lockedFile(locks), reason: .suspendedWithLockedFile)
+    case .defer:
+      var actions: [PolicyAction] = []
+      if trackedApps[name]!.state == .suspended {
+        actions = [.resume(app: name, pid: pid), move(name, to: .background, at: at)]
+      }
+      // Running in the background until the retry, which is its grace: a clean check then suspends it.
+      trackedApps[name]!.graceDeadline = at.advanced(by: trackedApps[name]!.lockedFiles.retry)
+      return actions + [.suspensionDeferred(app: name, pid: pid, locks: locks)]
+    }
+  }
+}

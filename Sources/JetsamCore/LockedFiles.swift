@@ -1,0 +1,68 @@
+/// A file lock one of an app's processes holds, as the shell found it (`/proc/PID/fdinfo`).
+public struct HeldLock: Codable, Hashable, Sendable {
+  /// The locked file's path (what the holder's descriptor points at).
+  public var path: String
+  /// `posix` (fcntl F_SETLK), `flock`, or `ofd` (open file description locks, F_OFD_SETLK).
+  public var type: String
+  /// `read` (shared) or `write` (exclusive).
+  public var access: String
+  /// The process that holds it.
+  public var pid: Int32
+
+  public init(path: String, type: String, access: String, pid: Int32) {
+    self.path = path
+    self.type = type
+    self.access = access
+    self.pid = pid
+  }
+}
+
+/// What an app that holds file locks as it is suspended gets.
+public enum LockedFileAction: String, Sendable, Codable, Equatable, CaseIterable {
+  /// iOS: killed as `suspendedWithLockedFile` (`RUNNINGBOARD 0xdead10cc`), so that it cannot block others while it
+  /// sleeps.
+  case kill
+  /// Android's freezer: left running in the background, and the suspension tried again later.
+  case `defer`
+  /// Suspended with its locks.
+  case ignore
+}
+
+/// An app's rule for locks held at suspension.
+public struct LockedFileRule: Sendable, Equatable {
+  public var action: LockedFileAction
+  /// Only locks on files at or below these absolute paths count (iOS punishes only locks on files shared with
+  /// other processes, e.g. in an app group container); empty: every lock counts.
+  public var paths: [String]
+  /// Under `defer`: how long the app stays running before its suspension is tried again.
+  public var retry: Duration
+
+  /// A rule; by default locks are ignored (the daemon's config gives apps iOS's `kill` unless it says otherwise).
+  public init(action: LockedFileAction = .ignore, paths: [String] = [], retry: Duration = .seconds(1)) {
+    self.action = action
+    self.paths = paths
+    self.retry = retry
+  }
+
+  /// The locks the rule counts, in a stable order.
+  public func counted(_ locks: [HeldLock]) -> [HeldLock] {
+    let matching =
+      paths.isEmpty ? locks : locks.filter { lock in paths.contains { Self.path(lock.path, isAtOrBelow: $0) } }
+    return matching.sorted { ($0.path, $0.pid, $0.type) < ($1.path, $1.pid, $1.type) }
+  }
+
+  /// Whether `path` is `root` or lies below it (`/a/b` is below `/a` and `/a/`, not below `/a/bc`).
+  static func path(_ path: String, isAtOrBelow root: String) -> Bool {
+    var root = Substring(root)
+    while root.count > 1 && root.hasSuffix("/") { root = root.dropLast() }
+    if path == root { return true }
+    return path.hasPrefix(root == "/" ? "/" : root + "/")
+  }
+}
+
+/// When the locks of a suspending app are looked at: before its processes are told to stop, and once they all
+/// have (a lock taken in between, or while a freezer was still at work, is caught then).
+public enum LockCheckStage: String, Sendable, Codable, Equatable {
+  case beforeStop
+  case stopped
+}

@@ -1,0 +1,86 @@
+import Glibc
+import JetsamCore
+
+/// Finds the file locks (POSIX, flock and OFD) a set of processes holds.
+///
+/// `/proc/locks` lists every lock on the system, but not always by its holder: an OFD lock shows pid -1 and a
+/// flock lock the pid that took it, which may have exited since. The `lock:` lines of `/proc/PID/fdinfo/FD` name the
+/// descriptor a lock was taken through, so the holder and the file (the descriptor's link) are both known. The
+/// system-wide list only decides whether any descriptor needs looking at: on a system with no lock at all (the
+/// common case), nothing more is read.
+final class LockInspector {
+  /// Whether `/proc/locks` listed anything, as read in this loop turn (cleared by ``forgetTurn()``): a batch
+  /// suspension of a thousand apps reads it once.
+  private var systemHasLocks: Bool?
+
+  /// The locks `pids` hold, each once, sorted.
+  func locks(heldBy pids: [pid_t]) -> [HeldLock] {
+    if systemHasLocks == nil { systemHasLocks = Self.systemHasLocks() }
+    guard systemHasLocks == true else { return [] }
+    var found = Set<HeldLock>()
+    for pid in pids { found.formUnion(Self.locks(heldBy: pid)) }
+    return found.sorted { ($0.path, $0.pid, $0.type, $0.access) < ($1.path, $1.pid, $1.type, $1.access) }
+  }
+
+  /// Forgets what was read this loop turn.
+  func forgetTurn() { systemHasLocks = nil }
+
+  /// Whether any file lock exists on the system; true when it cannot be told (every descriptor is then read).
+  static func systemHasLocks() -> Bool {
+    guard let text = try? readTextFile("/proc/locks") else { return true }
+    return text.contains(":")
+  }
+
+  /// The locks process `pid` holds through its descriptors (none if it is gone or cannot be read).
+  static func locks(heldBy pid: pid_t) -> [HeldLock] {
+    guard let entries = try? directoryEntries("/proc/\(pid)/fdinfo") else { return [] }
+    var locks: [HeldLock] = []
+    for entry in entries {
+      guard let text = try? readTextFile("/proc/\(pid)/fdinfo/\(entry.name)", capacity: 4096), text.contains("lock:")
+      else { continue }
+      let held = parseFDInfo(text)
+      guard !held.isEmpty, let path = link("/proc/\(pid)/fd/\(entry.name)") else { continue }
+      for lock in held {
+        // A POSIX lock names its owner; an OFD or flock lock belongs to whoever has the descriptor.
+        let holder = lock.type == "posix" && lock.pid > 0 ? lock.pid : pid
+        locks.append(HeldLock(path: path, type: lock.type, access: lock.access, pid: holder))
+      }
+    }
+    return locks
+  }
+
+  /// The locks in an fdinfo file's `lock:` lines, e.g. `lock:\t1: POSIX  ADVISORY  WRITE 4242 08:01:1234 0 EOF`;
+  /// leases and lines that do not parse are left out.
+  static func parseFDInfo(_ text: String) -> [(type: String, access: String, pid: Int32)] {
+    var locks: [(type: String, access: String, pid: Int32)] = []
+    for line in text.split(separator: "\n") where line.hasPrefix("lock:") {
+      // After "lock:" and the entry number: type, ADVISORY/MANDATORY, access, pid, device:inode, start, end.
+      let words = line.dropFirst("lock:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count >= 5, words[0].hasSuffix(":"), words[1] != "->" else { continue }
+      let type: String
+      switch words[1] {
+      case "POSIX": type = "posix"
+      case "FLOCK": type = "flock"
+      case "OFDLCK": type = "ofd"
+      default: continue
+      }
+      let access: String
+      switch words[3] {
+      case "READ": access = "read"
+      case "WRITE": access = "write"
+      default: continue
+      }
+      guard let pid = Int32(words[4]) else { continue }
+      locks.append((type, access, pid))
+    }
+    return locks
+  }
+
+  /// Where a descriptor's link points.
+  private static func link(_ path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink(path, &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import JetsamCore
+import Testing
+
+@testable import JetsamShell
+
+/// Finding the file locks of a process: the fdinfo lines, and real locks of all three kinds taken by this process.
+@Suite struct LockInspectorTests {
+  @Test("fdinfo lock lines: POSIX, flock and OFD; leases and waiters left out")
+  func parsesFDInfo() {
+    let text = """
+      pos:\t0
+      flags:\t0100002
+      lock:\t1: POSIX  ADVISORY  WRITE 4242 08:01:1234 0 EOF
+      lock:\t2: FLOCK  ADVISORY  READ  4243 08:01:1234 0 EOF
+      lock:\t3: OFDLCK ADVISORY  WRITE -1 08:01:1234 0 EOF
+      lock:\t4: LEASE  ACTIVE    READ  4244 08:01:1234 0 EOF
+      lock:\t5: -> POSIX  ADVISORY  WRITE 4245 08:01:1234 0 EOF
+      """
+    let locks = LockInspector.parseFDInfo(text)
+    #expect(locks.map(\.type) == ["posix", "flock", "ofd"])
+    #expect(locks.map(\.access) == ["write", "read", "write"])
+    #expect(locks.map(\.pid) == [4242, 4243, -1])
+  }
+
+  @Test("real locks of every kind are found with their file and holder, OFD ones too (pid -1 in /proc/locks)")
+  func findsRealLocks() throws {
+    let directory = NSTemporaryDirectory() + "jetsam-locks-\(getpid())"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    func open(_ name: String) -> Int32 { Glibc.open(directory + "/" + name, O_RDWR | O_CREAT, 0o600) }
+    let posix = open("posix")
+    let byFlock = open("flock")
+    let ofd = open("ofd")
+    defer { for fd in [posix, byFlock, ofd] { close(fd) } }
+    #expect(LockInspector().locks(heldBy: [getpid()]).allSatisfy { !$0.path.hasPrefix(directory) })
+    var lock = flock()
+    lock.l_type = Int16(F_WRLCK)
+    lock.l_whence = Int16(SEEK_SET)
+    #expect(fcntl(posix, F_SETLK, &lock) == 0)
+    #expect(Self.sharedFlock(byFlock) == 0)
+    // F_OFD_SETLK (37): not in Swift's Glibc module.
+    #expect(fcntl(ofd, 37, &lock) == 0)
+    let found = LockInspector().locks(heldBy: [getpid()]).filter { $0.path.hasPrefix(directory) }
+    #expect(
+      found == [
+        HeldLock(path: directory + "/flock", type: "flock", access: "read", pid: getpid()),
+        HeldLock(path: directory + "/ofd", type: "ofd", access: "write", pid: getpid()),
+        HeldLock(path: directory + "/posix", type: "posix", access: "write", pid: getpid()),
+      ])
+  }
+
+  /// flock(2) for a shared lock (apart, since the struct of fcntl locks shares its name).
+  static func sharedFlock(_ fd: Int32) -> Int32 { flock(fd, LOCK_SH) }
+}
