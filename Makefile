@@ -103,7 +103,7 @@ CONFDIR := /etc/jetsam
 DESTDIR ?=
 INSTALL_BIN_DIR ?=
 INSTALL_SCRATCH := $(shell pwd)/.build/install
-JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-testapp
+JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-testapp
 
 install-build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_SCRATCH) $(BUILD_FLAGS)

@@ -8,6 +8,7 @@ let package = Package(
     .executable(name: "jetsamctl", targets: ["jetsamctl"]),
     .executable(name: "jetsam-spawner", targets: ["jetsam-spawner"]),
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
+    .executable(name: "jetsam-stack", targets: ["jetsam-stack"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
     .library(name: "JetsamClient", targets: ["JetsamClient"]),
@@ -46,6 +47,9 @@ let package = Package(
     // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
     .executableTarget(name: "jetsam-spawner", dependencies: ["JetsamShell", "CJetsamShim"]),
     .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
+    // Call stacks of a live process with elfutils' libdwfl (libdw-dev): jetsamd's diagnostics run it as a child
+    // process with a time budget, so that a capture that hangs never holds the daemon.
+    .executableTarget(name: "jetsam-stack", linkerSettings: [.linkedLibrary("dw"), .linkedLibrary("elf")]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.

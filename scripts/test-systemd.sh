@@ -101,7 +101,7 @@ trap cleanup EXIT
 # ---- make install into the staging dir (DESTDIR): binaries, units, sysusers.d, config, profiles, docs
 make -C "$ROOT" --no-print-directory install DESTDIR="$STAGE" PREFIX=/usr/local INSTALL_BIN_DIR="$BIN" > "$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; say "make install DESTDIR=$STAGE failed"; exit 1; }
-for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/lib/systemd/system/jetsamd.service \
+for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack usr/local/lib/systemd/system/jetsamd.service \
   usr/local/lib/systemd/system/jetsamd.socket usr/local/lib/systemd/system/jetsam-spawner.service \
   usr/local/lib/systemd/system/jetsam-spawner.socket \
   usr/local/lib/sysusers.d/jetsam.conf etc/jetsam/jetsamd.json5; do
@@ -110,7 +110,7 @@ done
 
 # Libraries outside the container's view (the volatile root has only the host's /usr): a toolchain's runtime.
 binds=()
-for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
+for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" "$BIN/jetsam-stack" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
   case "$dir" in /usr/* | /lib/* | /lib64/*) ;; *) binds+=(--bind-ro="$dir") ;; esac
 done
 

@@ -49,6 +49,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// For `cpuResourceLimit` from the CPU monitor: the CPU time used in the window, the window and the budget, and
   /// how long the app had stayed over it since its CPU exception.
   public var cpuUsage: CPUUsageReport?
+  /// The ids of the diagnostics taken of this process (its hang, CPU exceptions, crash), kept in the state
+  /// directory's `diagnostics` and listed by `jetsamctl diagnostics` (filled by the shell).
+  public var diagnostics: [String]?
   /// For `suspendedWithLockedFile` from the locked-file check: the locks the app held as it was suspended (file,
   /// lock type, access and holder pid).
   public var lockedFiles: [HeldLock]?

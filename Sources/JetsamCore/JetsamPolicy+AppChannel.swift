@@ -303,6 +303,10 @@ extension JetsamPolicy {
         actions += sendTerminate(name, at: at)
       } else {
         let seconds = at.seconds(since: pending.since ?? at)
+        // Where it hung, taken before the kill (MetricKit's hang diagnostic).
+        if trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid {
+          actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
+        }
         actions += killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
       }
     }

@@ -132,7 +132,7 @@ extension JetsamPolicy {
       sampledSeconds: usage.sampled.seconds, limitPercent: watch.budget.limitPercent, overSeconds: 0)
     guard let overSince = watch.overSince else {
       trackedApps[name]!.cpuWatch!.overSince = at
-      return [.cpuException(app: name, pid: pid, report: report)]
+      return [.diagnose(app: name, pid: pid, .cpuException(report))]
     }
     guard let killAfter = watch.budget.killAfter, at.duration(since: overSince) >= killAfter else { return [] }
     report.overSeconds = at.seconds(since: overSince)

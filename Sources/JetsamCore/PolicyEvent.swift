@@ -167,8 +167,9 @@ public enum PolicyAction: Sendable, Equatable {
   case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
   case sampleCPU([AppProcessRef])
-  /// The app went over its CPU budget: a non-fatal CPU exception report (journal, diagnostics).
-  case cpuException(app: String, pid: Int32, report: CPUUsageReport)
+  /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
+  /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
+  case diagnose(app: String, pid: Int32, DiagnosticRequest)
   /// Send `signal` to every process of the app (a signal hook).
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.

@@ -56,6 +56,9 @@ enum ControlRequestFuzzing {
       _ = try request.sinceDate()
     case .device:
       response.device = DeviceInfo(charging: request.charging ?? false)
+    case .metrics, .diagnostics:
+      _ = try request.sinceDate()
+      if request.app != nil { _ = try request.requiredApp() }
     case .status, .ps, .debugFreeze:
       break
     }

@@ -22,6 +22,13 @@ public struct FileDescriptor: Hashable, Sendable {
   /// Closes the descriptor (never retried: Linux releases it even when `close` reports `EINTR`).
   public func close() { _ = Glibc.close(rawValue) }
 
+  /// A second descriptor of the same open file (close-on-exec), to be kept and closed on its own.
+  public func duplicate() throws(SystemError) -> FileDescriptor {
+    let copy = fcntl(rawValue, F_DUPFD_CLOEXEC, 0)
+    guard copy >= 0 else { throw SystemError.current("dup \(rawValue)") }
+    return FileDescriptor(rawValue: copy)
+  }
+
   /// Reads up to `capacity` bytes from `offset`, returning them. The corresponding C function is `pread`.
   public func read(at offset: Int64 = 0, capacity: Int = 4096) throws(SystemError) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: capacity)

@@ -17,6 +17,10 @@ public enum ControlVerb: String, Codable, Sendable, CaseIterable {
   case status, ps, launch, activate, background, suspend, resume, terminate, kill, exits, pressure
   /// The emulated device's conditions: show them, or switch `charging` (idle and charging).
   case device
+  /// MetricKit-shaped exit counts per app, from the exit records (`app`, `since`).
+  case metrics
+  /// The diagnostics kept (hangs, CPU exceptions, crashes), oldest first (`app`, `since`).
+  case diagnostics
   /// Debug only (config `debugRequests: true`): blocks the daemon's event loop for good, to prove that the
   /// systemd watchdog restarts a hung daemon.
   case debugFreeze
@@ -51,7 +55,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var lockedFiles: LockedFileAction?
   /// `kill`: the reason to record (default memoryPressure).
   public var reason: ExitReason?
-  /// `exits`: only records after this RFC 3339 time.
+  /// `exits`, `metrics`, `diagnostics`: only what came after this RFC 3339 time.
   public var since: String?
   /// `exits`: keep the connection open and stream new records.
   public var follow: Bool?
@@ -114,6 +118,10 @@ public struct ControlResponse: Codable, Sendable {
   public var status: StatusInfo?
   public var pressure: PressureInfo?
   public var device: DeviceInfo?
+  /// `metrics`: one payload per app.
+  public var metrics: [MetricPayload]?
+  /// `diagnostics`: the diagnostics kept, oldest first.
+  public var diagnostics: [DiagnosticRecord]?
   /// `exits`: newest first.
   public var exits: [ExitRecord]?
   /// `exits`: true when older records were left out (by `limit`, or to keep the answer under 4 MiB).

@@ -16,7 +16,7 @@ struct BenchOptions: Sendable {
   var suspendModes = ["signal"]
   /// What to measure: `kills` (kill latency), `fleet` (suspend/resume and idle cost), `load` (a client's round
   /// trips and kills while other clients misbehave on the control socket).
-  var phases: Set<String> = ["kills", "fleet", "load", "history"]
+  var phases: Set<String> = ["kills", "fleet", "load", "history", "diagnostics"]
   /// Whether to run earlyoom at all.
   var earlyoom = true
   /// Print every run.
@@ -48,7 +48,7 @@ struct BenchOptions: Sendable {
       --idle-seconds S    CPU sampling window of the idle daemon (default 10)
       --suspend-modes M   signal, freezer or signal,freezer (default signal, jetsamd's default; the first
                           one is used for the idle cost)
-      --phases P          any of kills, fleet, load, history, comma-separated (default all four)
+      --phases P          any of kills, fleet, load, history, diagnostics, comma-separated (default all)
       --no-earlyoom       measure jetsamd only
       --quick             smoke run: 3 runs per rate, 50 apps, 3 s idle window
       --bin-dir DIR       where the release jetsamd, jetsamctl and jetsam-testapp are
@@ -89,8 +89,8 @@ struct BenchOptions: Sendable {
         options.suspendModes = modes
       case "--phases":
         let phases = Set(try value(argument).split(separator: ",").map(String.init))
-        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet", "load", "history"]) else {
-          throw BenchError("--phases: use any of kills, fleet, load, history")
+        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet", "load", "history", "diagnostics"]) else {
+          throw BenchError("--phases: use any of kills, fleet, load, history, diagnostics")
         }
         options.phases = phases
       case "--no-earlyoom": options.earlyoom = false

@@ -11,6 +11,7 @@ struct BenchResults {
   var earlyoomIdle: IdleCost?
   var load: LoadResult?
   var history: HistoryResult?
+  var diagnostics: DiagnosticsResult?
   /// Problems that kept a phase from running at all.
   var problems: [String] = []
 
@@ -126,6 +127,21 @@ struct BenchResults {
         target: .below(5))
       table.add("  … max", jetsamd: history.statusDuringRead.max, unit: .milliseconds)
       table.add("  jetsamd RSS after", jetsamd: history.rss, unit: .megabytes, target: .below(60))
+    }
+    if let diagnostics {
+      table.section("Diagnostics")
+      table.add(
+        "  call stacks of a \(diagnostics.threads)-thread app (\(diagnostics.framesPerCapture) frames), median",
+        jetsamd: diagnostics.capture.median, unit: .milliseconds)
+      table.add("  … p90", jetsamd: diagnostics.capture.p90, unit: .milliseconds, target: .below(50))
+      table.add(
+        String(
+          format: "  CPU monitor, %d watched apps (%.0f reads/s): jetsamd CPU", diagnostics.watchedApps,
+          diagnostics.samplesPerSecond), jetsamd: diagnostics.monitorOn, unit: .percent)
+      table.add("  … the same apps unwatched", jetsamd: diagnostics.monitorOff, unit: .percent)
+      table.add(
+        "  … the monitor's cost", jetsamd: max(0, diagnostics.monitorOn - diagnostics.monitorOff), unit: .percent,
+        target: .below(0.2))
     }
     if let daemonIdle {
       let apps = suspendResume.first?.apps ?? options.apps

@@ -10,9 +10,7 @@ enum ProcessStats {
   }
 
   /// utime + stime of the whole process (all threads, from /proc/PID/stat), in seconds.
-  static func cpuSeconds(_ pid: Int32) -> Double? {
-    (try? ProcessStat.read(pid: pid))?.cpuTicks.map { Double($0) / Double(ProcessStat.ticksPerSecond) }
-  }
+  static func cpuSeconds(_ pid: Int32) -> Double? { JetsamTestKit.cpuSeconds(of: pid) }
 
   /// Time on CPU of every thread (sum of the first field of /proc/PID/task/*/schedstat), in seconds: nanosecond
   /// resolution, where utime + stime count whole clock ticks.

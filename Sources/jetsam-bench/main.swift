@@ -13,6 +13,8 @@ import JetsamTestKit
 //    their answers load the control socket (LoadBench, ControlLoad).
 // 5. A long life: start-up and `exits` pages on 100,000 exit records, another client's status meanwhile
 //    (HistoryBench).
+// 6. Diagnostics: a call-stack capture of a 20-thread app, and the CPU monitor's cost with 200 watched apps
+//    (DiagnosticsBench).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
 
@@ -182,6 +184,17 @@ if options.phases.contains("history") {
     results.history = try HistoryBench.measure(binaries: binaries, root: root)
   } catch {
     results.problems.append("history phase not measured: \(error)")
+  }
+}
+
+// MARK: 6. Diagnostics
+
+if options.phases.contains("diagnostics") {
+  do {
+    progress("diagnostics: call stacks of a \(DiagnosticsBench.threads)-thread app")
+    results.diagnostics = try DiagnosticsBench.measure(binaries: binaries, root: root)
+  } catch {
+    results.problems.append("diagnostics phase not measured: \(error)")
   }
 }
 

@@ -60,6 +60,7 @@ enum Misbehaviour {
   }
 
   /// Never returns: the handler that calls this hangs, and the watchdog should kill the app.
+  @inline(never)
   static func hang() -> Never {
     while true { sleep(3600) }
   }

@@ -16,6 +16,10 @@
 //                                             burn CPU forever in burn_cpu(); with --processing-task, first open a
 //                                             background task of kind processing on the app channel (JETSAM_FD) and
 //                                             acknowledge every lifecycle event from a second thread
+//   jetsam-testapp threads N                  run N threads (the main one included), all sleeping in thread_idle()
+//   jetsam-testapp speak [--hang-in EVENT]    speak the app protocol on JETSAM_FD: acknowledge every lifecycle event
+//                                             on the main thread, except EVENT, whose handler (handle_event ->
+//                                             stuck_in_handler) never returns
 //
 // Files written for a reader that polls (mark, pid, report) are written to PATH.tmp, fsync'd and renamed, so a
 // reader never sees a partial value. Misuse exits 64 (EX_USAGE); an unexpected failure exits 70 (EX_SOFTWARE).
@@ -44,7 +48,9 @@ static void usage(void) {
           "       jetsam-testapp exit N\n"
           "       jetsam-testapp fork-child [--pid-file PATH]\n"
           "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
-          "       jetsam-testapp spin [--processing-task NAME]\n");
+          "       jetsam-testapp spin [--processing-task NAME]\n"
+          "       jetsam-testapp threads N\n"
+          "       jetsam-testapp speak [--hang-in EVENT]\n");
   exit(EXIT_USAGE);
 }
 
@@ -386,6 +392,67 @@ static int command_spin(int argc, char **argv) {
   return 0;
 }
 
+// ---- threads ---------------------------------------------------------------------------------------------------
+
+// Where each thread of `threads` sleeps: named, for call stacks.
+__attribute__((noinline)) void *thread_idle(void *unused) {
+  (void)unused;
+  for (;;) pause();
+  return NULL;
+}
+
+static int command_threads(int argc, char **argv) {
+  if (argc != 1) usage();
+  long count = (long)parse_number(argv[0], "N");
+  if (count < 1 || count > 4096) usage();
+  for (long i = 1; i < count; i++) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, thread_idle, NULL) != 0) die("pthread_create");
+  }
+  thread_idle(NULL);
+  return 0;
+}
+
+// ---- speak -----------------------------------------------------------------------------------------------------
+
+// A handler that never returns: where a hang diagnostic must find the app.
+__attribute__((noinline)) void stuck_in_handler(void) {
+  for (;;) pause();
+}
+
+// Handles one lifecycle event on the main thread, as an app's delegate would.
+__attribute__((noinline)) void handle_event(int id, const char *name, const char *hang_in) {
+  if (hang_in != NULL && strcmp(name, hang_in) == 0) stuck_in_handler();
+  char ack[64];
+  snprintf(ack, sizeof ack, "ack event=%d\n", id);
+  channel_write(ack);
+}
+
+static int command_speak(int argc, char **argv) {
+  const char *hang_in = NULL;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--hang-in") == 0 && i + 1 < argc) {
+      hang_in = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  const char *fd = getenv("JETSAM_FD");
+  if (fd == NULL) {
+    fprintf(stderr, "jetsam-testapp: speak needs JETSAM_FD (run it under jetsamd)\n");
+    return EXIT_USAGE;
+  }
+  channel_fd = (int)parse_number(fd, "JETSAM_FD");
+  channel_write("hello version=1\n");
+  char line[4096];
+  while (channel_read_line(line, sizeof line)) {
+    int id;
+    char name[64];
+    if (sscanf(line, "event id=%d name=%63s", &id, name) == 2) handle_event(id, name, hang_in);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   // Line-buffered even into a pipe, so a reader sees progress as it happens.
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -408,6 +475,10 @@ int main(int argc, char **argv) {
     return command_forkbomb(rest, args);
   } else if (strcmp(command, "spin") == 0) {
     return command_spin(rest, args);
+  } else if (strcmp(command, "threads") == 0) {
+    return command_threads(rest, args);
+  } else if (strcmp(command, "speak") == 0) {
+    return command_speak(rest, args);
   }
   usage();
   return EXIT_USAGE;

@@ -17,6 +17,8 @@ enum Help {
       exits [--app NAME] [--since TIME] [--limit N] [--follow]   show exit records, newest first
       pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
       device [charging on|off]                 show or switch the device's conditions
+      metrics [--app NAME] [--since TIME]      exit counts per app, as MetricKit's MXAppExitMetric
+      diagnostics [--app NAME] [--since TIME]  hang, CPU exception and crash diagnostics with call stacks
       status                                   daemon status
 
     Options:
@@ -88,6 +90,22 @@ enum Help {
                       set: once jetsam has done what the level asks (no kill in flight or left
                       to make, their exit records written). Exits 1 on timeout.
       --timeout SECS  how long --wait waits (default 30)
+    """,
+    "metrics": """
+    Usage: jetsamctl metrics [--app NAME] [--since TIME] [--json]
+
+    Every app's exits counted from the exit records (the log and its rotated predecessors), split into
+    foreground and background (suspended counts as background) by MetricKit reason. --json prints one
+    MXMetricPayload-shaped object per app: applicationExitMetrics.foregroundExitData and backgroundExitData
+    with MetricKit's keys (cumulativeNormalAppExitCount, cumulativeMemoryPressureExitCount, ...). TIME as for exits.
+    """,
+    "diagnostics": """
+    Usage: jetsamctl diagnostics [--app NAME] [--since TIME] [--json]
+
+    The diagnostics jetsamd kept, oldest first: hangs (the stacks of an app whose lifecycle event hung, taken
+    before its watchdog kill), CPU exceptions (stack samples of an app over its CPU budget) and crashes, each
+    with where its thread was. --json prints one MXDiagnosticPayload-shaped object per app (crashDiagnostics,
+    hangDiagnostics, cpuExceptionDiagnostics, each with MetricKit's callStackTree and diagnosticMetaData).
     """,
     "device": """
     Usage: jetsamctl device [--json]

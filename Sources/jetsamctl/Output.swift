@@ -35,6 +35,14 @@ struct Output {
         )
       }
       if pressure.balloonBytes > 0 { print("balloon: \(ByteSize.format(pressure.balloonBytes))") }
+    case .metrics:
+      let payloads = response.metrics ?? []
+      if json { return printJSON(payloads) }
+      showMetrics(payloads)
+    case .diagnostics:
+      let records = response.diagnostics ?? []
+      if json { return printJSON(DiagnosticPayload.payloads(records)) }
+      showDiagnostics(records)
     case .device:
       guard let device = response.device else { return }
       if json { return printJSON(device) }
@@ -142,6 +150,52 @@ struct Output {
       print(
         row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
           .joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+    }
+  }
+
+  /// Each app's exits that happened, by side and reason.
+  func showMetrics(_ payloads: [MetricPayload]) {
+    guard !payloads.isEmpty else { return print("no exits recorded") }
+    print(
+      "APP".padding(toLength: 24, withPad: " ", startingAt: 0) + "SIDE        REASON                          COUNT")
+    for payload in payloads {
+      let exits = payload.applicationExitMetrics
+      for (side, counts) in [("foreground", exits.foregroundExitData), ("background", exits.backgroundExitData)] {
+        for reason in ExitReason.allCases {
+          guard let count = counts.counts[reason], count > 0 else { continue }
+          print(
+            payload.metaData.bundleIdentifier.padding(toLength: 24, withPad: " ", startingAt: 0)
+              + side.padding(toLength: 12, withPad: " ", startingAt: 0)
+              + reason.rawValue.padding(toLength: 32, withPad: " ", startingAt: 0) + String(count))
+        }
+      }
+    }
+  }
+
+  /// Each diagnostic: when, whose, what, and where its attributed thread was (innermost frame first).
+  func showDiagnostics(_ records: [DiagnosticRecord]) {
+    guard !records.isEmpty else { return print("no diagnostics") }
+    for record in records {
+      let meta = record.diagnostic.diagnosticMetaData
+      var figures: [String] = []
+      if let event = meta.jetsamLifecycleEvent { figures.append("in \(event)") }
+      if let duration = meta.hangDuration { figures.append("hung \(duration)") }
+      if let cpu = meta.totalCPUTime, let sampled = meta.totalSampledTime { figures.append("\(cpu) CPU in \(sampled)") }
+      if let signal = meta.signal { figures.append("signal \(signal)") }
+      if let reason = meta.terminationReason { figures.append(reason) }
+      print(
+        "\(record.time)  \(record.app) pid \(record.pid) #\(record.launch)  \(record.kind.rawValue)  \(figures.joined(separator: ", "))"
+      )
+      print("  id \(record.id)")
+      if let problem = meta.jetsamCaptureError { print("  no complete stacks: \(problem)") }
+      guard let tree = record.diagnostic.callStackTree else { continue }
+      let path = record.kind == .crash ? tree.attributedPath : tree.attributedPath.reversed()
+      for frame in path.prefix(32) {
+        let symbol =
+          frame.symbol.map { "\($0) + \(frame.symbolOffset ?? 0)" } ?? "0x" + String(frame.address, radix: 16)
+        let samples = tree.callStackPerThread && record.kind == .crash ? "" : "  [\(frame.sampleCount)]"
+        print("    \(symbol)  (\(frame.binaryName ?? "?"))\(samples)")
+      }
     }
   }
 }

@@ -199,6 +199,14 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       request.limit = count
     }
     return request
+  case .metrics, .diagnostics:
+    let args = try VerbArguments(invocation.rest, valued: ["--app", "--since"], flags: [], verb: verbName)
+    guard args.positional.isEmpty else {
+      throw CLIError.usage("\(verbName) takes no positional arguments (use --app NAME)")
+    }
+    var request = ControlRequest(verb: verb, app: args.one("--app"))
+    if let since = args.one("--since") { request.since = try parseTime(since) }
+    return request
   case .device:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
     var request = ControlRequest(verb: .device)

@@ -80,6 +80,9 @@ struct AppChannelTests {
     #expect(Self.kills(policy.observe(.tick(at: t(5, ms: 999)))).isEmpty)
     let actions = policy.observe(.tick(at: t(6)))
     #expect(Self.kills(actions) == ["a:appWatchdog"])
+    #expect(
+      actions.first == .diagnose(app: "a", pid: 10, .hang(event: .didEnterBackground, seconds: 5)),
+      "the hang's stacks are asked for before the kill")
     let record = try #require(
       recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(6)))))
     #expect(record.reason == .appWatchdog)

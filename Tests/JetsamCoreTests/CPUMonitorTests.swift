@@ -56,7 +56,7 @@ struct CPUMonitorTests {
     let exception = Self.reading(&policy, 107, at: t(7))
     let expected = CPUUsageReport(
       state: "background", cpuSeconds: 7, windowSeconds: 12, sampledSeconds: 7, limitPercent: 50, overSeconds: 0)
-    #expect(exception == [.cpuException(app: "a", pid: 10, report: expected)])
+    #expect(exception == [.diagnose(app: "a", pid: 10, .cpuException(expected))])
     #expect(Self.reading(&policy, 108, at: t(8)).isEmpty, "one exception per run over the budget")
     #expect(Self.reading(&policy, 109, at: t(9)).isEmpty)
     let kill = Self.reading(&policy, 110, at: t(10))
@@ -88,7 +88,7 @@ struct CPUMonitorTests {
     }
     // 0.6 × n > 6 first when n = 11 (6.6 CPU-seconds in the 12-second window ending at t(41)).
     #expect(second == 41)
-    if case .cpuException(_, _, let report) = actions.first {
+    if case .diagnose(_, _, .cpuException(let report)) = actions.first {
       #expect(abs(report.cpuSeconds - 6.6) < 1e-9 && report.sampledSeconds == 12)
     } else {
       Issue.record("expected a CPU exception, got \(actions)")
@@ -107,7 +107,9 @@ struct CPUMonitorTests {
     #expect(Self.reading(&policy, 7, at: t(14)).isEmpty)
     #expect(policy.app(named: "a")?.state == .background)
     let again = Self.reading(&policy, 14, at: t(15))
-    #expect(again.count == 1 && again.first.map { if case .cpuException = $0 { true } else { false } } == true)
+    #expect(
+      again.count == 1
+        && again.first.map { if case .diagnose(_, _, .cpuException) = $0 { true } else { false } } == true)
   }
 
   @Test("a foreground app over its budget is reported, never killed")

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The CPU monitor on real processes: a C app spinning in the background is caught, reported and killed; the same
@@ -45,9 +46,9 @@ struct CPUMonitorIntegrationTests {
     #expect(device.charging)
     let pid = try daemon.launch("indexer", ["spin", "--processing-task", "reindex"], options: ["--background"])
     // Well past window + killAfter (6 s) on a charging device: still running, nothing recorded.
-    let busyFrom = try processCPUSeconds(pid)
+    let busyFrom = try #require(cpuSeconds(of: pid))
     Thread.sleep(forTimeInterval: 8 * TestTiming.slowdown)
-    #expect(try processCPUSeconds(pid) - busyFrom > 4, "it did spin all along")
+    #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 4, "it did spin all along")
     #expect(isAlive(pid))
     #expect(try daemon.recordsOnDisk().isEmpty)
     #expect(try daemon.apps()["indexer"]?.lifecycleState == .background)
@@ -55,14 +56,5 @@ struct CPUMonitorIntegrationTests {
     #expect(try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "off"]).charging == false)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
     #expect(record.pid == pid && record.reason == .cpuResourceLimit)
-  }
-
-  /// The CPU time of process `pid` so far (utime + stime of /proc/PID/stat), in seconds.
-  func processCPUSeconds(_ pid: Int32) throws -> Double {
-    let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-    // Fields after the command name's closing parenthesis: state is field 3, utime 14, stime 15.
-    let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
-    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    return (Double(fields[11])! + Double(fields[12])!) / ticks
   }
 }

@@ -55,6 +55,12 @@ struct ConfigTests {
     BadConfig(
       text: "{ foregroundSlots: 3.5 }", message: "jetsamd.json5: foregroundSlots: expected an integer, got 3.5"),
     BadConfig(
+      text: "{ diagnostics: { cpuSamples: 0 } }",
+      message: "jetsamd.json5: diagnostics.cpuSamples: must be from 1 to 100"),
+    BadConfig(
+      text: #"{ diagnostics: { captureBudget: "2m" } }"#,
+      message: "jetsamd.json5: diagnostics.captureBudget: must be from 10ms to 60s"),
+    BadConfig(
       text: #"{ lockedFiles: { action: "panic" } }"#,
       message: #"jetsamd.json5: lockedFiles.action: "panic" is not one of kill, defer, ignore"#),
     BadConfig(
@@ -142,6 +148,7 @@ struct ConfigTests {
     #expect(base.suspend.mode == .signal)
     #expect(base.cpuMonitor == CPUMonitorSettings(), "the documented cpuMonitor is the default")
     #expect(base.lockedFiles == .standard, "the documented lockedFiles is the default")
+    #expect(base.diagnostics == DiagnosticsSettings(), "the documented diagnostics are the default")
     #expect(
       Daemon.policyConfig(
         base,

@@ -87,6 +87,7 @@ write_config() {  # write_config MEMORY_LIMIT_OF_capped
   suspend: { mode: "signal", backgroundGrace: null },   // suspended only on request: a deterministic order
   defaults: { pidsLimit: 64 },
   terminateGrace: "2s",
+  watchdog: { launch: "3s" },                            // section 8d's hang, without a 20 s wait
   stateDirectory: "/var/lib/jetsam", runtimeDirectory: "/run/jetsam", controlGroup: "jetsam",
   debugRequests: true,                                   // jetsamctl debugFreeze: the watchdog check
   apps: {
@@ -152,8 +153,8 @@ check "jetsam-spawner.service was started through its socket by jetsamd ($(prop 
   is_active jetsam-spawner.service
 sp=$(prop MainPID jetsam-spawner.service)
 sp_st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd):' "/proc/$sp/status" 2>/dev/null | tr -s '\t ' ' ' | tr '\n' ' ')
-check "the spawner's sandbox (the apps'): NoNewPrivs 1, Seccomp 2, CapBnd 00000000000000c2 ($sp_st)" \
-  eval 'grep -q "NoNewPrivs: 1 " <<< "$sp_st" && grep -q "Seccomp: 2 " <<< "$sp_st" && grep -q "CapBnd: 00000000000000c2 " <<< "$sp_st"'
+check "the spawner's sandbox (the apps'): NoNewPrivs 1, Seccomp 2, CapBnd 00000000000800c2 (SETUID SETGID DAC_OVERRIDE SYS_PTRACE) ($sp_st)" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$sp_st" && grep -q "Seccomp: 2 " <<< "$sp_st" && grep -q "CapBnd: 00000000000800c2 " <<< "$sp_st"'
 perm=$(stat -c '%a %U %F' /run/jetsam-spawner/spawner.sock 2>&1)
 check "the spawner's socket is root's alone: '600 root socket' ($perm)" [ "$perm" = "600 root socket" ]
 # The units' resolved system call filters, applied to a probe: process_mrelease must reach the kernel for
@@ -367,6 +368,35 @@ check "willEnterForeground told it how long it was suspended, across the restart
 ctl activate capped > /dev/null
 ctl kill feeder --reason appWatchdog > /dev/null
 wait_until 5 dead "$feeder_pid"
+
+section "8d. a hang diagnostic under the sandbox: jetsam-stack attaches (CAP_SYS_PTRACE, ptrace allowed) before the kill"
+# Hung in didFinishLaunching (its 3 s launch deadline in this config), launched into the background.
+ctl launch hanger --background -- "$BIN/jetsam-testapp" speak --hang-in didFinishLaunching > /dev/null || bad "launch hanger"
+hanger_pid=$(app_pid hanger)
+wait_until 15 dead "$hanger_pid"
+hang_fields() {
+  ctl --json diagnostics --app hanger 2>/dev/null | python3 -c '
+import json, sys
+for payload in json.load(sys.stdin):
+    for d in payload.get("hangDiagnostics", []):
+        tree = d.get("callStackTree") or {}
+        names = []
+        def walk(frames):
+            for f in frames:
+                names.append(f.get("symbol", "?"))
+                walk(f.get("subFrames", []))
+        for stack in tree.get("callStacks", []):
+            walk(stack.get("callStackRootFrames", []))
+        meta = d["diagnosticMetaData"]
+        print(meta.get("jetsamLifecycleEvent"), "stuck_in_handler" in names, meta.get("jetsamCaptureError", "-"))'
+}
+wait_until 5 eval '[ -n "$(hang_fields)" ]'
+check "jetsamctl diagnostics: the hang's stacks name the hung function: '$(hang_fields)'" \
+  eval '[ "$(hang_fields)" = "didFinishLaunching True -" ]'
+check "journal: the hang diagnostic has its MESSAGE_ID and names the stack" \
+  eval 'journal_json MESSAGE_ID=6d67c11267c141c8989db8e04fa3c5ac JETSAM_APP=hanger | grep -q stuck_in_handler'
+check "the watchdog record refers to it" \
+  eval 'ctl --json exits --app hanger | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; sys.exit(0 if r[\"reason\"]==\"appWatchdog\" and r.get(\"diagnostics\") else 1)"'
 
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do

@@ -41,6 +41,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var backgroundTasks = BackgroundTaskConfig()
   /// The CPU monitor's budget per state.
   public var cpuMonitor = CPUMonitorSettings()
+  /// How diagnostics (hang, CPU exception and crash call stacks) are taken and kept.
+  public var diagnostics = DiagnosticsSettings()
   /// What an app holding file locks as it is suspended gets, unless its entry says otherwise.
   public var lockedFiles = LockedFilesSettings.standard
   /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
@@ -72,8 +74,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
-    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, timeScale, debugRequests, apps, passEnvironment, records,
-      appUser
+    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diagnostics, timeScale, debugRequests, apps
+    case passEnvironment, records, appUser
     case appAcknowledgements, spawnerSocket
   }
 
@@ -119,6 +121,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor
+    diagnostics = try c.decodeIfPresent(DiagnosticsSettings.self, forKey: .diagnostics) ?? d.diagnostics
     lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
       .standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale

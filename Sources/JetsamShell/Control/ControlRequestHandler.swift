@@ -19,6 +19,8 @@ final class ControlRequestHandler {
       case .ps: return psResponse()
       case .pressure: return try pressure(request, connection: connection)
       case .device: return try device(request)
+      case .metrics: return try metrics(request, connection: connection)
+      case .diagnostics: return try diagnostics(request, connection: connection)
       case .exits: return try exits(request, connection: connection)
       case .launch: return try launch(request, connection: connection)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
@@ -262,13 +264,76 @@ final class ControlRequestHandler {
         return response.line(encoder: .stable)
       }
     }
-    daemon.background.run(read) { [weak connection] result in
+    answerInBackground(read, connection: connection, path: path)
+    return nil
+  }
+
+  /// Runs `work` (reading the record log, encoding the answer) off the loop and answers `connection` with it.
+  private func answerInBackground(
+    _ work: @escaping @Sendable () -> Result<[UInt8], SystemError>, connection: ControlConnection, path: String
+  ) {
+    daemon.background.run(work) { [weak connection] result in
       switch result {
       case .success(let line): connection?.reply(line: line)
       case .failure(let error):
         connection?.reply(.failure(ControlError(.internalError, "reading \(path): \(error)")))
       }
     }
+  }
+
+  /// MetricKit-shaped exit counts per app, counted from every record of the log and its rotated predecessors (after
+  /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory).
+  private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+    let since = try request.sinceDate()
+    if request.app != nil { _ = try request.requiredApp() }
+    let query = ExitRecordPage.Query(
+      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: request.app,
+      since: since, limit: .max)
+    let host = HostDescription.current()
+    let now = AppSupervisor.timestamp()
+    let path = daemon.records.log.path
+    let count = { @Sendable [query] () -> Result<[UInt8], SystemError> in
+      Result { () throws(SystemError) in
+        var byApp: [String: (metrics: AppExitMetrics, oldest: String)] = [:]
+        try ExitRecordPage.visit(query) { record, _ in
+          // Newest first: the last time seen of an app is its oldest record.
+          byApp[record.app, default: (AppExitMetrics(), record.time)].metrics.count(record)
+          byApp[record.app]!.oldest = record.time
+          return true
+        }
+        var response = ControlResponse(ok: true)
+        response.metrics = byApp.keys.sorted().map { app in
+          MetricPayload(
+            timeStampBegin: metricKitTime(since.map(AppSupervisor.timestamp) ?? byApp[app]!.oldest),
+            timeStampEnd: metricKitTime(now),
+            metaData: PayloadMetaData(
+              bundleIdentifier: app, osVersion: host.osVersion, platformArchitecture: host.architecture,
+              deviceType: host.name),
+            applicationExitMetrics: byApp[app]!.metrics)
+        }
+        return response.line(encoder: .stable)
+      }
+    }
+    answerInBackground(count, connection: connection, path: path)
+    return nil
+  }
+
+  /// The diagnostics kept, oldest first, read on a background thread.
+  private func diagnostics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+    let since = try request.sinceDate()
+    if request.app != nil { _ = try request.requiredApp() }
+    guard let store = daemon.supervisor.diagnostics?.reader else {
+      var response = ControlResponse(ok: true)
+      response.diagnostics = []
+      return response
+    }
+    let app = request.app
+    let read = { @Sendable () -> [UInt8] in
+      var response = ControlResponse(ok: true)
+      response.diagnostics = store.read(app: app, since: since)
+      return response.line(encoder: .stable)
+    }
+    daemon.background.run(read) { [weak connection] line in connection?.reply(line: line) }
     return nil
   }
 }

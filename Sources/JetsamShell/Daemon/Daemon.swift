@@ -155,6 +155,10 @@ public final class Daemon {
     supervisor.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
     background = try BackgroundWork(loop: loop)
+    supervisor.diagnostics = try DiagnosticsService(
+      loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
+      toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
+      keep: config.diagnostics.keep, log: log, journal: journal)
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
     stateKeeper = try StateKeeper(
       path: stateDirectory + "/state.json", loop: loop, log: log,
@@ -441,6 +445,12 @@ public final class Daemon {
         stateChanged = true
         policyMayHaveChanged = true
       case .memorySampled: break
+      case .killSignalled:
+        // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
+        // it never claims a kill that was not sent; a hang's kill waits for its stacks): a successor records the
+        // victim for that kill.
+        processSetChanged = true
+        policyMayHaveChanged = true
       default: policyMayHaveChanged = true
       }
     }
@@ -453,9 +463,6 @@ public final class Daemon {
       let files = locks.map { "\($0.path) (\($0.type) \($0.access), pid \($0.pid))" }.joined(separator: ", ")
       log.notice("\(app) pid \(pid) holds file locks: suspension deferred (\(files))")
       journal.suspensionDeferred(app: app, pid: pid, locks: locks)
-    case .cpuException(let app, let pid, let report):
-      log.warning("\(app) pid \(pid): CPU exception: \(report.summary)")
-      journal.cpuException(app: app, pid: pid, report: report)
     case .levelChanged(let from, let to, let available):
       log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
       journal.pressureChanged(from: from, to: to, available: available)
@@ -478,11 +485,6 @@ public final class Daemon {
       supervisor.perform(action)
       // A launch that failed while stopping may have been the last thing the stop waited for.
       if shuttingDown && to == .terminated { finishShutdownIfDone() }
-    case .kill:
-      supervisor.perform(action)
-      // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
-      // it never claims a kill that was not sent): a successor records the victim for that kill.
-      processSetChanged = true
     case .recordExit:
       supervisor.perform(action)
       if shuttingDown { finishShutdownIfDone() }
@@ -521,7 +523,8 @@ public final class Daemon {
       adopted.awaySince = status.awaySince
       adopted.restorationDeadline = status.restorationDeadline
       if status.restorationLost { adopted.restorationLost = true }
-      adopted.killInFlight = status.killInFlight
+      // Only a kill that went out: one still waiting for its hang's stacks has not (a successor decides anew).
+      if app.killed { adopted.killInFlight = status.killInFlight }
       saved.append(
         DaemonState.SavedApp(
           adopted: adopted, startTime: app.startTime,
@@ -591,9 +594,12 @@ public final class Daemon {
   }
 
   /// The helper program that allocates memory on request (installed beside jetsamd).
-  static var helperPath: String {
+  static var helperPath: String { siblingProgram("jetsam-testapp") }
+
+  /// The path of one of jetsam's programs, installed beside jetsamd.
+  static func siblingProgram(_ name: String) -> String {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/jetsamd"
-    return directoryPart(of: exe) + "/jetsam-testapp"
+    return directoryPart(of: exe) + "/" + name
   }
 
   // MARK: Status

@@ -37,6 +37,22 @@ struct ExitRecordPage: Sendable {
   static func read(_ query: Query) throws(SystemError) -> ExitRecordPage {
     var page = ExitRecordPage()
     var bytes = 0
+    try visit(query) { record, size in
+      if page.records.count == query.limit || bytes + size > query.byteBudget {
+        page.more = true
+        return false
+      }
+      bytes += size
+      page.records.append(record)
+      return true
+    }
+    return page
+  }
+
+  /// Calls `body` with each record the query selects (app, `since`, verdicts; not the limit), newest first, and
+  /// the size of its line, until it returns false. Records are decoded one at a time: a whole log is never in
+  /// memory at once.
+  static func visit(_ query: Query, _ body: (ExitRecord, Int) -> Bool) throws(SystemError) {
     let decoder = JSONDecoder()
     defer { for fd in query.files { fd.close() } }
     for (index, fd) in query.files.enumerated() {
@@ -55,18 +71,14 @@ struct ExitRecordPage: Sendable {
         }
         if let app = query.app, record.app != app { return true }
         if query.judgedOnly && !record.hasVerdict { return true }
-        if page.records.count == query.limit || bytes + line.count > query.byteBudget {
-          page.more = true
+        guard body(record, line.count) else {
           finished = true
           return false
         }
-        bytes += line.count
-        page.records.append(record)
         return true
       }
       if finished { break }
     }
-    return page
   }
 
   /// The last record of each app in the log at `path`, by app: the lines are scanned from the end and only each

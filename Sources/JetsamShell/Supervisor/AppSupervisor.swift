@@ -78,6 +78,8 @@ final class AppSupervisor {
   var specs: [String: LaunchSpec] = [:]
   /// Whether apps and their hooks start in a cgroup namespace of their own (when jetsamd may make one).
   var cgroupNamespaces = false
+  /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
+  var diagnostics: DiagnosticsService?
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -108,6 +110,10 @@ final class AppSupervisor {
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
   private let locks = LockInspector()
+  private lazy var zombies = ZombieReaper(loop: loop) { [unowned self] pidfd in
+    // Reaped, or no child of ours any more (ECHILD): either way nothing is left to wait for.
+    do { return try self.seams.launcher.reap(pid: 0, pidfd: pidfd) != nil } catch { return true }
+  }
 
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
@@ -157,8 +163,11 @@ final class AppSupervisor {
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
     case .sampleCPU(let apps): sampleCPU(apps)
+    case .diagnose(let app, let pid, let request):
+      guard let process = process(app, pid: pid) else { return }
+      diagnostics?.capture(app: app, pid: pid, launch: process.launch, request)
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
-    case .levelChanged, .restorationJudged, .resumptionJudged, .cpuException, .suspensionDeferred:
+    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred:
       break  // the daemon's to tell
     }
   }
@@ -503,6 +512,13 @@ final class AppSupervisor {
 
   private func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
     guard let app = process(name, pid: pid), app.end == nil, !app.killed else { return }
+    // A diagnostic asked for just before (a hang's stacks) is taken first: after the SIGKILL there is nothing left
+    // to look at. The capture has a time budget; the kill goes out once it is done.
+    if let diagnostics, diagnostics.isCapturing(app: name, pid: pid) {
+      return diagnostics.whenCaptured(app: name, pid: pid) { [weak self] in
+        self?.kill(name, pid: pid, reason: reason, snapshot: snapshot)
+      }
+    }
     app.killed = true
     stops.forget(name)
     let memory = try? app.cgroup.memoryUsage()
@@ -650,9 +666,30 @@ final class AppSupervisor {
         return
       }
       // Not our child: the kernel may need a moment to tell its status (the pidfd's exit info appears at reaping).
-      if app.adopted { retryExitStatus(of: app) }
-      return
+      if app.adopted { return retryExitStatus(of: app) }
+      // Asked while it still runs (a launcher that lost track of it asks again): nothing has ended.
+      guard Self.hasEnded(app.pidfd) else { return }
+      // Our child, gone but not reapable: a tracer (a debugger) holds its exit. Its pidfd stays ready, so it is no
+      // longer watched (the loop would spin); the kernel tells how it ended, and the zombie is reaped once the
+      // tracer lets go.
+      app.exitSource?.cancel()
+      app.exitSource = nil
+      let told = seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime)
+      if let pidfd = try? app.pidfd.duplicate() { zombies.add(pidfd) }
+      log.warning("\(app.name) pid \(app.pid) ended under a tracer (a debugger?); it is reaped once the tracer lets go")
+      return finishEnd(of: app, told ?? .unobserved)
     }
+    finishEnd(of: app, end)
+  }
+
+  /// Whether the process of `pidfd` has ended (its pidfd reads as ready), without waiting.
+  private static func hasEnded(_ pidfd: FileDescriptor) -> Bool {
+    var ready = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
+    return poll(&ready, 1, 0) == 1
+  }
+
+  /// The app's main process ended this way: kill what it left in its cgroup, and report it once the cgroup is empty.
+  private func finishEnd(of app: AppProcess, _ end: ProcessEnd) {
     app.end = end
     app.exitSource?.cancel()
     app.exitSource = nil
@@ -710,6 +747,9 @@ final class AppSupervisor {
       record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
       record.memoryLimitBytes = try? app.cgroup.memoryLimit()
       record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
+        record.diagnostics = taken
+      }
       if app.channel != nil { observers.channelClosed(record.app) }
       app.close()
       hooks.forget(record.app)

@@ -2,6 +2,7 @@ import CSystemd
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamProtocol
 
 /// Structured journal entries for exit records and pressure changes, so that
 /// `journalctl -u jetsamd JETSAM_REASON=memoryPressure` and `journalctl MESSAGE_ID=…` find them.
@@ -31,8 +32,12 @@ public struct Journal: Sendable {
     public static let cpuLimitKill = "199dbe81117a40b9992e8d5c29d707bc"
     /// An app was killed for holding a file lock as it was suspended (`suspendedWithLockedFile`).
     public static let lockedFileKill = "57b057c517b648c8ad139b8803bbcd8e"
-    /// An app went over its CPU budget: a CPU exception (non-fatal).
+    /// An app went over its CPU budget: a CPU exception diagnostic (non-fatal).
     public static let cpuException = "131437cc41be4443941087f72d742944"
+    /// A hang diagnostic: where a lifecycle event's handler hung, taken before the watchdog kill.
+    public static let hangDiagnostic = "6d67c11267c141c8989db8e04fa3c5ac"
+    /// A crash diagnostic: where the app faulted.
+    public static let crashDiagnostic = "4b46ff556933463498511797beeb0b66"
     /// An app's suspension was put off because it holds file locks (`lockedFiles` rule `defer`).
     public static let suspensionDeferred = "d6163abfd7d94d95aa7227987122bda9"
   }
@@ -113,16 +118,6 @@ public struct Journal: Sendable {
       ] + (locks.first.map(Journal.lockFields) ?? []))
   }
 
-  /// An app went over its CPU budget (a CPU exception; it is not killed for it yet).
-  public func cpuException(app: String, pid: Int32, report: CPUUsageReport) {
-    send(
-      [
-        ("MESSAGE", "\(app) (pid \(pid)) CPU exception: \(report.summary)"),
-        ("MESSAGE_ID", MessageID.cpuException), ("PRIORITY", "4"), ("JETSAM_APP", app), ("JETSAM_PID", String(pid)),
-        ("JETSAM_STATE", report.state),
-      ] + Journal.cpuFields(report))
-  }
-
   /// Sends an exit record as a structured entry.
   public func record(_ record: ExitRecord) {
     send(Journal.fields(for: record))
@@ -162,6 +157,27 @@ public struct Journal: Sendable {
       ("JETSAM_STATE_AGE_SECONDS", judgement.stateAgeSeconds.formatted(decimals: 3)),
       ("JETSAM_VALID_FOR_SECONDS", judgement.validForSeconds.formatted(decimals: 3)),
     ])
+  }
+
+  /// A diagnostic was kept: its kind, id, app and where the attributed thread was.
+  public func diagnostic(_ record: DiagnosticRecord, summary: String) {
+    let messageID =
+      switch record.kind {
+      case .crash: MessageID.crashDiagnostic
+      case .hang: MessageID.hangDiagnostic
+      case .cpuException: MessageID.cpuException
+      }
+    var fields = [
+      ("MESSAGE", "\(record.app) (pid \(record.pid)) \(record.kind.rawValue) diagnostic: \(summary)"),
+      ("MESSAGE_ID", messageID), ("PRIORITY", "4"), ("JETSAM_APP", record.app), ("JETSAM_PID", String(record.pid)),
+      ("JETSAM_LAUNCH", String(record.launch)), ("JETSAM_DIAGNOSTIC_ID", record.id),
+      ("JETSAM_DIAGNOSTIC_KIND", record.kind.rawValue), ("JETSAM_STACK", summary),
+    ]
+    let metadata = record.diagnostic.diagnosticMetaData
+    if let error = metadata.jetsamCaptureError { fields.append(("JETSAM_CAPTURE_ERROR", error)) }
+    if let event = metadata.jetsamLifecycleEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
+    if let cpu = metadata.totalCPUTime { fields.append(("JETSAM_CPU_TIME", cpu)) }
+    send(fields)
   }
 
   private func send(_ fields: [(String, String)]) {

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// One diagnostic to take, as it runs on a helper thread: the stacks (within the budget), the MetricKit layout,
+/// the durable write. Everything it needs travels with it.
+struct CaptureJob: Sendable {
+  var subject: DiagnosticsService.Subject
+  var launch: Int
+  var request: DiagnosticRequest
+  var sequence: Int
+  var host: HostDescription
+  /// The stack tool's run, or why none could be started (nil and nil: call stacks are off).
+  var run: StackTool.Run?
+  var startProblem: String?
+  var settings: DiagnosticsService.Settings
+  var store: DiagnosticStore
+
+  /// How many samples a request takes: one of a hang, several of a CPU exception.
+  static func samples(for request: DiagnosticRequest, settings: DiagnosticsService.Settings) -> Int {
+    if case .cpuException = request { return settings.cpuSamples }
+    return 1
+  }
+
+  var kind: DiagnosticKind {
+    switch request {
+    case .hang: .hang
+    case .cpuException: .cpuException
+    }
+  }
+
+  /// Takes, lays out and writes the diagnostic.
+  func perform() -> Result<DiagnosticRecord, SystemError> {
+    let time = AppSupervisor.timestamp()
+    var metadata = DiagnosticMetaData(
+      bundleIdentifier: subject.app, pid: subject.pid, osVersion: host.osVersion,
+      platformArchitecture: host.architecture, deviceType: host.name)
+    var diagnostic = MetricKitDiagnostic(callStackTree: nil, diagnosticMetaData: metadata)
+    let layout: CallStackTreeBuilder.Layout
+    switch request {
+    case .hang(let event, let seconds):
+      metadata.hangDuration = Self.seconds(seconds)
+      metadata.jetsamLifecycleEvent = event.rawValue
+      // Lifecycle events are handled on the main thread (the clients run their delegates there).
+      diagnostic.hangType = "Main Runloop Hang"
+      layout = .outermostFirstPerThread
+    case .cpuException(let usage):
+      metadata.totalCPUTime = Self.seconds(usage.cpuSeconds)
+      metadata.totalSampledTime = Self.seconds(usage.sampledSeconds)
+      metadata.jetsamCPULimitPercent = usage.limitPercent
+      metadata.jetsamCPUWindowSeconds = usage.windowSeconds
+      metadata.jetsamAppState = usage.state
+      layout = .outermostFirstMerged
+    }
+    if let run {
+      let started = MonotonicClock.now()
+      let samples = Self.samples(for: request, settings: settings)
+      let budget = settings.captureBudget + settings.cpuSampleInterval * (samples - 1)
+      let (output, timedOut) = run.collect(budget: budget)
+      let taken = StackSamples(parsing: output)
+      metadata.jetsamCaptureMilliseconds = (MonotonicClock.now().seconds(since: started) * 1000).rounded()
+      metadata.jetsamSamples = taken.samples.count
+      if timedOut {
+        metadata.jetsamCaptureError = "the capture ran out of its time budget (\(Self.seconds(budget.seconds)))"
+      } else if let error = taken.error {
+        metadata.jetsamCaptureError = error
+      } else if taken.samples.isEmpty {
+        metadata.jetsamCaptureError = "jetsam-stack ended without a sample"
+      }
+      if taken.samples.contains(where: { $0.contains { !$0.frames.isEmpty } }) {
+        diagnostic.callStackTree = CallStackTreeBuilder.tree(taken, attributed: subject.pid, layout: layout)
+      }
+    } else {
+      metadata.jetsamCaptureError = startProblem ?? "call stacks are off (config diagnostics.callStacks)"
+    }
+    diagnostic.diagnosticMetaData = metadata
+    let compact = time.filter { $0 != "-" && $0 != ":" }
+    let record = DiagnosticRecord(
+      id: "\(compact)-\(sequence)-\(subject.app)-\(kind.rawValue)", kind: kind, app: subject.app, pid: subject.pid,
+      launch: launch, time: time, diagnostic: diagnostic)
+    do {
+      try store.write(record)
+      return .success(record)
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// MetricKit's way of writing a time: `9 sec` (with up to three decimals, for the short times of a lab).
+  static func seconds(_ value: Double) -> String {
+    value.formatted(decimals: 3).replacing(/\.?0+$/, with: "") + " sec"
+  }
+}
+
+/// The host as MetricKit's metadata describes a device.
+struct HostDescription: Sendable {
+  /// `Linux 6.18.0-1-amd64`.
+  var osVersion: String
+  /// `x86_64`.
+  var architecture: String
+  /// The host's name.
+  var name: String
+
+  static func current() -> HostDescription {
+    var names = utsname()
+    uname(&names)
+    func field<T>(_ value: T) -> String {
+      withUnsafeBytes(of: value) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+    }
+    return HostDescription(
+      osVersion: "\(field(names.sysname)) \(field(names.release))", architecture: field(names.machine),
+      name: field(names.nodename))
+  }
+}

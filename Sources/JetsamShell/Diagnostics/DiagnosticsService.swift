@@ -1,0 +1,186 @@
+import CJetsamShim
+import FoundationEssentials
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+/// Takes and keeps diagnostics: the call stacks of an app's process (``StackTool``, a process started through the
+/// launcher, its output read within a time budget on a helper thread), laid out as MetricKit lays them out,
+/// written durably to the ``DiagnosticStore`` and then told (journal, log). Nothing here waits on the loop: a
+/// capture reports back through it, and a kill that must follow a capture (a hang's) waits for
+/// ``whenCaptured(app:pid:then:)``.
+final class DiagnosticsService {
+  /// How captures are taken (the config's `diagnostics`).
+  struct Settings: Sendable {
+    /// Whether call stacks are taken at all (false: diagnostics carry only their figures).
+    var callStacks = true
+    /// How long one capture may take before the tool is killed and the diagnostic says so.
+    var captureBudget: Duration = .seconds(1)
+    /// How many stack samples a CPU exception takes, and how far apart.
+    var cpuSamples = 10
+    var cpuSampleInterval: Duration = .milliseconds(100)
+  }
+
+  /// Who a diagnostic is about.
+  struct Subject: Sendable, Hashable {
+    var app: String
+    var pid: Int32
+  }
+
+  private let store: DiagnosticStore
+  private let tool: StackTool
+  private let settings: Settings
+  private let log: Logger
+  private let journal: Journal
+  private let loop: EventLoop
+  private let launcher: any ProcessLauncher
+  /// The tools started, until they end (reaped through their pidfds).
+  private var toolWatches: [Int32: (any LoopSource, SpawnedProcess)] = [:]
+  /// Hangs (before a kill) and crashes go on one helper; CPU samples, which take a while, on another, so that a
+  /// watchdog kill never waits behind them.
+  private let urgentWork: BackgroundWork
+  private let samplingWork: BackgroundWork
+  /// Captures under way per process (how many, and who waits for them all to be done).
+  private var inFlight: [Subject: (count: Int, waiters: [() -> Void])] = [:]
+  /// The diagnostics written for each process, for its exit record.
+  private var written: [Subject: [String]] = [:]
+  private var sequence = 0
+  private let host: HostDescription
+
+  init(
+    loop: EventLoop, launcher: any ProcessLauncher, stateDirectory: String, toolPath: String, settings: Settings,
+    keep: Int, log: Logger, journal: Journal
+  ) throws {
+    self.loop = loop
+    self.launcher = launcher
+    var store = DiagnosticStore(stateDirectory: stateDirectory)
+    store.limit = keep
+    self.store = store
+    self.tool = StackTool(path: toolPath)
+    self.settings = settings
+    self.log = log
+    self.journal = journal
+    urgentWork = try BackgroundWork(loop: loop, label: "jetsamd.diagnostics", qos: .userInitiated)
+    samplingWork = try BackgroundWork(loop: loop, label: "jetsamd.cpu-samples", qos: .utility)
+    host = HostDescription.current()
+  }
+
+  /// Takes the diagnostic `request` asks for of `app`'s process `pid` (launch `launch`).
+  func capture(app: String, pid: Int32, launch: Int, _ request: DiagnosticRequest) {
+    let subject = Subject(app: app, pid: pid)
+    inFlight[subject, default: (0, [])].count += 1
+    sequence += 1
+    var job = CaptureJob(
+      subject: subject, launch: launch, request: request, sequence: sequence, host: host, run: nil,
+      startProblem: nil, settings: settings, store: store)
+    guard settings.callStacks else { return start(job) }
+    var ends: [Int32] = [-1, -1]
+    guard jetsam_pipe_nonblocking_read(&ends) == 0 else {
+      job.startProblem = "jetsam-stack could not start: \(SystemError.current("pipe"))"
+      return start(job)
+    }
+    let output = FileDescriptor(rawValue: ends[0])
+    let input = FileDescriptor(rawValue: ends[1])
+    let samples = CaptureJob.samples(for: request, settings: settings)
+    launcher.spawn(
+      tool.request(pid: pid, samples: samples, interval: settings.cpuSampleInterval, output: input)
+    ) { [weak self] result in
+      guard let self else { return output.close() }
+      switch result {
+      case .success(let process):
+        do {
+          job.run = StackTool.Run(output: output, pidfd: try process.pidfd.duplicate())
+          self.reapWhenEnded(process)
+        } catch {
+          output.close()
+          process.pidfd.close()
+          job.startProblem = "jetsam-stack could not be watched: \(error)"
+        }
+      case .failure(let error):
+        output.close()
+        job.startProblem = "jetsam-stack could not start: \(error)"
+      }
+      self.start(job)
+    }
+    // The launcher has its own copy of the write end now (or failed): the tool's end of file is ours to see.
+    input.close()
+  }
+
+  private func start(_ job: CaptureJob) {
+    let work = job.kind == .cpuException ? samplingWork : urgentWork
+    let subject = job.subject
+    work.run({ job.perform() }, then: { [weak self] result in self?.finished(subject, result) })
+  }
+
+  /// Reaps a tool once it has ended (its status does not matter: what it printed does).
+  private func reapWhenEnded(_ process: SpawnedProcess) {
+    launcher.discardExit(of: process.pid)
+    let watch = try? loop.addWatch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
+      [unowned self] _ in
+      _ = try? self.launcher.reap(pid: process.pid, pidfd: process.pidfd)
+      if let (source, process) = self.toolWatches.removeValue(forKey: process.pid) {
+        source.cancel()
+        process.pidfd.close()
+      }
+    }
+    if let watch { toolWatches[process.pid] = (watch, process) } else { process.pidfd.close() }
+  }
+
+  /// Whether a capture of `pid` is under way.
+  func isCapturing(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
+
+  /// Calls `then` once the captures of `pid` under way are done (written or failed), or at once if there are none.
+  /// A capture that never reports back (its helper stuck) holds nothing: past its budget and a second, `then` runs.
+  func whenCaptured(app: String, pid: Int32, then: @escaping () -> Void) {
+    let subject = Subject(app: app, pid: pid)
+    guard inFlight[subject] != nil else { return then() }
+    var ran = false
+    let once = {
+      guard !ran else { return }
+      ran = true
+      then()
+    }
+    inFlight[subject]!.waiters.append(once)
+    let deadline = loop.now().advanced(by: settings.captureBudget + .seconds(1))
+    var timer: (any LoopSource)?
+    timer = try? loop.addTimer(at: deadline) {
+      timer?.cancel()
+      timer = nil
+      once()
+    }
+  }
+
+  /// The diagnostics written for `pid` (ids, oldest first), forgotten once asked: its exit record refers to them.
+  func takeWritten(app: String, pid: Int32) -> [String] {
+    written.removeValue(forKey: Subject(app: app, pid: pid)) ?? []
+  }
+
+  /// Every diagnostic kept (for the control socket: read on a helper thread).
+  var reader: DiagnosticStore { store }
+
+  private func finished(_ subject: Subject, _ result: Result<DiagnosticRecord, SystemError>) {
+    switch result {
+    case .success(let record):
+      written[subject, default: []].append(record.id)
+      let top =
+        record.diagnostic.callStackTree.map { DiagnosticsService.summary($0, kind: record.kind) } ?? "no call stacks"
+      let problem = record.diagnostic.diagnosticMetaData.jetsamCaptureError.map { " (\($0))" } ?? ""
+      log.notice("\(subject.app) pid \(subject.pid): \(record.kind.rawValue) diagnostic \(record.id): \(top)\(problem)")
+      journal.diagnostic(record, summary: top)
+    case .failure(let error):
+      log.error("\(subject.app) pid \(subject.pid): diagnostic not kept: \(error)")
+    }
+    inFlight[subject]?.count -= 1
+    guard let done = inFlight[subject], done.count <= 0 else { return }
+    inFlight[subject] = nil
+    for waiter in done.waiters { waiter() }
+  }
+
+  /// `burn_cpu ← command_spin ← main`: the attributed thread's named frames along the path most samples took,
+  /// innermost first (a crash's tree has it at the root; hang and CPU trees at the leaves).
+  static func summary(_ tree: CallStackTree, kind: DiagnosticKind) -> String {
+    let path = kind == .crash ? tree.attributedPath : tree.attributedPath.reversed()
+    let names = path.compactMap(\.symbol)
+    return names.isEmpty ? "no symbols" : names.prefix(6).joined(separator: " ← ")
+  }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import JetsamTestKit
+import Testing
+
+/// Diagnostics of real apps: where a hung handler hung (taken before the watchdog kill), where a spinning app burns
+/// its CPU, in MetricKit's layout, kept durably and referred to from the exit record.
+@Suite(
+  "Diagnostics of real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups and ptraces"),
+  .timeLimit(.minutes(3)))
+struct DiagnosticsIntegrationTests {
+  /// Watchdog deadlines a fifth of iOS's (didEnterBackground: 1 s); background apps never suspended on their own.
+  static let config = "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null } }"
+
+  /// The diagnostics of `app` as `jetsamctl diagnostics --json` prints them: one payload, checked against the
+  /// schema written from MetricKit's documented keys.
+  static func payload(_ daemon: DaemonHarness, app: String) throws -> DiagnosticPayload {
+    let json = try daemon.ctl(["--json", "diagnostics", "--app", app])
+    #expect(json.status == 0, "\(json.stderr)")
+    #expect(try SchemaCheck.violations(json.stdout, schema: "metrickit-diagnostic-payloads") == "")
+    let payloads = try JSONDecoder().decode([DiagnosticPayload].self, from: Data(json.stdout.utf8))
+    #expect(payloads.count == 1)
+    return try #require(payloads.first)
+  }
+
+  /// Every symbol on the attributed thread's path, innermost first.
+  static func attributedSymbols(_ diagnostic: MetricKitDiagnostic, innermostFirst: Bool) -> [String] {
+    let path = diagnostic.callStackTree?.attributedPath ?? []
+    return (innermostFirst ? path : path.reversed()).compactMap(\.symbol)
+  }
+
+  /// Launches `command` as app `hangs` in the foreground, sends it to the background, and returns the watchdog's
+  /// record once written.
+  static func hangInBackground(_ daemon: DaemonHarness, _ command: [String]) throws -> (pid: Int32, ExitRecord) {
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs", "--"] + command).pid)
+    try daemon.waitUntil("the app to be active") {
+      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+    }
+    // Its didFinishLaunching and didBecomeActive answered (a C app answers at once; the demo app in a moment).
+    usleep(UInt32(300_000 * TestTiming.slowdown))
+    try daemon.ctl(["background", "hangs"])
+    let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
+    return (pid, record)
+  }
+
+  @Test("a C app hung in didEnterBackground gets a hang diagnostic naming the hung function, before its kill")
+  func cHang() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let (pid, record) = try Self.hangInBackground(
+      daemon, [Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"])
+    #expect(record.pid == pid && record.reason == .appWatchdog && record.watchdogEvent == "didEnterBackground")
+    let ids = try #require(record.diagnostics, "the record refers to its hang diagnostic")
+    let payload = try Self.payload(daemon, app: "hangs")
+    let hang = try #require(payload.hangDiagnostics?.first)
+    #expect(payload.crashDiagnostics == nil && payload.cpuExceptionDiagnostics == nil)
+    #expect(hang.hangType == "Main Runloop Hang")
+    #expect(hang.diagnosticMetaData.jetsamLifecycleEvent == "didEnterBackground")
+    #expect(hang.diagnosticMetaData.pid == pid && hang.diagnosticMetaData.bundleIdentifier == "hangs")
+    #expect(hang.diagnosticMetaData.hangDuration?.hasSuffix(" sec") == true)
+    #expect(hang.diagnosticMetaData.jetsamCaptureError == nil)
+    // The main thread is the attributed one; from its start down to where it sleeps: main → command_speak →
+    // handle_event → stuck_in_handler → pause.
+    let tree = try #require(hang.callStackTree)
+    #expect(tree.callStackPerThread && tree.callStacks.first?.threadAttributed == true)
+    #expect(tree.callStacks.first?.jetsamThreadID == pid)
+    let symbols = Self.attributedSymbols(hang, innermostFirst: false)
+    let stuck = try #require(symbols.firstIndex(of: "stuck_in_handler"), "\(symbols)")
+    #expect(symbols[stuck + 1] == "handle_event", "its caller below it: \(symbols)")
+    #expect(symbols.contains("main"))
+    // Frames name their binary, its build id and the offset into it.
+    let frame = try #require(tree.attributedPath.first { $0.symbol == "stuck_in_handler" })
+    #expect(frame.binaryName == "jetsam-testapp")
+    #expect(frame.binaryUUID?.count == 40, "a GNU build id: 20 bytes in hex")
+    #expect(frame.offsetIntoBinaryTextSegment.map { $0 < frame.address } == true)
+    // Kept durably under the id the record names.
+    #expect(FileManager.default.fileExists(atPath: daemon.stateDirectory + "/diagnostics/\(ids[0]).json"))
+  }
+
+  @Test("through the spawner service (jetsamd's sandbox allows no ptrace) the hang's stacks are taken all the same")
+  func hangThroughSpawner() throws {
+    let spawner = try SpawnerServiceTests.Spawner()
+    defer { spawner.stop() }
+    let daemon = try DaemonHarness(
+      config: "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null }, "
+        + "spawnerSocket: \"\(spawner.socket)\" }")
+    defer { daemon.stop() }
+    let (_, record) = try Self.hangInBackground(
+      daemon, [Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"])
+    #expect(record.reason == .appWatchdog && record.diagnostics?.count == 1)
+    let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
+    #expect(hang.diagnosticMetaData.jetsamCaptureError == nil)
+    #expect(Self.attributedSymbols(hang, innermostFirst: false).contains("stuck_in_handler"))
+  }
+
+  @Test("a Swift app hung in didEnterBackground gets a hang diagnostic naming the hung function, demangled")
+  func swiftHang() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let (_, record) = try Self.hangInBackground(
+      daemon, [Binaries.current.demoApp, "--state-dir", daemon.directory, "--hang-in", "didEnterBackground"])
+    #expect(record.reason == .appWatchdog && record.diagnostics?.count == 1)
+    let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
+    let symbols = Self.attributedSymbols(hang, innermostFirst: true)
+    #expect(symbols.contains { $0.contains("Misbehaviour.hang()") }, "\(symbols)")
+    #expect(symbols.contains { $0.contains("applicationDidEnterBackground") }, "\(symbols)")
+    #expect(!symbols.contains { $0.hasPrefix("$s") }, "Swift symbols are demangled: \(symbols)")
+  }
+
+  @Test("a C app spinning in the background gets a CPU exception diagnostic whose samples name the spinning function")
+  func cpuException() throws {
+    let daemon = try DaemonHarness(
+      config: "{ cpuMonitor: { background: { limit: 50, window: \"4s\", killAfter: \"3s\" } }, "
+        + "suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("spinner", ["spin"], options: ["--background"])
+    let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
+    #expect(record.reason == .cpuResourceLimit && record.pid == pid)
+    #expect(record.diagnostics?.count == 1, "the record refers to its CPU exception")
+    let exception = try #require(try Self.payload(daemon, app: "spinner").cpuExceptionDiagnostics?.first)
+    let meta = exception.diagnosticMetaData
+    #expect(meta.totalCPUTime?.hasSuffix(" sec") == true && meta.totalSampledTime?.hasSuffix(" sec") == true)
+    #expect(meta.jetsamCPULimitPercent == 50 && meta.jetsamAppState == "background")
+    #expect((meta.jetsamSamples ?? 0) >= 2)
+    let tree = try #require(exception.callStackTree)
+    #expect(!tree.callStackPerThread && tree.callStacks.count == 1 && tree.callStacks[0].threadAttributed == nil)
+    // The samples agree: burn_cpu, under command_spin, under main, took every one.
+    let path = tree.attributedPath
+    let burn = try #require(path.first { $0.symbol == "burn_cpu" }, "\(path.compactMap(\.symbol))")
+    #expect(burn.sampleCount == meta.jetsamSamples)
+    #expect(path.first?.sampleCount == meta.jetsamSamples, "the root (the thread's start) is in every sample")
+  }
+
+  @Test("a capture that cannot attach says why in the diagnostic, and the kill still goes out")
+  func captureRefused() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let pid = try #require(
+      try daemon.ctlJSON(
+        AppInfo.self, ["launch", "hangs", "--", Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"]
+      ).pid)
+    try daemon.waitUntil("the app to be active") {
+      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+    }
+    // A debugger of its own: a process that holds the ptrace attachment (PTRACE_SEIZE, 0x4206, which does not
+    // stop the app), so that jetsam-stack cannot take it.
+    let tracer = try ChildProcess(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import ctypes, sys, time; libc = ctypes.CDLL(None, use_errno=True); "
+          + "sys.exit(1) if libc.ptrace(0x4206, int(sys.argv[1]), 0, 0) != 0 else time.sleep(120)",
+        String(pid),
+      ])
+    defer { _ = tracer.stop(signal: SIGKILL) }
+    try daemon.waitUntil("strace to attach") { Self.tracer(of: pid) != 0 }
+    try daemon.ctl(["background", "hangs"])
+    try daemon.waitUntil("the hang diagnostic") {
+      !(try daemon.ctlJSON([DiagnosticPayload].self, ["diagnostics"]).isEmpty)
+    }
+    // The SIGKILL went out all the same; the dead app's status goes to its tracer first, so the record follows once
+    // the tracer is gone (as it would after a debugger detached).
+    try daemon.waitUntil("the app to die") { processState(pid: pid) == "Z" || !isAlive(pid) }
+    // Meanwhile jetsamd neither spins on the dead app's ready pidfd nor stops answering.
+    let cpuBefore = try #require(cpuSeconds(of: daemon.pid))
+    Thread.sleep(forTimeInterval: 1)
+    #expect(try daemon.ctl(["status"]).status == 0)
+    #expect((cpuSeconds(of: daemon.pid) ?? 0) - cpuBefore < 0.5, "jetsamd kept a core busy")
+    _ = tracer.stop(signal: SIGKILL)
+    let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
+    #expect(record.reason == .appWatchdog && !isAlive(pid))
+    let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
+    #expect(hang.callStackTree == nil)
+    let problem = try #require(hang.diagnosticMetaData.jetsamCaptureError)
+    #expect(problem.contains("not permitted") || problem.contains("debugger"), "\(problem)")
+  }
+
+  /// The TracerPid of `pid` (0: none).
+  static func tracer(of pid: Int32) -> Int32 {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("TracerPid:") } ?? ""
+    return Int32(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+  }
+}
