@@ -104,6 +104,8 @@ DESTDIR ?=
 INSTALL_BIN_DIR ?=
 INSTALL_SCRATCH := $(shell pwd)/.build/install
 JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-testapp
+# The crash reporter preloaded into apps; jetsamd looks for it in ../lib/jetsam beside its own directory.
+LIBDIR ?= $(PREFIX)/lib/jetsam
 
 install-build: deps
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_SCRATCH) $(BUILD_FLAGS)
@@ -111,9 +113,11 @@ install-build: deps
 install: $(if $(INSTALL_BIN_DIR),,install-build)
 	@set -e; bin="$(or $(INSTALL_BIN_DIR),$(INSTALL_SCRATCH)/release)"; \
 	for p in $(JETSAM_PROGRAMS); do [ -x "$$bin/$$p" ] || { echo "install: no $$bin/$$p" >&2; exit 1; }; done; \
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" "$(DESTDIR)$(DOCDIR)" \
-	  "$(DESTDIR)$(CONFDIR)/profiles"; \
+	[ -e "$$bin/libjetsam-crash.so" ] || { echo "install: no $$bin/libjetsam-crash.so" >&2; exit 1; }; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)" \
+	  "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)/profiles"; \
 	for p in $(JETSAM_PROGRAMS); do install -m 0755 "$$bin/$$p" "$(DESTDIR)$(BINDIR)/$$p"; done; \
+	install -m 0644 "$$bin/libjetsam-crash.so" "$(DESTDIR)$(LIBDIR)/libjetsam-crash.so"; \
 	for u in jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket; do \
 	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/jetsam/|$(DOCDIR)/|g' "units/$$u" \
 	    > "$(DESTDIR)$(UNITDIR)/$$u"; chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done; \
@@ -137,6 +141,7 @@ uninstall:
 	  systemctl disable --now jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket \
 	    2>/dev/null || true; fi; \
 	for p in $(JETSAM_PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done; \
+	rm -f "$(DESTDIR)$(LIBDIR)/libjetsam-crash.so"; rmdir "$(DESTDIR)$(LIBDIR)" 2>/dev/null || true; \
 	rm -f "$(DESTDIR)$(UNITDIR)/jetsamd.service" "$(DESTDIR)$(UNITDIR)/jetsamd.socket" \
 	  "$(DESTDIR)$(UNITDIR)/jetsam-spawner.service" "$(DESTDIR)$(UNITDIR)/jetsam-spawner.socket" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf" "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/PROTOCOL-CONTROL.md"; \

@@ -9,6 +9,7 @@ let package = Package(
     .executable(name: "jetsam-spawner", targets: ["jetsam-spawner"]),
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
     .executable(name: "jetsam-stack", targets: ["jetsam-stack"]),
+    .library(name: "jetsam-crash", type: .dynamic, targets: ["JetsamCrashHandler"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
     .library(name: "JetsamClient", targets: ["JetsamClient"]),
@@ -50,6 +51,9 @@ let package = Package(
     // Call stacks of a live process with elfutils' libdwfl (libdw-dev): jetsamd's diagnostics run it as a child
     // process with a time budget, so that a capture that hangs never holds the daemon.
     .executableTarget(name: "jetsam-stack", linkerSettings: [.linkedLibrary("dw"), .linkedLibrary("elf")]),
+    // The crash reporter preloaded into apps (libjetsam-crash.so): tells jetsamd of a fatal signal and waits while
+    // jetsam-stack takes the stacks, then lets the crash happen.
+    .target(name: "JetsamCrashHandler"),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.

@@ -101,7 +101,8 @@ trap cleanup EXIT
 # ---- make install into the staging dir (DESTDIR): binaries, units, sysusers.d, config, profiles, docs
 make -C "$ROOT" --no-print-directory install DESTDIR="$STAGE" PREFIX=/usr/local INSTALL_BIN_DIR="$BIN" > "$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; say "make install DESTDIR=$STAGE failed"; exit 1; }
-for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack usr/local/lib/systemd/system/jetsamd.service \
+for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack \
+  usr/local/lib/jetsam/libjetsam-crash.so usr/local/lib/systemd/system/jetsamd.service \
   usr/local/lib/systemd/system/jetsamd.socket usr/local/lib/systemd/system/jetsam-spawner.service \
   usr/local/lib/systemd/system/jetsam-spawner.socket \
   usr/local/lib/sysusers.d/jetsam.conf etc/jetsam/jetsamd.json5; do

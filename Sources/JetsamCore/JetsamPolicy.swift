@@ -103,6 +103,10 @@ public struct JetsamPolicy: Sendable {
       return setCharging(charging, at: at)
     case .cpuSampled(let samples, let at):
       return cpuSampled(samples, at: at)
+    case .crashReported(let name, let pid, let crash, _):
+      // Every crash of a running app gets its diagnostic: the crashing process waits for it either way.
+      guard trackedApps[name]?.pid == pid else { return [] }
+      return [.diagnose(app: name, pid: pid, .crash(crash))]
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)
     case .spawned(let name, let pid, let at):

@@ -61,6 +61,8 @@ public enum PolicyEvent: Sendable, Equatable {
 
   /// A fresh reading of the memory available to the device.
   case memorySampled(available: Int64, at: Instant)
+  /// Jetsam's crash handler in one of the app's processes reports a fatal signal and waits for its stacks to be taken.
+  case crashReported(app: String, pid: Int32, crash: CrashReport, at: Instant)
   /// The CPU time of the apps a `sampleCPU` action named, read at `at` (an app whose counter could not be read
   /// is left out).
   case cpuSampled([CPUSample], at: Instant)
@@ -324,7 +326,7 @@ extension PolicyEvent {
     case .configure, .exitRecorded, .reconfigure: nil
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .setCharging(_, let at),
-      .cpuSampled(_, let at), .spawned(_, _, let at),
+      .cpuSampled(_, let at), .crashReported(_, _, _, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
       .continuedWhileSuspended(_, _, let at),
       .memorySampled(_, let at),

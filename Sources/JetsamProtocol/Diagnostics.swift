@@ -74,6 +74,8 @@ public struct DiagnosticMetaData: Codable, Sendable, Equatable {
   public var exceptionType: Int32?
   public var exceptionCode: Int64?
   public var terminationReason: String?
+  /// For bad access: the mapping the faulting address falls in, or that it is in none.
+  public var virtualMemoryRegionInfo: String?
   // Hang.
   /// `5.001 sec`: how long the handler had run when it was taken.
   public var hangDuration: String?

@@ -12,6 +12,8 @@ struct DemoOptions: Equatable {
     case abort
     /// SIGTRAP, as a debugger breakpoint or a Swift trap on arm64.
     case trap
+    /// A real Swift runtime trap: an array index out of range (`ud2`, SIGILL on x86_64; `brk`, SIGTRAP on arm64).
+    case swiftTrap = "swift-trap"
   }
 
   /// The events `--hang-in` accepts.

@@ -46,10 +46,17 @@ enum Misbehaviour {
       case .ill: raiseFatally(SIGILL)
       case .abort: abort()
       case .trap: raiseFatally(SIGTRAP)
+      case .swiftTrap: _ = indexPastTheEnd([1, 2, 3])
       }
     }
     thread.name = "crash"
     thread.start()
+  }
+
+  /// Reads past the end of `values`: Swift's bounds check traps, as any precondition failure does.
+  @inline(never)
+  static func indexPastTheEnd(_ values: [Int]) -> Int {
+    values[values.count]
   }
 
   /// Dies of a signal by its default action. Swift's crash backtracer handles SIGILL and SIGTRAP expecting a

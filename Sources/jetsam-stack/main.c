@@ -10,10 +10,12 @@
 // Output, one record per line, fields separated by tabs (tabs and newlines in names become spaces):
 //   sample  N
 //   thread  TID  NAME
-//   frame   PC  MODULE_START  BUILD_ID  SYMBOL_OFFSET  MODULE_PATH  SYMBOL
+//   frame   PC  MODULE_START  BUILD_ID  SYMBOL_OFFSET  MODULE_PATH  SYMBOL  ACTIVATION
 // PC, MODULE_START and SYMBOL_OFFSET are hexadecimal; BUILD_ID is hex or "-"; MODULE_PATH and SYMBOL are "-" when
 // unknown. Frames go from the innermost (where the thread is) outwards. A frame's PC is the return address minus
-// one for every frame but the innermost, so that it falls inside the call instruction's function.
+// one for every frame but the innermost and those a signal interrupted, so that it falls inside the call
+// instruction's function. ACTIVATION is 1 for the innermost frame and for a frame a signal interrupted (its PC is
+// the exact instruction, e.g. the one that faulted), 0 otherwise.
 // Errors: "error\tMESSAGE" on stdout and exit status 2 (cannot attach: no such process, no permission, already
 // traced by a debugger), 64 for misuse.
 #define _GNU_SOURCE
@@ -75,7 +77,7 @@ static int on_frame(Dwfl_Frame *frame, void *arg) {
   print_field(path);
   putchar('\t');
   print_field(symbol);
-  putchar('\n');
+  printf("\t%d\n", activation ? 1 : 0);
   return ++frames_printed < MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 

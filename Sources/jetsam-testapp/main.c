@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,12 +202,19 @@ static int command_crash(int argc, char **argv) {
     struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
     if (setrlimit(RLIMIT_CORE, &unlimited) < 0) die("setrlimit RLIMIT_CORE");
   }
-  // Make sure the signal takes its default, fatal action even if a launcher left it ignored or blocked.
+  // Make sure the signal takes its default, fatal action even if a launcher left it ignored or blocked, or the Swift
+  // runtime (which SwiftPM links into this C program) installed its backtracer, which swallows a raised signal.
+  // Under jetsamd with crash diagnostics (JETSAM_CRASH_FD set), jetsam's crash reporter is the handler: it stays,
+  // and lets the crash happen once it has reported it.
+  bool reporter = getenv("JETSAM_CRASH_FD") != NULL;
   int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGTRAP};
   sigset_t set;
   sigemptyset(&set);
   for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-    signal(signals[i], SIG_DFL);
+    struct sigaction current;
+    if (!reporter || (sigaction(signals[i], NULL, &current) == 0 && current.sa_handler == SIG_IGN)) {
+      signal(signals[i], SIG_DFL);
+    }
     sigaddset(&set, signals[i]);
   }
   sigprocmask(SIG_UNBLOCK, &set, NULL);

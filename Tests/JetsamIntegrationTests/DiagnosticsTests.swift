@@ -109,13 +109,22 @@ struct DiagnosticsIntegrationTests {
     #expect(!symbols.contains { $0.hasPrefix("$s") }, "Swift symbols are demangled: \(symbols)")
   }
 
-  @Test("a C app spinning in the background gets a CPU exception diagnostic whose samples name the spinning function")
-  func cpuException() throws {
+  @Test(
+    "an app spinning in the background gets a CPU exception diagnostic whose samples name where it burns",
+    arguments: [
+      ([Binaries.current.testapp, "spin"], "burn_cpu"),
+      // A Python app shows its interpreter's native frames (its Python functions are not on the native stack).
+      (
+        ["/usr/bin/python3", "-c", "def spin_forever():\n    x = 0\n    while True:\n        x += 1\nspin_forever()"],
+        "_PyEval_EvalFrameDefault"
+      ),
+    ])
+  func cpuException(_ command: [String], _ burner: String) throws {
     let daemon = try DaemonHarness(
       config: "{ cpuMonitor: { background: { limit: 50, window: \"4s\", killAfter: \"3s\" } }, "
         + "suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
-    let pid = try daemon.launch("spinner", ["spin"], options: ["--background"])
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
     #expect(record.reason == .cpuResourceLimit && record.pid == pid)
     #expect(record.diagnostics?.count == 1, "the record refers to its CPU exception")
@@ -126,11 +135,46 @@ struct DiagnosticsIntegrationTests {
     #expect((meta.jetsamSamples ?? 0) >= 2)
     let tree = try #require(exception.callStackTree)
     #expect(!tree.callStackPerThread && tree.callStacks.count == 1 && tree.callStacks[0].threadAttributed == nil)
-    // The samples agree: burn_cpu, under command_spin, under main, took every one.
-    let path = tree.attributedPath
-    let burn = try #require(path.first { $0.symbol == "burn_cpu" }, "\(path.compactMap(\.symbol))")
-    #expect(burn.sampleCount == meta.jetsamSamples)
-    #expect(path.first?.sampleCount == meta.jetsamSamples, "the root (the thread's start) is in every sample")
+    // Every sample went through where it burns (at one address or another of it: the loop has several
+    // instructions, and frames are merged by address, as MetricKit's are).
+    #expect(Self.samples(through: burner, in: tree.callStacks[0].callStackRootFrames) == meta.jetsamSamples)
+    #expect(tree.attributedPath.first?.sampleCount == meta.jetsamSamples, "the thread's start is in every sample")
+  }
+
+  @Test(
+    "a segfault and a Swift trap get crash diagnostics naming the faulting function, before the exit is recorded",
+    arguments: [
+      (
+        [Binaries.current.testapp, "crash", "segv"], ExitReason.badAccess, Int32(SIGSEGV),
+        "crash_segv", "command_crash"
+      ),
+      (
+        [Binaries.current.demoApp, "--state-dir", "/tmp", "--crash", "swift-trap"], .illegalInstruction, SIGILL,
+        "Misbehaviour.indexPastTheEnd", "Misbehaviour.crash"
+      ),
+    ])
+  func crash(_ command: [String], _ reason: ExitReason, _ signal: Int32, _ faulting: String, _ caller: String) throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "crasher", "--"] + command).pid)
+    let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
+    #expect(record.pid == pid && record.reason == reason && record.signal == signal)
+    #expect(record.diagnostics?.count == 1, "the record refers to its crash diagnostic")
+    let crash = try #require(try Self.payload(daemon, app: "crasher").crashDiagnostics?.first)
+    let meta = crash.diagnosticMetaData
+    #expect(meta.signal == signal && meta.pid == pid && meta.jetsamCaptureError == nil)
+    #expect(meta.terminationReason?.hasPrefix("Namespace SIGNAL, Code \(signal)") == true)
+    #expect(meta.exceptionType == (signal == SIGSEGV ? 1 : 2))
+    if signal == SIGSEGV { #expect(meta.virtualMemoryRegionInfo == "0x0 is not in any region") }
+    // The faulting thread's stack starts where it faulted (jetsam's crash handler and the signal frame are left
+    // out), its callers below.
+    let tree = try #require(crash.callStackTree)
+    #expect(tree.callStackPerThread && tree.callStacks.first?.threadAttributed == true)
+    let symbols = Self.attributedSymbols(crash, innermostFirst: true)
+    let at = try #require(symbols.firstIndex { $0.contains(faulting) }, "\(symbols)")
+    #expect(symbols.dropFirst(at + 1).contains { $0.contains(caller) }, "\(symbols)")
+    #expect(!symbols.contains { $0.contains("on_fatal_signal") || $0 == "__restore_rt" }, "\(symbols)")
+    if signal == SIGSEGV { #expect(at == 0, "the faulting function is the root frame: \(symbols)") }
   }
 
   @Test("a capture that cannot attach says why in the diagnostic, and the kill still goes out")
@@ -175,6 +219,14 @@ struct DiagnosticsIntegrationTests {
     #expect(hang.callStackTree == nil)
     let problem = try #require(hang.diagnosticMetaData.jetsamCaptureError)
     #expect(problem.contains("not permitted") || problem.contains("debugger"), "\(problem)")
+  }
+
+  /// How many samples went through a frame named `symbol` (the outermost such frame of each path, so that
+  /// recursion is not counted twice).
+  static func samples(through symbol: String, in frames: [CallStackFrame]) -> Int {
+    frames.reduce(0) { total, frame in
+      total + (frame.symbol == symbol ? frame.sampleCount : samples(through: symbol, in: frame.subFrames ?? []))
+    }
   }
 
   /// The TracerPid of `pid` (0: none).

@@ -398,6 +398,20 @@ check "journal: the hang diagnostic has its MESSAGE_ID and names the stack" \
 check "the watchdog record refers to it" \
   eval 'ctl --json exits --app hanger | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; sys.exit(0 if r[\"reason\"]==\"appWatchdog\" and r.get(\"diagnostics\") else 1)"'
 
+# A crash: the reporter preloaded from /usr/local/lib/jetsam tells jetsamd, whose diagnostic names crash_segv.
+ctl launch segv --background -- "$BIN/jetsam-testapp" crash segv > /dev/null || bad "launch segv"
+crash_fields() {
+  ctl --json diagnostics --app segv 2>/dev/null | python3 -c '
+import json, sys
+for payload in json.load(sys.stdin):
+    for d in payload.get("crashDiagnostics", []):
+        frames = d.get("callStackTree", {}).get("callStacks", [{}])[0].get("callStackRootFrames", [])
+        print(d["diagnosticMetaData"].get("signal"), frames[0].get("symbol") if frames else None)'
+}
+wait_until 10 eval '[ -n "$(crash_fields)" ]'
+check "a segfault's crash diagnostic starts at the faulting function: '$(crash_fields)'" \
+  eval '[ "$(crash_fields)" = "11 crash_segv" ]'
+
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do
   ctl launch "$a" --background > /dev/null || bad "launch $a"

@@ -5,6 +5,9 @@ import FoundationEssentials
 public struct DiagnosticsSettings: Sendable, Codable, Equatable {
   /// Whether call stacks are taken (ptrace through `jetsam-stack`); false: diagnostics carry their figures only.
   public var callStacks = true
+  /// Whether apps get jetsam's crash reporter (libjetsam-crash.so, preloaded), so that a crash leaves a diagnostic
+  /// with the faulting thread's stack.
+  public var crashes = true
   /// The longest one capture may take (the tool is killed past it and the diagnostic says so); a watchdog kill
   /// waits at most this long for its hang's stacks.
   public var captureBudget = ConfigDuration(.seconds(1))
@@ -17,7 +20,7 @@ public struct DiagnosticsSettings: Sendable, Codable, Equatable {
   public init() {}
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case callStacks, captureBudget, cpuSamples, cpuSampleInterval, keep
+    case callStacks, crashes, captureBudget, cpuSamples, cpuSampleInterval, keep
   }
 
   public init(from decoder: any Decoder) throws {
@@ -25,6 +28,7 @@ public struct DiagnosticsSettings: Sendable, Codable, Equatable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let d = DiagnosticsSettings()
     callStacks = try c.decodeIfPresent(Bool.self, forKey: .callStacks) ?? d.callStacks
+    crashes = try c.decodeIfPresent(Bool.self, forKey: .crashes) ?? d.crashes
     captureBudget = try c.decodeIfPresent(ConfigDuration.self, forKey: .captureBudget) ?? d.captureBudget
     cpuSamples = try c.decodeIfPresent(Int.self, forKey: .cpuSamples) ?? d.cpuSamples
     cpuSampleInterval = try c.decodeIfPresent(ConfigDuration.self, forKey: .cpuSampleInterval) ?? d.cpuSampleInterval

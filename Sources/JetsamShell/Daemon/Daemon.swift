@@ -159,6 +159,12 @@ public final class Daemon {
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
       keep: config.diagnostics.keep, log: log, journal: journal)
+    if config.diagnostics.crashes {
+      supervisor.crashHandler = Self.crashHandlerLibrary
+      if supervisor.crashHandler == nil {
+        log.warning("libjetsam-crash.so is not installed beside jetsamd or in ../lib/jetsam: crashes get no stacks")
+      }
+    }
     deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
     stateKeeper = try StateKeeper(
       path: stateDirectory + "/state.json", loop: loop, log: log,
@@ -595,6 +601,14 @@ public final class Daemon {
 
   /// The helper program that allocates memory on request (installed beside jetsamd).
   static var helperPath: String { siblingProgram("jetsam-testapp") }
+
+  /// The crash reporter preloaded into apps: beside jetsamd (a build directory) or in `../lib/jetsam` (installed).
+  static var crashHandlerLibrary: String? {
+    let bin = directoryPart(of: siblingProgram("jetsamd"))
+    return [bin + "/libjetsam-crash.so", directoryPart(of: bin) + "/lib/jetsam/libjetsam-crash.so"].first {
+      access($0, R_OK) == 0
+    }
+  }
 
   /// The path of one of jetsam's programs, installed beside jetsamd.
   static func siblingProgram(_ name: String) -> String {

@@ -27,14 +27,22 @@ struct CaptureJob: Sendable {
     switch request {
     case .hang: .hang
     case .cpuException: .cpuException
+    case .crash: .crash
     }
+  }
+
+  /// The process whose stacks are taken (a crash may be in another process of the app than its main one), and the
+  /// thread the diagnostic is about.
+  var target: (pid: Int32, thread: Int32) {
+    if case .crash(let crash) = request { return (crash.pid, crash.tid) }
+    return (subject.pid, subject.pid)
   }
 
   /// Takes, lays out and writes the diagnostic.
   func perform() -> Result<DiagnosticRecord, SystemError> {
     let time = AppSupervisor.timestamp()
     var metadata = DiagnosticMetaData(
-      bundleIdentifier: subject.app, pid: subject.pid, osVersion: host.osVersion,
+      bundleIdentifier: subject.app, pid: target.pid, osVersion: host.osVersion,
       platformArchitecture: host.architecture, deviceType: host.name)
     var diagnostic = MetricKitDiagnostic(callStackTree: nil, diagnosticMetaData: metadata)
     let layout: CallStackTreeBuilder.Layout
@@ -52,13 +60,24 @@ struct CaptureJob: Sendable {
       metadata.jetsamCPUWindowSeconds = usage.windowSeconds
       metadata.jetsamAppState = usage.state
       layout = .outermostFirstMerged
+    case .crash(let crash):
+      metadata.signal = crash.signal
+      metadata.exceptionType = Self.exceptionType(signal: crash.signal)
+      metadata.exceptionCode = Int64(crash.code)
+      metadata.terminationReason = "Namespace SIGNAL, Code \(crash.signal) \(Self.signalName(crash.signal))"
+      if crash.signal == SIGSEGV || crash.signal == SIGBUS {
+        // Read while the process waits in the crash handler: its map is still there.
+        metadata.virtualMemoryRegionInfo = Self.region(of: crash.address, pid: crash.pid)
+      }
+      layout = .innermostFirstPerThread
     }
     if let run {
       let started = MonotonicClock.now()
       let samples = Self.samples(for: request, settings: settings)
       let budget = settings.captureBudget + settings.cpuSampleInterval * (samples - 1)
       let (output, timedOut) = run.collect(budget: budget)
-      let taken = StackSamples(parsing: output)
+      var taken = StackSamples(parsing: output)
+      if case .crash = request { taken.trimSignalHandler(of: target.thread) }
       metadata.jetsamCaptureMilliseconds = (MonotonicClock.now().seconds(since: started) * 1000).rounded()
       metadata.jetsamSamples = taken.samples.count
       if timedOut {
@@ -69,7 +88,7 @@ struct CaptureJob: Sendable {
         metadata.jetsamCaptureError = "jetsam-stack ended without a sample"
       }
       if taken.samples.contains(where: { $0.contains { !$0.frames.isEmpty } }) {
-        diagnostic.callStackTree = CallStackTreeBuilder.tree(taken, attributed: subject.pid, layout: layout)
+        diagnostic.callStackTree = CallStackTreeBuilder.tree(taken, attributed: target.thread, layout: layout)
       }
     } else {
       metadata.jetsamCaptureError = startProblem ?? "call stacks are off (config diagnostics.callStacks)"
@@ -85,6 +104,40 @@ struct CaptureJob: Sendable {
     } catch {
       return .failure(error)
     }
+  }
+
+  /// The Mach exception type MetricKit gives a crash of `signal` (EXC_BAD_ACCESS 1, EXC_BAD_INSTRUCTION 2,
+  /// EXC_ARITHMETIC 3, EXC_BREAKPOINT 6, EXC_CRASH 10).
+  static func exceptionType(signal: Int32) -> Int32 {
+    switch signal {
+    case SIGSEGV, SIGBUS: 1
+    case SIGILL: 2
+    case SIGFPE: 3
+    case SIGTRAP: 6
+    default: 10
+    }
+  }
+
+  /// `Segmentation fault: 11`, as Apple's termination reasons name signals.
+  static func signalName(_ signal: Int32) -> String {
+    let name = strsignal(signal).map { String(cString: $0) } ?? "Signal"
+    return "\(name): \(signal)"
+  }
+
+  /// The mapping `address` falls in, from /proc/PID/maps, as MetricKit's virtualMemoryRegionInfo says it.
+  static func region(of address: UInt64, pid: Int32) -> String {
+    let hex = "0x" + String(address, radix: 16)
+    guard let maps = try? readTextFile("/proc/\(pid)/maps", capacity: 1 << 20) else { return "\(hex): no map to read" }
+    for line in maps.split(separator: "\n") {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      let bounds = fields.first?.split(separator: "-") ?? []
+      guard bounds.count == 2, let start = UInt64(bounds[0], radix: 16), let end = UInt64(bounds[1], radix: 16),
+        (start..<end).contains(address)
+      else { continue }
+      let what = fields.count > 5 ? fields[5...].joined(separator: " ") : "anonymous"
+      return "\(hex) is in \(fields[0]) \(fields.count > 1 ? fields[1] : "") \(what)"
+    }
+    return "\(hex) is not in any region"
   }
 
   /// MetricKit's way of writing a time: `9 sec` (with up to three decimals, for the short times of a lab).

@@ -65,10 +65,14 @@ final class DiagnosticsService {
     host = HostDescription.current()
   }
 
-  /// Takes the diagnostic `request` asks for of `app`'s process `pid` (launch `launch`).
-  func capture(app: String, pid: Int32, launch: Int, _ request: DiagnosticRequest) {
+  /// Takes the diagnostic `request` asks for of `app`'s process `pid` (launch `launch`); `then` runs on the loop once
+  /// it is written (or could not be).
+  func capture(
+    app: String, pid: Int32, launch: Int, _ request: DiagnosticRequest, then: (() -> Void)? = nil
+  ) {
     let subject = Subject(app: app, pid: pid)
     inFlight[subject, default: (0, [])].count += 1
+    if let then { inFlight[subject]!.waiters.append(then) }
     sequence += 1
     var job = CaptureJob(
       subject: subject, launch: launch, request: request, sequence: sequence, host: host, run: nil,
@@ -83,7 +87,7 @@ final class DiagnosticsService {
     let input = FileDescriptor(rawValue: ends[1])
     let samples = CaptureJob.samples(for: request, settings: settings)
     launcher.spawn(
-      tool.request(pid: pid, samples: samples, interval: settings.cpuSampleInterval, output: input)
+      tool.request(pid: job.target.pid, samples: samples, interval: settings.cpuSampleInterval, output: input)
     ) { [weak self] result in
       guard let self else { return output.close() }
       switch result {

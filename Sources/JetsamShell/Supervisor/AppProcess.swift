@@ -41,6 +41,8 @@ final class AppProcess {
   var startTime: UInt64 = 0
   /// Set once its exit went to the policy, so a late cgroup event cannot report it twice.
   var reported = false
+  /// The app's crash socket, when crash diagnostics are on.
+  var crashSocket: CrashSocket?
 
   init(name: String, launch: Int, cgroup: any AppCgroupControl, pid: Int32, pidfd: FileDescriptor) {
     self.name = name
@@ -62,6 +64,8 @@ final class AppProcess {
     releaseSource = nil
     channel?.close()
     channel = nil
+    crashSocket?.close()
+    crashSocket = nil
     if pidfd.rawValue >= 0 { pidfd.close() }
   }
 }

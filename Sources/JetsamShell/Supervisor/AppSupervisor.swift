@@ -80,6 +80,8 @@ final class AppSupervisor {
   var cgroupNamespaces = false
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
+  /// The crash reporter preloaded into apps (libjetsam-crash.so), when crash diagnostics are on.
+  var crashHandler: String?
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -165,7 +167,11 @@ final class AppSupervisor {
     case .sampleCPU(let apps): sampleCPU(apps)
     case .diagnose(let app, let pid, let request):
       guard let process = process(app, pid: pid) else { return }
-      diagnostics?.capture(app: app, pid: pid, launch: process.launch, request)
+      // A crashed process waits in the crash handler until its stacks are taken (or there is nothing to take).
+      let crashSocket = process.crashSocket
+      let done: (() -> Void)? = if case .crash = request { { crashSocket?.acknowledge() } } else { nil }
+      guard let diagnostics else { return done?() ?? () }
+      diagnostics.capture(app: app, pid: pid, launch: process.launch, request, then: done)
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred:
       break  // the daemon's to tell
@@ -289,24 +295,38 @@ final class AppSupervisor {
       defer { output.close() }
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
+      let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
+      defer { crashPair?.app.close() }
       let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
+      var environment = environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit)
+      if let crashHandler, crashPair != nil {
+        let preloaded = environment.first { $0.hasPrefix("LD_PRELOAD=") }.map { String($0.dropFirst(11)) }
+        environment.removeAll { $0.hasPrefix("LD_PRELOAD=") || $0.hasPrefix("JETSAM_CRASH_FD=") }
+        environment += CrashSocket.environment(library: crashHandler, preloaded: preloaded).map {
+          "\($0.key)=\($0.value)"
+        }
+        environment.sort()
+      }
       var request = SpawnRequest(
         arguments: spec.config.command,
-        environment: environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit),
+        environment: environment,
         workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
+      if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
       request.ownCgroupNamespace = cgroupNamespaces
       spawnsInFlight.insert(name)
       seams.launcher.spawn(request) { [unowned self] result in
         self.spawnsInFlight.remove(name)
         switch result {
         case .success(let spawned):
-          self.started(spawned, name: name, launch: launch, cgroup: appCgroup, channel: pair.daemon)
+          self.started(
+            spawned, name: name, launch: launch, cgroup: appCgroup, channel: pair.daemon, crash: crashPair?.daemon)
         case .failure(let error):
           pair.daemon.close()
+          crashPair?.daemon.close()
           self.launchFailed(name, launch: launch, cgroup: appCgroup, error)
         }
         for waiter in self.spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
@@ -318,9 +338,11 @@ final class AppSupervisor {
 
   /// The app's process runs: watch it, open its channel, and tell the policy.
   private func started(
-    _ spawned: SpawnedProcess, name: String, launch: Int, cgroup: any AppCgroupControl, channel: FileDescriptor
+    _ spawned: SpawnedProcess, name: String, launch: Int, cgroup: any AppCgroupControl, channel: FileDescriptor,
+    crash: FileDescriptor?
   ) {
     guard !isClosing else {
+      crash?.close()
       // Started by the spawner service while jetsamd stops: nobody would watch it, so it does not stay.
       try? seams.signals.send(.kill, pidfd: spawned.pidfd)
       try? cgroup.killAll()
@@ -332,6 +354,16 @@ final class AppSupervisor {
     let app = AppProcess(name: name, launch: launch, cgroup: cgroup, pid: spawned.pid, pidfd: spawned.pidfd)
     app.startTime = seams.launcher.startTime(of: spawned.pid)
     register(app)
+    if let crash {
+      do {
+        app.crashSocket = try CrashSocket(fd: crash, loop: loop) { [unowned self] report in
+          self.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
+        }
+      } catch {
+        crash.close()
+        log.error("\(name)'s crash socket: \(error); its crashes get no stacks")
+      }
+    }
     if attachChannel(channel, to: app) {
       // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
       observers.channelOpened(name, channel)
