@@ -40,7 +40,15 @@ struct CPUMonitorIntegrationTests {
 
   @Test("a processing task is left alone while the device charges, and watched again once it stops charging")
   func processingTaskWhileCharging() throws {
-    let daemon = try DaemonHarness(config: Self.config)
+    // A background budget longer than the test: unplugged, the task is an ordinary one, and one past its budget
+    // would be ended for that (backgroundTaskAssertionTimeout) before the CPU monitor's verdict.
+    let daemon = try DaemonHarness(
+      config: """
+        {
+          cpuMonitor: { background: { limit: 50, window: "4s", killAfter: "2s" } },
+          suspend: { backgroundGrace: null }, backgroundTasks: { budget: "10m" },
+        }
+        """)
     defer { daemon.stop() }
     let device = try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "on"])
     #expect(device.charging)

@@ -130,6 +130,9 @@ final class DiagnosticsService {
     if let watch { toolWatches[process.pid] = (watch, process) } else { process.pidfd.close() }
   }
 
+  /// The most diagnostics one exit record refers to (the newest).
+  static let maximumPerRecord = 32
+
   /// Whether a capture of `pid` is under way.
   func isCapturing(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
 
@@ -165,7 +168,9 @@ final class DiagnosticsService {
   private func finished(_ subject: Subject, _ result: Result<DiagnosticRecord, SystemError>) {
     switch result {
     case .success(let record):
+      // Bounded: an app that goes over its CPU budget again and again for weeks keeps only its latest.
       written[subject, default: []].append(record.id)
+      if written[subject]!.count > DiagnosticsService.maximumPerRecord { written[subject]!.removeFirst() }
       let top =
         record.diagnostic.callStackTree.map { DiagnosticsService.summary($0, kind: record.kind) } ?? "no call stacks"
       let problem = record.diagnostic.diagnosticMetaData.jetsamCaptureError.map { " (\($0))" } ?? ""

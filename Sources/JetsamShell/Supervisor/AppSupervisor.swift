@@ -170,8 +170,11 @@ final class AppSupervisor {
       // A crashed process waits in the crash handler until its stacks are taken (or there is nothing to take).
       let crashSocket = process.crashSocket
       let done: (() -> Void)? = if case .crash = request { { crashSocket?.acknowledge() } } else { nil }
-      guard let diagnostics else { return done?() ?? () }
-      diagnostics.capture(app: app, pid: pid, launch: process.launch, request, then: done)
+      if let diagnostics {
+        diagnostics.capture(app: app, pid: pid, launch: process.launch, request, then: done)
+      } else {
+        done?()
+      }
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred:
       break  // the daemon's to tell
@@ -206,13 +209,19 @@ final class AppSupervisor {
   /// passes on, the app's own from the config or the launch, and the launch's JETSAM_ variables, each over the last.
   /// Never jetsamd's whole environment: it is not the app's business (nor are its secrets).
   private func environment(
-    for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?
+    for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?,
+    crashReporter: String?
   ) -> [String] {
     var environment = (user ?? ownUser)?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
     for (key, value) in passedEnvironment { environment[key] = value }
     for (key, value) in spec.config.env { environment[key] = value }
     for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
       environment[key] = value
+    }
+    // The crash reporter goes first among what the app preloads.
+    if let crashReporter {
+      let variables = CrashSocket.environment(library: crashReporter, preloaded: environment["LD_PRELOAD"])
+      for (key, value) in variables { environment[key] = value }
     }
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
   }
@@ -298,18 +307,11 @@ final class AppSupervisor {
       let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
       defer { crashPair?.app.close() }
       let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
-      var environment = environment(for: spec, user: user, app: name, launch: launch, previousExit: previousExit)
-      if let crashHandler, crashPair != nil {
-        let preloaded = environment.first { $0.hasPrefix("LD_PRELOAD=") }.map { String($0.dropFirst(11)) }
-        environment.removeAll { $0.hasPrefix("LD_PRELOAD=") || $0.hasPrefix("JETSAM_CRASH_FD=") }
-        environment += CrashSocket.environment(library: crashHandler, preloaded: preloaded).map {
-          "\($0.key)=\($0.value)"
-        }
-        environment.sort()
-      }
       var request = SpawnRequest(
         arguments: spec.config.command,
-        environment: environment,
+        environment: environment(
+          for: spec, user: user, app: name, launch: launch, previousExit: previousExit,
+          crashReporter: crashPair == nil ? nil : crashHandler),
         workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
