@@ -60,6 +60,12 @@ struct CPUMonitorIntegrationTests {
     #expect(isAlive(pid))
     #expect(try daemon.recordsOnDisk().isEmpty)
     #expect(try daemon.apps()["indexer"]?.lifecycleState == .background)
+    // The lab's switch survives a jetsamd crash and restart (the state file), and the adopted app stays exempt.
+    try daemon.restart()
+    #expect(try daemon.ctlJSON(DeviceInfo.self, ["device"]).charging)
+    Thread.sleep(forTimeInterval: 2 * TestTiming.slowdown)
+    #expect(isAlive(pid))
+    #expect(try daemon.recordsOnDisk().isEmpty)
     // Unplugged, the task is an ordinary one: the monitor catches the app.
     #expect(try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "off"]).charging == false)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)

@@ -70,10 +70,13 @@ struct StateFileEncoderTests {
       #expect(decoded.bootID == state.bootID)
       #expect(decoded.version == DaemonState.currentVersion)
       #expect(decoded.apps == state.apps, "round \(round)")
+      #expect(decoded.deviceCharging == state.deviceCharging, "round \(round)")
       // The next save changes a spec, drops an app and changes a state: the cache must not serve stale text.
       state.apps[0].spec.command.append("--round=\(round)")
       state.apps[0].adopted.state = .background
       if round == 1 { state.apps.removeLast() }
+      // The lab's charging switch is kept while on (and left out while off).
+      state.deviceCharging = round == 0 ? true : nil
     }
   }
 

@@ -275,8 +275,10 @@ public final class Daemon {
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
       lastExit: { [unowned self] name in self.supervisor.lastRecord(of: name) ?? self.policy.lastExit(of: name) },
       now: MonotonicClock.now())
-    let adopted = readoption.run(
-      state: state?.bootID == DaemonState.currentBootID ? state : nil, storedChannels: &storedChannels)
+    let current = state?.bootID == DaemonState.currentBootID ? state : nil
+    // The device's conditions first: the apps adopted next are watched as the lab left them.
+    if current?.deviceCharging == true { try? submit([.setCharging(true, at: MonotonicClock.now())]) }
+    let adopted = readoption.run(state: current, storedChannels: &storedChannels)
     stateKeeper.changed(urgent: true)
     return adopted
   }
@@ -447,7 +449,7 @@ public final class Daemon {
   private func noteHandled(_ events: [PolicyEvent]) {
     for event in events {
       switch event {
-      case .appMessage, .adopt:
+      case .appMessage, .adopt, .setCharging:
         stateChanged = true
         policyMayHaveChanged = true
       case .memorySampled: break
@@ -536,7 +538,9 @@ public final class Daemon {
           adopted: adopted, startTime: app.startTime,
           spec: supervisor.specs[status.name]?.config ?? AppConfig(command: ["?"])))
     }
-    return DaemonState(bootID: DaemonState.currentBootID, apps: saved)
+    var state = DaemonState(bootID: DaemonState.currentBootID, apps: saved)
+    if policy.deviceCharging { state.deviceCharging = true }
+    return state
   }
 
   // MARK: Pressure

@@ -17,6 +17,8 @@ public struct DaemonState: Codable, Sendable {
   public var version = DaemonState.currentVersion
   public var bootID: String
   public var apps: [SavedApp]
+  /// Whether a lab had switched the emulated device to idle and charging (absent in files from before it was kept).
+  public var deviceCharging: Bool?
 
   /// One running app.
   public struct SavedApp: Codable, Sendable, Equatable {

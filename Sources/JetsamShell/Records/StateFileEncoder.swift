@@ -31,6 +31,7 @@ final class StateFileEncoder {
     }
     out.raw("],\"bootID\":")
     out.string(state.bootID)
+    if state.deviceCharging == true { out.raw(",\"deviceCharging\":true") }
     out.raw(",\"version\":")
     out.number(state.version)
     out.raw("}")
