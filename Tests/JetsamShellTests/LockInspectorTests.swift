@@ -24,6 +24,23 @@ import Testing
     #expect(locks.map(\.pid) == [4242, 4243, -1])
   }
 
+  @Test("/proc/locks names the holders to look at; an OFD lock or a flock whose taker is gone names nobody")
+  func systemLocks() {
+    let alive: (pid_t) -> Bool = { $0 != 77 }
+    let named = LockInspector.parseSystemLocks(
+      """
+      1: POSIX  ADVISORY  WRITE 4242 08:01:1234 0 EOF
+      1: -> POSIX  ADVISORY  WRITE 5555 08:01:1234 0 EOF
+      2: FLOCK  ADVISORY  WRITE 4243 08:01:99 0 EOF
+      """, isAlive: alive)
+    #expect(named == .init(any: true, holders: [4242, 4243], unattributed: false), "a waiter holds nothing")
+    #expect(LockInspector.parseSystemLocks("", isAlive: alive) == .init())
+    let ofd = LockInspector.parseSystemLocks("3: OFDLCK ADVISORY  READ  -1 08:01:1234 0 EOF\n", isAlive: alive)
+    #expect(ofd.any && ofd.unattributed)
+    let goneTaker = LockInspector.parseSystemLocks("4: FLOCK  ADVISORY  WRITE 77 08:01:1 0 EOF\n", isAlive: alive)
+    #expect(goneTaker.unattributed && goneTaker.holders.isEmpty)
+  }
+
   @Test("real locks of every kind are found with their file and holder, OFD ones too (pid -1 in /proc/locks)")
   func findsRealLocks() throws {
     let directory = NSTemporaryDirectory() + "jetsam-locks-\(getpid())"

@@ -6,29 +6,78 @@ import JetsamCore
 /// `/proc/locks` lists every lock on the system, but not always by its holder: an OFD lock shows pid -1 and a
 /// flock lock the pid that took it, which may have exited since. The `lock:` lines of `/proc/PID/fdinfo/FD` name the
 /// descriptor a lock was taken through, so the holder and the file (the descriptor's link) are both known. The
-/// system-wide list only decides whether any descriptor needs looking at: on a system with no lock at all (the
-/// common case), nothing more is read.
+/// system-wide list, read once per loop turn, decides whose descriptors need looking at: with no lock on the system
+/// (the common case) nobody's, and otherwise only those of apps among its holders, unless some lock has no living
+/// holder to name (OFD, or a flock whose taker is gone), when every app asked about is looked at.
 final class LockInspector {
-  /// Whether `/proc/locks` listed anything, as read in this loop turn (cleared by ``forgetTurn()``): a batch
-  /// suspension of a thousand apps reads it once.
-  private var systemHasLocks: Bool?
+  /// What `/proc/locks` said in this loop turn (cleared by ``forgetTurn()``): a batch suspension of a thousand
+  /// apps reads it once.
+  private var system: SystemLocks?
+
+  /// The holders `/proc/locks` names.
+  struct SystemLocks: Equatable {
+    /// Whether it lists any lock at all.
+    var any = false
+    /// The processes it names as holders (POSIX owners, flock takers still alive).
+    var holders: Set<pid_t> = []
+    /// Whether some lock names no living holder: an OFD lock (pid -1), or a flock whose taker has exited.
+    var unattributed = false
+  }
+
+  /// Whether the system has any file lock at all, as this turn's `/proc/locks` says.
+  var anyOnSystem: Bool { systemLocks.any }
+
+  /// Whether `pids` may hold a lock, as far as this turn's `/proc/locks` tells (cheap: no per-process read).
+  func mayHoldLocks(_ pids: [pid_t]) -> Bool {
+    let system = systemLocks
+    guard system.any else { return false }
+    return system.unattributed || pids.contains { system.holders.contains($0) }
+  }
+
+  /// This turn's `/proc/locks`, read the first time it is asked for.
+  private var systemLocks: SystemLocks {
+    if let system { return system }
+    let read = Self.readSystemLocks()
+    system = read
+    return read
+  }
 
   /// The locks `pids` hold, each once, sorted.
   func locks(heldBy pids: [pid_t]) -> [HeldLock] {
-    if systemHasLocks == nil { systemHasLocks = Self.systemHasLocks() }
-    guard systemHasLocks == true else { return [] }
+    guard mayHoldLocks(pids) else { return [] }
     var found = Set<HeldLock>()
     for pid in pids { found.formUnion(Self.locks(heldBy: pid)) }
     return found.sorted { ($0.path, $0.pid, $0.type, $0.access) < ($1.path, $1.pid, $1.type, $1.access) }
   }
 
   /// Forgets what was read this loop turn.
-  func forgetTurn() { systemHasLocks = nil }
+  func forgetTurn() { system = nil }
 
-  /// Whether any file lock exists on the system; true when it cannot be told (every descriptor is then read).
-  static func systemHasLocks() -> Bool {
-    guard let text = try? readTextFile("/proc/locks") else { return true }
-    return text.contains(":")
+  /// The holders `/proc/locks` names; when it cannot be read, every lock counts as unattributed (every app's
+  /// descriptors are then read).
+  static func readSystemLocks() -> SystemLocks {
+    guard let text = try? readTextFile("/proc/locks") else { return SystemLocks(any: true, unattributed: true) }
+    return parseSystemLocks(text, isAlive: { kill($0, 0) == 0 || errno == EPERM })
+  }
+
+  /// `/proc/locks`' lines, e.g. `1: POSIX  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; waiters (`->`) hold nothing.
+  static func parseSystemLocks(_ text: String, isAlive: (pid_t) -> Bool) -> SystemLocks {
+    var locks = SystemLocks()
+    for line in text.split(separator: "\n") {
+      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count >= 5, words[1] != "->", let pid = pid_t(words[4]) else { continue }
+      locks.any = true
+      switch words[1] {
+      case "POSIX":
+        locks.holders.insert(pid)
+      case "FLOCK":
+        if pid > 0 && isAlive(pid) { locks.holders.insert(pid) } else { locks.unattributed = true }
+      default:
+        // OFDLCK (pid -1), leases and anything newer: whose they are only the descriptors tell.
+        locks.unattributed = true
+      }
+    }
+    return locks
   }
 
   /// The locks process `pid` holds through its descriptors (none if it is gone or cannot be read).
