@@ -449,7 +449,11 @@ public final class Daemon {
   private func noteHandled(_ events: [PolicyEvent]) {
     for event in events {
       switch event {
-      case .appMessage, .adopt, .setCharging:
+      case .setCharging:
+        // A lab's switch, rare and meant to last: saved at once, not with the next batch of changes.
+        processSetChanged = true
+        policyMayHaveChanged = true
+      case .appMessage, .adopt:
         stateChanged = true
         policyMayHaveChanged = true
       case .memorySampled: break
