@@ -207,7 +207,7 @@ struct JetsamctlTests {
   func usageAndHelp() throws {
     let verbs = [
       "launch", "activate", "background", "suspend", "resume", "terminate", "kill", "ps", "exits", "pressure", "status",
-      "device",
+      "device", "metrics", "diagnostics",
     ]
     let main = try runCommand(Binaries.current.jetsamctl, ["--help"])
     #expect(main.status == 0)
