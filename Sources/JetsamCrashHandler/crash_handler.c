@@ -8,7 +8,7 @@
 // re-executes and kills the process as it would have, a sent signal is sent again. Without an answer within 5 s
 // (jetsamd gone or stuck) it goes on all the same. The exit status is the crash's own.
 //
-// Everything in the handler is async-signal-safe: write, poll, read, sigaction, clock_gettime, raw syscalls. A
+// Everything in the handler is async-signal-safe: fstat, write, poll, read, sigaction, clock_gettime, raw syscalls. A
 // program that installs its own handler for these signals later replaces this one (its crashes then have no stacks).
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +57,9 @@ static long elapsed_ms(const struct timespec *since) {
 
 // Tells jetsamd and waits for its answer (or the timeout, or its end of the socket closing).
 static void report(int sig, const siginfo_t *info) {
+  // Only to a socket: if the program closed the descriptor and reused its number, nothing is written into its file.
+  struct stat st;
+  if (crash_fd < 0 || fstat(crash_fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
   char line[192];
   size_t at = 0;
   long tid = syscall(SYS_gettid);
@@ -115,7 +120,15 @@ __attribute__((constructor)) static void install_crash_handler(void) {
   char *end = NULL;
   long number = strtol(fd, &end, 10);
   if (*end != '\0' || number < 0 || number > 1 << 20 || fcntl((int)number, F_GETFD) < 0) return;
-  crash_fd = (int)number;
+  // Out of the program's way: the socket moves to a high descriptor number (the low one is the program's to use),
+  // and the variable follows, for the programs it starts.
+  int high = fcntl((int)number, F_DUPFD, 900);
+  if (high < 0) return;
+  close((int)number);
+  crash_fd = high;
+  char text[16];
+  snprintf(text, sizeof text, "%d", high);
+  setenv("JETSAM_CRASH_FD", text, 1);
   // A stack of its own for the handler, so that a stack overflow is reported too (the main thread's).
   static char alternate_stack[64 * 1024];
   stack_t stack = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack, .ss_flags = 0};
