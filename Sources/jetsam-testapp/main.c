@@ -247,17 +247,23 @@ static int command_exit(int argc, char **argv) {
   return (int)status;
 }
 
-// ---- fork-child ------------------------------------------------------------------------------------------------
-
-static int command_fork_child(int argc, char **argv) {
-  const char *pid_file = NULL;
+// The value of the one option `name VALUE` a command takes, or NULL when it is not given; anything else is misuse.
+static const char *only_option(int argc, char **argv, const char *name) {
+  const char *value = NULL;
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--pid-file") == 0 && i + 1 < argc) {
-      pid_file = argv[++i];
+    if (strcmp(argv[i], name) == 0 && i + 1 < argc) {
+      value = argv[++i];
     } else {
       usage();
     }
   }
+  return value;
+}
+
+// ---- fork-child ------------------------------------------------------------------------------------------------
+
+static int command_fork_child(int argc, char **argv) {
+  const char *pid_file = only_option(argc, argv, "--pid-file");
   fflush(stdout);  // or the child would print the parent's buffered output again
   pid_t child = fork();
   if (child < 0) die("fork");
@@ -338,18 +344,34 @@ static int channel_read_line(char *line, size_t size) {
   return 1;
 }
 
-// Acknowledges every lifecycle event, as an app whose handlers return at once.
+// Opens the channel jetsamd gave the app (JETSAM_FD), or exits: `what` needs it.
+static void open_channel(const char *what) {
+  const char *fd = getenv("JETSAM_FD");
+  if (fd == NULL) {
+    fprintf(stderr, "jetsam-testapp: %s needs JETSAM_FD (run it under jetsamd)\n", what);
+    exit(EXIT_USAGE);
+  }
+  channel_fd = (int)parse_number(fd, "JETSAM_FD");
+}
+
+// Acknowledges event `id`.
+static void acknowledge(int id) {
+  char ack[64];
+  snprintf(ack, sizeof ack, "ack event=%d\n", id);
+  channel_write(ack);
+}
+
+// Acknowledges `line` if it is a lifecycle event, as an app whose handlers return at once.
+static void acknowledge_if_event(const char *line) {
+  int id;
+  if (sscanf(line, "event id=%d", &id) == 1) acknowledge(id);
+}
+
+// Acknowledges every lifecycle event from now on.
 static void *acknowledge_events(void *unused) {
   (void)unused;
   char line[4096];
-  while (channel_read_line(line, sizeof line)) {
-    int id;
-    if (sscanf(line, "event id=%d", &id) == 1) {
-      char ack[64];
-      snprintf(ack, sizeof ack, "ack event=%d\n", id);
-      channel_write(ack);
-    }
-  }
+  while (channel_read_line(line, sizeof line)) acknowledge_if_event(line);
   return NULL;
 }
 
@@ -360,32 +382,15 @@ __attribute__((noinline)) void burn_cpu(void) {
 }
 
 static int command_spin(int argc, char **argv) {
-  const char *task = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--processing-task") == 0 && i + 1 < argc) {
-      task = argv[++i];
-    } else {
-      usage();
-    }
-  }
+  const char *task = only_option(argc, argv, "--processing-task");
   if (task != NULL) {
-    const char *fd = getenv("JETSAM_FD");
-    if (fd == NULL) {
-      fprintf(stderr, "jetsam-testapp: --processing-task needs JETSAM_FD (run it under jetsamd)\n");
-      return EXIT_USAGE;
-    }
-    channel_fd = (int)parse_number(fd, "JETSAM_FD");
+    open_channel("--processing-task");
     char line[4096];
     snprintf(line, sizeof line, "beginBackgroundTask id=1 name=%s kind=processing\n", task);
     channel_write(line);
     // The reply comes after the hello and maybe the launch event: the task is open once it is in.
     while (channel_read_line(line, sizeof line)) {
-      int id;
-      if (sscanf(line, "event id=%d", &id) == 1) {
-        char ack[64];
-        snprintf(ack, sizeof ack, "ack event=%d\n", id);
-        channel_write(ack);
-      }
+      acknowledge_if_event(line);
       if (strncmp(line, "reply id=1 ", 11) == 0) break;
       if (strncmp(line, "error ", 6) == 0) {
         fprintf(stderr, "jetsam-testapp: jetsamd refused the task: %s\n", line);
@@ -431,26 +436,12 @@ __attribute__((noinline)) void stuck_in_handler(void) {
 // Handles one lifecycle event on the main thread, as an app's delegate would.
 __attribute__((noinline)) void handle_event(int id, const char *name, const char *hang_in) {
   if (hang_in != NULL && strcmp(name, hang_in) == 0) stuck_in_handler();
-  char ack[64];
-  snprintf(ack, sizeof ack, "ack event=%d\n", id);
-  channel_write(ack);
+  acknowledge(id);
 }
 
 static int command_speak(int argc, char **argv) {
-  const char *hang_in = NULL;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--hang-in") == 0 && i + 1 < argc) {
-      hang_in = argv[++i];
-    } else {
-      usage();
-    }
-  }
-  const char *fd = getenv("JETSAM_FD");
-  if (fd == NULL) {
-    fprintf(stderr, "jetsam-testapp: speak needs JETSAM_FD (run it under jetsamd)\n");
-    return EXIT_USAGE;
-  }
-  channel_fd = (int)parse_number(fd, "JETSAM_FD");
+  const char *hang_in = only_option(argc, argv, "--hang-in");
+  open_channel("speak");
   channel_write("hello version=1\n");
   char line[4096];
   while (channel_read_line(line, sizeof line)) {
