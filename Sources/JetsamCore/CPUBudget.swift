@@ -90,27 +90,6 @@ public struct CPUUsageReport: Codable, Hashable, Sendable {
   }
 }
 
-extension CPUUsageReport {
-  /// `48.210 CPU-seconds in 60 s (80 % of a core allowed) in the background`, and how long it stayed over.
-  public var summary: String {
-    var text = "\(Self.format(cpuSeconds)) CPU-seconds in \(Self.format(sampledSeconds)) s"
-    text += " (\(Self.format(limitPercent)) % of a core over \(Self.format(windowSeconds)) s allowed) in the \(state)"
-    if overSeconds > 0 { text += ", over for \(Self.format(overSeconds)) s" }
-    return text
-  }
-
-  private static func format(_ value: Double) -> String {
-    let thousandths = Int64((value * 1000).rounded())
-    let whole = thousandths / 1000
-    let fraction = thousandths % 1000
-    guard fraction != 0 else { return String(whole) }
-    var digits = String(fraction)
-    while digits.count < 3 { digits = "0" + digits }
-    while digits.hasSuffix("0") { digits.removeLast() }
-    return "\(whole).\(digits)"
-  }
-}
-
 /// One reading of an app's CPU time, taken for a `sampleCPU` action.
 public struct CPUSample: Sendable, Equatable {
   public var app: String

@@ -67,7 +67,8 @@ extension JetsamPolicy {
     if let wanted {
       guard current?.budget != wanted.budget || current?.state != wanted.state else { return }
       trackedApps[name]!.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
-      // The first round samples it (the window's anchor) at once; later ones follow the cadence.
+      // Its window needs an anchor: the next sampling round (which reads every watched app) is brought forward to
+      // now; later rounds follow the cadence.
       if nextCPUSampleAt.map({ $0 > at }) ?? true { nextCPUSampleAt = at }
     } else if current != nil {
       trackedApps[name]!.cpuWatch = nil

@@ -58,7 +58,7 @@ enum ControlRequestFuzzing {
       response.device = DeviceInfo(charging: request.charging ?? false)
     case .metrics, .diagnostics:
       _ = try request.sinceDate()
-      if request.app != nil { _ = try request.requiredApp() }
+      _ = try request.optionalApp()
     case .status, .ps, .debugFreeze:
       break
     }

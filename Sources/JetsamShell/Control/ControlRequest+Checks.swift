@@ -22,6 +22,11 @@ extension ControlRequest {
     return app
   }
 
+  /// The app a request may name in `app` to narrow what it reads (metrics, diagnostics): checked when given.
+  package func optionalApp() throws(ControlError) -> String? {
+    app == nil ? nil : try requiredApp()
+  }
+
   /// The apps a lifecycle request acts on: every name in `apps` (suspend or resume several at once), else `app`.
   package func lifecycleTargets() throws(ControlError) -> [String] {
     guard let apps else { return [try requiredApp()] }

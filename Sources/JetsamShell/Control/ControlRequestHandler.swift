@@ -285,10 +285,9 @@ final class ControlRequestHandler {
   /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory).
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let since = try request.sinceDate()
-    if request.app != nil { _ = try request.requiredApp() }
     let query = ExitRecordPage.Query(
-      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: request.app,
-      since: since, limit: .max)
+      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(),
+      app: try request.optionalApp(), since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
     let path = daemon.records.log.path
@@ -321,13 +320,12 @@ final class ControlRequestHandler {
   /// The diagnostics kept, oldest first, read on a background thread.
   private func diagnostics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let since = try request.sinceDate()
-    if request.app != nil { _ = try request.requiredApp() }
+    let app = try request.optionalApp()
     guard let store = daemon.supervisor.diagnostics?.reader else {
       var response = ControlResponse(ok: true)
       response.diagnostics = []
       return response
     }
-    let app = request.app
     let read = { @Sendable () -> [UInt8] in
       var response = ControlResponse(ok: true)
       response.diagnostics = store.read(app: app, since: since)

@@ -612,16 +612,19 @@ public final class Daemon {
 
   /// The crash reporter preloaded into apps: beside jetsamd (a build directory) or in `../lib/jetsam` (installed).
   static var crashHandlerLibrary: String? {
-    let bin = directoryPart(of: siblingProgram("jetsamd"))
+    let bin = programDirectory
     return [bin + "/libjetsam-crash.so", directoryPart(of: bin) + "/lib/jetsam/libjetsam-crash.so"].first {
       access($0, R_OK) == 0
     }
   }
 
   /// The path of one of jetsam's programs, installed beside jetsamd.
-  static func siblingProgram(_ name: String) -> String {
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/jetsamd"
-    return directoryPart(of: exe) + "/" + name
+  static func siblingProgram(_ name: String) -> String { programDirectory + "/" + name }
+
+  /// The directory jetsamd runs from.
+  private static var programDirectory: String {
+    directoryPart(
+      of: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/jetsamd")
   }
 
   // MARK: Status

@@ -20,12 +20,6 @@ final class CrashSocket {
     source = try loop.addWatch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] _ in self?.readReports() }
   }
 
-  /// The crash pair: the daemon's end (non-blocking) and the app's (CLOEXEC; the spawner clears it only on the
-  /// duplicate it places at ``appDescriptor``).
-  static func makePair() throws(SystemError) -> (daemon: FileDescriptor, app: FileDescriptor) {
-    try AppChannel.makePair()
-  }
-
   /// The environment that turns the handler on in the app: the socket, and the library preloaded (before any
   /// the app's own environment preloads).
   static func environment(library: String, preloaded: String?) -> [String: String] {

@@ -64,20 +64,37 @@ final class LockInspector {
   static func parseSystemLocks(_ text: String, isAlive: (pid_t) -> Bool) -> SystemLocks {
     var locks = SystemLocks()
     for line in text.split(separator: "\n") {
-      let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-      guard words.count >= 5, words[1] != "->", let pid = pid_t(words[4]) else { continue }
+      guard let lock = LockLine(line) else { continue }
       locks.any = true
-      switch words[1] {
+      switch lock.type {
       case "POSIX":
-        locks.holders.insert(pid)
+        locks.holders.insert(lock.pid)
       case "FLOCK":
-        if pid > 0 && isAlive(pid) { locks.holders.insert(pid) } else { locks.unattributed = true }
+        if lock.pid > 0 && isAlive(lock.pid) { locks.holders.insert(lock.pid) } else { locks.unattributed = true }
       default:
         // OFDLCK (pid -1), leases and anything newer: whose they are only the descriptors tell.
         locks.unattributed = true
       }
     }
     return locks
+  }
+
+  /// One held lock as the kernel writes it, in `/proc/locks` and after `lock:` in fdinfo:
+  /// `1: POSIX  ADVISORY  WRITE 4242 08:01:1234 0 EOF` (entry number, type, ADVISORY/MANDATORY, access, pid,
+  /// device:inode, start, end).
+  struct LockLine {
+    var type: Substring
+    var access: Substring
+    var pid: pid_t
+
+    /// Nil for a waiter (`1: -> POSIX …`, which holds nothing) and for a line that does not parse.
+    init?(_ text: Substring) {
+      let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      guard words.count >= 5, words[0].hasSuffix(":"), words[1] != "->", let pid = pid_t(words[4]) else { return nil }
+      type = words[1]
+      access = words[3]
+      self.pid = pid
+    }
   }
 
   /// The locks process `pid` holds through its descriptors (none if it is gone or cannot be read).
@@ -103,24 +120,21 @@ final class LockInspector {
   static func parseFDInfo(_ text: String) -> [(type: String, access: String, pid: Int32)] {
     var locks: [(type: String, access: String, pid: Int32)] = []
     for line in text.split(separator: "\n") where line.hasPrefix("lock:") {
-      // After "lock:" and the entry number: type, ADVISORY/MANDATORY, access, pid, device:inode, start, end.
-      let words = line.dropFirst("lock:".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
-      guard words.count >= 5, words[0].hasSuffix(":"), words[1] != "->" else { continue }
+      guard let lock = LockLine(line.dropFirst("lock:".count)) else { continue }
       let type: String
-      switch words[1] {
+      switch lock.type {
       case "POSIX": type = "posix"
       case "FLOCK": type = "flock"
       case "OFDLCK": type = "ofd"
       default: continue
       }
       let access: String
-      switch words[3] {
+      switch lock.access {
       case "READ": access = "read"
       case "WRITE": access = "write"
       default: continue
       }
-      guard let pid = Int32(words[4]) else { continue }
-      locks.append((type, access, pid))
+      locks.append((type, access, lock.pid))
     }
     return locks
   }

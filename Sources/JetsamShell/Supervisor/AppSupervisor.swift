@@ -304,7 +304,8 @@ final class AppSupervisor {
       defer { output.close() }
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
-      let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
+      // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
+      let crashPair = try crashHandler.map { _ throws(SystemError) in try AppChannel.makePair() }
       defer { crashPair?.app.close() }
       let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
       var request = SpawnRequest(
