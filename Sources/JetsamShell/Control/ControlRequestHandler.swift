@@ -284,10 +284,12 @@ final class ControlRequestHandler {
   /// MetricKit-shaped exit counts per app, counted from every record of the log and its rotated predecessors (after
   /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory).
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+    // Every field checked before the log is opened: a refusal must leave no descriptor behind.
     let since = try request.sinceDate()
+    let app = try request.optionalApp()
     let query = ExitRecordPage.Query(
-      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(),
-      app: try request.optionalApp(), since: since, limit: .max)
+      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: app,
+      since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
     let path = daemon.records.log.path
