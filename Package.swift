@@ -28,7 +28,7 @@ let package = Package(
     // The pure policy core: events in, actions out. No I/O, no clock.
     .target(name: "JetsamCore", dependencies: ["JetsamWire"]),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
-    .target(name: "JetsamProtocol", dependencies: ["JetsamCore"]),
+    .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamWire"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
     // System errors, file descriptors and /proc parsing over Glibc, below the shell, the test kit and the bench.
@@ -47,7 +47,8 @@ let package = Package(
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell", "JetsamCore"]),
     // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
     .executableTarget(name: "jetsam-spawner", dependencies: ["JetsamShell", "CJetsamShim"]),
-    .executableTarget(name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamControlClient", "CJetsamShim"]),
+    .executableTarget(
+      name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamWire", "JetsamControlClient", "CJetsamShim"]),
     // Call stacks of a live process with elfutils' libdwfl (libdw-dev): jetsamd's diagnostics run it as a child
     // process with a time budget, so that a capture that hangs never holds the daemon.
     .executableTarget(name: "jetsam-stack", linkerSettings: [.linkedLibrary("dw"), .linkedLibrary("elf")]),

@@ -38,7 +38,8 @@ WORDS = [b'"verb"', b'"app"', b'"apps"', b'"command"', b'"env"', b'"memoryLimit"
          b'"background"', b'"reason"', b'"since"', b'"follow"', b'"limit"', b'"action"', b'"level"', b'"size"', b'"v"',
          b'"launch"', b'"kill"', b'"suspend"', b'"resume"', b'"ps"', b'"status"', b'"exits"', b'"pressure"',
          b'"allocate"', b'"release"', b'"critical"', b'"memoryPressure"', b'"activate"', b'"terminate"',
-         b'"device"', b'"charging"', b'"metrics"', b'"diagnostics"', b'"lockedFiles"', b'"defer"']
+         b'"device"', b'"charging"', b'"metrics"', b'"diagnostics"', b'"lockedFiles"', b'"defer"',
+         b'"watch"', b'"interval"']
 
 
 VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300, None, True, False, "", "x",
@@ -46,7 +47,7 @@ VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300,
           "foreground", "always", "never", "kill", "defer", "ignore", 20, 21, "2026-01-01T00:00:00Z", "yesterday", [], ["a", "b"], ["x"] * 300, {}, {"A": "b"},
           {"A=B": "c"}, ["/bin/true"], ["/nonexistent"], [""]]
 KEYS = ["v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason",
-        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "wait", "charging", "lockedFiles",
+        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "wait", "charging", "lockedFiles", "interval",
         "unknownKey"]
 
 

@@ -159,6 +159,17 @@ public final class JetsamApplication: Sendable {
     send(AppLine("stateDigest", fields))
   }
 
+  /// Marks a point, or the start or end of an interval, in the app's own work (like MetricKit's `mxSignpost`):
+  /// jetsamd stamps it with the time and labs draw it on their timelines, next to the lifecycle events, so that
+  /// a report shows which handler ran when, and whether a save finished before a kill.
+  ///
+  /// - Parameters:
+  ///   - name: 1 to 128 bytes; a `begin` and the next `end` of the same name make an interval.
+  ///   - phase: ``SignpostPhase/begin``, ``SignpostPhase/end``, or ``SignpostPhase/event`` (a single point).
+  public func signpost(_ name: String, phase: SignpostPhase = .event) {
+    send(AppLine("signpost", [("name", name), ("phase", phase.rawValue)]))
+  }
+
   /// Called, on the channel's reader thread, with errors nobody else will see: refusals of lines that carried
   /// no request id, unreadable lines from the daemon, failed writes of acknowledgements. When `nil` (the
   /// default) they are printed to standard error.

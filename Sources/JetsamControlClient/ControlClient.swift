@@ -123,6 +123,10 @@ public final class ControlClient {
     }
   }
 
+  /// Whether a whole response line is already read (``nextLine()`` returns it without touching the socket): a
+  /// caller that waits for the socket with poll(2) must drain these first.
+  public var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
+
   /// Appends what the socket has (blocking until something arrives) to `buffer`; 0 at the end of the stream.
   private func readChunk() throws(ControlClientError) -> Int {
     while true {

@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// The lifecycle events an app receives on its channel (UIApplication's delegate calls).
 public enum AppEventKind: String, Sendable, Codable, CaseIterable {
   case didFinishLaunching, willEnterForeground, didBecomeActive, willResignActive, didEnterBackground
@@ -75,12 +77,18 @@ public enum AppMessage: Sendable, Equatable {
   /// The digest of the state the app saved (and how long that state stays current, if it says), restored
   /// after a relaunch, or showed on its return to the foreground.
   case stateDigest(phase: DigestPhase, value: String, validFor: Duration?, requestID: Int?)
+  /// A point or the bounds of an interval in the app's own work (like MetricKit's `mxSignpost`): recorded with its
+  /// time for labs' timelines, decides nothing.
+  case signpost(name: String, phase: SignpostPhase, requestID: Int?)
 
   /// The longest `validFor` an app may give: a year (longer means "forever", which is no `validFor` at all).
   public static let maxValidFor = Duration.seconds(366 * 24 * 3600)
 
   /// The longest state summary, in UTF-8 bytes.
   public static let maxSummaryBytes = 128
+
+  /// The longest signpost name, in UTF-8 bytes.
+  public static let maxSignpostNameBytes = 128
 }
 
 /// What a background task is for, as iOS tells them apart.

@@ -178,6 +178,16 @@ extension JetsamPolicy {
       case .resumed:
         return reply + resumptionJudged(name, resumed: value, at: at)
       }
+    case .signpost(let signpost, let phase, let requestID):
+      guard !signpost.isEmpty, signpost.utf8.count <= AppMessage.maxSignpostNameBytes else {
+        return [
+          .appError(
+            app: name, pid: pid, requestID: requestID, code: "badLine",
+            message: "a signpost name is 1 to \(AppMessage.maxSignpostNameBytes) bytes (got \(signpost.utf8.count))")
+        ]
+      }
+      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + reply
     case .beginBackgroundTask(let requestID, let taskName, let kind):
       guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
         return [

@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// Everything that can happen to the policy: requests from users, results of the shell's I/O, kernel
 /// observations, and the passing of time. Each carries the instant it happened.
 public enum PolicyEvent: Sendable, Equatable {
@@ -172,6 +174,8 @@ public enum PolicyAction: Sendable, Equatable {
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)
+  /// The app passed a signpost (publish it with the time it was handled; it changes nothing).
+  case signposted(app: String, pid: Int32, launch: Int, name: String, phase: SignpostPhase)
   /// Send `signal` to every process of the app (a signal hook).
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.

@@ -59,6 +59,8 @@ enum ControlRequestFuzzing {
     case .metrics, .diagnostics:
       _ = try request.sinceDate()
       _ = try request.optionalApp()
+    case .watch:
+      _ = try request.watchInterval()
     case .status, .ps, .debugFreeze:
       break
     }

@@ -21,6 +21,9 @@ public enum ControlVerb: String, Codable, Sendable, CaseIterable {
   case metrics
   /// The diagnostics kept (hangs, CPU exceptions, crashes), oldest first (`app`, `since`).
   case diagnostics
+  /// A snapshot, then every change as it happens on the same connection (`interval`: seconds between memory
+  /// samples).
+  case watch
   /// Debug only (config `debugRequests: true`): blocks the daemon's event loop for good, to prove that the
   /// systemd watchdog restarts a hung daemon.
   case debugFreeze
@@ -65,6 +68,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var verdicts: Bool?
   /// `pressure`: `get` (default), `set`, `clear`, `allocate`, `release`.
   public var action: String?
+  /// `watch`: seconds between the memory samples pushed (0.05 to 60, default 1).
+  public var interval: Double?
   /// `pressure set`: the level to force.
   public var level: PressureLevel?
   /// `pressure allocate`: bytes to charge to the device.
@@ -79,7 +84,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles
+    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -126,9 +131,13 @@ public struct ControlResponse: Codable, Sendable {
   public var exits: [ExitRecord]?
   /// `exits`: true when older records were left out (by `limit`, or to keep the answer under 4 MiB).
   public var more: Bool?
-  /// Set on streamed lines of `exits --follow`: `exit`.
+  /// Set on streamed lines: `exit` (of `exits --follow`, with `record`) or `change` (of `watch`, with `change`).
   public var event: String?
   public var record: ExitRecord?
+  /// `watch`: the first answer.
+  public var watch: WatchSnapshot?
+  /// `watch`: a streamed change.
+  public var change: LiveChange?
 
   public init(ok: Bool) { self.ok = ok }
 
@@ -218,7 +227,6 @@ public struct StatusInfo: Codable, Sendable, Equatable {
   }
 }
 
-/// The device's pressure picture.
 /// The emulated device's conditions (`device`).
 public struct DeviceInfo: Codable, Sendable, Equatable {
   /// Idle and charging: `processing` background tasks run free of the background budget and the CPU monitor.
@@ -227,6 +235,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
   public init(charging: Bool) { self.charging = charging }
 }
 
+/// The device's pressure picture.
 public struct PressureInfo: Codable, Sendable, Equatable {
   public var level: PressureLevel
   public var forcedLevel: PressureLevel?

@@ -107,6 +107,9 @@ final class DemoApp: JetsamApplicationDelegate {
   private func save(_ application: JetsamApplication) -> String {
     let state = model.snapshot
     var outcome = "saved"
+    // Labs draw the save on their timelines: whether it ended before a kill is there to see.
+    application.signpost("save", phase: .begin)
+    defer { application.signpost("save", phase: .end) }
     if options.forgetToSave {
       // The restoration bug on purpose: the digest claims a save that never happened.
       outcome = "forgot-to-save"

@@ -14,6 +14,8 @@ enum Help {
       terminate NAME...                        end apps gracefully (SIGTERM, then SIGKILL)
       kill NAME [--reason REASON]              kill an app now and record REASON
       ps                                       list apps
+      top [--interval SECS]                    live view of apps, memory, pressure and exits
+      watch [--interval SECS]                  stream every change as it happens
       exits [--app NAME] [--since TIME] [--limit N] [--follow]   show exit records, newest first
       pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
       device [charging on|off]                 show or switch the device's conditions
@@ -114,6 +116,29 @@ enum Help {
     Show the emulated device's conditions, or switch whether it is idle and charging. While it is, apps'
     background tasks of kind `processing` (like BGProcessingTask) are bound by neither the background-task
     budget nor the CPU monitor; switched off, they are ordinary background tasks again.
+    """,
+    "top": """
+    Usage: jetsamctl top [--interval SECS] [--iterations N]
+
+    A live full-screen view: every app with its state, band, memory (a bar against the device's RAM), time in
+    its state and launch count; the pressure level and available memory; the latest exits. Changes are pushed
+    by jetsamd on one connection (`watch`); memory is refreshed every SECS (default 1).
+
+    Keys: s  next sort column (memory, name, state, time in state, launches)
+          r  reverse the sort
+          /  filter apps by name (Enter to apply, Esc to clear)
+          q  quit (also Ctrl-C)
+
+    When standard output is not a terminal, prints a plain table every SECS instead (N of them with
+    --iterations, else until interrupted).
+    """,
+    "watch": """
+    Usage: jetsamctl watch [--interval SECS] [--json]
+
+    Prints the current apps, then every change as jetsamd makes it: state changes, pressure levels, kills,
+    lifecycle events delivered (memory warnings, expirations), signposts, diagnostics, verdicts, exit records,
+    and every SECS (default 1) the memory of every running app. --json prints each change as a JSON line
+    (PROTOCOL-CONTROL.md, "Watching").
     """,
     "status":
       "Usage: jetsamctl status [--json]\n\nDaemon version, uptime, cgroup and suspend mode, app counts per state, records written.",

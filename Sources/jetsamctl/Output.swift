@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamWire
 
 /// Prints responses as tables for people or JSON for scripts.
 struct Output {
@@ -43,6 +44,13 @@ struct Output {
       let records = response.diagnostics ?? []
       if json { return printJSON(DiagnosticPayload.payloads(records)) }
       showDiagnostics(records)
+    case .watch:
+      guard let snapshot = response.watch else { return }
+      if json { return printCompact(snapshot) }
+      table(snapshot.apps)
+      print(
+        "pressure \(snapshot.pressure.level.name), \(ByteSize.format(snapshot.pressure.availableBytes)) of "
+          + "\(ByteSize.format(snapshot.pressure.ramBytes)) available")
     case .device:
       guard let device = response.device else { return }
       if json { return printJSON(device) }
@@ -116,10 +124,45 @@ struct Output {
     return verdict.rawValue + String(format: " (%.1fs old, valid %.1fs)", age, validFor)
   }
 
-  private func printLine(_ record: ExitRecord) {
+  private func printLine(_ record: ExitRecord) { printCompact(record) }
+
+  /// One JSON line.
+  private func printCompact<T: Encodable>(_ value: T) {
     let compact = JSONEncoder()
     compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: (try? compact.encode(record)) ?? Data(), as: UTF8.self))
+    print(String(decoding: (try? compact.encode(value)) ?? Data(), as: UTF8.self))
+  }
+
+  /// One change of `watch`: a JSON line, or a line for people (`+12.345s state mail background → suspended`).
+  func show(_ change: LiveChange) {
+    if json { return printCompact(change) }
+    print(Self.describe(change))
+  }
+
+  /// A change in words, without its time.
+  static func describe(_ change: LiveChange) -> String {
+    let who = [change.app, change.pid.map { "pid \($0)" }, change.launch.map { "#\($0)" }].compactMap { $0 }
+      .joined(separator: " ")
+    switch change.kind {
+    case .state:
+      return
+        "state \(who): \(change.from?.rawValue ?? "?") → \(change.to?.rawValue ?? "?") (\(change.band?.description ?? "?"))"
+    case .pressure:
+      return "pressure \(change.previousLevel?.name ?? "?") → \(change.level?.name ?? "?"), "
+        + "\(ByteSize.format(change.availableBytes ?? 0)) available"
+    case .memory:
+      let apps = (change.memory ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key) \(ByteSize.format($0.value))" }
+      return "memory: \(ByteSize.format(change.availableBytes ?? 0)) available; " + apps.joined(separator: ", ")
+    case .kill: return "kill \(who): \(change.reason?.rawValue ?? "?")"
+    case .appEvent: return "event \(who): \(change.name ?? "?")" + (change.level.map { " (\($0.name))" } ?? "")
+    case .signpost: return "signpost \(who): \(change.name ?? "?") \(change.phase?.rawValue ?? "?")"
+    case .diagnostic: return "diagnostic \(who): \(change.name ?? "?")"
+    case .verdict: return "verdict \(who): \(change.name ?? "?") \(change.verdict ?? "?")"
+    case .exit:
+      guard let record = change.record else { return "exit \(who)" }
+      return "exit \(who): \(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
+    case .device: return "device: charging \(change.charging == true ? "on" : "off")"
+    }
   }
 
   private func table(_ apps: [AppInfo]) {

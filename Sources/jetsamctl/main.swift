@@ -108,6 +108,14 @@ func parseTime(_ text: String) throws -> String {
   return Date(timeIntervalSinceNow: -value * scale).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
 }
 
+/// Seconds between memory samples of `watch` and `top`.
+func parseInterval(_ text: String) throws -> Double {
+  guard let seconds = Double(text), seconds >= 0.05, seconds <= 60 else {
+    throw CLIError.usage("--interval: \"\(text)\" is not a number of seconds from 0.05 to 60")
+  }
+  return seconds
+}
+
 func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   let verbName = invocation.verb
   guard let verb = ControlVerb(rawValue: verbName) else {
@@ -207,6 +215,12 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     var request = ControlRequest(verb: verb, app: args.one("--app"))
     if let since = args.one("--since") { request.since = try parseTime(since) }
     return request
+  case .watch:
+    let args = try VerbArguments(invocation.rest, valued: ["--interval"], flags: [], verb: verbName)
+    guard args.positional.isEmpty else { throw CLIError.usage("watch takes no positional arguments") }
+    var request = ControlRequest(verb: .watch)
+    if let interval = args.one("--interval") { request.interval = try parseInterval(interval) }
+    return request
   case .device:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)
     var request = ControlRequest(verb: .device)
@@ -270,6 +284,8 @@ func printJSON<T: Encodable>(_ value: T) {
 
 func run() throws {
   let invocation = try parseGlobal(Array(CommandLine.arguments.dropFirst()))
+  // Not a request of its own: a view made of `exits` and `watch` on one connection.
+  if invocation.verb == "top" { return try Top(invocation).run() }
   let request = try buildRequest(invocation)
   let client = try ControlClient(path: invocation.socket)
   let response = try client.send(request)
@@ -278,9 +294,11 @@ func run() throws {
     throw CLIError.failed(response.error?.message ?? "request failed")
   }
   Output(json: invocation.json).show(response, for: request)
-  if request.follow == true {
+  if request.follow == true || request.verb == .watch {
     while let line = try client.nextResponse() {
-      if let record = line.record {
+      if let change = line.change {
+        Output(json: invocation.json).show(change)
+      } else if let record = line.record {
         Output(json: invocation.json).showExits([record], header: false, verdicts: request.verdicts == true)
       }
     }

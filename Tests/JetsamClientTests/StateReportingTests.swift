@@ -27,6 +27,17 @@ import Testing
     #expect(daemon.readLine() == "stateDigest phase=resumed value=2c26b46b")
   }
 
+  @Test func signpostsAreSentWithTheirPhase() throws {
+    let daemon = try FakeDaemon()
+    let app = try daemon.connectApp()
+    app.signpost("save state", phase: .begin)
+    app.signpost("save state", phase: .end)
+    app.signpost("tapped")
+    #expect(daemon.readLine() == "signpost name=save%20state phase=begin")
+    #expect(daemon.readLine() == "signpost name=save%20state phase=end")
+    #expect(daemon.readLine() == "signpost name=tapped phase=event")
+  }
+
   @Test func aLineOverTheLimitIsNotSent() throws {
     let daemon = try FakeDaemon()
     let app = try daemon.connectApp()

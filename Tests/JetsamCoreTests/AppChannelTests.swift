@@ -332,6 +332,32 @@ struct AppChannelTests {
     let unknownEvent = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 99), at: t(0)))
     #expect(unknownEvent.count == 1)
   }
+
+  @Test("a signpost is published with the launch it came from, answered when asked, refused when unnamed")
+  func signposts() throws {
+    var policy = Self.policy()
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0))
+    _ = try policy.handle(.launch(app: "a", foreground: true, at: t(0)))
+    _ = policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
+    let begin = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .signpost(name: "save", phase: .begin, requestID: 4), at: t(1)))
+    #expect(
+      begin == [
+        .signposted(app: "a", pid: 10, launch: 1, name: "save", phase: .begin),
+        .reply(app: "a", pid: 10, requestID: 4, fields: []),
+      ])
+    let unnamed = policy.observe(
+      .appMessage(app: "a", pid: 10, message: .signpost(name: "", phase: .event, requestID: nil), at: t(1)))
+    guard case .appError(_, _, nil, "badLine", _)? = unnamed.first, unnamed.count == 1 else {
+      Issue.record("expected a refusal, got \(unnamed)")
+      return
+    }
+    // An earlier launch's channel speaks for nobody.
+    #expect(
+      policy.observe(
+        .appMessage(app: "a", pid: 9, message: .signpost(name: "save", phase: .end, requestID: nil), at: t(1))
+      ).isEmpty)
+  }
 }
 
 /// The exit record among `actions`, if any.

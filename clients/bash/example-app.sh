@@ -48,14 +48,20 @@ field() {
 
 send() { echo "$*" >&"$JETSAM_FD"; }
 
+# signpost NAME [begin|end|event]: marks a point, or the bounds of an interval, of the app's own work (like
+# MetricKit's mxSignpost); jetsamd stamps it with the time and labs draw it on their timelines.
+signpost() { send "signpost name=$(percent_encode "$1") phase=${2:-event}"; }
+
 # digest TEXT: a short hash of the state's text, the same whether it was just saved or just restored.
 digest() { printf '%s\n' "$1" | sha256sum | cut -c1-16; }
 
 save() {
   local state="events=$events"
+  signpost save begin
   echo "$state" >"$state_file.tmp" && mv -f "$state_file.tmp" "$state_file" # atomic: a kill leaves the old one
   send "stateDigest phase=saved value=$(digest "$state")"
   send "stateSummary value=$(percent_encode "$state")"
+  signpost save end
 }
 
 send "hello version=1"

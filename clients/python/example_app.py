@@ -68,6 +68,7 @@ class ExampleApp(jetsam_client.JetsamApp):
         self.say("%s (unknown event)" % event.name)
 
     def save(self):
+        self.signpost("save", "begin")  # labs draw the save on their timelines
         data = json.dumps(self.state, sort_keys=True).encode()
         temporary = self.state_path + ".tmp"
         with open(temporary, "wb") as file:
@@ -75,6 +76,7 @@ class ExampleApp(jetsam_client.JetsamApp):
         os.replace(temporary, self.state_path)  # atomic: a kill mid-save leaves the previous state
         self.report_state_digest(digest(self.state), "saved")
         self.state_summary = "events=%d" % self.state["events"]
+        self.signpost("save", "end")
 
 
 def digest(state):

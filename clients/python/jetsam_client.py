@@ -50,6 +50,8 @@ PROTOCOL_VERSION = 1
 MAX_LINE = 4096
 #: The longest ``valid_for`` of a saved digest, in seconds (366 days).
 MAX_VALID_FOR = 366 * 24 * 3600
+# The longest signpost name, in UTF-8 bytes.
+MAX_SIGNPOST_NAME_BYTES = 128
 #: Returned by ``begin_background_task`` when the daemon grants no task; ending it does nothing.
 INVALID_TASK = -1
 
@@ -477,6 +479,16 @@ class JetsamApp:
                 raise ValueError("valid_for must be above 0 and at most %d seconds" % MAX_VALID_FOR)
             fields.append(("validFor", "%.3f" % valid_for))
         self._send("stateDigest", fields)
+
+    def signpost(self, name, phase="event"):
+        """Marks a point (``phase="event"``), or the start (``"begin"``) or end (``"end"``) of an interval of the
+        app's own work, like MetricKit's mxSignpost: jetsamd stamps it with the time and labs draw it on their
+        timelines. ``name`` is 1 to 128 bytes; a begin and the next end of the same name make an interval."""
+        if phase not in ("begin", "end", "event"):
+            raise ValueError("phase must be 'begin', 'end' or 'event'")
+        if not 0 < len(name.encode("utf-8")) <= MAX_SIGNPOST_NAME_BYTES:
+            raise ValueError("a signpost name is 1 to %d bytes" % MAX_SIGNPOST_NAME_BYTES)
+        self._send("signpost", [("name", name), ("phase", phase)])
 
     # --- Background tasks ---
 

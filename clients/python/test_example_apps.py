@@ -70,6 +70,9 @@ class ExampleAppTests(unittest.TestCase):
                         break
                 saved = [line for line in said if line.startswith("stateDigest phase=saved")]
                 self.assertEqual(len(saved), 1, said)
+                # Both apps bracket their save with signposts.
+                self.assertEqual([line for line in said if line.startswith("signpost")],
+                                 ["signpost name=save phase=begin", "signpost name=save phase=end"])
                 self.assertTrue(any(line.startswith("stateSummary value=events%3D") for line in said), said)
                 daemon.close()  # as a jetsam kill while suspended: no more words
                 process.kill()
@@ -102,7 +105,10 @@ class ExampleAppTests(unittest.TestCase):
                 )
                 self.handle(daemon, 2, "willTerminate")
                 said = self.lines_until_ack(daemon, 2)
-                self.assertEqual([line.split(" ")[0] for line in said], ["stateDigest", "stateSummary"], said)
+                self.assertEqual(
+                    [line.split(" ")[0] for line in said], ["signpost", "stateDigest", "stateSummary", "signpost"], said
+                )
+                self.assertEqual((said[0], said[-1]), ("signpost name=save phase=begin", "signpost name=save phase=end"))
                 output, _ = process.communicate(timeout=5)
                 self.assertEqual(process.returncode, 0, "the app exits after willTerminate")
                 self.assertIn("didFinishLaunching afterExit previousReason=memoryPressure", output)

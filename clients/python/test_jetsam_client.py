@@ -285,6 +285,13 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(self.daemon.read_line(), "stateDigest phase=saved value=9f86d081 validFor=1.500")
         app.report_state_digest("9f86d081", "resumed")
         self.assertEqual(self.daemon.read_line(), "stateDigest phase=resumed value=9f86d081")
+        app.signpost("save state", "begin")
+        self.assertEqual(self.daemon.read_line(), "signpost name=save%20state phase=begin")
+        app.signpost("tapped")
+        self.assertEqual(self.daemon.read_line(), "signpost name=tapped phase=event")
+        for name, phase in (("x", "start"), ("", "event"), ("é" * 65, "event")):
+            with self.assertRaises(ValueError, msg=(name, phase)):
+                app.signpost(name, phase)
         for phase, valid_for in (("resumed", 1), ("saved", 0), ("saved", -1), ("saved", float("inf")), ("later", None)):
             with self.assertRaises(ValueError, msg=(phase, valid_for)):
                 app.report_state_digest("x", phase, valid_for=valid_for)

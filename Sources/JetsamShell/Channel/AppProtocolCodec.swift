@@ -75,6 +75,12 @@ package enum AppProtocolCodec {
       }
       let validFor = try line["validFor"].map { (text) throws(LineError) in try validity(text, phase: phase) }
       return .stateDigest(phase: phase, value: value, validFor: validFor, requestID: requestID)
+    case "signpost":
+      let phaseText = try text("phase")
+      guard let phase = SignpostPhase(rawValue: phaseText) else {
+        throw LineError(code: "badLine", message: "phase=\(phaseText) is not a signpost phase (begin, end, event)")
+      }
+      return .signpost(name: try text("name"), phase: phase, requestID: requestID)
     default:
       throw LineError(code: "unknownWord", message: "unknown message \"\(line.word)\"")
     }

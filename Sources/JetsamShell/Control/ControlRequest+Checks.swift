@@ -134,6 +134,15 @@ extension ControlRequest {
     }
   }
 
+  /// Seconds between the memory samples a `watch` is pushed (default 1).
+  package func watchInterval() throws(ControlError) -> Duration {
+    guard let interval else { return .seconds(1) }
+    guard interval >= 0.05, interval <= 60 else {
+      throw ControlError(.badRequest, "interval: \(interval) is not a number of seconds from 0.05 to 60")
+    }
+    return .milliseconds(Int64((interval * 1000).rounded()))
+  }
+
   /// The `since` of an `exits` request, an RFC 3339 time.
   package func sinceDate() throws(ControlError) -> Date? {
     guard let since else { return nil }

@@ -22,6 +22,7 @@ final class ControlRequestHandler {
       case .metrics: return try metrics(request, connection: connection)
       case .diagnostics: return try diagnostics(request, connection: connection)
       case .exits: return try exits(request, connection: connection)
+      case .watch: return try watch(request, connection: connection)
       case .launch: return try launch(request, connection: connection)
       case .activate, .background, .suspend, .resume, .terminate, .kill:
         return try lifecycle(request, connection: connection)
@@ -174,11 +175,25 @@ final class ControlRequestHandler {
     return response
   }
 
+  /// The whole picture now; from then on, every change is pushed on this connection (``LiveFeed``).
+  private func watch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse {
+    let interval = try request.watchInterval()
+    daemon.supervisor.noticeContinued()
+    var response = ControlResponse(ok: true)
+    response.watch = WatchSnapshot(
+      monotonicNanoseconds: MonotonicClock.now().nanoseconds, apps: daemon.policy.apps.map(appInfo),
+      pressure: pressureInfo(), device: DeviceInfo(charging: daemon.policy.deviceCharging),
+      intervalSeconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+    daemon.live.watch(connection, interval: interval)
+    return response
+  }
+
   /// Shows the device's conditions, after switching `charging` if the request says.
   private func device(_ request: ControlRequest) throws -> ControlResponse {
     if let charging = request.charging {
       try daemon.submit([.setCharging(charging, at: MonotonicClock.now())])
       daemon.log.notice("device \(charging ? "idle and charging" : "no longer charging")")
+      daemon.live.publishDevice(charging: daemon.policy.deviceCharging)
     }
     var response = ControlResponse(ok: true)
     response.device = DeviceInfo(charging: daemon.policy.deviceCharging)
@@ -231,13 +246,17 @@ final class ControlRequestHandler {
 
   private func pressureResponse() -> ControlResponse {
     var response = ControlResponse(ok: true)
+    response.pressure = pressureInfo()
+    return response
+  }
+
+  private func pressureInfo() -> PressureInfo {
     let policy = daemon.policy
-    response.pressure = PressureInfo(
+    return PressureInfo(
       level: policy.level, forcedLevel: policy.forcedLevel,
       mode: { if case .host = daemon.config.device.ram { "host" } else { "device" } }(),
       ramBytes: daemon.monitor.counter.ramBytes, availableBytes: daemon.monitor.lastAvailable,
       thresholds: daemon.thresholds, balloonBytes: daemon.balloon?.bytes ?? 0)
-    return response
   }
 
   /// The newest records, read from the end of the log on a background thread (the loop never reads the log) and

@@ -109,6 +109,18 @@ final class ControlServer {
     }
   }
 
+  /// Whether any client watches (``LiveFeed`` builds nothing otherwise).
+  var hasWatchers: Bool { connections.values.contains { $0.watch != nil } }
+
+  /// The clients that watch.
+  var watchers: [ControlConnection] { connections.values.filter { $0.watch != nil } }
+
+  /// Sends a change to every `watch` client.
+  func publish(_ change: LiveChange) {
+    let response = ControlResponse.change(change)
+    for connection in connections.values where connection.watch != nil { connection.send(response) }
+  }
+
   private func acceptAll() {
     while true {
       let fd = jetsam_accept_nonblocking(listener.rawValue)
@@ -269,6 +281,8 @@ final class ControlConnection {
   var peerUser: uid_t?
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
+  /// Set by `watch`: changes stream to this client.
+  var watch: WatchSubscription?
   /// Set while a request of this client is answered later; its stream is paused until then.
   var awaitingReply = false
   /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.

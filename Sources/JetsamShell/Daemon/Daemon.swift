@@ -49,6 +49,8 @@ public final class Daemon {
   private(set) var monitor: PressureMonitor!
   private var control: ControlServer!
   private var requests: ControlRequestHandler!
+  /// What `watch` clients are pushed.
+  private(set) var live: LiveFeed!
   private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
@@ -205,6 +207,14 @@ public final class Daemon {
     control = try ControlServer(
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
       handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
+    live = try LiveFeed(
+      loop: loop, control: control,
+      sources: LiveFeed.Sources(
+        app: { [unowned self] name in
+          self.policy.app(named: name).map { ($0.launch, $0.state.isRunning ? $0.pid : nil) }
+        },
+        appMemory: { [unowned self] in self.runningAppMemory() },
+        availableBytes: { [unowned self] in self.monitor.lastAvailable }))
 
     for signal in [Signal.terminate, .interrupt] {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
@@ -470,6 +480,7 @@ public final class Daemon {
 
   private func perform(_ action: PolicyAction) {
     policyMayHaveChanged = true
+    defer { live.publish(action) }
     switch action {
     case .suspensionDeferred(let app, let pid, let locks):
       let files = locks.map { "\($0.path) (\($0.type) \($0.access), pid \($0.pid))" }.joined(separator: ", ")
@@ -500,6 +511,8 @@ public final class Daemon {
     case .recordExit:
       supervisor.perform(action)
       if shuttingDown { finishShutdownIfDone() }
+    case .signposted(let app, let pid, _, let name, let phase):
+      log.debug("\(app) pid \(pid) signpost \(name) \(phase.rawValue)")
     default:
       supervisor.perform(action)
     }
@@ -512,6 +525,17 @@ public final class Daemon {
     detail += " after \(record.stateSeconds.formatted(decimals: 1))s"
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
     control.broadcast(record)
+    live.publish(record)
+  }
+
+  /// Bytes charged to each running app's cgroup (for `watch`).
+  private func runningAppMemory() -> [String: Int64] {
+    var memory: [String: Int64] = [:]
+    for status in policy.apps where status.state.isRunning {
+      guard let pid = status.pid, let process = supervisor.process(status.name, pid: pid) else { continue }
+      memory[status.name] = (try? process.cgroup.memoryUsage()) ?? 0
+    }
+    return memory
   }
 
   // MARK: State

@@ -176,7 +176,7 @@ final class AppSupervisor {
         done?()
       }
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
-    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred:
+    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .signposted:
       break  // the daemon's to tell
     }
   }

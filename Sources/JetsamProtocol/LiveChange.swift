@@ -1,0 +1,79 @@
+import JetsamCore
+import JetsamWire
+
+/// One change pushed to a `watch` client (PROTOCOL-CONTROL.md, *Watching*): what a live view or a lab's timeline
+/// needs, as it happens. Which fields are set depends on ``kind``.
+public struct LiveChange: Codable, Sendable, Equatable {
+  /// What happened.
+  public enum Kind: String, Codable, Sendable, CaseIterable {
+    /// An app moved to another lifecycle state and band: `app`, `pid`, `launch`, `from`, `to`, `band`.
+    case state
+    /// The device's pressure level changed: `previousLevel`, `level`, `availableBytes`.
+    case pressure
+    /// A periodic sample (at the watch's `interval`): `availableBytes`, and `memory` (bytes per running app).
+    case memory
+    /// jetsam or a request sent an app's SIGKILL: `app`, `pid`, `launch`, `reason`.
+    case kill
+    /// A lifecycle event was delivered to an app (`memoryWarning`, `backgroundTaskWillExpire`, …): `app`, `pid`,
+    /// `launch`, `name`, and `level` for a memory warning.
+    case appEvent
+    /// An app passed a signpost: `app`, `pid`, `launch`, `name`, `phase`.
+    case signpost
+    /// A diagnostic is being taken (a watchdog's hang, a CPU exception, a crash): `app`, `pid`, `launch`, `name`.
+    case diagnostic
+    /// A restoration or resumption was judged: `app`, `launch`, `name` (`restoration` or `resumption`), `verdict`.
+    case verdict
+    /// An exit record is durable: `record`.
+    case exit
+    /// The emulated device's conditions changed: `charging`.
+    case device
+  }
+
+  public var kind: Kind
+  /// When it happened, on the daemon's CLOCK_MONOTONIC (the same clock as an exit record's
+  /// `killSignalledNanoseconds`).
+  public var monotonicNanoseconds: Int64
+  public var app: String?
+  public var pid: Int32?
+  public var launch: Int?
+  public var from: LifecycleState?
+  public var to: LifecycleState?
+  public var band: Band?
+  public var level: PressureLevel?
+  public var previousLevel: PressureLevel?
+  public var availableBytes: Int64?
+  /// Bytes charged to each running app's cgroup.
+  public var memory: [String: Int64]?
+  public var reason: ExitReason?
+  public var name: String?
+  public var phase: SignpostPhase?
+  public var verdict: String?
+  public var charging: Bool?
+  public var record: ExitRecord?
+
+  public init(_ kind: Kind, at monotonicNanoseconds: Int64) {
+    self.kind = kind
+    self.monotonicNanoseconds = monotonicNanoseconds
+  }
+}
+
+/// The first answer to `watch`: the whole picture, after which only changes follow.
+public struct WatchSnapshot: Codable, Sendable, Equatable {
+  /// When it was taken, on the daemon's CLOCK_MONOTONIC.
+  public var monotonicNanoseconds: Int64
+  public var apps: [AppInfo]
+  public var pressure: PressureInfo
+  public var device: DeviceInfo
+  /// Seconds between `memory` changes.
+  public var intervalSeconds: Double
+
+  public init(
+    monotonicNanoseconds: Int64, apps: [AppInfo], pressure: PressureInfo, device: DeviceInfo, intervalSeconds: Double
+  ) {
+    self.monotonicNanoseconds = monotonicNanoseconds
+    self.apps = apps
+    self.pressure = pressure
+    self.device = device
+    self.intervalSeconds = intervalSeconds
+  }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import JetsamCore
+import JetsamProtocol
+import JetsamTestKit
+import Testing
+
+extension ControlClient {
+  /// The next change a `watch` pushes, or nil when none came within `timeout` seconds.
+  func nextChange(timeout: Double) throws -> LiveChange? {
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000 * TestTiming.slowdown))
+    while ContinuousClock.now < deadline {
+      if !hasBufferedLine {
+        var fd = pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&fd, 1, 50) > 0 else { continue }
+      }
+      guard let response = try nextResponse() else { throw TestKitError("jetsamd closed the watch") }
+      if let change = response.change { return change }
+    }
+    return nil
+  }
+
+  /// Reads changes until one satisfies `match`; returns every change read, that one last.
+  func changes(until what: String, timeout: Double = 15, _ match: (LiveChange) -> Bool) throws -> [LiveChange] {
+    var seen: [LiveChange] = []
+    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000 * TestTiming.slowdown))
+    while ContinuousClock.now < deadline {
+      guard let change = try nextChange(timeout: 0.2) else { continue }
+      seen.append(change)
+      if match(change) { return seen }
+    }
+    throw TestKitError("timed out waiting for \(what); saw \(seen.map(\.kind.rawValue))")
+  }
+}
+
+/// `watch` (the streaming subscription), app signposts, and `jetsamctl top` on a real jetsamd and real apps.
+@Suite(
+  "Watching and top", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct WatchTests {
+  static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
+
+  @Test("watch pushes a snapshot, then states, signposts, the kill and its record, and memory, in time order")
+  func watchStreamsChanges() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    try daemon.launch("early", ["idle"], options: ["--background"])
+    let client = try ControlClient(path: daemon.socket)
+    var request = ControlRequest(verb: .watch)
+    request.interval = 0.2
+    let answer = try client.send(request)
+    let snapshot = try #require(answer.watch, "\(answer)")
+    #expect(snapshot.apps.map(\.name) == ["early"])
+    #expect(snapshot.apps.first?.lifecycleState == .background)
+    #expect(snapshot.intervalSeconds == 0.2)
+
+    // The bash example app brackets its save (at didEnterBackground, in its working directory) with signposts.
+    let pid = try daemon.launch("notes", [], options: ["--acknowledgements", "always"], executable: Self.bashApp)
+    try daemon.ctl(["background", "notes"])
+    var seen = try client.changes(until: "the save's end signpost") { $0.kind == .signpost && $0.phase == .end }
+    try daemon.ctl(["suspend", "notes"])
+    try daemon.ctl(["kill", "notes", "--reason", "memoryPressure"])
+    seen += try client.changes(until: "the exit record") { $0.kind == .exit && $0.app == "notes" }
+    seen += try client.changes(until: "a memory sample") { $0.kind == .memory }
+
+    let notes = seen.filter { $0.app == "notes" }
+    #expect(notes.allSatisfy { $0.launch == 1 })
+    let states = notes.filter { $0.kind == .state }.compactMap(\.to)
+    #expect(states.starts(with: [.launching, .foregroundActive]))
+    #expect(states.contains(.background) && states.contains(.suspended))
+    #expect(
+      notes.filter { $0.kind == .state && $0.to != .launching && $0.to != .terminated }.allSatisfy { $0.pid == pid })
+    let signposts = notes.filter { $0.kind == .signpost }.map { "\($0.name ?? "?") \($0.phase?.rawValue ?? "?")" }
+    #expect(signposts == ["save begin", "save end"])
+    #expect(notes.contains { $0.kind == .appEvent && $0.name == "didEnterBackground" })
+    let kill = try #require(notes.first { $0.kind == .kill })
+    #expect(kill.reason == .memoryPressure && kill.pid == pid)
+    let exit = try #require(notes.first { $0.kind == .exit }?.record)
+    #expect(exit.reason == .memoryPressure && exit.state == "suspended" && exit.pid == pid)
+    // In the order they happened, on the clock of the record's kill instant.
+    let times = seen.map(\.monotonicNanoseconds)
+    #expect(times == times.sorted())
+    let killSignalled = try #require(exit.killSignalledNanoseconds)
+    #expect(abs(kill.monotonicNanoseconds - killSignalled) < 1_000_000_000)
+    let memory = try #require(seen.last)
+    #expect(memory.memory?["early"] ?? 0 > 0)
+    #expect(memory.memory?["notes"] == nil)
+    #expect(memory.availableBytes ?? 0 > 0)
+  }
+
+  @Test("a watch that asks for a bad interval is refused with the field named")
+  func badInterval() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    let client = try ControlClient(path: daemon.socket)
+    let refused = try client.errorFor(#"{"v":1,"verb":"watch","interval":0.001}"#)
+    #expect(refused.code == "badRequest")
+    #expect(refused.message.hasPrefix("interval: "))
+  }
+
+  @Test("top prints plain tables when not on a terminal; watch --json prints JSON lines")
+  func plainOutputs() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    try daemon.launch("mail", ["alloc", "24", "--hold"])
+    try daemon.waitUntil("mail's memory to show") { try daemon.apps()["mail"]?.memoryBytes ?? 0 > 20 << 20 }
+    let top = try daemon.ctl(["top", "--interval", "0.2", "--iterations", "2"])
+    #expect(top.status == 0, "\(top.stderr)")
+    let frames = top.stdout.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+    #expect(frames.count == 2)
+    let row = try #require(frames.last?.split(separator: "\n").first { $0.hasPrefix("mail ") })
+    #expect(row.contains("foregroundActive") && row.contains("M ") && row.contains("█"), "\(top.stdout)")
+    #expect(!top.stdout.contains("\u{1B}"))
+
+    // `watch --json`: the snapshot, then one change per line (ended by timeout(1), as a user's Ctrl-C would).
+    let watch = try runCommand(
+      "/usr/bin/timeout",
+      ["1", Binaries.current.jetsamctl, "--socket", daemon.socket, "--json", "watch", "--interval", "0.2"])
+    #expect(watch.status == 124, "\(watch.stderr)")
+    let lines = watch.stdout.split(separator: "\n").map { Data($0.utf8) }
+    let first = try JSONDecoder().decode(WatchSnapshot.self, from: try #require(lines.first))
+    #expect(first.apps.map(\.name) == ["mail"])
+    let samples = try lines.dropFirst().map { try JSONDecoder().decode(LiveChange.self, from: $0) }
+    #expect(samples.count >= 2 && samples.allSatisfy { $0.kind == .memory && $0.memory?["mail"] ?? 0 > 20 << 20 })
+  }
+
+  @Test(
+    "top under tmux: rows pushed as apps change, keys sort and filter, exits listed, q quits",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "needs tmux (make test installs it)"))
+  func topInTmux() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    try daemon.launch("mail", ["alloc", "16", "--hold"], options: ["--background"])
+    let tmux = try TmuxSession([Binaries.current.jetsamctl, "--socket", daemon.socket, "top", "--interval", "0.2"])
+    defer { tmux.close() }
+    func rows(_ screen: String) -> [String] {
+      screen.split(separator: "\n").map(String.init).filter { $0.hasPrefix("mail ") || $0.hasPrefix("zeta ") }
+    }
+    try tmux.waitForScreen("mail's row") { rows($0).first?.contains("background") == true }
+
+    // A new app appears without a key pressed; by memory, the larger first.
+    try daemon.launch("zeta", ["alloc", "48", "--hold"])
+    try tmux.waitForScreen("zeta above mail (sorted by memory)") { screen in
+      rows(screen).map { String($0.prefix(4)) } == ["zeta", "mail"]
+    }
+    try tmux.send("s")
+    try tmux.waitForScreen("sorted by name") { screen in
+      screen.contains("sort name") && rows(screen).map { String($0.prefix(4)) } == ["mail", "zeta"]
+    }
+    try tmux.send("/", "z", "e", "Enter")
+    try tmux.waitForScreen("only zeta (filtered)") { screen in
+      screen.contains("filter \"ze\"") && rows(screen).map { String($0.prefix(4)) } == ["zeta"]
+    }
+    try daemon.ctl(["background", "zeta"])
+    try daemon.ctl(["suspend", "zeta"])
+    try tmux.waitForScreen("zeta suspended") { rows($0).first?.contains("suspended") == true }
+    try daemon.ctl(["kill", "zeta", "--reason", "memoryPressure"])
+    try tmux.waitForScreen("zeta's exit listed") { $0.contains("zeta #1  memoryPressure  in suspended") }
+    try tmux.send("Escape")
+    try tmux.waitForScreen("the filter cleared") {
+      !$0.contains("filter \"") && rows($0).contains { $0.hasPrefix("mail") }
+    }
+    try tmux.send("q")
+    #expect(eventually(timeout: .seconds(10)) { (try? tmux.hasEnded()) == true })
+  }
+}
