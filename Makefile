@@ -103,7 +103,7 @@ CONFDIR := /etc/jetsam
 DESTDIR ?=
 INSTALL_BIN_DIR ?=
 INSTALL_SCRATCH := $(shell pwd)/.build/install
-JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-testapp
+JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-testapp jetsam-lab jetsam-demo-app
 # The crash reporter preloaded into apps; jetsamd looks for it in ../lib/jetsam beside its own directory.
 LIBDIR ?= $(PREFIX)/lib/jetsam
 
@@ -122,7 +122,8 @@ install: $(if $(INSTALL_BIN_DIR),,install-build)
 	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/jetsam/|$(DOCDIR)/|g' "units/$$u" \
 	    > "$(DESTDIR)$(UNITDIR)/$$u"; chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done; \
 	install -m 0644 units/jetsam.sysusers "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf"; \
-	install -m 0644 README.md PROTOCOL-CONTROL.md "$(DESTDIR)$(DOCDIR)/"; \
+	install -m 0644 README.md PROTOCOL.md PROTOCOL-CONTROL.md LABS.md "$(DESTDIR)$(DOCDIR)/"; \
+	install -d "$(DESTDIR)$(DOCDIR)/labs"; install -m 0644 labs/*.json5 "$(DESTDIR)$(DOCDIR)/labs/"; \
 	for f in config/jetsamd.json5 config/profiles/*.json5; do \
 	  dest="$(DESTDIR)$(CONFDIR)/$${f#config/}"; \
 	  if [ -e "$$dest" ] && ! cmp -s "$$f" "$$dest"; then \
@@ -144,7 +145,9 @@ uninstall:
 	rm -f "$(DESTDIR)$(LIBDIR)/libjetsam-crash.so"; rmdir "$(DESTDIR)$(LIBDIR)" 2>/dev/null || true; \
 	rm -f "$(DESTDIR)$(UNITDIR)/jetsamd.service" "$(DESTDIR)$(UNITDIR)/jetsamd.socket" \
 	  "$(DESTDIR)$(UNITDIR)/jetsam-spawner.service" "$(DESTDIR)$(UNITDIR)/jetsam-spawner.socket" \
-	  "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf" "$(DESTDIR)$(DOCDIR)/README.md" "$(DESTDIR)$(DOCDIR)/PROTOCOL-CONTROL.md"; \
+	  "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf"; \
+	for f in README.md PROTOCOL.md PROTOCOL-CONTROL.md LABS.md; do rm -f "$(DESTDIR)$(DOCDIR)/$$f"; done; \
+	rm -rf "$(DESTDIR)$(DOCDIR)/labs"; \
 	rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
 	echo "uninstalled jetsam from $(DESTDIR)$(PREFIX); kept $(CONFDIR), /var/lib/jetsam and the jetsam group"

@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "JetsamClient", targets: ["JetsamClient"]),
     .library(name: "JetsamWire", targets: ["JetsamWire"]),
     .executable(name: "jetsam-demo-app", targets: ["jetsam-demo-app"]),
+    .executable(name: "jetsam-lab", targets: ["jetsam-lab"]),
   ],
   targets: [
     // C libraries, imported as they are; all conversion lives in JetsamShell.
@@ -72,6 +73,12 @@ let package = Package(
     .target(name: "JetsamClient", dependencies: ["JetsamWire"]),
     // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
     .executableTarget(name: "jetsam-demo-app", dependencies: ["JetsamClient"]),
+
+    // Labs (LABS.md): scenarios read from JSON5, run against a private or running jetsamd, and their reports.
+    .target(
+      name: "JetsamLab",
+      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamShell", "JetsamControlClient"]),
+    .executableTarget(name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "CJetsamShim"]),
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),

@@ -1,11 +1,11 @@
 #!/bin/bash
 # Installs the Debian packages jetsam needs that this machine lacks (apt-get update first, once).
 # Usage: scripts/install-deps.sh build|test|bench|demo
-# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`); bench: + earlyoom.
+# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`), chromium (lab reports); bench: + earlyoom.
 set -euo pipefail
 want=(pkg-config libcgroup-dev libsystemd-dev libdw-dev)
 case "${1:-build}" in
-  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux) ;;
+  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium) ;;
   bench) want+=(earlyoom) ;;
 esac
 missing=()

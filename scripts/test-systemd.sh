@@ -105,7 +105,8 @@ for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam
   usr/local/lib/jetsam/libjetsam-crash.so usr/local/lib/systemd/system/jetsamd.service \
   usr/local/lib/systemd/system/jetsamd.socket usr/local/lib/systemd/system/jetsam-spawner.service \
   usr/local/lib/systemd/system/jetsam-spawner.socket \
-  usr/local/lib/sysusers.d/jetsam.conf etc/jetsam/jetsamd.json5; do
+  usr/local/lib/sysusers.d/jetsam.conf etc/jetsam/jetsamd.json5 usr/local/bin/jetsam-lab \
+  usr/local/share/doc/jetsam/LABS.md usr/local/share/doc/jetsam/labs/restoration.json5; do
   [ -e "$STAGE/$f" ] || { say "make install did not install /$f"; exit 1; }
 done
 

@@ -40,6 +40,12 @@ public enum ConfigLoader {
     return config
   }
 
+  /// A JSON5 object from `bytes`, checked as a config file is (UTF-8, syntax named by line and column, numbers
+  /// Foundation can read), for other JSON5 inputs such as lab scenarios.
+  package static func json5Object(bytes: [UInt8], file: String) throws(ConfigError) -> [String: JSONTree] {
+    try object(from: Data(bytes), file: file)
+  }
+
   private static func readObject(_ path: String) throws(ConfigError) -> [String: JSONTree] {
     let name = lastPathComponent(of: path)
     guard let data = FileManager.default.contents(atPath: path) else {
@@ -89,7 +95,9 @@ public enum ConfigLoader {
     }
   }
 
-  private static func merge(_ overlay: [String: JSONTree], into base: inout [String: JSONTree]) {
+  /// Lays `overlay` over `base` as a profile is laid over a config: objects merge key by key (`apps` app by app,
+  /// each app whole), anything else is replaced.
+  package static func merge(_ overlay: [String: JSONTree], into base: inout [String: JSONTree]) {
     for (key, value) in overlay {
       if case .object(let sub) = value, case .object(var existing) = base[key], key != "apps" {
         merge(sub, into: &existing)

@@ -2,7 +2,7 @@ import FoundationEssentials
 import JetsamProtocol
 
 /// A generic JSON value, decoded with JSONDecoder (which is where JSON5 support lives).
-enum JSONTree: Decodable {
+package enum JSONTree: Decodable, Sendable {
   case object([String: JSONTree])
   case array([JSONTree])
   case string(String)
@@ -11,7 +11,7 @@ enum JSONTree: Decodable {
   case bool(Bool)
   case null
 
-  init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     if let c = try? decoder.container(keyedBy: AnyCodingKey.self) {
       var object: [String: JSONTree] = [:]
       for key in c.allKeys { object[key.stringValue] = try c.decode(JSONTree.self, forKey: key) }
@@ -58,7 +58,7 @@ enum JSONTree: Decodable {
 
   /// The value as JSON text (for JSONDecoder, after profiles are merged). Numbers came through JSONDecoder and are
   /// finite; one that is not is written as null, which the typed decoding then names as a wrong value.
-  var json: [UInt8] {
+  package var json: [UInt8] {
     var out = JSONBytes()
     append(to: &out)
     return out.bytes

@@ -1,0 +1,298 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+
+/// The run as one self-contained HTML page (no network: inline SVG, CSS and script): the timeline (memory stacked
+/// per app against the device's RAM, one lane of lifecycle states per app, pressure bands, kill markers that show
+/// their exit records, signposts and memory warnings), the steps with their outcomes, the verdicts and the exit
+/// records.
+enum HTMLReport {
+  /// Drawing sizes, in SVG units.
+  static let width = 1200.0
+  static let left = 110.0
+  static let memoryHeight = 180.0
+  static let laneHeight = 26.0
+
+  /// Colours of lifecycle states (CSS classes `state-NAME` use the same).
+  static let stateColours: [LifecycleState: String] = [
+    .launching: "#9ad0a0", .foregroundActive: "#2e9e4f", .foregroundInactive: "#7cc58f", .background: "#3b7dd8",
+    .suspended: "#9aa3ad",
+  ]
+  static let pressureColours: [PressureLevel: String] = [
+    .warning: "#fff3c4", .urgent: "#ffd9a8", .critical: "#ffb3b3",
+  ]
+  /// Distinct colours for apps' memory, in turn.
+  static let appColours = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+  ]
+
+  static func html(_ run: LabRun) -> String {
+    let apps = appOrder(run)
+    let duration = max(run.durationSeconds, 0.001)
+    let plotWidth = width - left - 10
+    func x(_ nanoseconds: Int64) -> Double {
+      left + min(max(Double(nanoseconds - run.originNanoseconds) / 1e9 / duration, 0), 1) * plotWidth
+    }
+    let end = run.originNanoseconds + Int64(duration * 1e9)
+    let lanesTop = memoryHeight + 30
+    let height = lanesTop + Double(apps.count) * laneHeight + 30
+    var svg = ""
+
+    // Pressure bands behind everything.
+    var level = PressureLevel.normal
+    var levelSince = run.originNanoseconds
+    func band(until time: Int64) {
+      guard let colour = pressureColours[level] else { return }
+      svg +=
+        #"<rect class="pressure" data-level="\#(level.name)" x="\#(f(x(levelSince)))" y="0" "#
+        + #"width="\#(f(max(x(time) - x(levelSince), 1)))" height="\#(f(height - 20))" fill="\#(colour)">"#
+        + "<title>pressure \(level.name)</title></rect>"
+    }
+    for change in run.timeline where change.kind == .pressure {
+      band(until: change.monotonicNanoseconds)
+      level = change.level ?? .normal
+      levelSince = change.monotonicNanoseconds
+    }
+    band(until: end)
+
+    // Memory stacked per app, against the device's RAM.
+    let samples = run.timeline.filter { $0.kind == .memory }
+    // The scale: the device's RAM, or less when the apps never came near it (so that they show), never below a
+    // tenth of it.
+    let ram = Double(max(run.ramBytes, 1))
+    let peak = samples.map { Double(($0.memory ?? [:]).values.reduce(0, +)) }.max() ?? 0
+    let scale = min(ram, max(peak * 1.15, ram / 10))
+    func y(_ bytes: Double) -> Double { memoryHeight - min(bytes / scale, 1) * (memoryHeight - 10) }
+    let scaleLabel =
+      ByteSize.format(Int64(scale)) + (scale < ram ? " of \(ByteSize.format(run.ramBytes)) RAM" : " (RAM)")
+    var below = [Double](repeating: 0, count: samples.count)
+    for (index, app) in apps.enumerated() {
+      let above = samples.enumerated().map { below[$0.offset] + Double($0.element.memory?[app] ?? 0) }
+      if above != below {
+        let top = samples.indices.map { "\(f(x(samples[$0].monotonicNanoseconds))),\(f(y(above[$0])))" }
+        let bottom = samples.indices.reversed().map { "\(f(x(samples[$0].monotonicNanoseconds))),\(f(y(below[$0])))" }
+        svg +=
+          #"<polygon class="memory" data-app="\#(escape(app))" points="\#((top + bottom).joined(separator: " "))" "#
+          + #"fill="\#(appColours[index % appColours.count])" fill-opacity="0.8"><title>\#(escape(app)) memory</title></polygon>"#
+      }
+      below = above
+    }
+    svg +=
+      ##"<line x1="\##(f(left))" y1="\##(f(memoryHeight))" x2="\##(f(width - 10))" y2="\##(f(memoryHeight))" stroke="#333"/>"##
+      + #"<text x="4" y="14" class="axis">\#(scaleLabel)</text>"#
+      + #"<text x="4" y="\#(f(memoryHeight - 2))" class="axis">memory</text>"#
+
+    // One lane per app: its states, then markers on top.
+    for (index, app) in apps.enumerated() {
+      let top = lanesTop + Double(index) * laneHeight
+      svg +=
+        #"<g class="lane" data-app="\#(escape(app))"><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
+        + #"fill="\#(appColours[index % appColours.count])"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
+        + "\(escape(app))</text>"
+      for slice in states(of: app, in: run, end: end) {
+        svg +=
+          #"<rect class="state state-\#(slice.state.rawValue)" data-state="\#(slice.state.rawValue)" "#
+          + #"x="\#(f(x(slice.from)))" y="\#(f(top + 4))" width="\#(f(max(x(slice.to) - x(slice.from), 1)))" "#
+          + #"height="\#(f(laneHeight - 8))" fill="\#(stateColours[slice.state] ?? "#ccc")">"#
+          + "<title>\(escape(app)) launch \(slice.launch): \(slice.state.rawValue)</title></rect>"
+      }
+      for change in run.timeline where change.app == app {
+        let cx = f(x(change.monotonicNanoseconds))
+        switch change.kind {
+        case .exit:
+          guard let record = change.record else { continue }
+          let id = "exit-\(run.exits.firstIndex { $0.labKey == record.labKey && $0.pid == record.pid } ?? 0)"
+          svg +=
+            #"<g class="kill" data-app="\#(escape(app))" data-exit="\#(id)" tabindex="0">"#
+            + ##"<path d="M\##(cx) \##(f(top + 2)) l6 -0 l-6 11 l-6 -11 z" fill="#c62828"/>"##
+            + ##"<line x1="\##(cx)" y1="\##(f(top + 2))" x2="\##(cx)" y2="\##(f(top + laneHeight - 2))" stroke="#c62828" stroke-width="2"/>"##
+            + "<title>\(escape(record.labSummary)) (\(escape(record.terminationReason)))</title></g>"
+        case .signpost:
+          svg +=
+            #"<line class="signpost" x1="\#(cx)" y1="\#(f(top + laneHeight - 6))" x2="\#(cx)" y2="\#(f(top + laneHeight))" "#
+            + ##"stroke="#111" stroke-width="2"><title>signpost \##(escape(change.name ?? "")) \##(change.phase?.rawValue ?? "")</title></line>"##
+        case .appEvent where change.name == "memoryWarning":
+          svg +=
+            ##"<circle class="warning" cx="\##(cx)" cy="\##(f(top + 6))" r="4" fill="#f9a825" stroke="#6d4c00">"##
+            + "<title>memory warning (\(change.level?.name ?? "warning"))</title></circle>"
+        case .diagnostic:
+          svg +=
+            ##"<rect class="diagnostic" x="\##(f(x(change.monotonicNanoseconds) - 3))" y="\##(f(top + 1))" width="6" height="6" fill="#6a1b9a">"##
+            + "<title>diagnostic: \(escape(change.name ?? ""))</title></rect>"
+        default: break
+        }
+      }
+      svg += "</g>"
+    }
+    // Time axis.
+    let axisY = height - 8
+    let tick = niceTick(duration)
+    var t = 0.0
+    while t <= duration + 1e-9 {
+      let tx = left + t / duration * plotWidth
+      svg +=
+        ##"<line x1="\##(f(tx))" y1="\##(f(axisY - 12))" x2="\##(f(tx))" y2="\##(f(axisY - 8))" stroke="#333"/>"##
+        + #"<text x="\#(f(tx))" y="\#(f(axisY))" class="axis" text-anchor="middle">\#(trimmed(t))s</text>"#
+      t += tick
+    }
+
+    let timelineSVG =
+      #"<svg id="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(f(width)) \#(f(height))" "#
+      + #"width="\#(f(width))" height="\#(f(height))">\#(svg)</svg>"#
+    return page(run, timeline: timelineSVG, apps: apps)
+  }
+
+  /// The page around the timeline: header, legend, tables, the record panel and its script.
+  private static func page(_ run: LabRun, timeline: String, apps: [String]) -> String {
+    let failed = run.failures.count
+    var html = """
+      <!DOCTYPE html>
+      <html lang="en"><head><meta charset="utf-8">
+      <title>jetsam lab: \(escape(run.scenario))</title>
+      <style>
+      body { font: 14px/1.4 system-ui, sans-serif; margin: 20px; color: #222; }
+      h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8px; }
+      .badge { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: 600; }
+      .passed { background: #2e7d32; } .failed { background: #c62828; }
+      table { border-collapse: collapse; } td, th { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+      tr.outcome-failed td, tr.outcome-error td { background: #ffebee; }
+      tr.selected td { background: #fff59d; }
+      .axis { font-size: 11px; fill: #555; } .lane-name { font-size: 12px; fill: #222; }
+      .kill { cursor: pointer; }
+      .legend span { display: inline-block; margin-right: 14px; } .swatch { display: inline-block; width: 12px;
+        height: 12px; vertical-align: -2px; margin-right: 4px; }
+      pre#record { background: #f5f5f5; padding: 8px; max-height: 320px; overflow: auto; }
+      </style></head>
+      <body data-ready="no">
+      <h1>\(escape(run.scenario)) <span class="badge \(run.passed ? "passed" : "failed")">\(run.passed ? "passed" : "failed")</span></h1>
+      <p>\(escape(run.file)) · started \(escape(run.started)) · \(String(format: "%.1f", run.durationSeconds)) s ·
+      \(run.steps.count(where: \.isExpectation)) expectations, \(failed) failed · \(run.exits.count) exits</p>
+      <h2>Timeline</h2>
+      <div class="legend">
+      """
+    for (state, colour) in stateColours.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+      html += #"<span><i class="swatch" style="background:\#(colour)"></i>\#(state.rawValue)</span>"#
+    }
+    for (level, colour) in pressureColours.sorted(by: { $0.key.rank < $1.key.rank }) {
+      html += #"<span><i class="swatch" style="background:\#(colour)"></i>pressure \#(level.name)</span>"#
+    }
+    html += ##"<span><i class="swatch" style="background:#c62828"></i>kill (click: its exit record)</span>"##
+    html += "</div>\n\(timeline)\n<pre id=\"record\">Click a kill marker to see its exit record.</pre>\n"
+
+    html += "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>at</th><th>step</th><th>outcome</th><th>detail</th></tr>\n"
+    for step in run.steps {
+      html +=
+        "<tr class=\"outcome-\(step.outcome.rawValue)\"><td>\(String(format: "%.3f", step.startSeconds))s</td>"
+        + "<td>\(escape(step.location)) \(escape(step.title))</td><td>\(step.outcome.rawValue)</td>"
+        + "<td>\(escape(step.message ?? step.evidence ?? ""))</td></tr>\n"
+    }
+    html +=
+      "</table>\n<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>at</th><th>app</th><th>launch</th><th>kind</th><th>verdict</th></tr>\n"
+    for change in run.timeline where change.kind == .verdict {
+      html +=
+        "<tr><td>\(String(format: "%.3f", Double(change.monotonicNanoseconds - run.originNanoseconds) / 1e9))s</td>"
+        + "<td>\(escape(change.app ?? ""))</td><td>\(change.launch ?? 0)</td><td>\(escape(change.name ?? ""))</td>"
+        + "<td>\(escape(change.verdict ?? ""))</td></tr>\n"
+    }
+    html +=
+      "</table>\n<h2>Exit records</h2>\n<table id=\"exits\"><tr><th>time</th><th>app</th><th>launch</th><th>reason</th><th>termination</th><th>state</th><th>memory</th></tr>\n"
+    for (index, record) in run.exits.enumerated() {
+      html +=
+        "<tr id=\"exit-\(index)\"><td>\(escape(record.time))</td><td>\(escape(record.app))</td><td>\(record.launch)</td>"
+        + "<td>\(record.reason.rawValue)</td><td>\(escape(record.terminationReason))</td><td>\(escape(record.state))</td>"
+        + "<td>\(ByteSize.format(record.memoryBytes))</td></tr>\n"
+    }
+    html += "</table>\n"
+    // The records for the panel, as JSON inside a script element (`<` escaped so that no text can end it).
+    let records = (try? JSONEncoder.lab.encode(run.exits)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    html +=
+      "<script id=\"records\" type=\"application/json\">\(records.replacingOccurrences(of: "<", with: "\\u003c"))</script>\n"
+    html += """
+      <script>
+      "use strict";
+      window.addEventListener("error", function (event) { document.body.dataset.errors = String(event.message); });
+      (function () {
+        var records = JSON.parse(document.getElementById("records").textContent);
+        var panel = document.getElementById("record");
+        function show(marker) {
+          var id = marker.getAttribute("data-exit");
+          var index = Number(id.slice(5));
+          panel.textContent = JSON.stringify(records[index], null, 2);
+          document.querySelectorAll("#exits tr.selected").forEach(function (row) { row.classList.remove("selected"); });
+          var row = document.getElementById(id);
+          if (row) { row.classList.add("selected"); }
+        }
+        document.querySelectorAll("#timeline .kill").forEach(function (marker) {
+          marker.addEventListener("click", function () { show(marker); });
+          marker.addEventListener("keydown", function (event) { if (event.key === "Enter") { show(marker); } });
+        });
+        document.body.dataset.kills = String(document.querySelectorAll("#timeline .kill").length);
+        document.body.dataset.lanes = String(document.querySelectorAll("#timeline .lane").length);
+        document.body.dataset.ready = "yes";
+      })();
+      </script>
+      </body></html>
+
+      """
+    return html
+  }
+
+  /// Apps in the order they first appear (those running at the start first).
+  static func appOrder(_ run: LabRun) -> [String] {
+    var order = run.initialApps.filter { $0.lifecycleState.isRunning }.map(\.name)
+    for change in run.timeline {
+      if let app = change.app, change.kind == .state || change.kind == .memory || change.kind == .exit,
+        !order.contains(app)
+      {
+        order.append(app)
+      }
+    }
+    return order
+  }
+
+  /// An app's lifecycle states as intervals.
+  static func states(of app: String, in run: LabRun, end: Int64)
+    -> [(state: LifecycleState, from: Int64, to: Int64, launch: Int)]
+  {
+    var slices: [(state: LifecycleState, from: Int64, to: Int64, launch: Int)] = []
+    var open: (state: LifecycleState, from: Int64, launch: Int)?
+    if let initial = run.initialApps.first(where: { $0.name == app }), initial.lifecycleState.isRunning {
+      open = (initial.lifecycleState, run.originNanoseconds, initial.launch)
+    }
+    for change in run.timeline where change.kind == .state && change.app == app {
+      if let current = open {
+        slices.append((current.state, current.from, change.monotonicNanoseconds, current.launch))
+      }
+      open = change.to.map { $0.isRunning ? ($0, change.monotonicNanoseconds, change.launch ?? 0) : nil } ?? nil
+    }
+    if let current = open { slices.append((current.state, current.from, end, current.launch)) }
+    return slices
+  }
+
+  private static func niceTick(_ duration: Double) -> Double {
+    for step in [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600] where duration / step <= 12 {
+      return step
+    }
+    return 7200
+  }
+
+  private static func trimmed(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+  }
+
+  private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+
+  static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+  }
+}
+
+extension JSONEncoder {
+  /// Sorted keys, slashes as they are.
+  static var lab: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The run as JUnit XML, so that CI systems show it: one test case per expectation and per scenario-wide check,
+/// and one per action that could not be carried out (an error).
+enum JUnitReport {
+  static func xml(_ run: LabRun) -> String {
+    let cases = run.steps.filter { $0.isExpectation || $0.outcome == .error }
+    let failures = cases.count { $0.outcome == .failed }
+    let errors = cases.count { $0.outcome == .error }
+    let suite = escape(run.scenario)
+    var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+    xml +=
+      #"<testsuites name="jetsam-lab" tests="\#(cases.count)" failures="\#(failures)" errors="\#(errors)" "#
+      + #"time="\#(seconds(run.durationSeconds))">"# + "\n"
+    xml +=
+      #"  <testsuite name="\#(suite)" tests="\#(cases.count)" failures="\#(failures)" errors="\#(errors)" "#
+      + #"time="\#(seconds(run.durationSeconds))" timestamp="\#(escape(run.started))" file="\#(escape(run.file))">"#
+      + "\n"
+    for step in cases {
+      xml +=
+        #"    <testcase classname="jetsam-lab.\#(suite)" name="\#(escape(step.location + " " + step.title))" "#
+        + #"time="\#(seconds(step.durationSeconds))""#
+      switch step.outcome {
+      case .passed:
+        xml += ">\n"
+        if let evidence = step.evidence { xml += "      <system-out>\(escape(evidence))</system-out>\n" }
+      case .failed:
+        xml += ">\n"
+        xml += #"      <failure type="expectation" message="\#(escape(step.message ?? ""))"/>"# + "\n"
+      case .error:
+        xml += ">\n"
+        xml += #"      <error type="step" message="\#(escape(step.message ?? ""))"/>"# + "\n"
+      }
+      xml += "    </testcase>\n"
+    }
+    xml += "  </testsuite>\n</testsuites>\n"
+    return xml
+  }
+
+  private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+
+  /// Text fit for an XML attribute or element: the five entities, and control characters XML 1.0 cannot hold.
+  static func escape(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&apos;"
+      case "\n": out += "&#10;"
+      case "\t": out += "&#9;"
+      default:
+        if scalar.value < 0x20 { out += "?" } else { out.unicodeScalars.append(scalar) }
+      }
+    }
+    return out
+  }
+}

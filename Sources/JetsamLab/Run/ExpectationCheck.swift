@@ -1,0 +1,91 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+
+/// Whether an expectation holds over the changes so far, and what decided it.
+struct ExpectationCheck {
+  var holds: Bool
+  /// What decided it (a matching record, the verdict) or, when it does not hold, what was seen instead.
+  var detail: String
+  /// Exit records it matched (`app#launch`), which are then expected ones.
+  var matchedExits: [String] = []
+
+  static func evaluate(_ expectation: Expectation, changes: [LiveChange], snapshot: WatchSnapshot) -> ExpectationCheck {
+    let exits = changes.compactMap { $0.kind == .exit ? $0.record : nil }
+    switch expectation {
+    case .exit(let pattern):
+      if let record = exits.first(where: pattern.matches) {
+        return ExpectationCheck(holds: true, detail: record.labSummary, matchedExits: [record.labKey])
+      }
+      return ExpectationCheck(holds: false, detail: "exits seen: " + exitList(exits))
+    case .exits(let patterns):
+      var matched: [ExitRecord] = []
+      var remaining = exits[...]
+      for pattern in patterns {
+        guard let index = remaining.firstIndex(where: pattern.matches) else {
+          return ExpectationCheck(
+            holds: false,
+            detail: "no exit of \(pattern) after \(matched.last?.labSummary ?? "the start"); exits seen: "
+              + exitList(exits))
+        }
+        matched.append(remaining[index])
+        remaining = remaining[(index + 1)...]
+      }
+      return ExpectationCheck(
+        holds: true, detail: matched.map(\.labSummary).joined(separator: "; "), matchedExits: matched.map(\.labKey))
+    case .noExit(let app):
+      if let record = exits.first(where: { $0.app == app }) {
+        return ExpectationCheck(holds: false, detail: "it exited: \(record.labSummary)")
+      }
+      return ExpectationCheck(holds: true, detail: "no exit of \(app)")
+    case .verdict(let app, let kind, let verdict):
+      let latest = changes.last { $0.kind == .verdict && $0.app == app && $0.name == kind.rawValue }
+      guard let latest, let seen = latest.verdict else {
+        return ExpectationCheck(holds: false, detail: "no \(kind.rawValue) of \(app) was judged")
+      }
+      return ExpectationCheck(
+        holds: seen == verdict, detail: "\(kind.rawValue) of \(app) launch \(latest.launch ?? 0): \(seen)")
+    case .state(let app, let state):
+      let latest =
+        changes.last { $0.kind == .state && $0.app == app }?.to
+        ?? snapshot.apps.first { $0.name == app }?.lifecycleState
+      guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) was never launched") }
+      return ExpectationCheck(
+        holds: latest.rawValue == state || latest.coarseName == state, detail: "\(app) is \(latest.rawValue)")
+    case .signpost(let app, let name, let phase):
+      let seen = changes.filter { $0.kind == .signpost && $0.app == app }
+      if seen.contains(where: { $0.name == name && (phase == nil || $0.phase?.rawValue == phase) }) {
+        return ExpectationCheck(holds: true, detail: "signpost \(name) of \(app)")
+      }
+      let names = seen.map { "\($0.name ?? "?") \($0.phase?.rawValue ?? "?")" }
+      return ExpectationCheck(
+        holds: false, detail: "signposts of \(app): " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    case .event(let app, let name):
+      let seen = changes.filter { $0.kind == .appEvent && $0.app == app }
+      if seen.contains(where: { $0.name == name }) {
+        return ExpectationCheck(holds: true, detail: "\(name) delivered to \(app)")
+      }
+      let names = seen.compactMap(\.name)
+      return ExpectationCheck(
+        holds: false, detail: "events delivered to \(app): " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    }
+  }
+
+  static func exitList(_ exits: [ExitRecord]) -> String {
+    exits.isEmpty ? "none" : exits.map(\.labSummary).joined(separator: "; ")
+  }
+}
+
+extension ExitPattern {
+  func matches(_ record: ExitRecord) -> Bool {
+    record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state == state)
+      && (launch == nil || record.launch == launch)
+  }
+}
+
+extension ExitRecord {
+  /// `mail launch 2: memoryPressure in suspended`.
+  var labSummary: String { "\(app) launch \(launch): \(reason.rawValue) in \(state)" }
+  /// One exit of one launch.
+  var labKey: String { "\(app)#\(launch)" }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import JetsamCore
+import JetsamProtocol
+import JetsamShell
+
+/// A failure to set up or run a lab (not an expectation that failed): jetsamd would not start, a request failed.
+public struct LabError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// The private jetsamd a lab runs against: its own config, state and socket in the run's directory, its own device
+/// cgroup, stopped (and its apps with it) when the lab ends.
+final class LabDaemon {
+  let directory: String
+  let socketPath: String
+  let logPath: String
+  private let process = Process()
+
+  /// Starts `jetsamd` with the scenario's config (and profile) and waits until it answers.
+  init(jetsamd: String, scenario: Scenario, directory: String) throws {
+    self.directory = directory
+    socketPath = directory + "/run/jetsamd.sock"
+    logPath = directory + "/jetsamd.log"
+    // Every run starts from a new device: a daemon directory left by an earlier run into the same output (its
+    // launch counters, its apps' saved state) would make this run depend on that one.
+    if FileManager.default.fileExists(atPath: directory + "/jetsamd.json5") {
+      try FileManager.default.removeItem(atPath: directory)
+    }
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    // The scenario's config goes over its device profile (it is the more particular of the two), and the lab's
+    // own keys over both: this daemon must not share a directory, socket or cgroup.
+    var config: [String: JSONTree] = [:]
+    if let profile = scenario.profile {
+      guard let bytes = FileManager.default.contents(atPath: profile) else { throw LabError("cannot read \(profile)") }
+      do {
+        config = try ConfigLoader.json5Object(bytes: Array(bytes), file: lastPathComponent(of: profile))
+      } catch {
+        throw LabError("\(error)")
+      }
+    }
+    ConfigLoader.merge(scenario.config, into: &config)
+    config["stateDirectory"] = .string(directory + "/state")
+    config["runtimeDirectory"] = .string(directory + "/run")
+    if config["controlGroup"] == nil { config["controlGroup"] = .null }
+    var device: [String: JSONTree] = [:]
+    if case .object(let given)? = config["device"] { device = given }
+    device["cgroupName"] = .string("jetsam-lab-\(getpid())")
+    config["device"] = .object(device)
+    let configPath = directory + "/jetsamd.json5"
+    try Data(JSONTree.object(config).json).write(to: URL(fileURLWithPath: configPath))
+
+    guard FileManager.default.createFile(atPath: logPath, contents: nil),
+      let log = FileHandle(forWritingAtPath: logPath)
+    else { throw LabError("cannot create \(logPath)") }
+    process.executableURL = URL(fileURLWithPath: jetsamd)
+    process.arguments = ["--config", configPath, "--foreground"]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = log
+    process.standardError = log
+    do {
+      try process.run()
+    } catch {
+      throw LabError("cannot start \(jetsamd): \(error)")
+    }
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while (try? ControlClient(path: socketPath).send(ControlRequest(verb: .status)).ok) != true {
+      guard process.isRunning else {
+        throw LabError("jetsamd exited during start-up (status \(process.terminationStatus)):\n\(logTail())")
+      }
+      guard Date() < deadline else {
+        stop()
+        throw LabError("jetsamd did not answer on \(socketPath) within 20 s:\n\(logTail())")
+      }
+      usleep(20_000)
+    }
+  }
+
+  /// Stops jetsamd (SIGTERM: it ends its apps and removes its cgroups), SIGKILL after 30 s.
+  func stop() {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGTERM)
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  /// The end of jetsamd's log, for errors.
+  func logTail() -> String {
+    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(20).joined(separator: "\n")
+  }
+}

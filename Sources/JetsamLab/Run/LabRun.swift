@@ -1,0 +1,51 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+
+/// What a lab run did and found: the input of every report (JUnit XML, the JSON summary, the trace, the HTML page).
+public struct LabRun: Codable, Sendable {
+  public var scenario: String
+  public var file: String
+  /// When it began (RFC 3339) and, on the daemon's CLOCK_MONOTONIC, the origin of every time in the run.
+  public var started: String
+  public var originNanoseconds: Int64
+  public var durationSeconds: Double
+  /// The device's RAM, for drawing memory against it.
+  public var ramBytes: Int64
+  /// Each step, and the scenario-wide checks after them (`noUnexpectedExits`, `timeLimit`).
+  public var steps: [StepResult]
+  /// Every exit record of the run, oldest first.
+  public var exits: [ExitRecord]
+  /// Every change jetsamd pushed, in order.
+  public var timeline: [LiveChange]
+  /// The apps as they were when the run began.
+  public var initialApps: [AppInfo]
+
+  /// Whether every step and check passed.
+  public var passed: Bool { steps.allSatisfy { $0.outcome == .passed } }
+  public var failures: [StepResult] { steps.filter { $0.outcome != .passed } }
+}
+
+/// One step's (or check's) outcome.
+public struct StepResult: Codable, Sendable {
+  public enum Outcome: String, Codable, Sendable {
+    case passed
+    /// An expectation that did not hold.
+    case failed
+    /// An action that could not be carried out (a request refused, an app that would not start).
+    case error
+  }
+
+  /// `steps[3]`, or `expect.noUnexpectedExits` for a check.
+  public var location: String
+  public var title: String
+  /// True for an expectation or a check (one JUnit test case each), false for an action.
+  public var isExpectation: Bool
+  public var startSeconds: Double
+  public var durationSeconds: Double
+  public var outcome: Outcome
+  /// Why it failed, naming what was expected and what was seen.
+  public var message: String?
+  /// What decided it: the exit record or verdict that matched (for reports).
+  public var evidence: String?
+}

@@ -1,0 +1,152 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+import JetsamShell
+
+/// A lab scenario (LABS.md): the device, the apps, and a script of steps with expectations, read from a JSON5 file.
+public struct Scenario: Sendable {
+  /// The scenario's name (its `name`, else the file's name without extension).
+  public var name: String
+  /// The file it came from, as given (errors and reports name it).
+  public var file: String
+  /// The device profile to run the private jetsamd with (a file), if any.
+  public var profile: String?
+  /// Extra jetsamd configuration for the private daemon (its `config`), under the lab's own keys.
+  package var config: [String: JSONTree]
+  /// The apps by name.
+  public var apps: [String: LabApp]
+  public var steps: [Step]
+  /// Every exit must be one a step caused (`kill`, `terminate`) or expected (`expect`); others fail the run.
+  public var noUnexpectedExits: Bool
+  /// The whole run may take at most this long.
+  public var timeLimit: Duration?
+}
+
+/// How an app is started.
+public struct LabApp: Sendable, Equatable {
+  /// argv; a first word without a slash is looked up beside jetsam-lab, then on PATH.
+  public var command: [String]
+  public var environment: [String: String] = [:]
+  public var memoryLimit: Int64?
+  public var cpuLimit: Double?
+  public var band: Band?
+  public var acknowledgements: AcknowledgementMode?
+}
+
+/// One step of a scenario's script.
+public struct Step: Sendable {
+  /// Where it is: `steps[3]`.
+  public var location: String
+  public var action: StepAction
+  /// How long an expectation may take to hold (default 10 s), or a step to finish.
+  public var within: Duration?
+
+  /// The step in a few words, for reports: `suspend mail`, `expect exit of mail (memoryPressure)`.
+  public var title: String { action.title }
+}
+
+/// What a step does.
+public enum StepAction: Sendable {
+  case launch(app: String, background: Bool)
+  case activate(String)
+  case background([String])
+  case suspend([String])
+  case resume([String])
+  case terminate([String])
+  case kill(app: String, reason: ExitReason)
+  case wait(Duration)
+  /// Force a pressure level (nil: back to measured), answered once jetsam has acted.
+  case pressure(PressureLevel?)
+  /// Charge this much real memory to the device (a balloon), answered once charged.
+  case allocate(Int64)
+  /// Release the balloon.
+  case release
+  /// Grow the balloon to `to` in `steps` equal steps over `over`.
+  case ramp(to: Int64, over: Duration, steps: Int)
+  /// A balloon of `size` for `duration`, then released.
+  case spike(size: Int64, duration: Duration)
+  case charging(Bool)
+  case expect(Expectation)
+
+  public var title: String {
+    switch self {
+    case .launch(let app, let background): "launch \(app)\(background ? " in the background" : "")"
+    case .activate(let app): "activate \(app)"
+    case .background(let apps): "background \(apps.joined(separator: " "))"
+    case .suspend(let apps): "suspend \(apps.joined(separator: " "))"
+    case .resume(let apps): "resume \(apps.joined(separator: " "))"
+    case .terminate(let apps): "terminate \(apps.joined(separator: " "))"
+    case .kill(let app, let reason): "kill \(app) (\(reason.rawValue))"
+    case .wait(let duration): "wait \(duration.labText)"
+    case .pressure(let level): level.map { "pressure \($0.name)" } ?? "pressure clear"
+    case .allocate(let bytes): "allocate \(ByteSize.format(bytes))"
+    case .release: "release the balloon"
+    case .ramp(let to, let over, let steps): "ramp to \(ByteSize.format(to)) over \(over.labText) (\(steps) steps)"
+    case .spike(let size, let duration): "spike \(ByteSize.format(size)) for \(duration.labText)"
+    case .charging(let on): "charging \(on ? "on" : "off")"
+    case .expect(let expectation): "expect \(expectation.title)"
+    }
+  }
+}
+
+/// What an `expect` step asks of the run so far.
+public enum Expectation: Sendable {
+  /// An exit record of the run matches.
+  case exit(ExitPattern)
+  /// Exit records match these, in this order (others may come between).
+  case exits([ExitPattern])
+  /// No exit of this app so far.
+  case noExit(String)
+  /// The app's latest restoration (after a relaunch) or resumption (a return) verdict.
+  case verdict(app: String, kind: VerdictKind, verdict: String)
+  /// The app is in this state now: a lifecycle state, or `foreground`, `background`, `suspended`, `notRunning`.
+  case state(app: String, state: String)
+  /// The app passed this signpost (with this phase, if given).
+  case signpost(app: String, name: String, phase: String?)
+  /// The app was delivered this lifecycle event (`memoryWarning`, `backgroundTaskWillExpire`, …).
+  case event(app: String, name: String)
+
+  public var title: String {
+    switch self {
+    case .exit(let pattern): "exit of \(pattern)"
+    case .exits(let patterns): "exits in order: " + patterns.map(\.description).joined(separator: ", then ")
+    case .noExit(let app): "no exit of \(app)"
+    case .verdict(let app, let kind, let verdict): "\(kind.rawValue) of \(app) is \(verdict)"
+    case .state(let app, let state): "\(app) is \(state)"
+    case .signpost(let app, let name, let phase): "signpost \(name)\(phase.map { " " + $0 } ?? "") of \(app)"
+    case .event(let app, let name): "\(name) delivered to \(app)"
+    }
+  }
+}
+
+/// Which verdict.
+public enum VerdictKind: String, Sendable {
+  case restoration, resumption
+}
+
+/// What an expected exit record must show; nil fields match anything.
+public struct ExitPattern: Sendable, CustomStringConvertible {
+  public var app: String
+  public var reason: ExitReason?
+  /// `foreground`, `background` or `suspended`.
+  public var state: String?
+  public var launch: Int?
+
+  public var description: String {
+    let details = [reason?.rawValue, state.map { "in \($0)" }, launch.map { "launch \($0)" }].compactMap { $0 }
+    return app + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+  }
+}
+
+extension Duration {
+  /// `2s`, `1.5s`, `250ms`, `3m`.
+  var labText: String {
+    let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+    if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
+    if seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+    return seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
+  }
+
+  /// Seconds as a Double.
+  var labSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

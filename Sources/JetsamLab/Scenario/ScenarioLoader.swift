@@ -1,0 +1,424 @@
+import Foundation
+import JetsamCore
+import JetsamProtocol
+import JetsamShell
+
+/// A scenario that cannot be run, naming the file, where in it, and why:
+/// `commute.json5: steps[3].pressure: "extreme" is not a level (normal, warning, urgent, critical, clear)`.
+public struct ScenarioError: Error, CustomStringConvertible, Sendable {
+  public var file: String
+  public var path: String
+  public var reason: String
+  public var description: String { path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)" }
+}
+
+/// Reads scenario files (LABS.md documents the format).
+public enum ScenarioLoader {
+  /// Reads and checks the scenario at `path`; a device profile it names is looked up in `profileDirectories`, in
+  /// order.
+  public static func load(path: String, profileDirectories: [String]) throws(ScenarioError) -> Scenario {
+    let file = lastPathComponent(of: path)
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ScenarioError(file: file, path: "", reason: "cannot read \(path)")
+    }
+    return try parse(bytes: Array(data), file: file, profileDirectories: profileDirectories)
+  }
+
+  /// Reads a scenario from the bytes of a file called `file`.
+  public static func parse(bytes: [UInt8], file: String, profileDirectories: [String]) throws(ScenarioError)
+    -> Scenario
+  {
+    let object: [String: JSONTree]
+    do {
+      object = try ConfigLoader.json5Object(bytes: bytes, file: file)
+    } catch {
+      throw ScenarioError(file: file, path: "", reason: error.reason)
+    }
+    var reader = TreeReader(file: file)
+    do {
+      return try reader.scenario(object, profileDirectories: profileDirectories)
+    } catch let error as ScenarioError {
+      throw error
+    } catch {
+      throw ScenarioError(file: file, path: "", reason: "\(error)")
+    }
+  }
+}
+
+/// Walks the JSON5 tree, keeping the path of what it reads for errors.
+private struct TreeReader {
+  let file: String
+  var path: [String] = []
+
+  func failure(_ reason: String) -> ScenarioError {
+    ScenarioError(
+      file: file, path: path.reduce("") { $0.isEmpty || $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }, reason: reason)
+  }
+
+  mutating func at<T>(_ key: String, _ read: (inout TreeReader) throws -> T) rethrows -> T {
+    path.append(key)
+    defer { path.removeLast() }
+    return try read(&self)
+  }
+
+  func object(_ value: JSONTree, keys: Set<String>) throws -> [String: JSONTree] {
+    guard case .object(let object) = value else { throw failure("expected an object") }
+    if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+      throw failure("\(unknown): unknown key (known: \(keys.sorted().joined(separator: ", ")))")
+    }
+    return object
+  }
+
+  func string(_ value: JSONTree) throws -> String {
+    guard case .string(let text) = value else { throw failure("expected a string") }
+    return text
+  }
+
+  func bool(_ value: JSONTree) throws -> Bool {
+    guard case .bool(let flag) = value else { throw failure("expected true or false") }
+    return flag
+  }
+
+  func integer(_ value: JSONTree, in range: ClosedRange<Int>) throws -> Int {
+    guard case .integer(let number) = value, let int = Int(exactly: number), range.contains(int) else {
+      throw failure("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+    }
+    return int
+  }
+
+  func number(_ value: JSONTree) throws -> Double {
+    switch value {
+    case .integer(let number): return Double(number)
+    case .number(let number): return number
+    default: throw failure("expected a number")
+    }
+  }
+
+  /// One app name, or a list of them.
+  func names(_ value: JSONTree, apps: Set<String>) throws -> [String] {
+    let names: [String]
+    switch value {
+    case .string(let name): names = [name]
+    case .array(let items):
+      names = try items.map { item in try string(item) }
+      guard !names.isEmpty else { throw failure("expected at least one app") }
+    default: throw failure("expected an app name or a list of them")
+    }
+    for name in names where !apps.contains(name) {
+      throw failure("no app \"\(name)\" in apps (known: \(apps.sorted().joined(separator: ", ")))")
+    }
+    return names
+  }
+
+  func app(_ value: JSONTree, apps: Set<String>) throws -> String {
+    guard case .string = value else { throw failure("expected an app name") }
+    return try names(value, apps: apps)[0]
+  }
+
+  func duration(_ value: JSONTree) throws -> Duration {
+    let parsed: ConfigDuration? =
+      switch value {
+      case .string(let text): ConfigDuration(parsing: text)
+      case .integer(let seconds): ConfigDuration(parsing: String(seconds))
+      case .number(let seconds): ConfigDuration(parsing: String(seconds))
+      default: nil
+      }
+    guard let parsed else { throw failure("expected a duration such as 500ms, 10s or 2m") }
+    return parsed.duration
+  }
+
+  func size(_ value: JSONTree) throws -> Int64 {
+    let parsed: ByteSize? =
+      switch value {
+      case .string(let text): ByteSize(parsing: text)
+      case .integer(let bytes): bytes > 0 ? ByteSize(bytes: bytes) : nil
+      default: nil
+      }
+    guard let parsed, parsed.bytes > 0 else { throw failure("expected a size such as 512M or 1.5G") }
+    return parsed.bytes
+  }
+
+  mutating func scenario(_ object: [String: JSONTree], profileDirectories: [String]) throws -> Scenario {
+    let top = try self.object(
+      .object(object), keys: ["name", "device", "config", "apps", "steps", "expect"])
+    let name = try top["name"].map { value in try at("name") { try $0.string(value) } }
+    let profile = try top["device"].map { value in
+      try at("device") { reader in
+        try reader.profile(try reader.string(value), directories: profileDirectories)
+      }
+    }
+    var config: [String: JSONTree] = [:]
+    if let value = top["config"] {
+      guard case .object(let object) = value else {
+        throw at("config") { $0.failure("expected an object (jetsamd's config)") }
+      }
+      for key in ["stateDirectory", "runtimeDirectory"] where object[key] != nil {
+        throw at("config") { $0.failure("\(key): set by the lab (each run has its own)") }
+      }
+      config = object
+    }
+    guard let appsValue = top["apps"] else { throw failure("apps: missing (the apps the steps start)") }
+    let apps = try at("apps") { reader in try reader.apps(appsValue) }
+    guard let stepsValue = top["steps"], case .array(let items) = stepsValue else {
+      throw failure("steps: missing or not a list")
+    }
+    var steps: [Step] = []
+    for (index, item) in items.enumerated() {
+      steps.append(
+        try at("steps[\(index)]") { reader in
+          try reader.step(item, location: "steps[\(index)]", apps: Set(apps.keys))
+        })
+    }
+    var noUnexpectedExits = false
+    var timeLimit: Duration?
+    if let value = top["expect"] {
+      try at("expect") { reader in
+        let expect = try reader.object(value, keys: ["noUnexpectedExits", "timeLimit"])
+        if let flag = expect["noUnexpectedExits"] {
+          noUnexpectedExits = try reader.at("noUnexpectedExits") { try $0.bool(flag) }
+        }
+        if let limit = expect["timeLimit"] { timeLimit = try reader.at("timeLimit") { try $0.duration(limit) } }
+      }
+    }
+    let fileName = file.split(separator: ".").first.map(String.init) ?? file
+    return Scenario(
+      name: name ?? fileName, file: file, profile: profile, config: config, apps: apps, steps: steps,
+      noUnexpectedExits: noUnexpectedExits, timeLimit: timeLimit)
+  }
+
+  /// A profile's file: a path as given, or a name looked up in `directories` (`phone-2g` → `phone-2g.json5`).
+  func profile(_ name: String, directories: [String]) throws -> String {
+    if name.contains("/") {
+      guard FileManager.default.fileExists(atPath: name) else { throw failure("no profile file \(name)") }
+      return name
+    }
+    for directory in directories where FileManager.default.fileExists(atPath: "\(directory)/\(name).json5") {
+      return "\(directory)/\(name).json5"
+    }
+    throw failure("no profile \"\(name)\" (looked in \(directories.joined(separator: ", ")))")
+  }
+
+  mutating func apps(_ value: JSONTree) throws -> [String: LabApp] {
+    guard case .object(let object) = value, !object.isEmpty else { throw failure("expected an object of apps") }
+    var apps: [String: LabApp] = [:]
+    for name in object.keys.sorted() {
+      apps[name] = try at(name) { reader in try reader.app(object[name]!) }
+    }
+    return apps
+  }
+
+  mutating func app(_ value: JSONTree) throws -> LabApp {
+    let object = try self.object(
+      value, keys: ["command", "env", "memoryLimit", "cpuLimit", "band", "acknowledgements"])
+    guard let commandValue = object["command"], case .array(let words) = commandValue, !words.isEmpty else {
+      throw failure("command: missing or not a list of words")
+    }
+    var app = LabApp(
+      command: try at("command") { reader in
+        try words.map { word in try reader.string(word) }
+      })
+    if let env = object["env"] {
+      try at("env") { reader in
+        guard case .object(let pairs) = env else { throw reader.failure("expected an object of variables") }
+        for (key, value) in pairs { app.environment[key] = try reader.at(key) { try $0.string(value) } }
+      }
+    }
+    if let limit = object["memoryLimit"] { app.memoryLimit = try at("memoryLimit") { try $0.size(limit) } }
+    if let limit = object["cpuLimit"] {
+      app.cpuLimit = try at("cpuLimit") { reader in
+        let percent = try reader.number(limit)
+        guard percent >= 1, percent <= 100_000 else {
+          throw reader.failure("expected a percentage of a core, 1 to 100000")
+        }
+        return percent
+      }
+    }
+    if let band = object["band"] {
+      app.band = try at("band") { reader in
+        guard let parsed = Band(name: try reader.string(band)) else {
+          throw reader.failure("not a band (idle, background, mail, foreground, audio, critical)")
+        }
+        return parsed
+      }
+    }
+    if let mode = object["acknowledgements"] {
+      app.acknowledgements = try at("acknowledgements") { reader in
+        guard let parsed = AcknowledgementMode(rawValue: try reader.string(mode)) else {
+          throw reader.failure("not a mode (auto, always, never)")
+        }
+        return parsed
+      }
+    }
+    return app
+  }
+
+  static let actions = [
+    "launch", "relaunch", "activate", "background", "suspend", "resume", "terminate", "kill", "wait", "pressure",
+    "allocate", "release", "ramp", "spike", "charging", "expect",
+  ]
+
+  mutating func step(_ value: JSONTree, location: String, apps: Set<String>) throws -> Step {
+    let object = try self.object(value, keys: Set(Self.actions + ["within", "inBackground", "reason", "for"]))
+    let named = Self.actions.filter { object[$0] != nil }
+    guard named.count == 1, let word = named.first else {
+      throw failure(
+        named.isEmpty
+          ? "a step needs one action (\(Self.actions.joined(separator: ", ")))"
+          : "a step has one action, not \(named.joined(separator: " and "))")
+    }
+    let argument = object[word]!
+    var step = Step(
+      location: location,
+      action: try at(word) { reader in
+        try reader.action(word, argument, object: object, apps: apps)
+      })
+    for modifier in ["inBackground", "reason", "for"] where object[modifier] != nil {
+      let allowed = ["inBackground": "launch", "reason": "kill", "for": "spike"][modifier]!
+      guard word == allowed else { throw failure("\(modifier): belongs to a \(allowed) step") }
+    }
+    if let within = object["within"] { step.within = try at("within") { try $0.duration(within) } }
+    return step
+  }
+
+  mutating func action(_ word: String, _ value: JSONTree, object: [String: JSONTree], apps: Set<String>)
+    throws -> StepAction
+  {
+    switch word {
+    case "launch":
+      let background = try object["inBackground"].map { flag in try bool(flag) } ?? false
+      return .launch(app: try app(value, apps: apps), background: background)
+    case "relaunch", "activate": return .activate(try app(value, apps: apps))
+    case "background": return .background(try names(value, apps: apps))
+    case "suspend": return .suspend(try names(value, apps: apps))
+    case "resume": return .resume(try names(value, apps: apps))
+    case "terminate": return .terminate(try names(value, apps: apps))
+    case "kill":
+      var reason = ExitReason.memoryPressure
+      if let text = object["reason"] {
+        guard case .string(let name) = text, let parsed = ExitReason(rawValue: name) else {
+          throw failure(
+            "reason: not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        reason = parsed
+      }
+      return .kill(app: try app(value, apps: apps), reason: reason)
+    case "wait": return .wait(try duration(value))
+    case "pressure":
+      let text = try string(value)
+      if text == "clear" { return .pressure(nil) }
+      guard let level = PressureLevel(name: text) else {
+        throw failure("\"\(text)\" is not a level (normal, warning, urgent, critical, clear)")
+      }
+      return .pressure(level)
+    case "allocate": return .allocate(try size(value))
+    case "release":
+      guard case .bool(true) = value else { throw failure("expected true") }
+      return .release
+    case "ramp":
+      let ramp = try self.object(value, keys: ["to", "over", "steps"])
+      guard let to = ramp["to"], let over = ramp["over"] else { throw failure("a ramp needs to and over") }
+      return .ramp(
+        to: try at("to") { try $0.size(to) }, over: try at("over") { try $0.duration(over) },
+        steps: try ramp["steps"].map { steps in
+          try at("steps") { try $0.integer(steps, in: 1...1000) }
+        } ?? 10)
+    case "spike":
+      guard let length = object["for"] else { throw failure("a spike needs for (how long it lasts)") }
+      return .spike(size: try size(value), duration: try duration(length))
+    case "charging": return .charging(try bool(value))
+    default: return .expect(try expectation(value, apps: apps))
+    }
+  }
+
+  mutating func expectation(_ value: JSONTree, apps: Set<String>) throws -> Expectation {
+    let kinds = ["exit", "exits", "noExit", "restoration", "resumption", "state", "signpost", "event"]
+    let object = try self.object(value, keys: Set(kinds))
+    guard object.count == 1, let kind = object.keys.first, let argument = object[kind] else {
+      throw failure("expect one of \(kinds.joined(separator: ", "))")
+    }
+    return try at(kind) { (reader) in
+      switch kind {
+      case "exit": return .exit(try reader.exitPattern(argument, apps: apps))
+      case "exits":
+        guard case .array(let items) = argument, !items.isEmpty else {
+          throw reader.failure("expected a list of exits")
+        }
+        var patterns: [ExitPattern] = []
+        for (index, item) in items.enumerated() {
+          patterns.append(try reader.at("[\(index)]") { try $0.exitPattern(item, apps: apps) })
+        }
+        return .exits(patterns)
+      case "noExit": return .noExit(try reader.app(argument, apps: apps))
+      case "restoration", "resumption":
+        let fields = try reader.object(argument, keys: ["app", "verdict"])
+        guard let app = fields["app"], let verdict = fields["verdict"] else {
+          throw reader.failure("needs app and verdict")
+        }
+        let known = kind == "restoration" ? ["match", "mismatch", "unsaved", "lost"] : ["fresh", "stale"]
+        let text = try reader.at("verdict") { try $0.string(verdict) }
+        guard known.contains(text) else {
+          throw reader.at("verdict") {
+            $0.failure("\"\(text)\" is not a \(kind) verdict (\(known.joined(separator: ", ")))")
+          }
+        }
+        return .verdict(
+          app: try reader.at("app") { try $0.app(app, apps: apps) }, kind: VerdictKind(rawValue: kind)!, verdict: text)
+      case "state":
+        let fields = try reader.object(argument, keys: ["app", "is"])
+        guard let app = fields["app"], let state = fields["is"] else { throw reader.failure("needs app and is") }
+        let text = try reader.at("is") { try $0.string(state) }
+        let known = LifecycleState.allCases.map(\.rawValue) + ["foreground", "background", "suspended", "notRunning"]
+        guard known.contains(text) else {
+          throw reader.at("is") {
+            $0.failure("\"\(text)\" is not a state (\(Set(known).sorted().joined(separator: ", ")))")
+          }
+        }
+        return .state(app: try reader.at("app") { try $0.app(app, apps: apps) }, state: text)
+      case "signpost":
+        let fields = try reader.object(argument, keys: ["app", "name", "phase"])
+        guard let app = fields["app"], let name = fields["name"] else { throw reader.failure("needs app and name") }
+        return .signpost(
+          app: try reader.at("app") { try $0.app(app, apps: apps) },
+          name: try reader.at("name") { try $0.string(name) },
+          phase: try fields["phase"].map { phase in try reader.at("phase") { try $0.string(phase) } })
+      default:
+        let fields = try reader.object(argument, keys: ["app", "name"])
+        guard let app = fields["app"], let name = fields["name"] else { throw reader.failure("needs app and name") }
+        let event = try reader.at("name") { try $0.string(name) }
+        guard AppEventKind(rawValue: event) != nil else {
+          throw reader.at("name") {
+            $0.failure(
+              "\"\(event)\" is not a lifecycle event (\(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+          }
+        }
+        return .event(app: try reader.at("app") { try $0.app(app, apps: apps) }, name: event)
+      }
+    }
+  }
+
+  mutating func exitPattern(_ value: JSONTree, apps: Set<String>) throws -> ExitPattern {
+    let object = try self.object(value, keys: ["app", "reason", "state", "launch"])
+    guard let app = object["app"] else { throw failure("app: missing") }
+    var pattern = ExitPattern(app: try at("app") { try $0.app(app, apps: apps) })
+    if let reason = object["reason"] {
+      pattern.reason = try at("reason") { reader in
+        guard let parsed = ExitReason(rawValue: try reader.string(reason)) else {
+          throw reader.failure("not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return parsed
+      }
+    }
+    if let state = object["state"] {
+      pattern.state = try at("state") { reader in
+        let text = try reader.string(state)
+        guard ["foreground", "background", "suspended"].contains(text) else {
+          throw reader.failure("\"\(text)\" is not a state an app dies in (foreground, background, suspended)")
+        }
+        return text
+      }
+    }
+    if let launch = object["launch"] { pattern.launch = try at("launch") { try $0.integer(launch, in: 1...1_000_000) } }
+    return pattern
+  }
+}

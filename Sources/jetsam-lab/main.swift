@@ -1,0 +1,136 @@
+import CJetsamShim
+import Foundation
+import Glibc
+import JetsamCore
+import JetsamLab
+
+/// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
+let usage = """
+  Usage: jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--quiet]
+
+  Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
+  with --socket, and writes its reports (junit.xml, summary.json) to DIR (default:
+  jetsam-lab-reports/NAME-TIME). Prints each step as it ends and, at the end, where the reports are.
+  A device profile the scenario names is looked up in DIR, then beside the scenario (profiles/), then in
+  /etc/jetsam/profiles and the source tree's config/profiles.
+
+  Exit status: 0 every expectation held, 1 some did not (or a step failed), 2 the scenario cannot run, 64 misuse.
+  """
+
+struct Arguments {
+  var file: String
+  var socket: String?
+  var output: String?
+  var profiles: String?
+  var quiet = false
+
+  init(_ words: [String]) throws {
+    guard words.first == "run" else {
+      throw UsageError(words.isEmpty ? "no command given" : "unknown command \"\(words[0])\"")
+    }
+    var file: String?
+    var index = 1
+    while index < words.count {
+      let word = words[index]
+      switch word {
+      case "--socket", "--output", "--profiles":
+        guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
+        let value = words[index + 1]
+        switch word {
+        case "--socket": socket = value
+        case "--output": output = value
+        default: profiles = value
+        }
+        index += 1
+      case "--quiet": quiet = true
+      case "-h", "--help":
+        print(usage)
+        exit(0)
+      default:
+        guard !word.hasPrefix("-"), file == nil else { throw UsageError("unexpected argument \(word)") }
+        file = word
+      }
+      index += 1
+    }
+    guard let file else { throw UsageError("run needs a scenario FILE") }
+    self.file = file
+  }
+}
+
+struct UsageError: Error {
+  var message: String
+  init(_ message: String) { self.message = message }
+}
+
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data("jetsam-lab: \(message)\n".utf8))
+  exit(status)
+}
+
+/// The directory this program is in: jetsamd and the other programs of jetsam are beside it.
+func binDirectory() -> String {
+  let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+  return URL(fileURLWithPath: path).deletingLastPathComponent().path
+}
+
+jetsam_stdout_line_buffered()
+jetsam_reset_interrupt_signals()
+let arguments: Arguments
+do {
+  arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+} catch let error as UsageError {
+  fail("\(error.message)\n\n\(usage)", status: 64)
+}
+let bin = binDirectory()
+// Profiles: beside the scenario (its profiles/), then the installed ones, then those of the source tree this
+// program was built in (a few levels above .build/…/debug).
+var profileDirectories =
+  (arguments.profiles.map { [$0] } ?? []) + [directoryPart(of: arguments.file) + "/profiles", "/etc/jetsam/profiles"]
+var above = URL(fileURLWithPath: bin)
+for _ in 0..<4 {
+  above.deleteLastPathComponent()
+  if FileManager.default.fileExists(atPath: above.path + "/config/profiles") {
+    profileDirectories.append(above.path + "/config/profiles")
+    break
+  }
+}
+let scenario: Scenario
+do {
+  scenario = try ScenarioLoader.load(path: arguments.file, profileDirectories: profileDirectories)
+} catch {
+  fail("\(error)", status: 2)
+}
+let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+  .replacingOccurrences(of: ":", with: "")
+let output = arguments.output ?? "jetsam-lab-reports/\(scenario.name)-\(stamp)"
+let runDirectory = URL(fileURLWithPath: output).standardized.path
+let runner = LabRunner(
+  scenario: scenario, scenarioPath: URL(fileURLWithPath: arguments.file).standardized.path,
+  options: LabRunner.Options(socket: arguments.socket, binDirectory: bin, runDirectory: runDirectory))
+if !arguments.quiet {
+  print("jetsam-lab: \(scenario.name) (\(scenario.file)), \(scenario.steps.count) steps")
+  runner.onStep = { step in
+    let mark = step.outcome == .passed ? "ok  " : step.outcome == .failed ? "FAIL" : "ERR "
+    var line = String(format: "%@ %7.3fs  %@ %@", mark, step.startSeconds, step.location, step.title)
+    if let message = step.message { line += "\n       \(message)" }
+    print(line)
+  }
+}
+let run: LabRun
+do {
+  run = try runner.run()
+} catch {
+  fail("\(error)", status: 2)
+}
+do {
+  _ = try LabReports.write(run, to: runDirectory)
+} catch {
+  fail("writing the reports to \(runDirectory): \(error)", status: 2)
+}
+let failures = run.failures
+print(
+  "jetsam-lab: \(run.passed ? "passed" : "FAILED"): \(run.steps.count(where: \.isExpectation)) expectations, "
+    + "\(failures.count) failed; \(run.exits.count) exits in \(String(format: "%.1f", run.durationSeconds))s")
+for failure in failures { print("  \(failure.location) \(failure.title): \(failure.message ?? "")") }
+print("jetsam-lab: reports in \(runDirectory)")
+exit(run.passed ? 0 : 1)

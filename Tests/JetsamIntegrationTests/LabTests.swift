@@ -1,0 +1,234 @@
+import Foundation
+import FoundationXML
+import Glibc
+import JetsamCore
+import JetsamProtocol
+import JetsamTestKit
+import Testing
+
+/// `jetsam-lab run`: scenarios against a private jetsamd on real processes, their JUnit XML, summary, trace and
+/// HTML report (the page checked in a real headless Chromium).
+@Suite(
+  "Labs", .serialized, .enabled(if: isRoot, "needs root: a lab's jetsamd creates cgroups"), .timeLimit(.minutes(5)))
+struct LabTests {
+  static let labs = Binaries.packageRoot + "/labs/"
+
+  /// Runs jetsam-lab on `scenario`, its reports in a new directory (removed by the caller with `cleanup`).
+  static func run(_ scenario: String, _ extra: [String] = []) throws -> (result: CommandResult, reports: String) {
+    let reports = NSTemporaryDirectory() + "jetsam-lab-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let result = try runCommand(
+      Binaries.current.directory + "/jetsam-lab",
+      ["run", scenario, "--output", reports, "--profiles", Binaries.packageRoot + "/config/profiles"] + extra,
+      timeout: .seconds(240))
+    return (result, reports)
+  }
+
+  /// The test cases of a JUnit file: name → failure message (nil when it passed).
+  static func junitCases(_ path: String) throws -> [String: String?] {
+    let document = try XMLDocument(contentsOf: URL(fileURLWithPath: path))
+    var cases: [String: String?] = [:]
+    for node in try document.nodes(forXPath: "//testcase") {
+      guard let element = node as? XMLElement, let name = element.attribute(forName: "name")?.stringValue else {
+        continue
+      }
+      let failure = element.elements(forName: "failure").first ?? element.elements(forName: "error").first
+      // updateValue: assigning nil through the subscript would remove the passed case.
+      cases.updateValue(failure.map { $0.attribute(forName: "message")?.stringValue ?? "" }, forKey: name)
+    }
+    return cases
+  }
+
+  static func summary(_ reports: String) throws -> [String: Any] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: reports + "/summary.json"))
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+  }
+
+  @Test("the restoration lab passes: the demo app's save, its kill while suspended, its relaunch's verdict")
+  func restorationLab() throws {
+    let (result, reports) = try Self.run(Self.labs + "restoration.json5")
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("jetsam-lab: reports in \(reports)"))
+    let cases = try Self.junitCases(reports + "/junit.xml")
+    #expect(cases.count == 7)
+    #expect(cases.values.allSatisfy { $0 == nil }, "\(cases)")
+    #expect(cases.keys.contains("steps[11] expect restoration of notes is match"))
+    let summary = try Self.summary(reports)
+    #expect(summary["passed"] as? Bool == true)
+    let exits = try #require(summary["exits"] as? [[String: Any]])
+    #expect(exits.map { "\($0["app"]!) \($0["reason"]!) \($0["state"]!)" } == ["notes memoryPressure suspended"])
+    let verdicts = try #require(summary["verdicts"] as? [[String: Any]])
+    #expect(verdicts.map { "\($0["app"]!) \($0["launch"]!) \($0["verdict"]!)" } == ["notes 2 match"])
+    // The daemon is gone with its cgroups: nothing of the run is left running.
+    #expect(!FileManager.default.fileExists(atPath: reports + "/jetsamd/run/jetsamd.sock"))
+  }
+
+  /// Whether the machine has `bytes` of memory available (MemAvailable).
+  static func memoryAvailable(_ bytes: Int64) -> Bool {
+    guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+      let kib = Int64(line.split(separator: " ")[1])
+    else { return false }
+    return kib * 1024 >= bytes
+  }
+
+  @Test(
+    "the commute lab passes: a dozen apps on a 2 GB phone, the longest-suspended killed first, notes restored",
+    .enabled(if: memoryAvailable(4 << 30), "needs 4 GiB available: its apps charge 1.9 GB of real memory"))
+  func commuteLab() throws {
+    let (result, reports) = try Self.run(Self.labs + "commute.json5")
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let cases = try Self.junitCases(reports + "/junit.xml")
+    #expect(cases.count == 9 && cases.values.allSatisfy { $0 == nil }, "\(cases)")
+    let summary = try Self.summary(reports)
+    let exits = try #require(summary["exits"] as? [[String: Any]])
+    #expect(
+      exits.prefix(2).map { "\($0["app"]!) \($0["reason"]!) \($0["state"]!)" } == [
+        "notes memoryPressure suspended", "mail memoryPressure suspended",
+      ])
+    #expect(!exits.contains { ["music", "camera"].contains($0["app"] as? String) })
+  }
+
+  @Test("a wrong expectation fails the run, naming its step, in the output and the JUnit XML")
+  func wrongExpectation() throws {
+    let directory = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scenario = directory + "/wrong.json5"
+    try """
+    {
+      apps: { sleeper: { command: ["jetsam-testapp", "idle"] } },
+      steps: [
+        { launch: "sleeper" },
+        { kill: "sleeper", reason: "appWatchdog" },
+        { expect: { exit: { app: "sleeper", reason: "memoryPressure" } }, within: "1s" },
+        { expect: { exit: { app: "sleeper", reason: "appWatchdog" } } },
+      ],
+    }
+    """.write(toFile: scenario, atomically: true, encoding: .utf8)
+    let (result, reports) = try Self.run(scenario)
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 1)
+    #expect(
+      result.stdout.contains(
+        "steps[2] expect exit of sleeper (memoryPressure): expected exit of sleeper (memoryPressure) within 1s; "
+          + "exits seen: sleeper launch 1: appWatchdog in foreground"), "\(result.stdout)")
+    let cases = try Self.junitCases(reports + "/junit.xml")
+    let failure = try #require(cases["steps[2] expect exit of sleeper (memoryPressure)"] ?? nil)
+    #expect(failure.contains("exits seen: sleeper launch 1: appWatchdog"))
+    #expect(cases["steps[3] expect exit of sleeper (appWatchdog)"] == .some(nil))
+  }
+
+  @Test("a scenario that cannot run is refused before anything starts, naming the file, the step and why")
+  func scenarioErrors() throws {
+    let directory = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let cases: [(String, String)] = [
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { launch: "a" }, { pressure: "extreme" } ] }"#,
+        #"bad.json5: steps[1].pressure: "extreme" is not a level (normal, warning, urgent, critical, clear)"#
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { suspend: "b" } ] }"#,
+        #"bad.json5: steps[0].suspend: no app "b" in apps (known: a)"#
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { launch: "a", kill: "a" } ] }"#,
+        "bad.json5: steps[0]: a step has one action, not launch and kill"
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { expect: { exit: { app: "a", reason: "oom" } } } ] }"#,
+        "bad.json5: steps[0].expect.exit.reason: not an exit reason"
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { wait: "soon" } ] }"#,
+        "bad.json5: steps[0].wait: expected a duration such as 500ms, 10s or 2m"
+      ),
+      (#"{ apps: { a: { command: ["x"] } }, steps: [], colour: 1 }"#, "bad.json5: colour: unknown key"),
+      (#"{ apps: { a: { command: ["x"] } }, steps: [ { launch: "a" } "#, "bad.json5: not valid JSON5 at line 1"),
+    ]
+    for (text, expected) in cases {
+      try text.write(toFile: directory + "/bad.json5", atomically: true, encoding: .utf8)
+      let (result, reports) = try Self.run(directory + "/bad.json5")
+      #expect(result.status == 2, "\(text)")
+      #expect(result.stderr.contains(expected), "\(text) → \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: reports), "no run started for \(text)")
+    }
+  }
+
+  @Test(
+    "the trace and the HTML report: lanes, kill markers with their records, no script error in Chromium",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (make test installs it)"))
+  func reportsInChromium() throws {
+    let (result, reports) = try Self.run(Self.labs + "restoration.json5")
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 0, "\(result.stdout)")
+
+    // The trace: Chrome's Trace Event format, one process per app, states as slices, memory as counters.
+    let traceData = try Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json"))
+    let trace = try #require(try JSONSerialization.jsonObject(with: traceData) as? [String: Any])
+    let events = try #require(trace["traceEvents"] as? [[String: Any]])
+    for event in events {
+      #expect(["M", "X", "C", "i", "B", "E"].contains(event["ph"] as? String ?? ""), "\(event)")
+      #expect(event["pid"] is Int && (event["ph"] as? String == "M" || event["ts"] is Double), "\(event)")
+    }
+    let names = events.filter { $0["name"] as? String == "process_name" }.compactMap {
+      ($0["args"] as? [String: Any])?["name"] as? String
+    }
+    #expect(Set(names) == ["device", "notes", "mail"])
+    let slices = events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "lifecycle" }
+    #expect(
+      Set(slices.compactMap { $0["name"] as? String }).isSuperset(of: ["foregroundActive", "background", "suspended"]))
+    let exitEvent = try #require(events.first { ($0["name"] as? String) == "exit: memoryPressure" })
+    let record = try #require((exitEvent["args"] as? [String: Any])?["record"] as? [String: Any])
+    #expect(record["app"] as? String == "notes" && record["state"] as? String == "suspended")
+    #expect(events.contains { $0["ph"] as? String == "C" && $0["name"] as? String == "available memory" })
+    let begins = events.filter { $0["ph"] as? String == "B" }.count
+    #expect(begins > 0 && begins == events.filter { $0["ph"] as? String == "E" }.count)
+
+    // The page, as Chromium renders it: the script ran to its end without an error, one lane per app, one kill
+    // marker per exit.
+    let page = "file://" + reports + "/report.html"
+    let dom = try runCommand(
+      "/usr/bin/chromium",
+      ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom", page],
+      timeout: .seconds(90))
+    #expect(dom.status == 0, "\(dom.stderr)")
+    let body = try #require(dom.stdout.range(of: "<body[^>]*>", options: .regularExpression).map { dom.stdout[$0] })
+    #expect(body.contains(#"data-ready="yes""#) && !body.contains("data-errors"), "\(body)")
+    #expect(body.contains(#"data-lanes="2""#) && body.contains(#"data-kills="1""#), "\(body)")
+    #expect(!dom.stderr.contains("Uncaught"), "\(dom.stderr)")
+    #expect(dom.stdout.contains("<td>notes</td><td>1</td><td>memoryPressure</td>"))
+
+    // A screenshot shows the lanes: the foreground, background and suspended colours and the kill marker's red.
+    let shot = reports + "/shot.png"
+    let screenshot = try runCommand(
+      "/usr/bin/chromium",
+      ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900", "--screenshot=" + shot, page],
+      timeout: .seconds(90))
+    #expect(screenshot.status == 0, "\(screenshot.stderr)")
+    let colours = try runCommand(
+      "/usr/bin/python3",
+      [
+        Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/png_colours.py", shot, "2e9e4f", "3b7dd8",
+        "9aa3ad", "c62828",
+      ])
+    let counts = Dictionary(
+      uniqueKeysWithValues: colours.stdout.split(separator: "\n").map {
+        let parts = $0.split(separator: " ")
+        return (String(parts[0]), Int(parts[1]) ?? 0)
+      })
+    #expect(counts["2e9e4f"] ?? 0 > 500, "foregroundActive lanes: \(counts)")
+    #expect(counts["3b7dd8"] ?? 0 > 50, "background lanes: \(counts)")
+    #expect(counts["9aa3ad"] ?? 0 > 20, "suspended lanes: \(counts)")
+    #expect(counts["c62828"] ?? 0 > 10, "the kill marker: \(counts)")
+  }
+}
+
+/// A new empty directory under the temporary directory.
+func makeScratchDirectory() throws -> String {
+  let path = NSTemporaryDirectory() + "jetsam-scratch-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
