@@ -3,16 +3,18 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamLab
+import JetsamShell
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
 let usage = """
-  Usage: jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--quiet]
+  Usage: jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
 
   Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
   with --socket, and writes its reports (junit.xml, summary.json) to DIR (default:
   jetsam-lab-reports/NAME-TIME). Prints each step as it ends and, at the end, where the reports are.
   A device profile the scenario names is looked up in DIR, then beside the scenario (profiles/), then in
-  /etc/jetsam/profiles and the source tree's config/profiles.
+  /etc/jetsam/profiles and the source tree's config/profiles. A chaos session prints its seed; --seed N replays
+  it (the same actions at the same times), --duration D shortens or lengthens it (e.g. 30s).
 
   Exit status: 0 every expectation held, 1 some did not (or a step failed), 2 the scenario cannot run, 64 misuse.
   """
@@ -22,6 +24,8 @@ struct Arguments {
   var socket: String?
   var output: String?
   var profiles: String?
+  var seed: UInt64?
+  var duration: Duration?
   var quiet = false
 
   init(_ words: [String]) throws {
@@ -33,12 +37,20 @@ struct Arguments {
     while index < words.count {
       let word = words[index]
       switch word {
-      case "--socket", "--output", "--profiles":
+      case "--socket", "--output", "--profiles", "--seed", "--duration":
         guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
         let value = words[index + 1]
         switch word {
         case "--socket": socket = value
         case "--output": output = value
+        case "--seed":
+          guard let number = UInt64(value) else { throw UsageError("--seed: \"\(value)\" is not a whole number") }
+          seed = number
+        case "--duration":
+          guard let parsed = ConfigDuration(parsing: value), parsed.duration > .zero else {
+            throw UsageError("--duration: \"\(value)\" is not a duration such as 30s or 10m")
+          }
+          duration = parsed.duration
         default: profiles = value
         }
         index += 1
@@ -104,9 +116,16 @@ let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractio
   .replacingOccurrences(of: ":", with: "")
 let output = arguments.output ?? "jetsam-lab-reports/\(scenario.name)-\(stamp)"
 let runDirectory = URL(fileURLWithPath: output).standardized.path
+var options = LabRunner.Options(socket: arguments.socket, binDirectory: bin, runDirectory: runDirectory)
+options.seed = arguments.seed
+options.chaosDuration = arguments.duration
 let runner = LabRunner(
-  scenario: scenario, scenarioPath: URL(fileURLWithPath: arguments.file).standardized.path,
-  options: LabRunner.Options(socket: arguments.socket, binDirectory: bin, runDirectory: runDirectory))
+  scenario: scenario, scenarioPath: URL(fileURLWithPath: arguments.file).standardized.path, options: options)
+var chaosSeed: UInt64?
+runner.onChaos = { seed in
+  chaosSeed = seed
+  if !arguments.quiet { print("jetsam-lab: chaos session, seed \(seed)") }
+}
 if !arguments.quiet {
   print("jetsam-lab: \(scenario.name) (\(scenario.file)), \(scenario.steps.count) steps")
   runner.onStep = { step in
@@ -132,5 +151,8 @@ print(
   "jetsam-lab: \(run.passed ? "passed" : "FAILED"): \(run.steps.count(where: \.isExpectation)) expectations, "
     + "\(failures.count) failed; \(run.exits.count) exits in \(String(format: "%.1f", run.durationSeconds))s")
 for failure in failures { print("  \(failure.location) \(failure.title): \(failure.message ?? "")") }
+if let seed = chaosSeed, !run.passed {
+  print("jetsam-lab: replay this chaos session with: jetsam-lab run \(arguments.file) --seed \(seed)")
+}
 print("jetsam-lab: reports in \(runDirectory)")
 exit(run.passed ? 0 : 1)

@@ -90,6 +90,87 @@ struct LabTests {
     #expect(!exits.contains { ["music", "camera"].contains($0["app"] as? String) })
   }
 
+  @Test(
+    "the soak lab, shortened to 20 s, passes: chaos on a 2 GB phone with no unexpected exit",
+    .enabled(if: memoryAvailable(4 << 30), "needs 4 GiB available: its apps charge up to 2 GB of real memory"))
+  func soakLabShortened() throws {
+    let (result, reports) = try Self.run(Self.labs + "soak.json5", ["--duration", "20s", "--seed", "3"])
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let cases = try Self.junitCases(reports + "/junit.xml")
+    #expect(Set(cases.keys).isSuperset(of: ["chaos.exits every exit was jetsam's or asked for by the chaos"]))
+    #expect(cases.values.allSatisfy { $0 == nil }, "\(cases)")
+    let plan = try Self.chaosPlan(reports)
+    #expect(plan.seed == 3 && plan.actions.count >= 4, "\(plan.actions)")
+  }
+
+  /// A short, busy chaos session: switches, spikes, wakes and kills within seconds.
+  static let chaosScenario = """
+    {
+      apps: {
+        notes: { command: ["jetsam-demo-app"], acknowledgements: "always" },
+        mail: { command: ["jetsam-testapp", "alloc", "40", "--hold"] },
+        news: { command: ["jetsam-testapp", "alloc", "60", "--hold"] },
+        maps: { command: ["jetsam-testapp", "alloc", "80", "--hold"] },
+      },
+      config: { suspend: { backgroundGrace: "500ms" } },
+      chaos: {
+        duration: "8s",
+        usage: { dwell: ["300ms", "900ms"], weights: { notes: 2 }, home: 0.2 },
+        spikes: { every: "2s", size: ["100M", "300M"], for: ["200ms", "600ms"] },
+        wakes: { every: "2s", apps: 2 },
+        kills: { every: "2s", reasons: ["memoryPressure", "appWatchdog"] },
+      },
+    }
+    """
+
+  /// The planned actions of a run's chaos session, as `at title` lines.
+  static func chaosPlan(_ reports: String) throws -> (seed: Int, actions: [String]) {
+    let chaos = try #require(try summary(reports)["chaos"] as? [String: Any])
+    let actions = try #require(chaos["actions"] as? [[String: Any]]).map { action in
+      let planned = action["planned"] as? [String: Any] ?? [:]
+      return "\(planned["at"] ?? "?") \(planned["kind"] ?? "?") \(planned["apps"] ?? "") \(planned["size"] ?? "") "
+        + "\(planned["reason"] ?? "")"
+    }
+    return (chaos["seed"] as? Int ?? -1, actions)
+  }
+
+  @Test("a chaos session with the same seed issues the same actions; another seed, others; a failure prints its replay")
+  func chaosIsReproducible() throws {
+    let directory = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let scenario = directory + "/chaos.json5"
+    try Self.chaosScenario.write(toFile: scenario, atomically: true, encoding: .utf8)
+    var plans: [[String]] = []
+    for seed in ["7", "7", "8"] {
+      let (result, reports) = try Self.run(scenario, ["--seed", seed])
+      defer { try? FileManager.default.removeItem(atPath: reports) }
+      #expect(result.status == 0, "\(result.stdout)")
+      #expect(result.stdout.contains("chaos session, seed \(seed)"))
+      let plan = try Self.chaosPlan(reports)
+      #expect(plan.seed == Int(seed))
+      #expect(plan.actions.count > 10, "\(plan.actions)")
+      plans.append(plan.actions)
+      // The session did what it planned: kills and switches reached jetsamd.
+      let exits = try #require(try Self.summary(reports)["exits"] as? [[String: Any]])
+      #expect(!exits.isEmpty)
+    }
+    #expect(plans[0] == plans[1])
+    #expect(plans[0] != plans[2])
+
+    // An app that crashes is an exit the chaos did not ask for: the run fails and says how to replay it.
+    let crashing = Self.chaosScenario.replacingOccurrences(
+      of: #"mail: { command: ["jetsam-testapp", "alloc", "40", "--hold"] }"#,
+      with: #"mail: { command: ["jetsam-testapp", "crash", "segv"] }"#)
+    try crashing.write(toFile: scenario, atomically: true, encoding: .utf8)
+    let (failed, reports) = try Self.run(scenario, ["--seed", "7"])
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(failed.status == 1)
+    #expect(
+      failed.stdout.contains("chaos.exits every exit was jetsam's or asked for by the chaos: unexpected exits: mail"))
+    #expect(failed.stdout.contains("replay this chaos session with: jetsam-lab run \(scenario) --seed 7"))
+  }
+
   @Test("a wrong expectation fails the run, naming its step, in the output and the JUnit XML")
   func wrongExpectation() throws {
     let directory = try makeScratchDirectory()

@@ -39,6 +39,8 @@ struct LabSummary: Codable {
   var steps: [StepResult]
   var exits: [ExitRecord]
   var verdicts: [Verdict]
+  /// The chaos session: its seed and every action with its outcome.
+  var chaos: ChaosRecord?
 
   struct Counts: Codable {
     var steps: Int
@@ -67,6 +69,7 @@ struct LabSummary: Codable {
       failed: run.steps.count { $0.outcome == .failed }, errors: run.steps.count { $0.outcome == .error })
     steps = run.steps
     exits = run.exits
+    chaos = run.chaos
     verdicts = run.timeline.compactMap { change in
       guard change.kind == .verdict, let app = change.app, let name = change.name, let verdict = change.verdict else {
         return nil

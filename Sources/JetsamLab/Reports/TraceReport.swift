@@ -115,9 +115,18 @@ enum TraceReport {
         "ts": step.startSeconds * 1e6, "dur": step.durationSeconds * 1e6, "args": args,
       ])
     }
+    for action in run.chaos?.actions ?? [] {
+      events.append(
+        instant(
+          "chaos: \(action.planned.title)", pid: devicePid, tid: 1, ts: action.atSeconds * 1e6,
+          args: ["outcome": action.outcome]))
+    }
     let trace: [String: Any] = [
       "traceEvents": events, "displayTimeUnit": "ms",
-      "otherData": ["scenario": run.scenario, "started": run.started, "passed": run.passed],
+      "otherData": [
+        "scenario": run.scenario, "started": run.started, "passed": run.passed,
+        "chaosSeed": run.chaos.map { String($0.seed) } ?? "",
+      ],
     ]
     return try JSONSerialization.data(withJSONObject: trace, options: [.sortedKeys])
   }

@@ -20,6 +20,8 @@ public struct LabRun: Codable, Sendable {
   public var timeline: [LiveChange]
   /// The apps as they were when the run began.
   public var initialApps: [AppInfo]
+  /// The chaos session, if the scenario had one.
+  public var chaos: ChaosRecord?
 
   /// Whether every step and check passed.
   public var passed: Bool { steps.allSatisfy { $0.outcome == .passed } }
@@ -48,4 +50,13 @@ public struct StepResult: Codable, Sendable {
   public var message: String?
   /// What decided it: the exit record or verdict that matched (for reports).
   public var evidence: String?
+
+  /// A scenario-wide check at `startSeconds`: failed with `problem` when there is one, else passed on `evidence`.
+  static func check(_ location: String, _ title: String, at startSeconds: Double, problem: String?, evidence: String)
+    -> StepResult
+  {
+    StepResult(
+      location: location, title: title, isExpectation: true, startSeconds: startSeconds, durationSeconds: 0,
+      outcome: problem == nil ? .passed : .failed, message: problem, evidence: problem == nil ? evidence : nil)
+  }
 }

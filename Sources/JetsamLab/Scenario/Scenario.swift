@@ -20,6 +20,8 @@ public struct Scenario: Sendable {
   public var noUnexpectedExits: Bool
   /// The whole run may take at most this long.
   public var timeLimit: Duration?
+  /// A seeded random session after the steps, if any.
+  public var chaos: ChaosSettings?
 }
 
 /// How an app is started.

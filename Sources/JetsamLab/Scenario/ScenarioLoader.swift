@@ -140,7 +140,7 @@ private struct TreeReader {
 
   mutating func scenario(_ object: [String: JSONTree], profileDirectories: [String]) throws -> Scenario {
     let top = try self.object(
-      .object(object), keys: ["name", "device", "config", "apps", "steps", "expect"])
+      .object(object), keys: ["name", "device", "config", "apps", "steps", "expect", "chaos"])
     let name = try top["name"].map { value in try at("name") { try $0.string(value) } }
     let profile = try top["device"].map { value in
       try at("device") { reader in
@@ -159,8 +159,11 @@ private struct TreeReader {
     }
     guard let appsValue = top["apps"] else { throw failure("apps: missing (the apps the steps start)") }
     let apps = try at("apps") { reader in try reader.apps(appsValue) }
-    guard let stepsValue = top["steps"], case .array(let items) = stepsValue else {
-      throw failure("steps: missing or not a list")
+    let items: [JSONTree]
+    switch top["steps"] {
+    case .array(let list)?: items = list
+    case nil where top["chaos"] != nil: items = []
+    default: throw failure("steps: missing or not a list")
     }
     var steps: [Step] = []
     for (index, item) in items.enumerated() {
@@ -180,10 +183,11 @@ private struct TreeReader {
         if let limit = expect["timeLimit"] { timeLimit = try reader.at("timeLimit") { try $0.duration(limit) } }
       }
     }
+    let chaos = try top["chaos"].map { value in try at("chaos") { try $0.chaos(value, apps: apps.keys.sorted()) } }
     let fileName = file.split(separator: ".").first.map(String.init) ?? file
     return Scenario(
       name: name ?? fileName, file: file, profile: profile, config: config, apps: apps, steps: steps,
-      noUnexpectedExits: noUnexpectedExits, timeLimit: timeLimit)
+      noUnexpectedExits: noUnexpectedExits, timeLimit: timeLimit, chaos: chaos)
   }
 
   /// A profile's file: a path as given, or a name looked up in `directories` (`phone-2g` → `phone-2g.json5`).
@@ -395,6 +399,111 @@ private struct TreeReader {
         return .event(app: try reader.at("app") { try $0.app(app, apps: apps) }, name: event)
       }
     }
+  }
+
+  /// A range written as one value or `[low, high]`.
+  mutating func range<T>(_ value: JSONTree, _ read: (inout TreeReader, JSONTree) throws -> T) throws -> (T, T) {
+    if case .array(let pair) = value {
+      guard pair.count == 2 else { throw failure("expected one value or [low, high]") }
+      let low = try at("[0]") { try read(&$0, pair[0]) }
+      let high = try at("[1]") { try read(&$0, pair[1]) }
+      return (low, high)
+    }
+    let one = try read(&self, value)
+    return (one, one)
+  }
+
+  mutating func chaos(_ value: JSONTree, apps: [String]) throws -> ChaosSettings {
+    let object = try self.object(value, keys: ["seed", "duration", "apps", "usage", "spikes", "kills", "wakes"])
+    guard let duration = object["duration"] else { throw failure("duration: missing (how long the session lasts)") }
+    var settings = ChaosSettings(
+      seed: nil, duration: try at("duration") { try $0.duration(duration) },
+      apps: try object["apps"].map { value in try at("apps") { try $0.names(value, apps: Set(apps)) } } ?? apps)
+    if let seed = object["seed"] {
+      settings.seed = try at("seed") { reader in
+        guard case .integer(let number) = seed, number >= 0 else {
+          throw reader.failure("expected a whole number, 0 or more")
+        }
+        return UInt64(number)
+      }
+    }
+    if let usage = object["usage"] {
+      try at("usage") { reader in
+        let fields = try reader.object(usage, keys: ["dwell", "weights", "home"])
+        if let dwell = fields["dwell"] {
+          let (low, high) = try reader.at("dwell") { try $0.range(dwell) { try $0.duration($1).labSeconds } }
+          guard low > 0, low <= high else { throw reader.at("dwell") { $0.failure("expected 0 < low ≤ high") } }
+          settings.dwell = low...high
+        }
+        if let weights = fields["weights"] {
+          try reader.at("weights") { reader in
+            guard case .object(let pairs) = weights else { throw reader.failure("expected an object of app weights") }
+            for (app, weight) in pairs {
+              _ = try reader.at(app) { try $0.app(.string(app), apps: Set(settings.apps)) }
+              let value = try reader.at(app) { try $0.number(weight) }
+              guard value >= 0 else { throw reader.at(app) { $0.failure("expected a weight of 0 or more") } }
+              settings.weights[app] = value
+            }
+          }
+        }
+        if let home = fields["home"] {
+          let chance = try reader.at("home") { try $0.number(home) }
+          guard (0...1).contains(chance) else {
+            throw reader.at("home") { $0.failure("expected a chance from 0 to 1") }
+          }
+          settings.home = chance
+        }
+      }
+    }
+    if let spikes = object["spikes"] {
+      settings.spikes = try at("spikes") { reader in
+        let fields = try reader.object(spikes, keys: ["every", "size", "for"])
+        guard let every = fields["every"], let size = fields["size"], let length = fields["for"] else {
+          throw reader.failure("spikes need every, size and for")
+        }
+        let sizes = try reader.at("size") { try $0.range(size) { try $0.size($1) } }
+        let lengths = try reader.at("for") { try $0.range(length) { try $0.duration($1).labSeconds } }
+        guard sizes.0 <= sizes.1, lengths.0 <= lengths.1 else {
+          throw reader.failure("a range's low is above its high")
+        }
+        return ChaosSettings.Spikes(
+          every: try reader.at("every") { try $0.duration(every) }, size: sizes.0...sizes.1,
+          length: lengths.0...lengths.1)
+      }
+    }
+    if let kills = object["kills"] {
+      settings.kills = try at("kills") { reader in
+        let fields = try reader.object(kills, keys: ["every", "reasons"])
+        guard let every = fields["every"] else { throw reader.failure("every: missing") }
+        var reasons: [ExitReason] = [.memoryPressure]
+        if case .array(let items)? = fields["reasons"] {
+          reasons = try reader.at("reasons") { reader in
+            try items.map { item in
+              guard case .string(let text) = item, let reason = ExitReason(rawValue: text) else {
+                throw reader.failure(
+                  "not an exit reason (\(ExitReason.allCases.map(\.rawValue).joined(separator: ", ")))")
+              }
+              return reason
+            }
+          }
+        }
+        return ChaosSettings.Kills(every: try reader.at("every") { try $0.duration(every) }, reasons: reasons)
+      }
+    }
+    if let wakes = object["wakes"] {
+      settings.wakes = try at("wakes") { reader in
+        let fields = try reader.object(wakes, keys: ["every", "apps"])
+        guard let every = fields["every"] else { throw reader.failure("every: missing") }
+        return ChaosSettings.Wakes(
+          every: try reader.at("every") { try $0.duration(every) },
+          apps: try fields["apps"].map { value in try reader.at("apps") { try $0.integer(value, in: 1...1000) } } ?? 3)
+      }
+    }
+    for every in [settings.spikes?.every, settings.kills?.every, settings.wakes?.every].compactMap({ $0 })
+    where every.labSeconds <= 0 {
+      throw failure("every: must be above 0")
+    }
+    return settings
   }
 
   mutating func exitPattern(_ value: JSONTree, apps: Set<String>) throws -> ExitPattern {
