@@ -53,7 +53,8 @@ test-unit: build-tests
 # tests), the demo, and jetsamd under a real systemd in a container. Root; a few minutes.
 test-host: deps test-deps build-tests
 	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build --skip '$(UNIT_TESTS)' $(BUILD_FLAGS)
-	JETSAM_BIN_DIR=$(BIN_DIR) scripts/demo.sh > .build/demo.log 2>&1 || { cat .build/demo.log; exit 1; }
+	JETSAM_BIN_DIR=$(BIN_DIR) DEMO_LAB_OUTPUT=$(CURDIR)/.build/demo-lab scripts/demo.sh > .build/demo.log 2>&1 \
+	  || { cat .build/demo.log; exit 1; }
 	@echo "make demo: ran to completion (log: .build/demo.log)"
 	JETSAM_BIN_DIR=$(BIN_DIR) scripts/test-systemd.sh
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The jetsam demo lab: a 1 GiB emulated phone, five apps a user switches between, memory squeezed until
-# jetsam kills the longest-suspended apps in order, one killed app relaunched. Runs in under a minute and
-# leaves no process, cgroup or file behind.
+# jetsam kills the longest-suspended apps in order, one killed app relaunched; then labs/restoration.json5 run by
+# jetsam-lab, whose reports it leaves in jetsam-lab-reports/demo-restoration (DEMO_LAB_OUTPUT). Runs in under a
+# minute and leaves no process or cgroup behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${JETSAM_BIN_DIR:-$(pwd)/.build/debug}
@@ -92,4 +93,10 @@ tail -3 "$WORK/jetsamd.log"
 left=$(find /sys/fs/cgroup -maxdepth 6 -name "jetsam-demo-$$" 2>/dev/null | wc -l)
 echo "cgroups left behind: $left"
 [ "$left" = 0 ]
+
+say "the same story as a lab: a scenario with expectations, checked, with reports to look at (LABS.md)"
+LAB_OUT=${DEMO_LAB_OUTPUT:-$(pwd)/jetsam-lab-reports/demo-restoration}
+echo "\$ jetsam-lab run labs/restoration.json5 --output $LAB_OUT"
+"$BIN/jetsam-lab" run labs/restoration.json5 --output "$LAB_OUT"
+echo "open $LAB_OUT/report.html in a browser (or trace.json in https://ui.perfetto.dev)"
 say "demo finished"

@@ -7,7 +7,8 @@ import JetsamShell
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
 let usage = """
-  Usage: jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
+  Usage: jetsam-lab check NAME [--output DIR] [--quiet] -- CMD ARGS...
+         jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
 
   Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
   with --socket, and writes its reports (junit.xml, summary.json) to DIR (default:
@@ -16,11 +17,22 @@ let usage = """
   /etc/jetsam/profiles and the source tree's config/profiles. A chaos session prints its seed; --seed N replays
   it (the same actions at the same times), --duration D shortens or lengthens it (e.g. 30s).
 
+  check puts one program through the standard battery (about 30 s, on a private jetsamd with short deadlines):
+  it starts; each lifecycle event it acknowledges within its deadline; a memory warning survived without growing;
+  background, suspend, memory-pressure kill, relaunch (its restoration verdict); background tasks ended and CPU
+  within budget in the background; back from a long suspension (its staleness verdict); relaunch after a crash;
+  willTerminate. It prints a report card, one line per check, and writes the same reports as run.
+
   Exit status: 0 every expectation held, 1 some did not (or a step failed), 2 the scenario cannot run, 64 misuse.
   """
 
 struct Arguments {
+  /// `run` or `check`.
+  var command: String
+  /// run: the scenario; check: the app's name.
   var file: String
+  /// check: the program and its arguments.
+  var program: [String] = []
   var socket: String?
   var output: String?
   var profiles: String?
@@ -29,9 +41,10 @@ struct Arguments {
   var quiet = false
 
   init(_ words: [String]) throws {
-    guard words.first == "run" else {
+    guard let command = words.first, command == "run" || command == "check" else {
       throw UsageError(words.isEmpty ? "no command given" : "unknown command \"\(words[0])\"")
     }
+    self.command = command
     var file: String?
     var index = 1
     while index < words.count {
@@ -55,6 +68,10 @@ struct Arguments {
         }
         index += 1
       case "--quiet": quiet = true
+      case "--" where command == "check":
+        program = Array(words[(index + 1)...])
+        index = words.count
+        continue
       case "-h", "--help":
         print(usage)
         exit(0)
@@ -64,7 +81,8 @@ struct Arguments {
       }
       index += 1
     }
-    guard let file else { throw UsageError("run needs a scenario FILE") }
+    guard let file else { throw UsageError(command == "run" ? "run needs a scenario FILE" : "check needs an app NAME") }
+    if command == "check" && program.isEmpty { throw UsageError("check needs the program after --: -- CMD ARGS...") }
     self.file = file
   }
 }
@@ -94,6 +112,48 @@ do {
   fail("\(error.message)\n\n\(usage)", status: 64)
 }
 let bin = binDirectory()
+let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+  .replacingOccurrences(of: ":", with: "")
+
+/// Writes the run's reports and prints the outcome; the exit status.
+func finish(_ run: LabRun, in runDirectory: String) -> Int32 {
+  do {
+    _ = try LabReports.write(run, to: runDirectory)
+  } catch {
+    fail("writing the reports to \(runDirectory): \(error)", status: 2)
+  }
+  let failures = run.failures
+  let skipped = run.steps.count { $0.outcome == .skipped }
+  print(
+    "jetsam-lab: \(run.passed ? "passed" : "FAILED"): \(run.steps.count(where: \.isExpectation)) expectations, "
+      + "\(failures.count) failed\(skipped > 0 ? ", \(skipped) skipped" : ""); \(run.exits.count) exits in "
+      + String(format: "%.1f", run.durationSeconds) + "s")
+  for failure in failures { print("  \(failure.location) \(failure.title): \(failure.message ?? "")") }
+  return run.passed ? 0 : 1
+}
+
+if arguments.command == "check" {
+  let runDirectory = URL(fileURLWithPath: arguments.output ?? "jetsam-lab-reports/check-\(arguments.file)-\(stamp)")
+    .standardized.path
+  let battery = CheckBattery(
+    name: arguments.file, command: arguments.program,
+    options: LabRunner.Options(socket: nil, binDirectory: bin, runDirectory: runDirectory))
+  print("jetsam-lab check \(arguments.file): \(arguments.program.joined(separator: " "))")
+  battery.onCheck = { check in
+    let mark = ["passed": "PASS", "failed": "FAIL", "error": "ERR ", "skipped": "SKIP"][check.outcome.rawValue]!
+    let location = check.location.padding(toLength: max(34, check.location.count), withPad: " ", startingAt: 0)
+    print("  \(mark)  \(location)  \(check.message ?? check.evidence ?? "")")
+  }
+  let run: LabRun
+  do {
+    run = try battery.run()
+  } catch {
+    fail("\(error)", status: 2)
+  }
+  let status = finish(run, in: runDirectory)
+  print("jetsam-lab: reports in \(runDirectory)")
+  exit(status)
+}
 // Profiles: beside the scenario (its profiles/), then the installed ones, then those of the source tree this
 // program was built in (a few levels above .build/…/debug).
 var profileDirectories =
@@ -112,8 +172,6 @@ do {
 } catch {
   fail("\(error)", status: 2)
 }
-let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-  .replacingOccurrences(of: ":", with: "")
 let output = arguments.output ?? "jetsam-lab-reports/\(scenario.name)-\(stamp)"
 let runDirectory = URL(fileURLWithPath: output).standardized.path
 var options = LabRunner.Options(socket: arguments.socket, binDirectory: bin, runDirectory: runDirectory)
@@ -141,18 +199,9 @@ do {
 } catch {
   fail("\(error)", status: 2)
 }
-do {
-  _ = try LabReports.write(run, to: runDirectory)
-} catch {
-  fail("writing the reports to \(runDirectory): \(error)", status: 2)
-}
-let failures = run.failures
-print(
-  "jetsam-lab: \(run.passed ? "passed" : "FAILED"): \(run.steps.count(where: \.isExpectation)) expectations, "
-    + "\(failures.count) failed; \(run.exits.count) exits in \(String(format: "%.1f", run.durationSeconds))s")
-for failure in failures { print("  \(failure.location) \(failure.title): \(failure.message ?? "")") }
+let status = finish(run, in: runDirectory)
 if let seed = chaosSeed, !run.passed {
   print("jetsam-lab: replay this chaos session with: jetsam-lab run \(arguments.file) --seed \(seed)")
 }
 print("jetsam-lab: reports in \(runDirectory)")
-exit(run.passed ? 0 : 1)
+exit(status)

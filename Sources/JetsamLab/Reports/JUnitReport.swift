@@ -7,6 +7,7 @@ enum JUnitReport {
     let cases = run.steps.filter { $0.isExpectation || $0.outcome == .error }
     let failures = cases.count { $0.outcome == .failed }
     let errors = cases.count { $0.outcome == .error }
+    let skipped = cases.count { $0.outcome == .skipped }
     let suite = escape(run.scenario)
     var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
     xml +=
@@ -14,6 +15,7 @@ enum JUnitReport {
       + #"time="\#(seconds(run.durationSeconds))">"# + "\n"
     xml +=
       #"  <testsuite name="\#(suite)" tests="\#(cases.count)" failures="\#(failures)" errors="\#(errors)" "#
+      + #"skipped="\#(skipped)" "#
       + #"time="\#(seconds(run.durationSeconds))" timestamp="\#(escape(run.started))" file="\#(escape(run.file))">"#
       + "\n"
     for step in cases {
@@ -30,6 +32,9 @@ enum JUnitReport {
       case .error:
         xml += ">\n"
         xml += #"      <error type="step" message="\#(escape(step.message ?? ""))"/>"# + "\n"
+      case .skipped:
+        xml += ">\n"
+        xml += #"      <skipped message="\#(escape(step.message ?? ""))"/>"# + "\n"
       }
       xml += "    </testcase>\n"
     }

@@ -23,9 +23,9 @@ public struct LabRun: Codable, Sendable {
   /// The chaos session, if the scenario had one.
   public var chaos: ChaosRecord?
 
-  /// Whether every step and check passed.
-  public var passed: Bool { steps.allSatisfy { $0.outcome == .passed } }
-  public var failures: [StepResult] { steps.filter { $0.outcome != .passed } }
+  /// Whether every step and check passed (or was skipped).
+  public var passed: Bool { failures.isEmpty }
+  public var failures: [StepResult] { steps.filter { $0.outcome == .failed || $0.outcome == .error } }
 }
 
 /// One step's (or check's) outcome.
@@ -36,6 +36,8 @@ public struct StepResult: Codable, Sendable {
     case failed
     /// An action that could not be carried out (a request refused, an app that would not start).
     case error
+    /// A check that could not judge (the app does not report what it needs); counts as neither.
+    case skipped
   }
 
   /// `steps[3]`, or `expect.noUnexpectedExits` for a check.

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import JetsamCore
+import JetsamProtocol
+import JetsamShell
+
+/// `jetsam-lab check NAME -- CMD ARGS...`: one program through the standard battery a phone puts apps through, on
+/// a private jetsamd with short deadlines, each check judged by the exit record or verdict it produced.
+public final class CheckBattery {
+  /// The daemon's config: short deadlines and budgets, so that the battery takes half a minute; no automatic
+  /// suspension (the battery suspends when it means to).
+  static let config = """
+    {
+      device: { ram: "2G" },
+      suspend: { backgroundGrace: null },
+      watchdog: { launch: "3s", foreground: "2s", background: "2s", terminate: "2s" },
+      backgroundTasks: { budget: "3s", expirationWarning: "1s", grace: "500ms" },
+      cpuMonitor: { background: { limit: 80, window: "3s", killAfter: "2s" } },
+    }
+    """
+  /// How long a suspension counts as long (the staleness check); an app whose state is valid for less shows it.
+  public static let longSuspension = 3.0
+
+  private let name: String
+  private let command: [String]
+  private let options: LabRunner.Options
+  /// Told of each check as it is judged.
+  public var onCheck: (StepResult) -> Void = { _ in }
+
+  public init(name: String, command: [String], options: LabRunner.Options) {
+    self.name = name
+    self.command = command
+    self.options = options
+  }
+
+  public func run() throws -> LabRun {
+    let config: [String: JSONTree]
+    do {
+      config = try ConfigLoader.json5Object(bytes: Array(Self.config.utf8), file: "check")
+    } catch {
+      throw LabError("\(error)")
+    }
+    let scenario = Scenario(
+      name: "check-\(name)", file: "check \(name)", profile: nil, config: config,
+      apps: [name: LabApp(command: command, acknowledgements: .auto)], steps: [], noUnexpectedExits: false)
+    try FileManager.default.createDirectory(atPath: options.runDirectory, withIntermediateDirectories: true)
+    guard geteuid() == 0 else { throw LabError("jetsam-lab check needs root: its jetsamd creates cgroups") }
+    let daemon = try LabDaemon(
+      jetsamd: options.binDirectory + "/jetsamd", scenario: scenario, directory: options.runDirectory + "/jetsamd")
+    defer { daemon.stop() }
+    let client = try ControlClient(path: daemon.socketPath)
+    let timeline = try Timeline(socket: daemon.socketPath, interval: 0.25)
+    defer { timeline.close() }
+    let started = Date()
+    let origin = timeline.snapshot.monotonicNanoseconds
+    let session = LabSession(
+      client: client, timeline: timeline, origin: origin,
+      commands: { [binDirectory = options.binDirectory] words in
+        guard let first = words.first, !first.contains("/") else { return words }
+        if FileManager.default.isExecutableFile(atPath: binDirectory + "/" + first) {
+          return [binDirectory + "/" + first] + words.dropFirst()
+        }
+        return [LabRunner.searchPath(first) ?? first] + words.dropFirst()
+      }, apps: scenario.apps)
+    var probe = CheckProbe(app: name, session: session)
+    var results: [StepResult] = []
+    for check in probe.battery() {
+      results.append(check)
+      onCheck(check)
+    }
+    let end = LabClock.nanoseconds()
+    return LabRun(
+      scenario: scenario.name, file: "\(name): \(command.joined(separator: " "))",
+      started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+      originNanoseconds: origin, durationSeconds: Double(end - origin) / 1e9,
+      ramBytes: timeline.snapshot.pressure.ramBytes, steps: results, exits: timeline.exits, timeline: timeline.all,
+      initialApps: timeline.snapshot.apps)
+  }
+}

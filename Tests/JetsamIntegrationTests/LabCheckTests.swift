@@ -1,0 +1,94 @@
+import Foundation
+import Glibc
+import JetsamTestKit
+import Testing
+
+/// `jetsam-lab check`: the demo app passes the battery in its correct mode, and each misbehaviour fails it at the
+/// check that should catch it, first.
+@Suite(
+  "Lab checks", .serialized, .enabled(if: isRoot, "needs root: the battery's jetsamd creates cgroups"),
+  .timeLimit(.minutes(10)))
+struct LabCheckTests {
+  /// The report card's lines: check name → (outcome, detail).
+  static func card(_ output: String) -> [(check: String, outcome: String, detail: String)] {
+    output.split(separator: "\n").compactMap { line in
+      // `  FAIL  restoration                         launch 2: mismatch (…)`: two spaces or more end the name.
+      guard let match = String(line).wholeMatch(of: /\s+(PASS|FAIL|SKIP|ERR)\s+(\S.*?)\s{2,}(.*)/) else { return nil }
+      return (String(match.2), String(match.1), String(match.3))
+    }
+  }
+
+  /// Runs the battery on the demo app with `flags`; its output and exit status.
+  static func check(_ flags: [String]) throws -> CommandResult {
+    let reports = NSTemporaryDirectory() + "jetsam-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    return try runCommand(
+      Binaries.current.directory + "/jetsam-lab",
+      ["check", "notes", "--output", reports, "--", "jetsam-demo-app"] + flags, timeout: .seconds(180))
+  }
+
+  @Test("the demo app's correct mode passes every check")
+  func correctModePasses() throws {
+    let result = try Self.check(["--feed-valid-for", "10"])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let card = Self.card(result.stdout)
+    #expect(card.count == 14, "\(result.stdout)")
+    #expect(card.allSatisfy { $0.outcome == "PASS" }, "\(result.stdout)")
+    #expect(
+      card.map(\.check) == [
+        "launch", "watchdog didFinishLaunching", "watchdog didBecomeActive", "watchdog willResignActive",
+        "watchdog didEnterBackground", "watchdog willEnterForeground", "watchdog didBecomeActive (return)",
+        "memoryWarning", "restoration", "backgroundTask", "backgroundCPU", "staleness", "crash", "terminate",
+      ])
+  }
+
+  @Test("each misbehaviour fails the battery, first at the check that catches it")
+  func misbehavioursFailTheRightCheck() throws {
+    let cases: [(flags: [String], check: String, detail: String)] = [
+      (["--hang-in", "didEnterBackground"], "watchdog didEnterBackground", "appWatchdog in didEnterBackground"),
+      (["--never-end-task"], "backgroundTask", "backgroundTaskAssertionTimeout"),
+      (["--leak", "20"], "memoryWarning", "in the 2 s after the warning"),
+      (["--spin"], "backgroundCPU", "cpuResourceLimit"),
+      (["--crash", "segv"], "launch", "badAccess"),
+      (["--forget-to-save"], "restoration", "mismatch"),
+      (["--forget-to-restore"], "restoration", "lost"),
+      (["--unreported-save"], "restoration", "unsaved"),
+      (["--feed-valid-for", "1", "--stale-on-resume"], "staleness", "resumption stale"),
+    ]
+    // Three batteries at a time (each on its own jetsamd and device cgroup): the whole takes about two minutes.
+    let results = LockedResults(count: cases.count)
+    let slots = DispatchSemaphore(value: 3)
+    let group = DispatchGroup()
+    for (index, flags) in cases.map(\.flags).enumerated() {
+      slots.wait()
+      group.enter()
+      DispatchQueue.global().async {
+        results.set(index, Result { try Self.check(flags) })
+        slots.signal()
+        group.leave()
+      }
+    }
+    group.wait()
+    for (index, expected) in cases.enumerated() {
+      let result = try results.get(index).get()
+      #expect(result.status == 1, "\(expected.flags): \(result.stdout)\(result.stderr)")
+      let firstFailure = Self.card(result.stdout).first { $0.outcome == "FAIL" }
+      #expect(firstFailure?.check == expected.check, "\(expected.flags): \(result.stdout)")
+      #expect(firstFailure?.detail.contains(expected.detail) == true, "\(expected.flags): \(result.stdout)")
+    }
+  }
+}
+
+/// Results filled in from several threads.
+private final class LockedResults: @unchecked Sendable {
+  private let lock = NSLock()
+  private var results: [Result<CommandResult, any Error>?]
+
+  init(count: Int) { results = Array(repeating: nil, count: count) }
+
+  func set(_ index: Int, _ result: Result<CommandResult, any Error>) { lock.withLock { results[index] = result } }
+
+  func get(_ index: Int) -> Result<CommandResult, any Error> {
+    lock.withLock { results[index] ?? .failure(TestKitError("no result")) }
+  }
+}
