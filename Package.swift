@@ -78,7 +78,8 @@ let package = Package(
     .target(
       name: "JetsamLab",
       dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamShell", "JetsamControlClient"]),
-    .executableTarget(name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "JetsamShell", "CJetsamShim"]),
+    .executableTarget(
+      name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "JetsamShell", "JetsamProtocol", "CJetsamShim"]),
 
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),

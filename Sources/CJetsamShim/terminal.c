@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "jetsam_terminal.h"
+#include "jetsam_syscalls.h"
 
 #include <signal.h>
 #include <string.h>

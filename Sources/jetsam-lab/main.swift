@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamLab
+import JetsamProtocol
 import JetsamShell
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
@@ -129,6 +130,13 @@ func finish(_ run: LabRun, in runDirectory: String) -> Int32 {
       + "\(failures.count) failed\(skipped > 0 ? ", \(skipped) skipped" : ""); \(run.exits.count) exits in "
       + String(format: "%.1f", run.durationSeconds) + "s")
   for failure in failures { print("  \(failure.location) \(failure.title): \(failure.message ?? "")") }
+  for (who, usage) in [("jetsam-lab", run.resources?.runner), ("jetsamd", run.resources?.daemon)] {
+    guard let usage else { continue }
+    print(
+      String(
+        format: "jetsam-lab: %@ used %.2f s of CPU (%.2f%% of one core), at most %@ of memory", who, usage.cpuSeconds,
+        usage.cpuSeconds / max(run.durationSeconds, 0.001) * 100, ByteSize.format(usage.peakRSSBytes)))
+  }
   return run.passed ? 0 : 1
 }
 

@@ -104,6 +104,28 @@ struct LabTests {
     #expect(plan.seed == 3 && plan.actions.count >= 4, "\(plan.actions)")
   }
 
+  @Test(
+    "the fleet lab, shortened to 15 s: two hundred apps launched and suspended, the runner's costs reported",
+    .enabled(if: memoryAvailable(5 << 30), "needs 5 GiB available: its 200 apps hold 2.4 GB of real memory"))
+  func fleetLabShortened() throws {
+    let (result, reports) = try Self.run(Self.labs + "fleet.json5", ["--duration", "15s", "--seed", "1"])
+    defer { try? FileManager.default.removeItem(atPath: reports) }
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(
+      result.stdout.contains("jetsam-lab: jetsam-lab used ") && result.stdout.contains("jetsam-lab: jetsamd used "))
+    let summary = try Self.summary(reports)
+    let steps = try #require(summary["steps"] as? [[String: Any]])
+    #expect(steps.first?["title"] as? String == "launch app1 … app200 (200 apps) in the background")
+    #expect(steps.allSatisfy { $0["outcome"] as? String == "passed" }, "\(steps)")
+    let resources = try #require(summary["resources"] as? [String: [String: Double]])
+    #expect(resources["runner"]?["peakRSSBytes"] ?? 0 > 0 && resources["daemon"]?["cpuSeconds"] ?? 0 > 0)
+    let trace = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json")))
+        as? [String: Any])
+    let names = (trace["traceEvents"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == "process_name" }
+    #expect(names.count == 201)
+  }
+
   /// A short, busy chaos session: switches, spikes, wakes and kills within seconds.
   static let chaosScenario = """
     {

@@ -41,6 +41,7 @@ struct LabSummary: Codable {
   var verdicts: [Verdict]
   /// The chaos session: its seed and every action with its outcome.
   var chaos: ChaosRecord?
+  var resources: RunResources?
 
   struct Counts: Codable {
     var steps: Int
@@ -70,6 +71,7 @@ struct LabSummary: Codable {
     steps = run.steps
     exits = run.exits
     chaos = run.chaos
+    resources = run.resources
     verdicts = run.timeline.compactMap { change in
       guard change.kind == .verdict, let app = change.app, let name = change.name, let verdict = change.verdict else {
         return nil

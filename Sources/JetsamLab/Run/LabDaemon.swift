@@ -78,6 +78,9 @@ final class LabDaemon {
     }
   }
 
+  /// jetsamd's process ID.
+  var pid: Int32 { process.processIdentifier }
+
   /// Stops jetsamd (SIGTERM: it ends its apps and removes its cgroups), SIGKILL after 30 s.
   func stop() {
     guard process.isRunning else { return }

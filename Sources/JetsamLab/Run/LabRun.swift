@@ -22,6 +22,8 @@ public struct LabRun: Codable, Sendable {
   public var initialApps: [AppInfo]
   /// The chaos session, if the scenario had one.
   public var chaos: ChaosRecord?
+  /// What the run cost: the runner's own CPU and memory, and the private jetsamd's.
+  public var resources: RunResources?
 
   /// Whether every step and check passed (or was skipped).
   public var passed: Bool { failures.isEmpty }
@@ -60,5 +62,34 @@ public struct StepResult: Codable, Sendable {
     StepResult(
       location: location, title: title, isExpectation: true, startSeconds: startSeconds, durationSeconds: 0,
       outcome: problem == nil ? .passed : .failed, message: problem, evidence: problem == nil ? evidence : nil)
+  }
+}
+
+/// What a run cost.
+public struct RunResources: Codable, Sendable {
+  public var runner: ProcessUsage?
+  /// The private jetsamd, measured before it stopped (nil with --socket).
+  public var daemon: ProcessUsage?
+}
+
+/// A process's CPU time (its own, not its children's) and peak resident memory, from /proc.
+public struct ProcessUsage: Codable, Sendable {
+  public var cpuSeconds: Double
+  public var peakRSSBytes: Int64
+
+  /// Reads /proc/PID/stat (utime, stime) and /proc/PID/status (VmHWM); nil when the process is gone.
+  static func of(_ pid: Int32) -> ProcessUsage? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return nil }
+    // Fields after the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    let peak =
+      status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+      .flatMap { Int64($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+    return ProcessUsage(cpuSeconds: (user + system) / ticks, peakRSSBytes: peak * 1024)
   }
 }

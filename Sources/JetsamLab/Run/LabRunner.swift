@@ -15,8 +15,9 @@ public final class LabRunner {
     public var binDirectory: String
     /// The run's directory: reports, and the private jetsamd's state and log.
     public var runDirectory: String
-    /// Seconds between memory samples.
-    public var memoryInterval: Double = 0.25
+    /// Seconds between memory samples; nil: a quarter second, longer for many apps (a second per 50 apps, at most
+    /// 5 s), so that a long lab of hundreds of apps keeps a timeline of a size to draw.
+    public var memoryInterval: Double?
     /// The chaos session's seed, over the scenario's (a replay).
     public var seed: UInt64?
     /// The chaos session's duration, over the scenario's (a shortened run).
@@ -62,7 +63,8 @@ public final class LabRunner {
     defer { daemon?.stop() }
     let socket = daemon?.socketPath ?? options.socket!
     let client = try ControlClient(path: socket)
-    let timeline = try Timeline(socket: socket, interval: options.memoryInterval)
+    let interval = options.memoryInterval ?? min(5, max(0.25, Double(scenario.apps.count) / 50))
+    let timeline = try Timeline(socket: socket, interval: interval)
     defer { timeline.close() }
     let started = Date()
     let origin = timeline.snapshot.monotonicNanoseconds
@@ -93,12 +95,14 @@ public final class LabRunner {
       onStep(check)
     }
     let end = LabClock.nanoseconds()
+    var resources = RunResources(runner: ProcessUsage.of(getpid()))
+    if let pid = daemon?.pid { resources.daemon = ProcessUsage.of(pid) }
     return LabRun(
       scenario: scenario.name, file: scenario.file,
       started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
       originNanoseconds: origin, durationSeconds: Double(end - origin) / 1e9,
       ramBytes: timeline.snapshot.pressure.ramBytes, steps: results, exits: timeline.exits, timeline: timeline.all,
-      initialApps: timeline.snapshot.apps, chaos: chaos)
+      initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources)
   }
 
   /// argv with `{scenarioDir}` and `{runDir}` filled in; a first word without a slash is taken from beside

@@ -72,7 +72,8 @@ struct LabSession {
   private mutating func act(_ step: Step) throws {
     let within = step.within?.labSeconds ?? 30
     switch step.action {
-    case .launch(let name, let background): try launch(name, background: background)
+    case .launch(let names, let background):
+      for name in names { try launch(name, background: background) }
     case .activate(let app): try open(app)
     case .background(let apps): try send(lifecycle(.background, apps))
     case .suspend(let apps): try send(lifecycle(.suspend, apps))

@@ -49,7 +49,8 @@ public struct Step: Sendable {
 
 /// What a step does.
 public enum StepAction: Sendable {
-  case launch(app: String, background: Bool)
+  /// Cold-start each app in turn.
+  case launch(apps: [String], background: Bool)
   case activate(String)
   case background([String])
   case suspend([String])
@@ -72,7 +73,9 @@ public enum StepAction: Sendable {
 
   public var title: String {
     switch self {
-    case .launch(let app, let background): "launch \(app)\(background ? " in the background" : "")"
+    case .launch(let apps, let background):
+      "launch \(apps.count > 3 ? "\(apps[0]) … \(apps[apps.count - 1]) (\(apps.count) apps)" : apps.joined(separator: " "))"
+        + (background ? " in the background" : "")
     case .activate(let app): "activate \(app)"
     case .background(let apps): "background \(apps.joined(separator: " "))"
     case .suspend(let apps): "suspend \(apps.joined(separator: " "))"

@@ -98,9 +98,9 @@ private struct TreeReader {
   func names(_ value: JSONTree, apps: Set<String>) throws -> [String] {
     let names: [String]
     switch value {
-    case .string(let name): names = [name]
+    case .string(let name): names = try expand(name)
     case .array(let items):
-      names = try items.map { item in try string(item) }
+      names = try items.flatMap { item in try expand(try string(item)) }
       guard !names.isEmpty else { throw failure("expected at least one app") }
     default: throw failure("expected an app name or a list of them")
     }
@@ -112,7 +112,9 @@ private struct TreeReader {
 
   func app(_ value: JSONTree, apps: Set<String>) throws -> String {
     guard case .string = value else { throw failure("expected an app name") }
-    return try names(value, apps: apps)[0]
+    let named = try names(value, apps: apps)
+    guard named.count == 1 else { throw failure("expected one app, not a range") }
+    return named[0]
   }
 
   func duration(_ value: JSONTree) throws -> Duration {
@@ -202,13 +204,32 @@ private struct TreeReader {
     throw failure("no profile \"\(name)\" (looked in \(directories.joined(separator: ", ")))")
   }
 
+  /// The most apps a scenario may describe (after ranges are expanded).
+  static let maxApps = 10_000
+
   mutating func apps(_ value: JSONTree) throws -> [String: LabApp] {
     guard case .object(let object) = value, !object.isEmpty else { throw failure("expected an object of apps") }
     var apps: [String: LabApp] = [:]
-    for name in object.keys.sorted() {
-      apps[name] = try at(name) { reader in try reader.app(object[name]!) }
+    for key in object.keys.sorted() {
+      let app = try at(key) { reader in try reader.app(object[key]!) }
+      // `app{1..200}` describes app1 … app200 at once.
+      let names = try at(key) { try $0.expand(key) }
+      for name in names {
+        guard apps[name] == nil else { throw at(key) { $0.failure("\(name) is described twice") } }
+        apps[name] = app
+      }
+      guard apps.count <= Self.maxApps else { throw failure("more than \(Self.maxApps) apps") }
     }
     return apps
+  }
+
+  /// The names a key stands for: itself, or, for `PREFIX{FIRST..LAST}SUFFIX`, one per number.
+  func expand(_ key: String) throws -> [String] {
+    guard let match = key.wholeMatch(of: /(.*)\{(\d+)\.\.(\d+)\}(.*)/) else { return [key] }
+    guard let first = Int(match.2), let last = Int(match.3), first <= last, last - first < Self.maxApps else {
+      throw failure("\(key): expected a range {FIRST..LAST} of at most \(Self.maxApps) numbers, FIRST ≤ LAST")
+    }
+    return (first...last).map { "\(match.1)\($0)\(match.4)" }
   }
 
   mutating func app(_ value: JSONTree) throws -> LabApp {
@@ -290,7 +311,7 @@ private struct TreeReader {
     switch word {
     case "launch":
       let background = try object["inBackground"].map { flag in try bool(flag) } ?? false
-      return .launch(app: try app(value, apps: apps), background: background)
+      return .launch(apps: try names(value, apps: apps), background: background)
     case "relaunch", "activate": return .activate(try app(value, apps: apps))
     case "background": return .background(try names(value, apps: apps))
     case "suspend": return .suspend(try names(value, apps: apps))
