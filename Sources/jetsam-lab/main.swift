@@ -8,11 +8,11 @@ import JetsamShell
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
 let usage = """
-  Usage: jetsam-lab check NAME [--output DIR] [--quiet] -- CMD ARGS...
+  Usage: jetsam-lab check NAME [--output DIR] -- CMD ARGS...
          jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
 
   Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
-  with --socket, and writes its reports (junit.xml, summary.json) to DIR (default:
+  with --socket, and writes its reports (junit.xml, summary.json, trace.json, report.html) to DIR (default:
   jetsam-lab-reports/NAME-TIME). Prints each step as it ends and, at the end, where the reports are.
   A device profile the scenario names is looked up in DIR, then beside the scenario (profiles/), then in
   /etc/jetsam/profiles and the source tree's config/profiles. A chaos session prints its seed; --seed N replays
@@ -83,7 +83,13 @@ struct Arguments {
       index += 1
     }
     guard let file else { throw UsageError(command == "run" ? "run needs a scenario FILE" : "check needs an app NAME") }
-    if command == "check" && program.isEmpty { throw UsageError("check needs the program after --: -- CMD ARGS...") }
+    if command == "check" {
+      guard !program.isEmpty else { throw UsageError("check needs the program after --: -- CMD ARGS...") }
+      // The battery runs on a daemon of its own, with no scenario: these would be silently ignored.
+      guard socket == nil, profiles == nil, seed == nil, duration == nil, !quiet else {
+        throw UsageError("check takes only --output (--socket, --profiles, --seed, --duration and --quiet are run's)")
+      }
+    }
     self.file = file
   }
 }
