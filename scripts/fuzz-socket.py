@@ -39,7 +39,7 @@ WORDS = [b'"verb"', b'"app"', b'"apps"', b'"command"', b'"env"', b'"memoryLimit"
          b'"launch"', b'"kill"', b'"suspend"', b'"resume"', b'"ps"', b'"status"', b'"exits"', b'"pressure"',
          b'"allocate"', b'"release"', b'"critical"', b'"memoryPressure"', b'"activate"', b'"terminate"',
          b'"device"', b'"charging"', b'"metrics"', b'"diagnostics"', b'"lockedFiles"', b'"defer"',
-         b'"watch"', b'"interval"']
+         b'"watch"', b'"interval"', b'"format"', b'"prometheus"']
 
 
 VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300, None, True, False, "", "x",
@@ -47,7 +47,7 @@ VALUES = [0, -1, 1, 2**31, 2**63 - 1, -2**63, 2**64, 1.5, 1e308, -1e308, 1e-300,
           "foreground", "always", "never", "kill", "defer", "ignore", 20, 21, "2026-01-01T00:00:00Z", "yesterday", [], ["a", "b"], ["x"] * 300, {}, {"A": "b"},
           {"A=B": "c"}, ["/bin/true"], ["/nonexistent"], [""]]
 KEYS = ["v", "verb", "app", "apps", "command", "env", "memoryLimit", "cpuLimit", "band", "background", "reason",
-        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "wait", "charging", "lockedFiles", "interval",
+        "since", "follow", "limit", "action", "level", "size", "acknowledgements", "wait", "charging", "lockedFiles", "interval", "format",
         "unknownKey"]
 
 

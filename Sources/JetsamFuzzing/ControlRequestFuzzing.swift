@@ -59,6 +59,7 @@ enum ControlRequestFuzzing {
     case .metrics, .diagnostics:
       _ = try request.sinceDate()
       _ = try request.optionalApp()
+      _ = try request.wantsPrometheus()
     case .watch:
       _ = try request.watchInterval()
     case .status, .ps, .debugFreeze:

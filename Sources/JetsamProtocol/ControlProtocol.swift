@@ -70,6 +70,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public var action: String?
   /// `watch`: seconds between the memory samples pushed (0.05 to 60, default 1).
   public var interval: Double?
+  /// `metrics`: `metricKit` (default: exit counts per app from the records, in MetricKit's layout) or `prometheus`
+  /// (the daemon's state and counters in Prometheus' text format, in `exposition`).
+  public var format: String?
   /// `pressure set`: the level to force.
   public var level: PressureLevel?
   /// `pressure allocate`: bytes to charge to the device.
@@ -84,7 +87,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval
+    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval, format
   }
 
   public init(verb: ControlVerb, app: String? = nil) {
@@ -134,6 +137,8 @@ public struct ControlResponse: Codable, Sendable {
   /// Set on streamed lines: `exit` (of `exits --follow`, with `record`) or `change` (of `watch`, with `change`).
   public var event: String?
   public var record: ExitRecord?
+  /// `metrics` with `format: "prometheus"`: the exposition text.
+  public var exposition: String?
   /// `watch`: the first answer.
   public var watch: WatchSnapshot?
   /// `watch`: a streamed change.

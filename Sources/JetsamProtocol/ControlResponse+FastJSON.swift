@@ -55,7 +55,7 @@ extension ControlResponse {
   /// 1,000 apps, `JSONEncoder` took ~10 ms of a 50 ms suspend.
   public func fastJSON() -> [UInt8]? {
     guard ok, error == nil, status == nil, pressure == nil, exits == nil, more == nil, event == nil, record == nil,
-      watch == nil, change == nil, app != nil || apps != nil
+      watch == nil, change == nil, exposition == nil, app != nil || apps != nil
     else { return nil }
     var json = JSONBytes(capacity: 256 + (apps?.count ?? 1) * 256)
     json.raw("{")

@@ -19,7 +19,8 @@ enum Help {
       exits [--app NAME] [--since TIME] [--limit N] [--follow]   show exit records, newest first
       pressure [set LEVEL|clear|allocate SIZE|release]   show or change memory pressure
       device [charging on|off]                 show or switch the device's conditions
-      metrics [--app NAME] [--since TIME]      exit counts per app, as MetricKit's MXAppExitMetric
+      metrics [--app NAME] [--since TIME] [--prometheus]
+                                               exit counts per app (MetricKit), or Prometheus' exposition
       diagnostics [--app NAME] [--since TIME]  hang, CPU exception and crash diagnostics with call stacks
       status                                   daemon status
 
@@ -95,11 +96,15 @@ enum Help {
     """,
     "metrics": """
     Usage: jetsamctl metrics [--app NAME] [--since TIME] [--json]
+           jetsamctl metrics --prometheus
 
     Every app's exits counted from the exit records (the log and its rotated predecessors), split into
     foreground and background (suspended counts as background) by MetricKit reason. --json prints one
     MXMetricPayload-shaped object per app: applicationExitMetrics.foregroundExitData and backgroundExitData
     with MetricKit's keys (cumulativeNormalAppExitCount, cumulativeMemoryPressureExitCount, ...). TIME as for exits.
+    --prometheus prints jetsamd's state and counters in Prometheus' text format instead (README, "Metrics"):
+    device memory and pressure, apps by state and band, each app's memory and CPU, exits by app, reason and
+    state, jetsam's kills, watchdog kills by event, restoration verdicts, records written.
     """,
     "diagnostics": """
     Usage: jetsamctl diagnostics [--app NAME] [--since TIME] [--json]

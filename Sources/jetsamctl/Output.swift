@@ -37,6 +37,8 @@ struct Output {
       }
       if pressure.balloonBytes > 0 { print("balloon: \(ByteSize.format(pressure.balloonBytes))") }
     case .metrics:
+      // The exposition is text already, for promtool, a textfile or a pipe.
+      if let exposition = response.exposition { return print(exposition, terminator: "") }
       let payloads = response.metrics ?? []
       if json { return printJSON(payloads) }
       showMetrics(payloads)

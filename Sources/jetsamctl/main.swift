@@ -208,12 +208,19 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
     }
     return request
   case .metrics, .diagnostics:
-    let args = try VerbArguments(invocation.rest, valued: ["--app", "--since"], flags: [], verb: verbName)
+    let args = try VerbArguments(
+      invocation.rest, valued: ["--app", "--since"], flags: verb == .metrics ? ["--prometheus"] : [], verb: verbName)
     guard args.positional.isEmpty else {
       throw CLIError.usage("\(verbName) takes no positional arguments (use --app NAME)")
     }
     var request = ControlRequest(verb: verb, app: args.one("--app"))
     if let since = args.one("--since") { request.since = try parseTime(since) }
+    if args.flags.contains("--prometheus") {
+      guard request.app == nil, request.since == nil else {
+        throw CLIError.usage("metrics --prometheus shows everything, now: it takes no --app or --since")
+      }
+      request.format = "prometheus"
+    }
     return request
   case .watch:
     let args = try VerbArguments(invocation.rest, valued: ["--interval"], flags: [], verb: verbName)

@@ -84,4 +84,163 @@ struct MetricsIntegrationTests {
     #expect(one.count == 1 && one[0].applicationExitMetrics.total == 2)
     #expect(try daemon.ctlJSON([MetricPayload].self, ["metrics", "--since", "2999-01-01T00:00:00Z"]).isEmpty)
   }
+
+  static let promtool = Binaries.packageRoot + "/.build/tools/promtool"
+
+  /// What `promtool check metrics` says of `exposition` (it reads standard input).
+  static func promtoolCheck(_ exposition: String) throws -> CommandResult {
+    let file = NSTemporaryDirectory() + "jetsam-exposition-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).prom"
+    try exposition.write(toFile: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    return try runCommand("/bin/sh", ["-c", #""$0" check metrics < "$1""#, promtool, file])
+  }
+
+  /// The samples of an exposition: `name{labels}` → value.
+  static func samples(_ exposition: String) -> [String: Double] {
+    var samples: [String: Double] = [:]
+    for line in exposition.split(separator: "\n") where !line.hasPrefix("#") {
+      guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+      samples[String(line[..<space])] = value
+    }
+    return samples
+  }
+
+  @Test(
+    "the Prometheus exposition passes promtool, and its series equal the daemon's state and the exit records",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: promtool), "needs promtool (make test fetches it)"))
+  func prometheusExposition() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    try daemon.launch("crasher", ["crash", "segv"])
+    _ = try daemon.waitForRecords(1)
+    try daemon.launch("worker", ["idle"], options: ["--background"])
+    try daemon.ctl(["kill", "worker", "--reason", "appWatchdog"])
+    _ = try daemon.waitForRecords(2)
+    try daemon.launch("sleeper", ["idle"], options: ["--background"])
+    try daemon.ctl(["suspend", "sleeper"])
+    try daemon.ctl(["kill", "sleeper", "--reason", "memoryPressure"])
+    _ = try daemon.waitForRecords(3)
+    try daemon.launch("mail", ["alloc", "32", "--hold"])
+    try daemon.launch("maps", ["idle"], options: ["--background"])
+    try daemon.ctl(["suspend", "maps"])
+    try daemon.waitUntil("mail's memory") { try daemon.apps()["mail"]?.memoryBytes ?? 0 > 30 << 20 }
+
+    let result = try daemon.ctl(["metrics", "--prometheus"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let check = try Self.promtoolCheck(result.stdout)
+    #expect(check.status == 0 && check.stdout.isEmpty, "promtool: \(check.stdout)\(check.stderr)\n\(result.stdout)")
+    let samples = Self.samples(result.stdout)
+    // Exits: one series per app, reason and state, as many as the records say.
+    let records = try daemon.recordsOnDisk()
+    #expect(records.count == 3)
+    for record in records {
+      let key =
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+      #expect(samples[key] == 1, "\(key) in \(result.stdout)")
+    }
+    #expect(samples.keys.filter { $0.hasPrefix("jetsam_exits_total{") }.count == 3)
+    let jetsamKills = records.filter { $0.terminationReason.hasPrefix("JETSAM") }
+    #expect(
+      samples[#"jetsam_kills_total{reason="memoryPressure"}"#]
+        == Double(jetsamKills.count { $0.reason == .memoryPressure }))
+    #expect(samples["jetsam_exit_records_written_total"] == 3)
+    // Gauges: what ps and pressure say now.
+    let apps = try daemon.apps()
+    #expect(samples[#"jetsam_apps{state="foreground"}"#] == 1 && samples[#"jetsam_apps{state="suspended"}"#] == 1)
+    #expect(samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0 > 30 * 1024 * 1024)
+    #expect(
+      abs((samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0) - Double(apps["mail"]!.memoryBytes)) < Double(4 << 20)
+    )
+    #expect(samples[#"jetsam_app_cpu_seconds_total{app="mail"}"#] != nil)
+    let pressure = try daemon.ctlJSON(PressureInfo.self, ["pressure"])
+    #expect(samples["jetsam_device_ram_bytes"] == Double(pressure.ramBytes))
+    #expect(samples["jetsam_pressure_level"] == 0)
+    #expect(samples.keys.contains { $0.hasPrefix("jetsam_info{version=") })
+    // promtool can fail: a counter without _total is caught.
+    let broken = result.stdout.replacingOccurrences(
+      of: "jetsam_exit_records_written_total", with: "jetsam_exit_records")
+    let refused = try Self.promtoolCheck(broken)
+    #expect(
+      refused.status != 0 && (refused.stdout + refused.stderr).contains("counter metrics should have \"_total\" suffix")
+    )
+    // A request that mixes the formats is refused, naming the field.
+    let mixed = try daemon.ctl(["metrics", "--prometheus", "--app", "mail"])
+    #expect(mixed.status == 64)
+  }
+
+  static let nodeExporter = Binaries.packageRoot + "/.build/tools/node_exporter"
+
+  /// A TCP port on the loopback interface that was free a moment ago.
+  static func freeLoopbackPort() throws -> Int {
+    let result = try runCommand(
+      "/usr/bin/python3",
+      ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"])
+    guard let port = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+      throw TestKitError("no free port: \(result.stderr)")
+    }
+    return port
+  }
+
+  /// GETs `url` (python3's urllib); nil while nothing answers.
+  static func fetch(_ url: String) throws -> String? {
+    let result = try runCommand(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())",
+        url,
+      ])
+    return result.status == 0 ? result.stdout : nil
+  }
+
+  @Test(
+    "the textfile, readable by all, scraped through a real node_exporter, equals the state and the records",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: nodeExporter), "needs node_exporter (make test fetches it)"))
+  func textfileThroughNodeExporter() throws {
+    let directory = NSTemporaryDirectory() + "jetsam-textfile-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let textfile = directory + "/metrics/jetsam.prom"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let daemon = try DaemonHarness(
+      config: #"{ suspend: { backgroundGrace: null }, metrics: { textfile: "\#(textfile)", interval: "1s" } }"#)
+    defer { daemon.stop() }
+    try daemon.launch("crasher", ["crash", "segv"])
+    try daemon.launch("sleeper", ["idle"], options: ["--background"])
+    try daemon.ctl(["suspend", "sleeper"])
+    try daemon.ctl(["kill", "sleeper", "--reason", "memoryPressure"])
+    try daemon.launch("mail", ["alloc", "16", "--hold"])
+    let records = try daemon.waitForRecords(2)
+    try daemon.waitUntil("the textfile to count both records") {
+      ((try? String(contentsOfFile: textfile, encoding: .utf8)) ?? "").contains("jetsam_exit_records_written_total 2")
+    }
+    // Readable by others whatever jetsamd's umask (node_exporter runs as its own user).
+    var st = stat()
+    #expect(stat(textfile, &st) == 0 && st.st_mode & 0o777 == 0o644)
+    #expect(stat(directory + "/metrics", &st) == 0 && st.st_mode & 0o777 == 0o755)
+
+    let port = try Self.freeLoopbackPort()
+    let exporter = try ChildProcess(
+      Self.nodeExporter,
+      [
+        "--web.listen-address=127.0.0.1:\(port)", "--collector.disable-defaults", "--collector.textfile",
+        "--collector.textfile.directory=\(directory)/metrics",
+      ])
+    defer { exporter.stop() }
+    var scraped = ""
+    try daemon.waitUntil("node_exporter to answer on port \(port)") {
+      scraped = try Self.fetch("http://127.0.0.1:\(port)/metrics") ?? ""
+      return scraped.contains("jetsam_exit_records_written_total")
+    }
+    let samples = Self.samples(scraped)
+    #expect(samples["node_textfile_scrape_error"] == 0, "\(scraped)")
+    for record in records {
+      let key =
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+      #expect(samples[key] == 1, "\(key) in \(scraped)")
+    }
+    #expect(samples["jetsam_exit_records_written_total"] == 2)
+    #expect(samples[#"jetsam_apps{state="foreground"}"#] == 1)
+    #expect(samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0 > 0)
+  }
 }

@@ -61,6 +61,14 @@ struct ConfigTests {
       text: #"{ diagnostics: { captureBudget: "2m" } }"#,
       message: "jetsamd.json5: diagnostics.captureBudget: must be from 10ms to 60s"),
     BadConfig(
+      text: #"{ metrics: { textfile: "jetsam.prom" } }"#,
+      message:
+        "jetsamd.json5: metrics.textfile: must be an absolute path ending in .prom (node_exporter's textfile collector reads *.prom)"
+    ),
+    BadConfig(
+      text: #"{ metrics: { textfile: "/run/jetsam/metrics/jetsam.prom", interval: "100ms" } }"#,
+      message: "jetsamd.json5: metrics.interval: must be from 1s to 1h"),
+    BadConfig(
       text: #"{ lockedFiles: { action: "panic" } }"#,
       message: #"jetsamd.json5: lockedFiles.action: "panic" is not one of kill, defer, ignore"#),
     BadConfig(

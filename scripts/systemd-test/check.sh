@@ -90,6 +90,7 @@ write_config() {  # write_config MEMORY_LIMIT_OF_capped
   watchdog: { launch: "3s" },                            // section 8d's hang, without a 20 s wait
   stateDirectory: "/var/lib/jetsam", runtimeDirectory: "/run/jetsam", controlGroup: "jetsam",
   debugRequests: true,                                   // jetsamctl debugFreeze: the watchdog check
+  metrics: { textfile: "/run/jetsam/metrics/jetsam.prom", interval: "1s" },   // section 11b
   apps: {
     capped: { command: ["$BIN/jetsam-testapp", "alloc", "8", "--hold"], memoryLimit: "$1" },
     asuser: { command: ["$BIN/jetsam-testapp", "alloc", "4", "--hold"], user: "nobody" },
@@ -477,6 +478,20 @@ check "journal entries with JETSAM_APP/JETSAM_PID/JETSAM_STATE=suspended, MESSAG
   [ "$jorder" = "s1 s2 s3" ]
 n=$(journal_json MESSAGE_ID=$JETSAM_KILL_ID | wc -l)
 check "journalctl MESSAGE_ID=$JETSAM_KILL_ID finds the jetsam kills ($n entries)" [ "$n" -ge 3 ]
+
+section "11b. the Prometheus textfile, written under the hardened unit (UMask=0077, ProtectSystem=strict)"
+textfile=/run/jetsam/metrics/jetsam.prom
+kills_now() { ctl metrics --prometheus | grep '^jetsam_kills_total'; }
+# Rewritten every second: waits for the file to catch up with the kills of section 10.
+wait_until 10 bash -c "[ \"\$(grep '^jetsam_kills_total' $textfile 2>/dev/null)\" = '$(kills_now)' ]" || true
+check "$textfile counts s1, s2 and s3 killed by jetsam while suspended" \
+  grep -q '^jetsam_exits_total{app="s3",reason="memoryPressure",state="suspended"} 1$' "$textfile"
+check "its jetsam_kills_total{reason=\"memoryPressure\"} is at least 3: $(grep '^jetsam_kills_total{reason="memoryPressure"}' "$textfile")" \
+  [ "$(sed -n 's/^jetsam_kills_total{reason="memoryPressure"} //p' "$textfile")" -ge 3 ]
+check "the file is readable by node_exporter's user (0644, directory 0755) despite UMask=0077: $(stat -c '%a %U' "$textfile") $(stat -c '%a' /run/jetsam/metrics)" \
+  [ "$(stat -c '%a' "$textfile")/$(stat -c '%a' /run/jetsam/metrics)" = "644/755" ]
+check "jetsamctl metrics --prometheus shows the same kill counters as the file" \
+  [ "$(grep '^jetsam_kills_total' "$textfile")" = "$(kills_now)" ]
 
 section "12. systemctl stop: apps ended by jetsamd, no process and no cgroup left"
 ctl launch s1 > /dev/null; ctl launch s2 --background > /dev/null

@@ -43,6 +43,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var cpuMonitor = CPUMonitorSettings()
   /// How diagnostics (hang, CPU exception and crash call stacks) are taken and kept.
   public var diagnostics = DiagnosticsSettings()
+  /// The Prometheus exposition's textfile, for node_exporter.
+  public var metrics = MetricsSettings()
   /// What an app holding file locks as it is suspended gets, unless its entry says otherwise.
   public var lockedFiles = LockedFilesSettings.standard
   /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
@@ -74,7 +76,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
-    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diagnostics, timeScale, debugRequests, apps
+    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diagnostics, metrics, timeScale, debugRequests, apps
     case passEnvironment, records, appUser
     case appAcknowledgements, spawnerSocket
   }
@@ -122,6 +124,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
     cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor
     diagnostics = try c.decodeIfPresent(DiagnosticsSettings.self, forKey: .diagnostics) ?? d.diagnostics
+    metrics = try c.decodeIfPresent(MetricsSettings.self, forKey: .metrics) ?? d.metrics
     lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
       .standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale

@@ -134,6 +134,22 @@ extension ControlRequest {
     }
   }
 
+  /// Whether a `metrics` request asks for the Prometheus exposition (`format: "prometheus"`) rather than MetricKit's
+  /// payloads (`metricKit`, the default).
+  package func wantsPrometheus() throws(ControlError) -> Bool {
+    switch format {
+    case nil, "metricKit": return false
+    case "prometheus":
+      if since != nil || app != nil {
+        throw ControlError(
+          .badRequest, "\(since != nil ? "since" : "app"): the prometheus format shows everything, now")
+      }
+      return true
+    case let other?:
+      throw ControlError(.badRequest, "format: unknown format \"\(other)\" (metricKit, prometheus)")
+    }
+  }
+
   /// Seconds between the memory samples a `watch` is pushed (default 1).
   package func watchInterval() throws(ControlError) -> Duration {
     guard let interval else { return .seconds(1) }

@@ -303,6 +303,11 @@ final class ControlRequestHandler {
   /// MetricKit-shaped exit counts per app, counted from every record of the log and its rotated predecessors (after
   /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory).
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+    if try request.wantsPrometheus() {
+      var response = ControlResponse(ok: true)
+      response.exposition = MetricsExposition.text(daemon)
+      return response
+    }
     // Every field checked before the log is opened: a refusal must leave no descriptor behind.
     let since = try request.sinceDate()
     let app = try request.optionalApp()

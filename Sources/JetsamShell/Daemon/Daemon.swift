@@ -51,6 +51,10 @@ public final class Daemon {
   private var requests: ControlRequestHandler!
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
+  /// What the Prometheus exposition counts (durable records, verdicts).
+  private(set) var counters = ExitCounters()
+  /// The exposition's textfile, when the config names one.
+  private var metricsTextfile: MetricsTextfile!
   private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
@@ -207,6 +211,7 @@ public final class Daemon {
     control = try ControlServer(
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
       handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
+    metricsTextfile = try MetricsTextfile(daemon: self)
     live = try LiveFeed(
       loop: loop, control: control,
       sources: LiveFeed.Sources(
@@ -236,6 +241,7 @@ public final class Daemon {
       serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
     }
     loop.enableWatchdog()
+    metricsTextfile.restart()
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
@@ -490,6 +496,7 @@ public final class Daemon {
       log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
       journal.pressureChanged(from: from, to: to, available: available)
     case .restorationJudged(let app, let launch, let verdict, let saved, let restored):
+      counters.countVerdict(app: app, verdict: verdict, configured: config.apps[app] != nil)
       log.notice(
         "\(app) launch #\(launch): restoration \(verdict.rawValue) (saved \(saved ?? "-"), restored \(restored ?? "-"))"
       )
@@ -526,6 +533,7 @@ public final class Daemon {
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
     control.broadcast(record)
     live.publish(record)
+    counters.count(record, configured: config.apps[record.app] != nil)
   }
 
   /// Bytes charged to each running app's cgroup (for `watch`).
@@ -703,6 +711,7 @@ public final class Daemon {
     config.runtimeDirectory = previous.runtimeDirectory
 
     thresholds = config.device.thresholds.resolved(ram: monitor.counter.ramBytes)
+    metricsTextfile.restart()
     supervisor.suspendMode = config.suspend.mode
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [

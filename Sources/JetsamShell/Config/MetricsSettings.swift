@@ -1,0 +1,30 @@
+import FoundationEssentials
+
+/// The config's `metrics`: where jetsamd writes its Prometheus exposition for node_exporter's textfile collector,
+/// and how often.
+public struct MetricsSettings: Sendable, Codable, Equatable {
+  /// The file (ending in `.prom`) rewritten atomically every `interval`; nil (the default): none is written.
+  public var textfile: String?
+  public var interval = ConfigDuration(.seconds(15))
+
+  public init() {}
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case textfile, interval
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    textfile = try c.decodeIfPresent(String.self, forKey: .textfile)
+    interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval) ?? MetricsSettings().interval
+    if let path = textfile, !path.hasPrefix("/") || !path.hasSuffix(".prom") || path.contains("/../") {
+      throw DecodingError.dataCorruptedError(
+        forKey: .textfile, in: c,
+        debugDescription: "must be an absolute path ending in .prom (node_exporter's textfile collector reads *.prom)")
+    }
+    if !(interval.duration >= .seconds(1) && interval.duration <= .seconds(3600)) {
+      throw DecodingError.dataCorruptedError(forKey: .interval, in: c, debugDescription: "must be from 1s to 1h")
+    }
+  }
+}

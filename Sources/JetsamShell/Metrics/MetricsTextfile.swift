@@ -1,0 +1,56 @@
+import Glibc
+import JetsamCore
+import JetsamPlatform
+
+/// Writes the Prometheus exposition to the config's `metrics.textfile` every `metrics.interval`, for node_exporter's
+/// textfile collector. The text is made on the loop (cheap: the apps and counters it holds); the file is written
+/// on a helper thread (write, rename: a scrape sees the old file or the new, never part of one), readable by all
+/// (mode 0644, its directory 0755) whatever jetsamd's umask, as the collector runs as another user.
+final class MetricsTextfile {
+  private unowned let daemon: Daemon
+  private var timer: EventSource!
+  /// The last failure reported, so that a file that cannot be written is logged once, not every interval.
+  private var lastFailure: String?
+
+  init(daemon: Daemon) throws(SystemError) {
+    self.daemon = daemon
+    timer = try daemon.loop.timer(at: nil) { [unowned self] in self.write() }
+  }
+
+  /// Writes now, then every interval (or stops, when the config names no file).
+  func restart() {
+    guard daemon.config.metrics.textfile != nil else { return timer.schedule(at: nil) }
+    write()
+  }
+
+  private func write() {
+    let settings = daemon.config.metrics
+    guard let path = settings.textfile else { return timer.schedule(at: nil) }
+    timer.schedule(at: MonotonicClock.now().advanced(by: settings.interval.duration))
+    let text = MetricsExposition.text(daemon)
+    let work = { @Sendable () -> String? in
+      do throws(SystemError) {
+        try Self.write(text, to: path)
+        return nil
+      } catch {
+        return "\(error)"
+      }
+    }
+    daemon.background.run(work) { [weak self] failure in
+      guard let self, failure != self.lastFailure else { return }
+      self.lastFailure = failure
+      if let failure {
+        self.daemon.log.warning("metrics textfile \(path): \(failure)")
+      } else {
+        self.daemon.log.notice("metrics textfile: writing \(path) every \(settings.interval.duration)")
+      }
+    }
+  }
+
+  private static func write(_ text: String, to path: String) throws(SystemError) {
+    let directory = directoryPart(of: path)
+    if mkdir(directory, 0o755) == 0 { chmod(directory, 0o755) }
+    try replaceFile(at: path, with: Array(text.utf8), durable: false)
+    try systemCall("chmod \(path)") { chmod(path, 0o644) }
+  }
+}

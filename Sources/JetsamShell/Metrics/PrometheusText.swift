@@ -1,0 +1,64 @@
+/// Prometheus' text exposition format (version 0.0.4, which OpenMetrics parsers and promtool read too): one
+/// HELP and one TYPE line per metric family, then its samples. Names follow Prometheus' conventions: a `jetsam_`
+/// prefix, base units in the name (`_bytes`, `_seconds`), `_total` on counters.
+struct PrometheusText {
+  enum Kind: String {
+    case counter, gauge
+  }
+
+  /// One sample: labels in order, and the value.
+  struct Sample {
+    var labels: [(String, String)]
+    var value: Double
+
+    init(_ labels: [(String, String)], _ value: Double) {
+      self.labels = labels
+      self.value = value
+    }
+
+    /// A sample without labels.
+    init(_ value: Double) { self.init([], value) }
+  }
+
+  private(set) var text = ""
+
+  /// Appends a family; one with no samples is left out (promtool and scrapers expect a sample per family).
+  mutating func family(_ name: String, _ kind: Kind, help: String, _ samples: [Sample]) {
+    guard !samples.isEmpty else { return }
+    text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+    for sample in samples {
+      text += name
+      if !sample.labels.isEmpty {
+        text += "{" + sample.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+      }
+      text += " \(Self.format(sample.value))\n"
+    }
+  }
+
+  /// A value as Prometheus writes it: integers without a fraction, `+Inf`, `-Inf`, `NaN`.
+  static func format(_ value: Double) -> String {
+    if value.isNaN { return "NaN" }
+    if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+  }
+
+  /// A label value: backslash, double quote and newline escaped.
+  static func escapeLabel(_ text: String) -> String { escape(text, quotes: true) }
+
+  /// A HELP text: backslash and newline escaped.
+  static func escapeHelp(_ text: String) -> String { escape(text, quotes: false) }
+
+  private static func escape(_ text: String, quotes: Bool) -> String {
+    var out = ""
+    for character in text {
+      switch character {
+      case "\\": out += "\\\\"
+      case "\"" where quotes: out += "\\\""
+      case "\n": out += "\\n"
+      default: out.append(character)
+      }
+    }
+    return out
+  }
+}
