@@ -12,7 +12,9 @@ public struct LiveChange: Codable, Sendable, Equatable {
     case pressure
     /// A periodic sample (at the watch's `interval`): `availableBytes`, and `memory` (bytes per running app).
     case memory
-    /// jetsam or a request sent an app's SIGKILL: `app`, `pid`, `launch`, `reason`.
+    /// jetsam or a request killed an app: `app`, `pid`, `launch`, `reason`. The SIGKILL goes out then, or, for a
+    /// watchdog kill, once the hang's stacks are taken (within the capture budget); the exit record's
+    /// `killSignalledNanoseconds` has its instant.
     case kill
     /// A lifecycle event was delivered to an app (`memoryWarning`, `backgroundTaskWillExpire`, …): `app`, `pid`,
     /// `launch`, `name`, and `level` for a memory warning.
