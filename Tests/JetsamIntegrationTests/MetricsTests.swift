@@ -95,6 +95,14 @@ struct MetricsIntegrationTests {
     return try runCommand("/bin/sh", ["-c", #""$0" check metrics < "$1""#, promtool, file])
   }
 
+  /// A histogram's cumulative bucket counts in the order of their bounds, `+Inf` last.
+  static func latencyBuckets(_ samples: [String: Double], _ name: String) -> [Double] {
+    samples.filter { $0.key.hasPrefix(name + "_bucket{") }.map { (key, value) -> (Double, Double) in
+      let bound = key.split(separator: "\"")[1]
+      return (bound == "+Inf" ? .infinity : Double(bound) ?? 0, value)
+    }.sorted { $0.0 < $1.0 }.map(\.1)
+  }
+
   /// The samples of an exposition: `name{labels}` → value.
   static func samples(_ exposition: String) -> [String: Double] {
     var samples: [String: Double] = [:]
@@ -156,6 +164,23 @@ struct MetricsIntegrationTests {
     #expect(samples["jetsam_device_ram_bytes"] == Double(pressure.ramBytes))
     #expect(samples["jetsam_pressure_level"] == 0)
     #expect(samples.keys.contains { $0.hasPrefix("jetsam_info{version=") })
+    // No pressure kill yet: the histograms are there, empty.
+    #expect(
+      samples["jetsam_kill_latency_seconds_count"] == 0
+        && samples[#"jetsam_kill_latency_seconds_bucket{le="+Inf"}"#] == 0)
+    // A forced critical level: jetsam kills in every band, each kill timed from the observation to its SIGKILL, and
+    // to the process's exit.
+    try daemon.ctl(["pressure", "set", "critical", "--wait"])
+    let after = Self.samples(try daemon.ctl(["metrics", "--prometheus"]).stdout)
+    let killed = try daemon.recordsOnDisk().count - 3
+    #expect(killed >= 2)
+    #expect(after["jetsam_kill_latency_seconds_count"] == Double(killed), "\(after)")
+    #expect(after["jetsam_memory_back_seconds_count"] == Double(killed))
+    #expect(after["jetsam_kill_latency_seconds_sum"] ?? -1 >= 0 && after["jetsam_kill_latency_seconds_sum"] ?? 99 < 5)
+    let buckets = Self.latencyBuckets(after, "jetsam_kill_latency_seconds")
+    #expect(buckets == buckets.sorted() && buckets.last == Double(killed), "\(buckets)")
+    #expect(try Self.promtoolCheck(try daemon.ctl(["metrics", "--prometheus"]).stdout).status == 0)
+    try daemon.ctl(["pressure", "clear"])
     // promtool can fail: a counter without _total is caught.
     let broken = result.stdout.replacingOccurrences(
       of: "jetsam_exit_records_written_total", with: "jetsam_exit_records")

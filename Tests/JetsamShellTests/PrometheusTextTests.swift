@@ -33,4 +33,23 @@ struct PrometheusTextTests {
     #expect(PrometheusText.format(.infinity) == "+Inf" && PrometheusText.format(-.infinity) == "-Inf")
     #expect(PrometheusText.format(.nan) == "NaN")
   }
+
+  @Test("a histogram: cumulative buckets by bound, +Inf as the count, and the sum")
+  func histogram() {
+    var latency = LatencyHistogram()
+    latency.observe(.microseconds(300))
+    latency.observe(.milliseconds(2))
+    latency.observe(.seconds(10))
+    var text = PrometheusText()
+    text.histogram("jetsam_kill_latency_seconds", help: "Latency.", latency)
+    let lines = text.text.split(separator: "\n").map(String.init)
+    #expect(lines[1] == "# TYPE jetsam_kill_latency_seconds histogram")
+    #expect(lines.contains(#"jetsam_kill_latency_seconds_bucket{le="0.00025"} 0"#))
+    #expect(lines.contains(#"jetsam_kill_latency_seconds_bucket{le="0.0005"} 1"#))
+    #expect(lines.contains(#"jetsam_kill_latency_seconds_bucket{le="0.0025"} 2"#))
+    #expect(lines.contains(#"jetsam_kill_latency_seconds_bucket{le="5"} 2"#))
+    #expect(lines.contains(#"jetsam_kill_latency_seconds_bucket{le="+Inf"} 3"#))
+    #expect(lines.contains("jetsam_kill_latency_seconds_count 3"))
+    #expect(lines.contains("jetsam_kill_latency_seconds_sum 10.0023"))
+  }
 }

@@ -55,6 +55,11 @@ public final class Daemon {
   private(set) var counters = ExitCounters()
   /// The exposition's textfile, when the config names one.
   private var metricsTextfile: MetricsTextfile!
+  /// Jetsam's pressure kills timed, for the exposition's histograms.
+  private(set) var killTimings = KillTimings()
+  /// The instant of the event whose actions are being carried out (the start of a jetsam kill's latency); nil for a
+  /// control request's kill.
+  private var pressureObservedAt: Instant?
   private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
@@ -464,6 +469,9 @@ public final class Daemon {
   /// Notes events that change what the state file holds (summaries, digests, adoptions).
   private func noteHandled(_ events: [PolicyEvent]) {
     for event in events {
+      // The actions of these events are carried out next: a jetsam kill among them is timed from this instant (a
+      // memory sample, a forced level, the previous victim's exit); a kill a request asked for is not jetsam's.
+      if case .kill = event { pressureObservedAt = nil } else { pressureObservedAt = event.instant }
       switch event {
       case .setCharging:
         // A lab's switch, rare and meant to last: saved at once, not with the next batch of changes.
@@ -473,7 +481,11 @@ public final class Daemon {
         stateChanged = true
         policyMayHaveChanged = true
       case .memorySampled: break
-      case .killSignalled:
+      case .exited(let app, _, _, _, let at):
+        killTimings.exited(app, at: at)
+        policyMayHaveChanged = true
+      case .killSignalled(let app, _, let at, _):
+        killTimings.killSignalled(app, at: at)
         // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
         // it never claims a kill that was not sent; a hang's kill waits for its stacks): a successor records the
         // victim for that kill.
@@ -518,6 +530,9 @@ public final class Daemon {
     case .recordExit:
       supervisor.perform(action)
       if shuttingDown { finishShutdownIfDone() }
+    case .kill(let app, _, .memoryPressure, _):
+      if let observed = pressureObservedAt { killTimings.killDecided(app, observedAt: observed) }
+      supervisor.perform(action)
     case .signposted(let app, let pid, _, let name, let phase):
       log.debug("\(app) pid \(pid) signpost \(name) \(phase.rawValue)")
     default:

@@ -74,6 +74,15 @@ enum MetricsExposition {
     out.family(
       "jetsam_exit_records_written_total", .counter, help: "Exit records made durable since jetsamd started.",
       [.init(Double(daemon.records.written))])
+    out.histogram(
+      "jetsam_kill_latency_seconds",
+      help: "From the observation that made jetsam kill (a memory sample past a threshold, a forced level, or the "
+        + "previous victim's exit while the level still calls for a kill) to the SIGKILL.",
+      daemon.killTimings.killLatency)
+    out.histogram(
+      "jetsam_memory_back_seconds",
+      help: "From a jetsam kill's SIGKILL to the killed process's exit (its memory back).",
+      daemon.killTimings.memoryBack)
     return out.text
   }
 }

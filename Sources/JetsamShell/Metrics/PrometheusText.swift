@@ -3,7 +3,7 @@
 /// prefix, base units in the name (`_bytes`, `_seconds`), `_total` on counters.
 struct PrometheusText {
   enum Kind: String {
-    case counter, gauge
+    case counter, gauge, histogram
   }
 
   /// One sample: labels in order, and the value.
@@ -33,6 +33,13 @@ struct PrometheusText {
       }
       text += " \(Self.format(sample.value))\n"
     }
+  }
+
+  /// Appends a histogram family: `NAME_bucket{le=…}` (cumulative, `+Inf` last), `NAME_sum`, `NAME_count`.
+  mutating func histogram(_ name: String, help: String, _ histogram: LatencyHistogram) {
+    text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) histogram\n"
+    for (bound, count) in histogram.buckets { text += "\(name)_bucket{le=\"\(bound)\"} \(count)\n" }
+    text += "\(name)_sum \(Self.format(histogram.sum))\n\(name)_count \(histogram.count)\n"
   }
 
   /// A value as Prometheus writes it: integers without a fraction, `+Inf`, `-Inf`, `NaN`.

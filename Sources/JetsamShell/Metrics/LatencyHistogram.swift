@@ -1,0 +1,61 @@
+import JetsamCore
+
+/// A Prometheus histogram of durations in seconds: cumulative bucket counts, their sum and count.
+struct LatencyHistogram {
+  /// Upper bounds, in seconds: from 100 µs (jetsam's kills react in under a millisecond) to 5 s.
+  static let bounds: [Double] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+  ]
+
+  /// Observations at or below each bound (not yet cumulative).
+  private(set) var counts = [Int](repeating: 0, count: LatencyHistogram.bounds.count)
+  private(set) var sum = 0.0
+  private(set) var count = 0
+
+  mutating func observe(_ duration: Duration) {
+    let seconds = max(0, Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    if let index = Self.bounds.firstIndex(where: { seconds <= $0 }) { counts[index] += 1 }
+    sum += seconds
+    count += 1
+  }
+
+  /// `(le, cumulative count)` per bucket, `+Inf` last.
+  var buckets: [(String, Int)] {
+    var running = 0
+    var out: [(String, Int)] = []
+    for (bound, count) in zip(Self.bounds, counts) {
+      running += count
+      out.append((PrometheusText.format(bound), running))
+    }
+    out.append(("+Inf", count))
+    return out
+  }
+}
+
+/// jetsam's memory-pressure kills, timed: from the observation that made jetsam kill (a memory sample past a threshold,
+/// a forced level, the previous victim's exit while the level still calls for a kill) to the SIGKILL, and from the
+/// SIGKILL to the killed process's exit, when its memory is back.
+struct KillTimings {
+  private(set) var killLatency = LatencyHistogram()
+  private(set) var memoryBack = LatencyHistogram()
+  /// Apps with a pressure kill decided, and when it was observed; then when its SIGKILL went out.
+  private var decided: [String: Instant] = [:]
+  private var signalled: [String: Instant] = [:]
+
+  /// A memory-pressure kill of `app` was decided on an observation made at `observedAt`.
+  mutating func killDecided(_ app: String, observedAt: Instant) { decided[app] = observedAt }
+
+  /// The SIGKILL went out.
+  mutating func killSignalled(_ app: String, at: Instant) {
+    guard let observed = decided.removeValue(forKey: app) else { return }
+    killLatency.observe(.nanoseconds(max(0, at.nanoseconds - observed.nanoseconds)))
+    signalled[app] = at
+  }
+
+  /// The killed process's exit was seen.
+  mutating func exited(_ app: String, at: Instant) {
+    decided[app] = nil
+    guard let signalledAt = signalled.removeValue(forKey: app) else { return }
+    memoryBack.observe(.nanoseconds(max(0, at.nanoseconds - signalledAt.nanoseconds)))
+  }
+}
