@@ -45,7 +45,7 @@ public struct ChaosPlan: Sendable {
   /// Draws the plan for `settings` from `seed`.
   public init(settings: ChaosSettings, seed: UInt64) {
     self.seed = seed
-    let end = settings.duration.labSeconds
+    let end = settings.duration.seconds
     var actions: [Action] = []
 
     // The user: a switch after each dwell, to an app other than the current one, by weight; now and then home.
@@ -76,18 +76,18 @@ public struct ChaosPlan: Sendable {
 
     if let spikes = settings.spikes {
       var random = SeededRandom(seed: seed, stream: 2)
-      var t = random.exponential(mean: spikes.every.labSeconds)
+      var t = random.exponential(mean: spikes.every.seconds)
       while t < end {
         let megabytes = random.uniform(Double(spikes.size.lowerBound >> 20)...Double(spikes.size.upperBound >> 20))
         let length = random.uniform(spikes.length)
         actions.append(Action(at: t, kind: .spike, size: Int64(megabytes.rounded()) << 20))
         actions.append(Action(at: min(t + length, end), kind: .release))
-        t += length + random.exponential(mean: spikes.every.labSeconds)
+        t += length + random.exponential(mean: spikes.every.seconds)
       }
     }
     if let kills = settings.kills, !kills.reasons.isEmpty {
       var random = SeededRandom(seed: seed, stream: 3)
-      var t = random.exponential(mean: kills.every.labSeconds)
+      var t = random.exponential(mean: kills.every.seconds)
       while t < end {
         let candidates = opened(t)
         if !candidates.isEmpty {
@@ -96,12 +96,12 @@ public struct ChaosPlan: Sendable {
               at: t, kind: .kill, apps: [random.pick(candidates) { _ in 1 }],
               reason: random.pick(kills.reasons) { _ in 1 }))
         }
-        t += random.exponential(mean: kills.every.labSeconds)
+        t += random.exponential(mean: kills.every.seconds)
       }
     }
     if let wakes = settings.wakes {
       var random = SeededRandom(seed: seed, stream: 4)
-      var t = random.exponential(mean: wakes.every.labSeconds)
+      var t = random.exponential(mean: wakes.every.seconds)
       while t < end {
         var candidates = opened(t)
         var woken: [String] = []
@@ -111,7 +111,7 @@ public struct ChaosPlan: Sendable {
           candidates.removeAll { $0 == app }
         }
         if !woken.isEmpty { actions.append(Action(at: t, kind: .wake, apps: woken)) }
-        t += random.exponential(mean: wakes.every.labSeconds)
+        t += random.exponential(mean: wakes.every.seconds)
       }
     }
     // In time order; at equal times, in the order drawn (a stable sort).

@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamShell
 
 /// What a chaos session did: its seed, each planned action with when it ran and how it went.
 public struct ChaosRecord: Codable, Sendable {
@@ -24,11 +25,11 @@ public struct ChaosRecord: Codable, Sendable {
 extension LabSession {
   /// Carries out `plan`, each action at its time (or at once, if the one before ran late).
   func runChaos(_ plan: ChaosPlan, duration: Duration) -> ChaosRecord {
-    let start = LabClock.nanoseconds()
-    var record = ChaosRecord(seed: plan.seed, durationSeconds: duration.labSeconds, actions: [])
+    let start = MonotonicClock.now().nanoseconds
+    var record = ChaosRecord(seed: plan.seed, durationSeconds: duration.seconds, actions: [])
     for action in plan.actions {
-      pause(Double(start + Int64(action.at * 1e9) - LabClock.nanoseconds()) / 1e9)
-      let now = LabClock.nanoseconds()
+      pause(Double(start + Int64(action.at * 1e9) - MonotonicClock.now().nanoseconds) / 1e9)
+      let now = MonotonicClock.now().nanoseconds
       var outcome = "done"
       do {
         switch action.kind {
@@ -54,14 +55,14 @@ extension LabSession {
       }
       record.actions.append(ChaosRecord.Performed(atSeconds: seconds(now), planned: action, outcome: outcome))
     }
-    pause(Double(start + Int64(duration.labSeconds * 1e9) - LabClock.nanoseconds()) / 1e9)
+    pause(Double(start + Int64(duration.seconds * 1e9) - MonotonicClock.now().nanoseconds) / 1e9)
     return record
   }
 
   /// The checks of a chaos session: every exit was jetsam's (memory pressure) or one the session asked for, and every
   /// restoration it judged was a match.
   func chaosChecks(_ record: ChaosRecord) -> [StepResult] {
-    let now = LabClock.nanoseconds()
+    let now = MonotonicClock.now().nanoseconds
     let exits = timeline.all.filter { $0.kind == .exit }
     let unexpected = exits.filter { change in
       guard let exit = change.record else { return false }

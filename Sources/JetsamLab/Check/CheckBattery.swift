@@ -56,20 +56,17 @@ public final class CheckBattery {
     let origin = timeline.snapshot.monotonicNanoseconds
     let session = LabSession(
       client: client, timeline: timeline, origin: origin,
-      commands: { [binDirectory = options.binDirectory] words in
-        guard let first = words.first, !first.contains("/") else { return words }
-        if FileManager.default.isExecutableFile(atPath: binDirectory + "/" + first) {
-          return [binDirectory + "/" + first] + words.dropFirst()
-        }
-        return [LabRunner.searchPath(first) ?? first] + words.dropFirst()
-      }, apps: scenario.apps)
+      // As a scenario's commands, the working directory standing for the scenario's.
+      commands: LabRunner.commandResolver(
+        baseDirectory: FileManager.default.currentDirectoryPath, binDirectory: options.binDirectory,
+        runDirectory: options.runDirectory), apps: scenario.apps)
     var probe = CheckProbe(app: name, session: session)
     var results: [StepResult] = []
     for check in probe.battery() {
       results.append(check)
       onCheck(check)
     }
-    let end = LabClock.nanoseconds()
+    let end = MonotonicClock.now().nanoseconds
     return LabRun(
       scenario: scenario.name, file: "\(name): \(command.joined(separator: " "))",
       started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),

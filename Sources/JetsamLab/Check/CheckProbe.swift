@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamShell
 
 /// The checks of ``CheckBattery``, in order, each driving the app and judging what jetsamd recorded.
 struct CheckProbe {
@@ -255,7 +256,7 @@ struct CheckProbe {
 
   // MARK: Observing
 
-  private func now() -> Int64 { LabClock.nanoseconds() }
+  private func now() -> Int64 { MonotonicClock.now().nanoseconds }
 
   private var isRunning: Bool {
     timeline.all.last { $0.kind == .state && $0.app == app }?.to?.isRunning ?? false

@@ -282,10 +282,8 @@ enum HTMLReport {
 
   private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
-  static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-  }
+  /// Text fit for an element or an attribute: JUnit's escaping, which the page's markup needs as well.
+  static func escape(_ text: String) -> String { JUnitReport.escape(text) }
 }
 
 extension JSONEncoder {

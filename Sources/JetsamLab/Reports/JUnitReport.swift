@@ -44,7 +44,8 @@ enum JUnitReport {
 
   private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
-  /// Text fit for an XML attribute or element: the five entities, and control characters XML 1.0 cannot hold.
+  /// Text fit for an XML (or HTML) attribute or element: the five entities, and control characters XML 1.0 cannot
+  /// hold.
   static func escape(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {

@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamShell
 
 /// Runs a scenario's steps against a jetsamd, one at a time, waiting for each one's effect, and checks its
 /// expectations against what jetsamd pushed (``Timeline``).
@@ -69,7 +70,9 @@ public final class LabRunner {
     let started = Date()
     let origin = timeline.snapshot.monotonicNanoseconds
     var session = LabSession(
-      client: client, timeline: timeline, origin: origin, commands: commandResolver(),
+      client: client, timeline: timeline, origin: origin,
+      commands: Self.commandResolver(
+        baseDirectory: scenarioDirectory, binDirectory: options.binDirectory, runDirectory: options.runDirectory),
       apps: scenario.apps)
     var results: [StepResult] = []
     for step in scenario.steps {
@@ -94,7 +97,7 @@ public final class LabRunner {
       results.append(check)
       onStep(check)
     }
-    let end = LabClock.nanoseconds()
+    let end = MonotonicClock.now().nanoseconds
     var resources = RunResources(runner: ProcessUsage.of(getpid()))
     if let pid = daemon?.pid { resources.daemon = ProcessUsage.of(pid) }
     return LabRun(
@@ -105,15 +108,15 @@ public final class LabRunner {
       initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources)
   }
 
-  /// argv with `{scenarioDir}` and `{runDir}` filled in; a first word without a slash is taken from beside
-  /// jetsam-lab if it is there, else from PATH; a relative path is relative to the scenario's directory.
-  private func commandResolver() -> ([String]) -> [String] {
-    let (scenarioDirectory, binDirectory, runDirectory) = (
-      scenarioDirectory, options.binDirectory, options.runDirectory
-    )
-    return { command in
+  /// argv with `{scenarioDir}` (`baseDirectory`) and `{runDir}` filled in; a first word without a slash is taken
+  /// from beside jetsam-lab if it is there, else from PATH; a relative path is relative to `baseDirectory` (the
+  /// scenario's directory).
+  static func commandResolver(baseDirectory: String, binDirectory: String, runDirectory: String)
+    -> ([String]) -> [String]
+  {
+    { command in
       var words = command.map {
-        $0.replacingOccurrences(of: "{scenarioDir}", with: scenarioDirectory)
+        $0.replacingOccurrences(of: "{scenarioDir}", with: baseDirectory)
           .replacingOccurrences(of: "{runDir}", with: runDirectory)
       }
       if let first = words.first {
@@ -124,7 +127,7 @@ public final class LabRunner {
             words[0] = found
           }
         } else if !first.hasPrefix("/") {
-          words[0] = scenarioDirectory + "/" + first
+          words[0] = baseDirectory + "/" + first
         }
       }
       return words
@@ -134,14 +137,5 @@ public final class LabRunner {
   static func searchPath(_ name: String) -> String? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
     return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-  }
-}
-
-/// CLOCK_MONOTONIC, the clock of jetsamd's `monotonicNanoseconds`.
-enum LabClock {
-  static func nanoseconds() -> Int64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
   }
 }

@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamShell
 
 /// One run's moving parts: the control connection, the timeline, and which exits the steps asked for.
 struct LabSession {
@@ -29,7 +30,7 @@ struct LabSession {
   func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds - origin) / 1e9 }
 
   mutating func perform(_ step: Step) -> StepResult {
-    let start = LabClock.nanoseconds()
+    let start = MonotonicClock.now().nanoseconds
     var result = StepResult(
       location: step.location, title: step.title, isExpectation: false, startSeconds: seconds(start),
       durationSeconds: 0, outcome: .passed)
@@ -53,24 +54,24 @@ struct LabSession {
       result.outcome = .error
       result.message = "\(error)"
     }
-    result.durationSeconds = Double(LabClock.nanoseconds() - start) / 1e9
+    result.durationSeconds = Double(MonotonicClock.now().nanoseconds - start) / 1e9
     return result
   }
 
   /// Polls the timeline until the expectation holds or `within` runs out (`noExit` is judged at once).
   func wait(for expectation: Expectation, within: Duration) -> ExpectationCheck {
-    let deadline = LabClock.nanoseconds() + Int64(within.labSeconds * 1e9)
+    let deadline = MonotonicClock.now().nanoseconds + Int64(within.seconds * 1e9)
     while true {
       let check = ExpectationCheck.evaluate(expectation, changes: timeline.all, snapshot: timeline.snapshot)
       if check.holds { return check }
       if case .noExit = expectation { return check }
-      if LabClock.nanoseconds() >= deadline { return check }
+      if MonotonicClock.now().nanoseconds >= deadline { return check }
       usleep(20_000)
     }
   }
 
   private mutating func act(_ step: Step) throws {
-    let within = step.within?.labSeconds ?? 30
+    let within = step.within?.seconds ?? 30
     switch step.action {
     case .launch(let names, let background):
       for name in names { try launch(name, background: background) }
@@ -79,16 +80,16 @@ struct LabSession {
     case .suspend(let apps): try send(lifecycle(.suspend, apps))
     case .resume(let apps): try send(lifecycle(.resume, apps))
     case .terminate(let apps):
-      let since = LabClock.nanoseconds()
+      let since = MonotonicClock.now().nanoseconds
       try send(lifecycle(.terminate, apps))
       endedByStep += apps.map { ($0, since) }
     case .kill(let app, let reason):
-      let since = LabClock.nanoseconds()
+      let since = MonotonicClock.now().nanoseconds
       var request = ControlRequest(verb: .kill, app: app)
       request.reason = reason
       try send(request)
       endedByStep.append((app, since))
-    case .wait(let duration): pause(duration.labSeconds)
+    case .wait(let duration): pause(duration.seconds)
     case .pressure(let level):
       var request = ControlRequest(verb: .pressure)
       request.action = level == nil ? "clear" : "set"
@@ -98,16 +99,16 @@ struct LabSession {
     case .allocate(let bytes): try allocate(bytes, within: within)
     case .release: try release()
     case .ramp(let to, let over, let steps):
-      let start = LabClock.nanoseconds()
+      let start = MonotonicClock.now().nanoseconds
       for index in 1...steps {
         try allocate(to / Int64(steps) * Int64(index), within: within)
         // Evenly spread: each size is held until its share of the ramp's time has passed.
-        let due = start + Int64(over.labSeconds * 1e9) * Int64(index) / Int64(steps)
-        pause(Double(due - LabClock.nanoseconds()) / 1e9)
+        let due = start + Int64(over.seconds * 1e9) * Int64(index) / Int64(steps)
+        pause(Double(due - MonotonicClock.now().nanoseconds) / 1e9)
       }
     case .spike(let size, let duration):
       try allocate(size, within: within)
-      pause(duration.labSeconds)
+      pause(duration.seconds)
       try release()
     case .charging(let on):
       var request = ControlRequest(verb: .device)
@@ -178,8 +179,8 @@ struct LabSession {
 
   /// Waits briefly for the exits that killed or ended apps still owe (their records become durable shortly after).
   func settle() {
-    let deadline = LabClock.nanoseconds() + 5_000_000_000
-    while LabClock.nanoseconds() < deadline {
+    let deadline = MonotonicClock.now().nanoseconds + 5_000_000_000
+    while MonotonicClock.now().nanoseconds < deadline {
       let changes = timeline.all
       let owed = endedByStep.contains { ended in
         !changes.contains { $0.kind == .exit && $0.app == ended.app && $0.monotonicNanoseconds >= ended.since }
@@ -192,7 +193,7 @@ struct LabSession {
   /// The scenario-wide checks: no unexpected exit, the time limit.
   func checks(scenario: Scenario) -> [StepResult] {
     var results: [StepResult] = []
-    let now = LabClock.nanoseconds()
+    let now = MonotonicClock.now().nanoseconds
     if scenario.noUnexpectedExits {
       let unexpected = timeline.all.filter { change in
         guard change.kind == .exit, let record = change.record else { return false }
@@ -216,7 +217,7 @@ struct LabSession {
       results.append(
         .check(
           "expect.timeLimit", "the run takes at most \(limit.labText)", at: took,
-          problem: took <= limit.labSeconds
+          problem: took <= limit.seconds
             ? nil : String(format: "took %.1fs, over the limit of %@", took, limit.labText),
           evidence: String(format: "took %.1fs", took)))
     }

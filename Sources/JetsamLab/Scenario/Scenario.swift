@@ -146,12 +146,9 @@ public struct ExitPattern: Sendable, CustomStringConvertible {
 extension Duration {
   /// `2s`, `1.5s`, `250ms`, `3m`.
   var labText: String {
-    let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
+    let seconds = self.seconds
     if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
     if seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
     return seconds == seconds.rounded() ? "\(Int(seconds))s" : String(format: "%.1fs", seconds)
   }
-
-  /// Seconds as a Double.
-  var labSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -452,7 +452,7 @@ private struct TreeReader {
       try at("usage") { reader in
         let fields = try reader.object(usage, keys: ["dwell", "weights", "home"])
         if let dwell = fields["dwell"] {
-          let (low, high) = try reader.at("dwell") { try $0.range(dwell) { try $0.duration($1).labSeconds } }
+          let (low, high) = try reader.at("dwell") { try $0.range(dwell) { try $0.duration($1).seconds } }
           guard low > 0, low <= high else { throw reader.at("dwell") { $0.failure("expected 0 < low ≤ high") } }
           settings.dwell = low...high
         }
@@ -483,7 +483,7 @@ private struct TreeReader {
           throw reader.failure("spikes need every, size and for")
         }
         let sizes = try reader.at("size") { try $0.range(size) { try $0.size($1) } }
-        let lengths = try reader.at("for") { try $0.range(length) { try $0.duration($1).labSeconds } }
+        let lengths = try reader.at("for") { try $0.range(length) { try $0.duration($1).seconds } }
         guard sizes.0 <= sizes.1, lengths.0 <= lengths.1 else {
           throw reader.failure("a range's low is above its high")
         }
@@ -521,7 +521,7 @@ private struct TreeReader {
       }
     }
     for every in [settings.spikes?.every, settings.kills?.every, settings.wakes?.every].compactMap({ $0 })
-    where every.labSeconds <= 0 {
+    where every.seconds <= 0 {
       throw failure("every: must be above 0")
     }
     return settings

@@ -183,7 +183,7 @@ final class ControlRequestHandler {
     response.watch = WatchSnapshot(
       monotonicNanoseconds: MonotonicClock.now().nanoseconds, apps: daemon.policy.apps.map(appInfo),
       pressure: pressureInfo(), device: DeviceInfo(charging: daemon.policy.deviceCharging),
-      intervalSeconds: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+      intervalSeconds: interval.seconds)
     daemon.live.watch(connection, interval: interval)
     return response
   }

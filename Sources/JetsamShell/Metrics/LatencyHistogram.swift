@@ -13,7 +13,7 @@ struct LatencyHistogram {
   private(set) var count = 0
 
   mutating func observe(_ duration: Duration) {
-    let seconds = max(0, Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    let seconds = max(0, duration.seconds)
     if let index = Self.bounds.firstIndex(where: { seconds <= $0 }) { counts[index] += 1 }
     sum += seconds
     count += 1
