@@ -172,9 +172,15 @@ struct LabSession {
     return answer
   }
 
+  /// Sleeps `seconds` (nothing when not positive), in slices a UInt32 of microseconds can hold: a `wait` of two
+  /// hours waits two hours.
   func pause(_ seconds: Double) {
-    guard seconds > 0 else { return }
-    usleep(UInt32(min(seconds, 4000) * 1_000_000))
+    var left = seconds
+    while left > 0 {
+      let slice = min(left, 1000)
+      usleep(UInt32(slice * 1_000_000))
+      left -= slice
+    }
   }
 
   /// Waits briefly for the exits that killed or ended apps still owe (their records become durable shortly after).
