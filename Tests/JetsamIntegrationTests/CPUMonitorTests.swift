@@ -11,10 +11,11 @@ import Testing
   "CPU monitor on real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct CPUMonitorIntegrationTests {
-  /// 50 % of a core over 4 s, killed 2 s after the exception; background apps are never suspended on their own.
+  /// A quarter of a core over 4 s, killed 2 s after the exception; background apps are never suspended on their own.
+  /// (Low, so that a spinner goes over it even when a loaded machine gives it well under a whole core.)
   static let config = """
     {
-      cpuMonitor: { background: { limit: 50, window: "4s", killAfter: "2s" } },
+      cpuMonitor: { background: { limit: 25, window: "4s", killAfter: "2s" } },
       suspend: { backgroundGrace: null },
     }
     """
@@ -31,8 +32,8 @@ struct CPUMonitorIntegrationTests {
     #expect(record.state == "background")
     #expect(record.signal == 9)
     let usage = try #require(record.cpuUsage)
-    #expect(usage.state == "background" && usage.windowSeconds == 4 && usage.limitPercent == 50)
-    #expect(usage.cpuSeconds > 2, "over 50 % of a core in 4 s: more than 2 CPU-seconds")
+    #expect(usage.state == "background" && usage.windowSeconds == 4 && usage.limitPercent == 25)
+    #expect(usage.cpuSeconds > 1, "over 25 % of a core in 4 s: more than 1 CPU-second")
     #expect(usage.overSeconds >= 2, "killed only after it stayed over for killAfter")
     #expect(record.cpuSeconds >= usage.cpuSeconds, "the app's whole life used at least the window's time")
     #expect(!isAlive(pid))
@@ -45,7 +46,7 @@ struct CPUMonitorIntegrationTests {
     let daemon = try DaemonHarness(
       config: """
         {
-          cpuMonitor: { background: { limit: 50, window: "4s", killAfter: "2s" } },
+          cpuMonitor: { background: { limit: 25, window: "4s", killAfter: "2s" } },
           suspend: { backgroundGrace: null }, backgroundTasks: { budget: "10m" },
         }
         """)
@@ -56,7 +57,7 @@ struct CPUMonitorIntegrationTests {
     // Well past window + killAfter (6 s) on a charging device: still running, nothing recorded.
     let busyFrom = try #require(cpuSeconds(of: pid))
     Thread.sleep(forTimeInterval: 8 * TestTiming.slowdown)
-    #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 4, "it did spin all along")
+    #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 2, "it did spin all along (over the budget's 25 %)")
     #expect(isAlive(pid))
     #expect(try daemon.recordsOnDisk().isEmpty)
     #expect(try daemon.apps()["indexer"]?.lifecycleState == .background)

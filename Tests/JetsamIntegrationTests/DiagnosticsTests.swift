@@ -121,7 +121,7 @@ struct DiagnosticsIntegrationTests {
     ])
   func cpuException(_ command: [String], _ burner: String) throws {
     let daemon = try DaemonHarness(
-      config: "{ cpuMonitor: { background: { limit: 50, window: \"4s\", killAfter: \"3s\" } }, "
+      config: "{ cpuMonitor: { background: { limit: 25, window: \"4s\", killAfter: \"3s\" } }, "
         + "suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
@@ -131,7 +131,7 @@ struct DiagnosticsIntegrationTests {
     let exception = try #require(try Self.payload(daemon, app: "spinner").cpuExceptionDiagnostics?.first)
     let meta = exception.diagnosticMetaData
     #expect(meta.totalCPUTime?.hasSuffix(" sec") == true && meta.totalSampledTime?.hasSuffix(" sec") == true)
-    #expect(meta.jetsamCPULimitPercent == 50 && meta.jetsamAppState == "background")
+    #expect(meta.jetsamCPULimitPercent == 25 && meta.jetsamAppState == "background")
     #expect((meta.jetsamSamples ?? 0) >= 2)
     let tree = try #require(exception.callStackTree)
     #expect(!tree.callStackPerThread && tree.callStacks.count == 1 && tree.callStacks[0].threadAttributed == nil)
