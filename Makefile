@@ -119,7 +119,7 @@ install: $(if $(INSTALL_BIN_DIR),,install-build)
 	  "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(CONFDIR)/profiles"; \
 	for p in $(JETSAM_PROGRAMS); do install -m 0755 "$$bin/$$p" "$(DESTDIR)$(BINDIR)/$$p"; done; \
 	install -m 0644 "$$bin/libjetsam-crash.so" "$(DESTDIR)$(LIBDIR)/libjetsam-crash.so"; \
-	for u in jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket; do \
+	for u in jetsamd.service jetsamd.socket jetsamd-metrics.socket jetsam-spawner.service jetsam-spawner.socket; do \
 	  sed -e 's|/usr/local/bin/|$(BINDIR)/|g' -e 's|/usr/local/share/doc/jetsam/|$(DOCDIR)/|g' "units/$$u" \
 	    > "$(DESTDIR)$(UNITDIR)/$$u"; chmod 0644 "$(DESTDIR)$(UNITDIR)/$$u"; done; \
 	install -m 0644 units/jetsam.sysusers "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf"; \
@@ -140,11 +140,13 @@ install: $(if $(INSTALL_BIN_DIR),,install-build)
 uninstall:
 	@set -e; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-	  systemctl disable --now jetsamd.service jetsamd.socket jetsam-spawner.service jetsam-spawner.socket \
+	  systemctl disable --now jetsamd.service jetsamd.socket jetsamd-metrics.socket jetsam-spawner.service \
+	    jetsam-spawner.socket \
 	    2>/dev/null || true; fi; \
 	for p in $(JETSAM_PROGRAMS); do rm -f "$(DESTDIR)$(BINDIR)/$$p"; done; \
 	rm -f "$(DESTDIR)$(LIBDIR)/libjetsam-crash.so"; rmdir "$(DESTDIR)$(LIBDIR)" 2>/dev/null || true; \
 	rm -f "$(DESTDIR)$(UNITDIR)/jetsamd.service" "$(DESTDIR)$(UNITDIR)/jetsamd.socket" \
+	  "$(DESTDIR)$(UNITDIR)/jetsamd-metrics.socket" \
 	  "$(DESTDIR)$(UNITDIR)/jetsam-spawner.service" "$(DESTDIR)$(UNITDIR)/jetsam-spawner.socket" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/jetsam.conf"; \
 	for f in README.md PROTOCOL.md PROTOCOL-CONTROL.md LABS.md; do rm -f "$(DESTDIR)$(DOCDIR)/$$f"; done; \

@@ -1,35 +1,39 @@
 #!/bin/bash
 # Installs the Debian packages jetsam needs that this machine lacks (apt-get update first, once).
 # Usage: scripts/install-deps.sh build|test|bench|demo
-# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`), chromium (lab reports), promtool (metrics); bench: + earlyoom.
+# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`), chromium (lab reports), promtool, prometheus and node_exporter (metrics); bench: + earlyoom.
 set -euo pipefail
 want=(pkg-config libcgroup-dev libsystemd-dev libdw-dev)
 case "${1:-build}" in
   test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium) ;;
   bench) want+=(earlyoom) ;;
 esac
-# promtool (`promtool check metrics`) and node_exporter are taken out of Debian's prometheus and
-# prometheus-node-exporter packages into .build/tools rather than installed: installing the packages would start
-# a Prometheus server and an exporter on the host. fetch_tool PACKAGE PATH-IN-PACKAGE NAME
+# promtool (`promtool check metrics`), the Prometheus server (a real scraper of jetsamd's /metrics) and
+# node_exporter are taken out of Debian's prometheus and prometheus-node-exporter packages into .build/tools
+# rather than installed: installing the packages would start a Prometheus server and an exporter on the host.
+# fetch_tool PACKAGE PATH-IN-PACKAGE:NAME...
 fetch_tool() {
-  local root dest work
+  local root work package=$1 want=() item
   root=$(cd "$(dirname "$0")/.." && pwd)
-  dest=$root/.build/tools/$3
-  [ -x "$dest" ] && return 0
+  shift
+  for item in "$@"; do [ -x "$root/.build/tools/${item#*:}" ] || want+=("$item"); done
+  [ ${#want[@]} -eq 0 ] && return 0
   work=$(mktemp -d)
-  if ! (cd "$work" && apt-get download "$1" >/dev/null 2>&1); then
+  if ! (cd "$work" && apt-get download "$package" >/dev/null 2>&1); then
     apt-get update -qq
-    (cd "$work" && apt-get download "$1" >/dev/null 2>"$work/err") || { cat "$work/err" >&2; rm -rf "$work"; exit 1; }
+    (cd "$work" && apt-get download "$package" >/dev/null 2>"$work/err") || { cat "$work/err" >&2; rm -rf "$work"; exit 1; }
   fi
-  (cd "$work" && dpkg-deb --fsys-tarfile "$1"_*.deb | tar -x ".$2")
-  mkdir -p "$(dirname "$dest")"
-  mv "$work$2" "$dest"
+  mkdir -p "$root/.build/tools"
+  for item in "${want[@]}"; do
+    (cd "$work" && dpkg-deb --fsys-tarfile "$package"_*.deb | tar -x ".${item%%:*}")
+    mv "$work${item%%:*}" "$root/.build/tools/${item#*:}"
+    echo "${item#*:}: $("$root/.build/tools/${item#*:}" --version 2>&1 | head -1) in $root/.build/tools/${item#*:}"
+  done
   rm -rf "$work"
-  echo "$3: $("$dest" --version 2>&1 | head -1) in $dest"
 }
 if [ "${1:-build}" = test ] && [ "$(id -u)" = 0 ]; then
-  fetch_tool prometheus /usr/bin/promtool promtool
-  fetch_tool prometheus-node-exporter /usr/bin/prometheus-node-exporter node_exporter
+  fetch_tool prometheus /usr/bin/promtool:promtool /usr/bin/prometheus:prometheus
+  fetch_tool prometheus-node-exporter /usr/bin/prometheus-node-exporter:node_exporter
 fi
 
 missing=()

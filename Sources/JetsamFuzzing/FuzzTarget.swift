@@ -11,6 +11,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   case config
   /// The size and duration syntaxes (`256M`, `1.5s`) of the config and `jetsamctl`.
   case sizes
+  /// Bytes from a client of the metrics listener (`metrics.listen`, jetsamd-metrics.socket): a request head,
+  /// parsed as it arrives, and its answer.
+  case httpRequest = "http-request"
 
   /// Runs one input through the target.
   public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -19,6 +22,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .appLine: AppLineFuzzing.run(Array(bytes))
     case .config: ConfigFuzzing.run(Array(bytes))
     case .sizes: SizeFuzzing.run(String(decoding: bytes, as: UTF8.self))
+    case .httpRequest: HTTPRequestFuzzing.run(Array(bytes))
     }
   }
 

@@ -228,6 +228,41 @@ struct ControlSocketTests {
     }
   }
 
+  @Test("out of descriptors, jetsamd pauses accepting rather than spin, and accepts again once it has some")
+  func outOfDescriptors() throws {
+    let daemon = try DaemonHarness()
+    defer { daemon.stop() }
+    func openDescriptors() -> Int {
+      (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd"))?.count ?? 0
+    }
+    func cpuNanoseconds() -> Int {
+      let text = (try? String(contentsOfFile: "/proc/\(daemon.pid)/schedstat", encoding: .utf8)) ?? ""
+      return Int(text.split(separator: " ").first ?? "") ?? 0
+    }
+    // Its limit lowered to what it holds plus three, as a low LimitNOFILE= would: the fourth client waits in the
+    // socket's backlog, where connect() has already succeeded.
+    let soft = try runCommand(
+      "/usr/bin/prlimit", ["--pid", String(daemon.pid), "--nofile", "--output=SOFT", "--noheadings"]
+    ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let limit = openDescriptors() + 3
+    let lowered = try runCommand("/usr/bin/prlimit", ["--pid", String(daemon.pid), "--nofile=\(limit):"])
+    #expect(lowered.status == 0, "\(lowered.stderr)")
+    var clients: [ControlClient] = []
+    for _ in 0..<8 { clients.append(try ControlClient(path: daemon.socket)) }
+    try daemon.waitUntil("jetsamd to run out of descriptors") { daemon.log.contains("accepting again in") }
+    // While it cannot accept, the listener does not keep the loop busy (a spin would use a whole CPU-second per
+    // second; generous for an emulated VM).
+    let before = cpuNanoseconds()
+    pause(.seconds(2))
+    #expect(cpuNanoseconds() - before < 500_000_000, "jetsamd spun while out of descriptors")
+    #expect(isAlive(daemon.pid))
+    // Its limit back up and the clients gone: it accepts and answers again.
+    let raised = try runCommand("/usr/bin/prlimit", ["--pid", String(daemon.pid), "--nofile=\(soft):"])
+    #expect(raised.status == 0, "\(raised.stderr)")
+    clients.removeAll()
+    try daemon.waitUntil("jetsamd to answer again") { (try? daemon.ctl(["status"]).status) == 0 }
+  }
+
   @Test("a request answered while another is handled never runs the next one inside it: no balloon is lost")
   func noRequestInsideAnother() throws {
     let daemon = try DaemonHarness(config: "{ device: { ram: \"1G\" } }")

@@ -195,6 +195,17 @@ struct MetricsIntegrationTests {
 
   static let nodeExporter = Binaries.packageRoot + "/.build/tools/node_exporter"
 
+  /// The run whose series a scrape checks: a crash in the foreground, a memory-pressure kill while suspended, and
+  /// a running app holding 16 MB ("mail"); its two exit records.
+  static func scriptedRun(_ daemon: DaemonHarness) throws -> [ExitRecord] {
+    try daemon.launch("crasher", ["crash", "segv"])
+    try daemon.launch("sleeper", ["idle"], options: ["--background"])
+    try daemon.ctl(["suspend", "sleeper"])
+    try daemon.ctl(["kill", "sleeper", "--reason", "memoryPressure"])
+    try daemon.launch("mail", ["alloc", "16", "--hold"])
+    return try daemon.waitForRecords(2)
+  }
+
   /// A TCP port on the loopback interface that was free a moment ago.
   static func freeLoopbackPort() throws -> Int {
     let result = try runCommand(
@@ -230,12 +241,7 @@ struct MetricsIntegrationTests {
     let daemon = try DaemonHarness(
       config: #"{ suspend: { backgroundGrace: null }, metrics: { textfile: "\#(textfile)", interval: "1s" } }"#)
     defer { daemon.stop() }
-    try daemon.launch("crasher", ["crash", "segv"])
-    try daemon.launch("sleeper", ["idle"], options: ["--background"])
-    try daemon.ctl(["suspend", "sleeper"])
-    try daemon.ctl(["kill", "sleeper", "--reason", "memoryPressure"])
-    try daemon.launch("mail", ["alloc", "16", "--hold"])
-    let records = try daemon.waitForRecords(2)
+    let records = try Self.scriptedRun(daemon)
     try daemon.waitUntil("the textfile to count both records") {
       ((try? String(contentsOfFile: textfile, encoding: .utf8)) ?? "").contains("jetsam_exit_records_written_total 2")
     }

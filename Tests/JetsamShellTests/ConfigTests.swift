@@ -69,6 +69,26 @@ struct ConfigTests {
       text: #"{ metrics: { textfile: "/run/jetsam/metrics/jetsam.prom", interval: "100ms" } }"#,
       message: "jetsamd.json5: metrics.interval: must be from 1s to 1h"),
     BadConfig(
+      text: #"{ metrics: { listen: "localhost:9772" } }"#,
+      message:
+        #"jetsamd.json5: metrics.listen: "localhost" is not a numeric IPv4 address (jetsamd resolves no names; for IPv6 write [ADDRESS]:PORT)"#
+    ),
+    BadConfig(
+      text: #"{ metrics: { listen: "127.0.0.1:0" } }"#,
+      message: #"jetsamd.json5: metrics.listen: the port must be a number from 1 to 65535, not "0""#),
+    BadConfig(
+      text: #"{ metrics: { listen: "127.0.0.1:+80" } }"#,
+      message: #"jetsamd.json5: metrics.listen: the port must be a number from 1 to 65535, not "+80""#),
+    BadConfig(
+      text: #"{ metrics: { listen: "::1:9772" } }"#,
+      message: "jetsamd.json5: metrics.listen: an IPv6 address goes in brackets before its port, as in [::1]:9772"),
+    BadConfig(
+      text: #"{ metrics: { listen: "9772" } }"#,
+      message: "jetsamd.json5: metrics.listen: must be HOST:PORT with a numeric address, as in 127.0.0.1:9772"),
+    BadConfig(
+      text: #"{ metrics: { listen: 9772 } }"#,
+      message: "jetsamd.json5: metrics.listen: expected a string"),
+    BadConfig(
       text: #"{ lockedFiles: { action: "panic" } }"#,
       message: #"jetsamd.json5: lockedFiles.action: "panic" is not one of kill, defer, ignore"#),
     BadConfig(

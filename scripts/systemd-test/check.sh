@@ -493,6 +493,42 @@ check "the file is readable by node_exporter's user (0644, directory 0755) despi
 check "jetsamctl metrics --prometheus shows the same kill counters as the file" \
   [ "$(grep '^jetsam_kills_total' "$textfile")" = "$(kills_now)" ]
 
+section "11c. jetsamd-metrics.socket: GET /metrics from systemd's socket, jetsamd's sandbox unchanged"
+scrape() { python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:9772/metrics", timeout=float(sys.argv[1])).read().decode())' "${1:-5}" 2>/dev/null; }
+check "jetsamd-metrics.socket installed, and off until enabled: $(systemctl is-enabled jetsamd-metrics.socket 2>&1)" \
+  eval '[ -e /usr/local/lib/systemd/system/jetsamd-metrics.socket ] && [ "$(systemctl is-enabled jetsamd-metrics.socket 2>&1)" = disabled ]'
+check "nothing serves metrics before it is started" eval '! scrape > /dev/null'
+# As the README says: enabled (--runtime: /etc/systemd/system is read-only here), then jetsamd restarted, whose
+# start now pulls the socket in first (systemd starts no socket whose service already runs).
+systemctl reset-failed "$UNIT" 2>/dev/null || true   # the start rate limit: this section starts jetsamd twice
+systemctl enable --runtime jetsamd-metrics.socket 2>/dev/null
+ctl launch s3 > /dev/null; s3_pid=$(app_pid s3)
+mp0=$(main_pid)
+systemctl restart "$UNIT" || bad "systemctl restart to take the metrics socket"
+check "jetsamd-metrics.socket active after the restart, listening on $(prop Listen jetsamd-metrics.socket)" is_active jetsamd-metrics.socket
+check "s3 kept running through that restart, re-adopted (pid $s3_pid, now '$(app_pid s3)')" \
+  eval 'alive "$s3_pid" && [ "$(app_pid s3)" = "$s3_pid" ]'
+metrics_body=$(scrape)
+check "GET /metrics on 127.0.0.1:9772 answers jetsamd's exposition ($(grep -c '^jetsam_' <<< "$metrics_body") samples, MainPID $mp0 -> $(main_pid))" \
+  grep -q '^jetsam_exit_records_written_total ' <<< "$metrics_body"
+apps_now=$(ctl metrics --prometheus | grep '^jetsam_apps{')
+check "its app gauges are jetsamctl's: $(tr '\n' ' ' <<< "$apps_now")" \
+  eval '[ -n "$apps_now" ] && [ "$(grep "^jetsam_apps{" <<< "$metrics_body")" = "$apps_now" ]'
+# A scrape sent while no jetsamd runs (killed; Restart= brings the next one a second later) waits in systemd's
+# socket and is answered by the next daemon instead of failing.
+r0=$(restarts); mp0=$(main_pid)
+kill -9 "$mp0"; wait_until 5 dead "$mp0" || true
+during=$(scrape 30)
+mp=$(main_pid)
+check "a scrape sent while jetsamd was down is answered by the next one (MainPID $mp0 -> $mp, NRestarts $r0 -> $(restarts))" \
+  eval 'grep -q "^jetsam_info{" <<< "$during" && [ "$mp" != 0 ] && [ "$mp" != "$mp0" ]'
+check "jetsamd serves it from its own network namespace (PrivateNetwork=yes): $(readlink /proc/$mp/ns/net) vs $(readlink /proc/1/ns/net)" \
+  eval '[ -n "$(readlink /proc/$mp/ns/net)" ] && [ "$(readlink /proc/$mp/ns/net)" != "$(readlink /proc/1/ns/net)" ]'
+check "jetsamd.service is as sandboxed as before: PrivateNetwork=$(prop PrivateNetwork), RestrictAddressFamilies=$(prop RestrictAddressFamilies)" \
+  eval '[ "$(prop PrivateNetwork)" = yes ] && [ "$(prop RestrictAddressFamilies)" = AF_UNIX ]'
+ctl terminate s3 > /dev/null || bad "terminate s3"
+systemctl disable --runtime jetsamd-metrics.socket 2>/dev/null; systemctl stop jetsamd-metrics.socket
+
 section "12. systemctl stop: apps ended by jetsamd, no process and no cgroup left"
 ctl launch s1 > /dev/null; ctl launch s2 --background > /dev/null
 stop_s1=$(app_pid s1); stop_s2=$(app_pid s2)

@@ -1,16 +1,19 @@
 import FoundationEssentials
 
 /// The config's `metrics`: where jetsamd writes its Prometheus exposition for node_exporter's textfile collector,
-/// and how often.
+/// and how often; and where it serves it over HTTP, if anywhere.
 public struct MetricsSettings: Sendable, Codable, Equatable {
   /// The file (ending in `.prom`) rewritten atomically every `interval`; nil (the default): none is written.
   public var textfile: String?
   public var interval = ConfigDuration(.seconds(15))
+  /// The address on which jetsamd answers `GET /metrics` itself; nil (the default): it listens on none (under
+  /// systemd, jetsamd-metrics.socket passes it a socket instead, and its sandbox stays without network).
+  public var listen: ListenAddress?
 
   public init() {}
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case textfile, interval
+    case textfile, interval, listen
   }
 
   public init(from decoder: any Decoder) throws {
@@ -18,6 +21,7 @@ public struct MetricsSettings: Sendable, Codable, Equatable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     textfile = try c.decodeIfPresent(String.self, forKey: .textfile)
     interval = try c.decodeIfPresent(ConfigDuration.self, forKey: .interval) ?? MetricsSettings().interval
+    listen = try c.decodeIfPresent(ListenAddress.self, forKey: .listen)
     if let path = textfile, !path.hasPrefix("/") || !path.hasSuffix(".prom") || path.contains("/../") {
       throw DecodingError.dataCorruptedError(
         forKey: .textfile, in: c,

@@ -28,7 +28,7 @@ final class ControlServer {
 
   let path: String
   private let listener: FileDescriptor
-  private var listenSource: EventSource?
+  private var acceptor: ConnectionAcceptor?
   private let loop: EventLoop
   private let log: Logger
   private let handler: Handler
@@ -53,8 +53,8 @@ final class ControlServer {
       activated = true
       listener = inherited
       _ = fcntl(inherited.rawValue, F_SETFL, fcntl(inherited.rawValue, F_GETFL) | O_NONBLOCK)
-      listenSource = try loop.watch(fd: inherited.rawValue, events: EpollEvents.readable) { [unowned self] _ in
-        self.acceptAll()
+      acceptor = try ConnectionAcceptor(loop: loop, listener: inherited, name: "control socket \(path)", log: log) {
+        [unowned self] in self.accepted($0)
       }
       return
     }
@@ -71,7 +71,9 @@ final class ControlServer {
       chmod(path, self.allowedGroup == nil ? 0o600 : 0o660)
       if let gid = self.allowedGroup { chown(path, 0, gid) }
       try systemCall("listen \(path)") { listen(fd, 64) }
-      listenSource = try loop.watch(fd: fd, events: EpollEvents.readable) { [unowned self] _ in self.acceptAll() }
+      acceptor = try ConnectionAcceptor(loop: loop, listener: listener, name: "control socket \(path)", log: log) {
+        [unowned self] in self.accepted($0)
+      }
     } catch {
       listener.close()
       throw error
@@ -80,8 +82,8 @@ final class ControlServer {
 
   /// Refuses new connections (shutdown); existing ones are served until ``close()``.
   func stopAccepting() {
-    listenSource?.cancel()
-    listenSource = nil
+    acceptor?.cancel()
+    acceptor = nil
   }
 
   /// Closes every connection and the socket, removing its file.
@@ -121,51 +123,43 @@ final class ControlServer {
     for connection in connections.values where connection.watch != nil { connection.send(response) }
   }
 
-  private func acceptAll() {
-    while true {
-      let fd = jetsam_accept_nonblocking(listener.rawValue)
-      if fd < 0 {
-        if errno == EINTR { continue }
-        if errno != EAGAIN && errno != EWOULDBLOCK {
-          log.warning("accept on \(path): \(SystemError.current("accept"))")
-        }
-        return
+  /// A new connection: refused when one too many, else served.
+  private func accepted(_ descriptor: FileDescriptor) {
+    let fd = descriptor.rawValue
+    let credentials = peerCredentials(fd)
+    let peer = credentials?.uid
+    if let refusal = connectionRefusal(for: peer) {
+      // Best effort and never blocking: the answer fits any socket buffer.
+      let line =
+        Array(#"{"error":{"code":"tooManyConnections","message":"\#(refusal)"},"ok":false,"v":1}"#.utf8) + [10]
+      _ = line.withUnsafeBytes { jetsam_send_nonblocking(fd, $0.baseAddress, $0.count) }
+      Glibc.close(fd)
+      log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
+      return
+    }
+    let permitted = credentials.map { isPermitted(uid: $0.uid, gid: $0.gid) } ?? false
+    do {
+      // A request may be maxRequestBytes long; the stream's limit counts its newline too. The handler finds its
+      // connection by descriptor rather than capturing it: the connection owns the stream, so a captured
+      // connection would keep both alive after the close (a reply-sized buffer leaked per connection).
+      let stream = try LineStream(
+        fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
+        maxQueuedOutput: ControlServer.maxQueuedOutput
+      ) { [unowned self] input in
+        if let connection = self.connections[fd] { self.answer(input, on: connection) }
       }
-      let credentials = peerCredentials(fd)
-      let peer = credentials?.uid
-      if let refusal = connectionRefusal(for: peer) {
-        // Best effort and never blocking: the answer fits any socket buffer.
-        let line =
-          Array(#"{"error":{"code":"tooManyConnections","message":"\#(refusal)"},"ok":false,"v":1}"#.utf8) + [10]
-        _ = line.withUnsafeBytes { jetsam_send_nonblocking(fd, $0.baseAddress, $0.count) }
-        Glibc.close(fd)
-        log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
-        continue
+      stream.onOverflow = { [log] in
+        log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
       }
-      let permitted = credentials.map { isPermitted(uid: $0.uid, gid: $0.gid) } ?? false
-      do {
-        // A request may be maxRequestBytes long; the stream's limit counts its newline too. The handler finds its
-        // connection by descriptor rather than capturing it: the connection owns the stream, so a captured
-        // connection would keep both alive after the close (a reply-sized buffer leaked per connection).
-        let stream = try LineStream(
-          fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
-          maxQueuedOutput: ControlServer.maxQueuedOutput
-        ) { [unowned self] input in
-          if let connection = self.connections[fd] { self.answer(input, on: connection) }
-        }
-        stream.onOverflow = { [log] in
-          log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
-        }
-        stream.onClose = { [unowned self] in self.connections[fd] = nil }
-        stream.onBacklog = { [unowned self] in self.enforceOutputBudget() }
-        let connection = ControlConnection(stream: stream)
-        connection.permitted = permitted
-        connection.peerUser = peer
-        connections[fd] = connection
-      } catch {
-        log.warning("watching a control connection: \(error)")
-        Glibc.close(fd)
-      }
+      stream.onClose = { [unowned self] in self.connections[fd] = nil }
+      stream.onBacklog = { [unowned self] in self.enforceOutputBudget() }
+      let connection = ControlConnection(stream: stream)
+      connection.permitted = permitted
+      connection.peerUser = peer
+      connections[fd] = connection
+    } catch {
+      log.warning("watching a control connection: \(error)")
+      Glibc.close(fd)
     }
   }
 

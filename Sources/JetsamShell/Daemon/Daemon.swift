@@ -55,6 +55,7 @@ public final class Daemon {
   private(set) var counters = ExitCounters()
   /// The exposition's textfile, when the config names one.
   private var metricsTextfile: MetricsTextfile!
+  private var metricsListener: MetricsListener!
   /// Jetsam's pressure kills timed, for the exposition's histograms.
   private(set) var killTimings = KillTimings()
   /// The instant of the event whose actions are being carried out (the start of a jetsam kill's latency); nil for a
@@ -201,9 +202,14 @@ public final class Daemon {
     // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
     // its descriptor store.
     var listener: FileDescriptor?
+    var metricsSocket: FileDescriptor?
     var storedChannels: [String: FileDescriptor] = [:]
     for passed in ServiceManager.takePassedDescriptors() {
-      if listener == nil && ControlServer.isListeningSocket(passed.fd) {
+      if metricsSocket == nil && passed.name == MetricsListener.descriptorName
+        && MetricsListener.isListeningSocket(passed.fd)
+      {
+        metricsSocket = FileDescriptor(rawValue: passed.fd)
+      } else if listener == nil && ControlServer.isListeningSocket(passed.fd) {
         listener = FileDescriptor(rawValue: passed.fd)
       } else if passed.name.hasPrefix(Daemon.channelStorePrefix) {
         storedChannels[String(passed.name.dropFirst(Daemon.channelStorePrefix.count))] = FileDescriptor(
@@ -217,6 +223,9 @@ public final class Daemon {
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
       handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
     metricsTextfile = try MetricsTextfile(daemon: self)
+    metricsListener = try MetricsListener(loop: loop, log: log, inherited: metricsSocket) { [unowned self] in
+      MetricsExposition.text(self)
+    }
     live = try LiveFeed(
       loop: loop, control: control,
       sources: LiveFeed.Sources(
@@ -247,6 +256,7 @@ public final class Daemon {
     }
     loop.enableWatchdog()
     metricsTextfile.restart()
+    metricsListener.configure(config.metrics.listen)
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
@@ -727,6 +737,7 @@ public final class Daemon {
 
     thresholds = config.device.thresholds.resolved(ram: monitor.counter.ramBytes)
     metricsTextfile.restart()
+    metricsListener.configure(config.metrics.listen)
     supervisor.suspendMode = config.suspend.mode
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [
@@ -795,6 +806,7 @@ public final class Daemon {
     releaseBalloon()
     monitor.stop()
     control.close()
+    metricsListener.stopAccepting()
     settleUnwrittenRecords { [unowned self] in
       // Saved last: an app that ended while the records settled has its record, and is not left to re-adopt.
       self.stateKeeper.changed(urgent: true)
@@ -811,6 +823,7 @@ public final class Daemon {
     finishingShutdown = true
     monitor.stop()
     control.close()
+    metricsListener.close()
     supervisor.whenCgroupsRemoved { [unowned self] in
       do {
         if try !self.device.removeIfEmpty() { self.log.warning("the device cgroup stays: something is still in it") }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Raw HTTP against jetsamd's metrics listener, for the integration tests. Prints one JSON value.
+
+  http_probe.py requests PORT JSON
+      JSON: a list of requests, each a string sent as Latin-1 on its own connection (after which the sending side
+      is shut). Prints a list of {"status": N, "body": TEXT}, status 0 when the connection closed unanswered.
+  http_probe.py hold PORT N -- CMD...
+      Holds N connections that send nothing, opens one more and reads its answer, then runs CMD while they are
+      held, then waits for the held ones' answers. Prints {"extra": N, "command": EXIT, "held": [N...],
+      "heldSeconds": S}.
+"""
+import json
+import socket
+import subprocess
+import sys
+import time
+
+
+def read_all(conn):
+    data = b""
+    while True:
+        try:
+            chunk = conn.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def status_of(data):
+    head, _, body = data.partition(b"\r\n\r\n")
+    parts = head.split(b" ", 2)
+    if len(parts) < 2 or not parts[1].isdigit():
+        return {"status": 0, "body": data.decode("latin-1")}
+    return {"status": int(parts[1]), "body": body.decode("latin-1")}
+
+
+def connect(port):
+    conn = socket.create_connection(("127.0.0.1", port), timeout=60)
+    return conn
+
+
+def requests(port, texts):
+    results = []
+    for text in texts:
+        conn = connect(port)
+        conn.sendall(text.encode("latin-1"))
+        conn.shutdown(socket.SHUT_WR)
+        results.append(status_of(read_all(conn)))
+        conn.close()
+    return results
+
+
+def hold(port, count, command):
+    held = [connect(port) for _ in range(count)]
+    started = time.monotonic()
+    # Let the daemon accept them all before the one too many.
+    time.sleep(0.5)
+    extra = connect(port)
+    extra_status = status_of(read_all(extra))["status"]
+    extra.close()
+    exit_code = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    statuses = [status_of(read_all(conn))["status"] for conn in held]
+    seconds = time.monotonic() - started
+    for conn in held:
+        conn.close()
+    return {"extra": extra_status, "command": exit_code, "held": statuses, "heldSeconds": seconds}
+
+
+def main():
+    mode, port = sys.argv[1], int(sys.argv[2])
+    if mode == "requests":
+        print(json.dumps(requests(port, json.loads(sys.argv[3]))))
+    elif mode == "hold":
+        print(json.dumps(hold(port, int(sys.argv[3]), sys.argv[5:])))
+    else:
+        sys.exit("unknown mode " + mode)
+
+
+if __name__ == "__main__":
+    main()
