@@ -133,7 +133,8 @@ struct MetricsEndpointIntegrationTests {
     let result = try runCommand(
       "/usr/bin/python3",
       [
-        Self.probe, "hold", String(port), "16", "--", Binaries.current.jetsamctl, "--socket", daemon.socket,
+        Self.probe, "hold", String(port), "16", String(daemon.pid), "--", Binaries.current.jetsamctl, "--socket",
+        daemon.socket,
         "status",
       ], timeout: .seconds(90))
     let held = try #require(

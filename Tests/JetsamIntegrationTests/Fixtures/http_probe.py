@@ -4,12 +4,13 @@
   http_probe.py requests PORT JSON
       JSON: a list of requests, each a string sent as Latin-1 on its own connection (after which the sending side
       is shut). Prints a list of {"status": N, "body": TEXT}, status 0 when the connection closed unanswered.
-  http_probe.py hold PORT N -- CMD...
-      Holds N connections that send nothing, opens one more and reads its answer, then runs CMD while they are
-      held, then waits for the held ones' answers. Prints {"extra": N, "command": EXIT, "held": [N...],
-      "heldSeconds": S}.
+  http_probe.py hold PORT N PID -- CMD...
+      Holds N connections that send nothing and waits until process PID (jetsamd) holds N more descriptors (it
+      accepted them all), opens one more and reads its answer, then runs CMD while they are held, then waits for
+      the held ones' answers. Prints {"extra": N, "command": EXIT, "held": [N...], "heldSeconds": S}.
 """
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -53,11 +54,18 @@ def requests(port, texts):
     return results
 
 
-def hold(port, count, command):
+def descriptors(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def hold(port, count, pid, command):
+    before = descriptors(pid)
     held = [connect(port) for _ in range(count)]
     started = time.monotonic()
-    # Let the daemon accept them all before the one too many.
-    time.sleep(0.5)
+    # connect() returns once the kernel queued the connection: the one too many is opened only after the daemon
+    # accepted every held one (however busy the machine).
+    while descriptors(pid) < before + count and time.monotonic() - started < 60:
+        time.sleep(0.01)
     extra = connect(port)
     extra_status = status_of(read_all(extra))["status"]
     extra.close()
@@ -74,7 +82,7 @@ def main():
     if mode == "requests":
         print(json.dumps(requests(port, json.loads(sys.argv[3]))))
     elif mode == "hold":
-        print(json.dumps(hold(port, int(sys.argv[3]), sys.argv[5:])))
+        print(json.dumps(hold(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[6:])))
     else:
         sys.exit("unknown mode " + mode)
 
