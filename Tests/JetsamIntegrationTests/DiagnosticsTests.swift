@@ -12,7 +12,12 @@ import Testing
   .timeLimit(.minutes(3)))
 struct DiagnosticsIntegrationTests {
   /// Watchdog deadlines a fifth of iOS's (didEnterBackground: 1 s); background apps never suspended on their own.
-  static let config = "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null } }"
+  static let config =
+    "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null }, \(captureBudget) }"
+
+  /// A capture budget of 5 s (stretched by the slowdown), not the default 1 s: a capture cut short by a loaded
+  /// machine would leave a stack incomplete, and these tests check whole stacks.
+  static let captureBudget = "diagnostics: { captureBudget: \"\(Int(5 * TestTiming.slowdown))s\" }"
 
   /// The diagnostics of `app` as `jetsamctl diagnostics --json` prints them: one payload, checked against the
   /// schema written from MetricKit's documented keys.
@@ -85,7 +90,7 @@ struct DiagnosticsIntegrationTests {
     defer { spawner.stop() }
     let daemon = try DaemonHarness(
       config: "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null }, "
-        + "spawnerSocket: \"\(spawner.socket)\" }")
+        + "spawnerSocket: \"\(spawner.socket)\", \(Self.captureBudget) }")
     defer { daemon.stop() }
     let (_, record) = try Self.hangInBackground(
       daemon, [Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"])
@@ -122,7 +127,7 @@ struct DiagnosticsIntegrationTests {
   func cpuException(_ command: [String], _ burner: String) throws {
     let daemon = try DaemonHarness(
       config: "{ cpuMonitor: { background: { limit: 25, window: \"4s\", killAfter: \"3s\" } }, "
-        + "suspend: { backgroundGrace: null } }")
+        + "suspend: { backgroundGrace: null }, \(Self.captureBudget) }")
     defer { daemon.stop() }
     let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)

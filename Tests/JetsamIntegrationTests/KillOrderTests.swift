@@ -59,7 +59,12 @@ struct KillOrderTests {
     try daemon.waitUntil("pressure to clear below urgent") {
       try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
     }
-    usleep(300_000)  // any kill still in flight would show up by now
+    // Every kill that went out has its record (made durable on the writer thread, after the memory came back): each
+    // app in the suspension order is either recorded or still stopped.
+    try daemon.waitUntil("every killed app's record") {
+      let recorded = Set(try daemon.recordsOnDisk().map(\.app))
+      return order.allSatisfy { recorded.contains($0) || processState(pid: pids[$0]!) == "T" }
+    }
 
     let records = try daemon.recordsOnDisk()
     let killed = records.map(\.app)

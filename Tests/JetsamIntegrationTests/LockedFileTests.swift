@@ -14,12 +14,13 @@ struct LockedFileIntegrationTests {
   static let holder = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/sqlite_holder.py"
 
   /// Starts the holder as app `db` in the background (never suspended on its own) and waits until it holds its
-  /// lock. Returns its pid and the database's path.
-  static func startHolder(_ daemon: DaemonHarness, options: [String] = [], commitAfter: Double? = nil) throws
+  /// lock; with `commitOnCue`, it commits once the test creates `<directory>/commit`. Returns its pid and the
+  /// database's path.
+  static func startHolder(_ daemon: DaemonHarness, options: [String] = [], commitOnCue: Bool = false) throws
     -> (pid: Int32, database: String)
   {
     let database = daemon.directory + "/shared.db"
-    let arguments = [holder, database, daemon.directory] + (commitAfter.map { [String($0)] } ?? [])
+    let arguments = [holder, database, daemon.directory] + (commitOnCue ? ["commit-on-cue"] : [])
     let pid = try daemon.launch("db", arguments, options: ["--background"] + options, executable: "/usr/bin/python3")
     try daemon.waitUntil("the holder to be inside BEGIN EXCLUSIVE") {
       FileManager.default.fileExists(atPath: daemon.directory + "/locked")
@@ -60,12 +61,16 @@ struct LockedFileIntegrationTests {
     let daemon = try DaemonHarness(
       config: #"{ suspend: { backgroundGrace: null }, lockedFiles: { action: "defer", retry: "500ms" } }"#)
     defer { daemon.stop() }
-    let (pid, database) = try Self.startHolder(daemon, commitAfter: 2 * TestTiming.slowdown)
+    let (pid, database) = try Self.startHolder(daemon, commitOnCue: true)
     try daemon.ctl(["suspend", "db"])
     #expect(try daemon.apps()["db"]?.lifecycleState == .background, "deferred, not suspended")
     #expect(processState(pid: pid) != "T")
     let blocked = try Self.otherWriter(database)
     #expect(blocked.status != 0 && blocked.stderr.contains("database is locked"), "\(blocked.stderr)")
+    // Still deferred while it holds the lock (retried every 500 ms), until it commits.
+    usleep(UInt32(1_200_000 * TestTiming.slowdown))
+    #expect(try daemon.apps()["db"]?.lifecycleState == .background, "still deferred")
+    #expect(FileManager.default.createFile(atPath: daemon.directory + "/commit", contents: nil))
     try daemon.waitUntil("the holder to commit") {
       FileManager.default.fileExists(atPath: daemon.directory + "/committed")
     }

@@ -58,13 +58,13 @@ struct StuckSuspendTests {
     let status = try statusClient.send(ControlRequest(verb: .status))
     let answeredIn = Date().timeIntervalSince(asked)
     #expect(status.ok && status.status != nil)
-    #expect(answeredIn < 0.5, "status took \(answeredIn) s while a suspend was pending")
+    #expect(answeredIn < 0.5 * TestTiming.slowdown, "status took \(answeredIn) s while a suspend was pending")
 
     // The watchdog pings go on (every 100 ms for WATCHDOG_USEC=200 ms).
     notify.drain()
-    usleep(700_000)
+    usleep(UInt32(700_000 * TestTiming.slowdown))
     let pings = notify.drain().filter { $0.contains("WATCHDOG=1") }.count
-    #expect(pings >= 3, "only \(pings) watchdog pings in 0.7 s while a suspend was pending")
+    #expect(pings >= 3, "only \(pings) watchdog pings in \(0.7 * TestTiming.slowdown) s while a suspend was pending")
 
     // A real crossing: charge enough to fall below urgent, and little enough that one victim clears it.
     let available = try daemon.ctlJSON(PressureInfo.self, ["pressure"]).availableBytes
@@ -146,7 +146,12 @@ final class HeldProcess {
       let freeze = "/sys/fs/cgroup" + line.dropFirst(3) + "/cgroup.freeze"
       try "1".write(toFile: freeze, atomically: false, encoding: .utf8)
       letGo = { try? "0".write(toFile: freeze, atomically: false, encoding: .utf8) }
-      usleep(100_000)
+      // Frozen once cgroup.events says so (the kernel freezes asynchronously).
+      let events = "/sys/fs/cgroup" + line.dropFirst(3) + "/cgroup.events"
+      let deadline = Date().addingTimeInterval(5 * TestTiming.slowdown)
+      while !((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").contains("frozen 1") && Date() < deadline {
+        usleep(10_000)
+      }
     }
   }
 

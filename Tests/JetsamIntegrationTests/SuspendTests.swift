@@ -92,7 +92,9 @@ struct SuspendTests {
 
   @Test("an app left in the background is suspended after the background grace")
   func backgroundGrace() throws {
-    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: \"2s\" } }")
+    // Long enough (stretched by the slowdown) that two jetsamctl runs come well within it.
+    let grace = 2 * TestTiming.slowdown
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: \"\(grace)s\" } }")
     defer { daemon.stop() }
     let first = try daemon.launch("first", ["idle"])
     try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background

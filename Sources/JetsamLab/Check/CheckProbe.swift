@@ -44,7 +44,7 @@ struct CheckProbe {
       return result("launch", "starts and stays up", start, .failed, "\(error)")
     }
     session.pause(2)
-    if let exit = exit(since: start) {
+    if let exit = settledExit(since: start) {
       return result("launch", "starts and stays up", start, .failed, "it exited: \(exit.labDetail)")
     }
     return result("launch", "starts and stays up", start, .passed, "running 2 s after its launch")
@@ -54,8 +54,9 @@ struct CheckProbe {
   private func watchdog() -> [StepResult] {
     let start = now()
     var results: [StepResult] = []
-    // didFinishLaunching's deadline (3 s) runs from the launch, which was 2 s ago.
-    session.pause(1.5)
+    // didFinishLaunching's deadline (3 s) runs from the launch, which was 2 s ago; a second's margin for the
+    // deadline's timer on a loaded machine (a kill under way is then waited for: see settledExit).
+    session.pause(2)
     results += judgeWatchdog(["didFinishLaunching", "didBecomeActive"], since: start)
     // The second didBecomeActive is a return's: named apart, so that each check has a name of its own.
     let transitions: [(ControlVerb, [String])] = [
@@ -71,14 +72,14 @@ struct CheckProbe {
         continue
       }
       _ = try? session.send(ControlRequest(verb: verb, app: app))
-      session.pause(2.5)
+      session.pause(3)
       results += judgeWatchdog(events, since: stepStart)
     }
     return results
   }
 
   private func judgeWatchdog(_ events: [String], since start: Int64) -> [StepResult] {
-    let killed = exit(since: start)
+    let killed = settledExit(since: start)
     return events.map { event in
       let title = "acknowledged in time"
       if let killed, killed.reason == .appWatchdog,
@@ -168,7 +169,7 @@ struct CheckProbe {
     // The task budget (3 s) and its grace, the CPU window (3 s) and killAfter (2 s), and a margin for a loaded
     // machine (a busy loop given a fifth of a core takes the whole window to go over).
     session.pause(Double(Self.backgroundStay))
-    let exit = exit(since: start)
+    let exit = settledExit(since: start)
     var results: [StepResult] = []
     for (location, title, reason) in [
       ("backgroundTask", "ends its background tasks before they expire", ExitReason.backgroundTaskAssertionTimeout),
@@ -219,7 +220,7 @@ struct CheckProbe {
     session.pause(0.5)
     guard let pid = pid else { return result("crash", title, start, .failed, "it is not running") }
     kill(pid, SIGSEGV)
-    guard wait(5, { exit(since: start) }) != nil else {
+    guard wait(10, { exit(since: start) }) != nil else {
       return result("crash", title, start, .failed, "no exit recorded after SIGSEGV to pid \(pid)")
     }
     let relaunched = now()
@@ -280,6 +281,20 @@ struct CheckProbe {
   /// The app's first exit record since `start`.
   private func exit(since start: Int64) -> ExitRecord? {
     timeline.all.first { $0.kind == .exit && $0.app == app && $0.monotonicNanoseconds >= start }?.record
+  }
+
+  /// The app's first exit since `start`, once settled. When none is recorded yet but one is under way (a kill or a
+  /// diagnostic of the app was seen since, or its process is gone), it waits up to `settle` seconds for the
+  /// record: a hang's stacks and a crash's report are taken before the exit is recorded, which a loaded machine
+  /// may draw out. An app still running with nothing under way costs no wait.
+  private func settledExit(since start: Int64, settle: Double = 10) -> ExitRecord? {
+    if let exit = exit(since: start) { return exit }
+    let underWay = timeline.all.contains {
+      ($0.kind == .kill || $0.kind == .diagnostic) && $0.app == app && $0.monotonicNanoseconds >= start
+    }
+    let gone = pid.map { Glibc.kill($0, 0) != 0 && errno == ESRCH } ?? false
+    guard underWay || gone else { return nil }
+    return wait(settle) { exit(since: start) }
   }
 
   private func latestVerdict(_ kind: String, since start: Int64) -> LiveChange? {
