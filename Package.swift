@@ -77,7 +77,9 @@ let package = Package(
     // Labs (LABS.md): scenarios read from JSON5, run against a private or running jetsamd, and their reports.
     .target(
       name: "JetsamLab",
-      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamShell", "JetsamControlClient"]),
+      dependencies: [
+        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamShell", "JetsamControlClient",
+      ]),
     .executableTarget(
       name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "JetsamShell", "JetsamProtocol", "CJetsamShim"]),
 

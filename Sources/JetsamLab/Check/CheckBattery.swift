@@ -68,12 +68,8 @@ public final class CheckBattery {
       results.append(check)
       onCheck(check)
     }
-    let end = MonotonicClock.now().nanoseconds
     return LabRun(
-      scenario: scenario.name, file: "\(name): \(command.joined(separator: " "))",
-      started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-      originNanoseconds: origin, durationSeconds: Double(end - origin) / 1e9,
-      ramBytes: timeline.snapshot.pressure.ramBytes, steps: results, exits: timeline.exits, timeline: timeline.all,
-      initialApps: timeline.snapshot.apps)
+      scenario: scenario.name, file: "\(name): \(command.joined(separator: " "))", started: started, origin: origin,
+      steps: results, timeline: timeline)
   }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamShell
 
 /// What a lab run did and found: the input of every report (JUnit XML, the JSON summary, the trace, the HTML page).
 public struct LabRun: Codable, Sendable {
@@ -28,6 +30,22 @@ public struct LabRun: Codable, Sendable {
   /// Whether every step and check passed (or was skipped).
   public var passed: Bool { failures.isEmpty }
   public var failures: [StepResult] { steps.filter { $0.outcome == .failed || $0.outcome == .error } }
+}
+
+extension LabRun {
+  /// A run that began at `started` (`origin` on the daemon's clock) and ends now: its steps, and what `timeline`
+  /// saw (the device's RAM, the apps at the start, every change and exit record since).
+  init(
+    scenario: String, file: String, started: Date, origin: Int64, steps: [StepResult], timeline: Timeline,
+    chaos: ChaosRecord? = nil, resources: RunResources? = nil
+  ) {
+    self.init(
+      scenario: scenario, file: file,
+      started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+      originNanoseconds: origin, durationSeconds: Double(MonotonicClock.now().nanoseconds - origin) / 1e9,
+      ramBytes: timeline.snapshot.pressure.ramBytes, steps: steps, exits: timeline.exits, timeline: timeline.all,
+      initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources)
+  }
 }
 
 /// One step's (or check's) outcome.
@@ -79,17 +97,11 @@ public struct ProcessUsage: Codable, Sendable {
 
   /// Reads /proc/PID/stat (utime, stime) and /proc/PID/status (VmHWM); nil when the process is gone.
   static func of(_ pid: Int32) -> ProcessUsage? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-      let close = stat.lastIndex(of: ")")
+    guard let stat = try? ProcessStat.read(pid: pid), let ticks = stat.cpuTicks,
+      let status = try? ProcessStatus.read(pid: pid)
     else { return nil }
-    // Fields after the command's closing parenthesis: state is field 3, utime 14 and stime 15.
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    let peak =
-      status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-      .flatMap { Int64($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-    return ProcessUsage(cpuSeconds: (user + system) / ticks, peakRSSBytes: peak * 1024)
+    let peak = status["VmHWM"].flatMap { Int64($0.prefix { $0 != " " }) } ?? 0
+    return ProcessUsage(
+      cpuSeconds: Double(ticks) / Double(ProcessStat.ticksPerSecond), peakRSSBytes: peak * 1024)
   }
 }

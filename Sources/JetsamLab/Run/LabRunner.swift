@@ -97,15 +97,11 @@ public final class LabRunner {
       results.append(check)
       onStep(check)
     }
-    let end = MonotonicClock.now().nanoseconds
     var resources = RunResources(runner: ProcessUsage.of(getpid()))
     if let pid = daemon?.pid { resources.daemon = ProcessUsage.of(pid) }
     return LabRun(
-      scenario: scenario.name, file: scenario.file,
-      started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
-      originNanoseconds: origin, durationSeconds: Double(end - origin) / 1e9,
-      ramBytes: timeline.snapshot.pressure.ramBytes, steps: results, exits: timeline.exits, timeline: timeline.all,
-      initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources)
+      scenario: scenario.name, file: scenario.file, started: started, origin: origin, steps: results,
+      timeline: timeline, chaos: chaos, resources: resources)
   }
 
   /// argv with `{scenarioDir}` (`baseDirectory`) and `{runDir}` filled in; a first word without a slash is taken
