@@ -133,6 +133,51 @@ ssize_t jetsam_receive_with_fds(
   return received;
 }
 
+int jetsam_credentials_pair(int fds[2]) {
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) return -1;
+  int on = 1;
+  if (setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0 ||
+      fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) < 0) {
+    int saved = errno;
+    close(fds[0]);
+    close(fds[1]);
+    errno = saved;
+    return -1;
+  }
+  return 0;
+}
+
+ssize_t jetsam_receive_with_credentials(int fd, void *bytes, size_t capacity, pid_t *sender, int *truncated) {
+  union {
+    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {.iov_base = bytes, .iov_len = capacity};
+  struct msghdr message = {
+      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
+  *sender = 0;
+  *truncated = 0;
+  ssize_t received = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (received < 0) return -1;
+  if (message.msg_flags & MSG_TRUNC) *truncated = 1;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET) continue;
+    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+      struct ucred credentials;
+      memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+      *sender = credentials.pid;
+    } else if (header->cmsg_type == SCM_RIGHTS) {
+      size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < count; i++) {
+        int passed;
+        memcpy(&passed, CMSG_DATA(header) + i * sizeof(int), sizeof passed);
+        close(passed);
+      }
+    }
+  }
+  return received;
+}
+
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
   struct ucred cred;
   socklen_t len = sizeof cred;

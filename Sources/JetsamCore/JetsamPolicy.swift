@@ -104,8 +104,13 @@ public struct JetsamPolicy: Sendable {
     case .cpuSampled(let samples, let at):
       return cpuSampled(samples, at: at)
     case .crashReported(let name, let pid, let crash, _):
-      // Every crash of a running app gets its diagnostic: the crashing process waits for it either way.
-      guard trackedApps[name]?.pid == pid else { return [] }
+      // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
+      // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget
+      // waits out its handler's timeout rather than costing a capture.
+      guard let app = trackedApps[name], app.pid == pid, !app.crashesDiagnosed.contains(crash.pid),
+        app.crashesDiagnosed.count < config.crashDiagnosesPerLaunch
+      else { return [] }
+      trackedApps[name]!.crashesDiagnosed.insert(crash.pid)
       return [.diagnose(app: name, pid: pid, .crash(crash))]
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)

@@ -239,6 +239,9 @@ public struct PolicyConfig: Sendable, Equatable {
   /// How many ended ad-hoc apps (``AppSettings/adHoc``) are remembered, with their last exit; past it the one
   /// that ended longest ago is forgotten, so that launching ever new names cannot grow the daemon without bound.
   public var rememberedEndedApps = 1_000
+  /// How many crash diagnostics one launch of an app gets (one per crashed process at most): a program whose children
+  /// crash by the hundred costs a few captures, not a capture each.
+  public var crashDiagnosesPerLaunch = 8
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,

@@ -47,6 +47,8 @@ struct TrackedApp: Sendable {
   var suspendIncomplete = false
   /// How many times another process continued it while suspended (this launch).
   var continuedByOthers = 0
+  /// The processes of this launch whose crash was diagnosed (each at most once).
+  var crashesDiagnosed: Set<Int32> = []
   /// When our SIGKILL went out, and the memory the app had charged then.
   var killSignalledAt: Instant?
   var memoryAtKill: Int64?
@@ -140,6 +142,7 @@ struct TrackedApp: Sendable {
     suspendIncomplete = false
     lockCheck = nil
     continuedByOthers = 0
+    crashesDiagnosed = []
     killSignalledAt = nil
     memoryAtKill = nil
     previousDigest = nil

@@ -14,6 +14,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
   /// Bytes from a client of the metrics listener (`metrics.listen`, jetsamd-metrics.socket): a request head,
   /// parsed as it arrives, and its answer.
   case httpRequest = "http-request"
+  /// Messages on an app's crash socket, each from one of the app's processes or an outsider: parsed, checked
+  /// against the kernel's word on the sender, and the reports taken handed to the policy.
+  case crashLine = "crash-line"
 
   /// Runs one input through the target.
   public func run(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -23,6 +26,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .config: ConfigFuzzing.run(Array(bytes))
     case .sizes: SizeFuzzing.run(String(decoding: bytes, as: UTF8.self))
     case .httpRequest: HTTPRequestFuzzing.run(Array(bytes))
+    case .crashLine: CrashLineFuzzing.run(Array(bytes))
     }
   }
 

@@ -1,10 +1,12 @@
 // jetsam-stack: the call stacks of every thread of a live process, for jetsamd's diagnostics.
 //
-//   jetsam-stack [--samples N] [--interval-ms MS] PID
+//   jetsam-stack [--samples N] [--interval-ms MS] [--pidfd FD] PID
 //
 // Attaches to PID with ptrace through elfutils' libdwfl (the library behind eu-stack and systemd-coredump),
 // unwinds every thread, detaches, and prints one sample; with --samples, N samples MS apart (the process runs in
-// between). A stopped process (SIGSTOP) stays stopped. jetsamd runs this in a child process of its own so that a
+// between). A stopped process (SIGSTOP) stays stopped. With --pidfd, FD is a pidfd of the process meant: once
+// attached (its threads held by ptrace), the tool checks that process is still alive, so that the pid it attached
+// to cannot have been reused by another process since its caller checked it; if it is not, nothing is taken. jetsamd runs this in a child process of its own so that a
 // capture that hangs (a process that cannot stop) is killed at its time budget, never blocking jetsamd.
 //
 // Output, one record per line, fields separated by tabs (tabs and newlines in names become spaces):
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,7 +113,12 @@ static void fail(const char *what) {
   exit(EXIT_FAILED);
 }
 
-static void sample(pid_t pid, int index) {
+// Whether the process of `pidfd` (-1: none given) is still alive; a pid is reused only once its process is gone.
+static bool is_meant_process(int pidfd) {
+  return pidfd < 0 || syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+}
+
+static void sample(pid_t pid, int pidfd, int index) {
   Dwfl *dwfl = dwfl_begin(&callbacks);
   if (dwfl == NULL) fail("dwfl_begin");
   errno = 0;
@@ -129,28 +137,42 @@ static void sample(pid_t pid, int index) {
                         : dwfl_errmsg(-1));
     exit(EXIT_FAILED);
   }
+  if (!is_meant_process(pidfd)) {
+    dwfl_end(dwfl);
+    printf("error\tprocess %d ended before it was attached (its pid may name another process now)\n", (int)pid);
+    exit(EXIT_FAILED);
+  }
   printf("sample\t%d\n", index);
   if (dwfl_getthreads(dwfl, on_thread, dwfl) != 0) fail("unwinding");
   fflush(stdout);
   dwfl_end(dwfl);  // detaches: the process runs on (or stays stopped, if it was)
 }
 
+static const char usage[] = "usage: jetsam-stack [--samples 1-1000] [--interval-ms 0-60000] [--pidfd FD] PID\n";
+
 int main(int argc, char **argv) {
-  long samples = 1, interval_ms = 100;
+  long samples = 1, interval_ms = 100, pidfd = -1;
   pid_t pid = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage, stdout);
+      fputs("Prints the call stacks of every thread of process PID (jetsamd's diagnostics run it).\n", stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
       samples = strtol(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--interval-ms") == 0 && i + 1 < argc) {
       interval_ms = strtol(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--pidfd") == 0 && i + 1 < argc) {
+      pidfd = strtol(argv[++i], NULL, 10);
     } else if (pid == 0) {
       pid = (pid_t)strtol(argv[i], NULL, 10);
     } else {
       pid = -1;
     }
   }
-  if (pid <= 0 || samples < 1 || samples > 1000 || interval_ms < 0 || interval_ms > 60000) {
-    fprintf(stderr, "usage: jetsam-stack [--samples 1-1000] [--interval-ms 0-60000] PID\n");
+  if (pid <= 0 || samples < 1 || samples > 1000 || interval_ms < 0 || interval_ms > 60000 || pidfd < -1 ||
+      pidfd > 1 << 20) {
+    fputs(usage, stderr);
     return EXIT_USAGE;
   }
   for (long index = 0; index < samples; index++) {
@@ -159,7 +181,7 @@ int main(int argc, char **argv) {
       while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
       }
     }
-    sample(pid, (int)index);
+    sample(pid, (int)pidfd, (int)index);
   }
   return 0;
 }

@@ -7,6 +7,9 @@
 //                                             reached --mark-at MiB; --hold pauses forever afterwards (else exit 0)
 //   jetsam-testapp crash segv|bus|ill|abort|trap [--core]
 //                                             die of that signal for real; --core raises RLIMIT_CORE first
+//   jetsam-testapp forge-crash PID|self [--count N] [--done-file PATH]
+//                                             write N (1) crash report lines naming PID (or itself) to the crash
+//                                             socket (JETSAM_CRASH_FD), as a hostile app would; then pause
 //   jetsam-testapp exit N                     exit with status N
 //   jetsam-testapp fork-child [--pid-file PATH]
 //                                             fork a child that sleeps forever, publish its pid, pause
@@ -46,6 +49,7 @@ static void usage(void) {
           "usage: jetsam-testapp idle\n"
           "       jetsam-testapp alloc MB [--rate MB_PER_S] [--hold] [--mark-file PATH --mark-at MB]\n"
           "       jetsam-testapp crash segv|bus|ill|abort|trap [--core]\n"
+          "       jetsam-testapp forge-crash PID|self [--count N] [--done-file PATH]\n"
           "       jetsam-testapp exit N\n"
           "       jetsam-testapp fork-child [--pid-file PATH]\n"
           "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
@@ -235,6 +239,37 @@ static int command_crash(int argc, char **argv) {
   }
   fprintf(stderr, "jetsam-testapp: crash %s did not crash\n", kind);
   return EXIT_SOFTWARE;
+}
+
+// ---- forge-crash -----------------------------------------------------------------------------------------------
+
+// Writes crash report lines that name another process (or this one, again and again) without crashing: what jetsamd
+// must refuse, or take only once.
+static int command_forge_crash(int argc, char **argv) {
+  if (argc < 1) usage();
+  long target = strcmp(argv[0], "self") == 0 ? (long)getpid() : strtol(argv[0], NULL, 10);
+  long count = 1;
+  const char *done_file = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) {
+      count = strtol(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--done-file") == 0 && i + 1 < argc) {
+      done_file = argv[++i];
+    } else {
+      usage();
+    }
+  }
+  const char *fd_text = getenv("JETSAM_CRASH_FD");
+  if (target <= 0 || count < 1 || fd_text == NULL) usage();
+  int fd = (int)strtol(fd_text, NULL, 10);
+  char line[160];
+  int length = snprintf(line, sizeof line, "crash pid=%ld tid=%ld signal=11 code=1 address=0x400000\n", target, target);
+  for (long i = 0; i < count; i++) {
+    if (write(fd, line, (size_t)length) != length) die("write JETSAM_CRASH_FD");
+  }
+  if (done_file != NULL) publish_file(done_file, "done\n");
+  pause_forever();
+  return 0;
 }
 
 // ---- exit ------------------------------------------------------------------------------------------------------
@@ -466,6 +501,8 @@ int main(int argc, char **argv) {
     return command_alloc(rest, args);
   } else if (strcmp(command, "crash") == 0) {
     return command_crash(rest, args);
+  } else if (strcmp(command, "forge-crash") == 0) {
+    return command_forge_crash(rest, args);
   } else if (strcmp(command, "exit") == 0) {
     return command_exit(rest, args);
   } else if (strcmp(command, "fork-child") == 0) {

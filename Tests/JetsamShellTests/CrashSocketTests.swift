@@ -1,3 +1,4 @@
+import Glibc
 import JetsamCore
 import Testing
 
@@ -8,15 +9,15 @@ import Testing
   @Test("a report line gives the process, thread, signal, code and address; anything else is refused")
   func parses() {
     #expect(
-      CrashSocket.parse("crash pid=12 tid=13 signal=11 code=1 address=0x10")
+      CrashReportLine.parse("crash pid=12 tid=13 signal=11 code=1 address=0x10")
         == CrashReport(pid: 12, tid: 13, signal: 11, code: 1, address: 16))
-    #expect(CrashSocket.parse("crash pid=12 tid=13 signal=6 code=-6 address=0x0")?.code == -6)
+    #expect(CrashReportLine.parse("crash pid=12 tid=13 signal=6 code=-6 address=0x0")?.code == -6)
     for bad in [
       "", "crash", "crash pid=12 tid=13 signal=11 code=1", "crash pid=0 tid=1 signal=11 code=1 address=0x0",
       "crash pid=1 tid=1 signal=99 code=1 address=0x0", "crash pid=1 tid=1 signal=11 code=1 address=16",
       "oops pid=1 tid=1 signal=11 code=1 address=0x0",
     ] {
-      #expect(CrashSocket.parse(bad) == nil, "\(bad)")
+      #expect(CrashReportLine.parse(bad) == nil, "\(bad)")
     }
   }
 
@@ -25,5 +26,36 @@ import Testing
     let variables = CrashSocket.environment(library: "/lib/jetsam/libjetsam-crash.so", preloaded: "/opt/x.so")
     #expect(variables["LD_PRELOAD"] == "/lib/jetsam/libjetsam-crash.so:/opt/x.so")
     #expect(variables["JETSAM_CRASH_FD"] == "4")
+  }
+}
+
+/// Whether a report is taken: only when the kernel's sender is the process named, in the app, with that thread.
+@Suite struct CrashReportCheckTests {
+  let report = CrashReport(pid: 40, tid: 41, signal: 11, code: 1, address: 0)
+
+  func refusal(sender: Int32?, processes: [Int32] = [40, 50], threads: Set<Int32> = [40, 41]) -> String? {
+    CrashReportCheck.refusal(
+      of: report, sender: sender, appProcesses: { processes },
+      isThread: { tid, pid in pid == 40 && threads.contains(tid) })
+  }
+
+  @Test("a report sent by the process it names, in the app, naming one of its threads, is taken")
+  func taken() {
+    #expect(refusal(sender: 40) == nil)
+  }
+
+  @Test("a report with no sender, another sender, a process outside the app or a foreign thread is refused, saying why")
+  func refused() {
+    #expect(refusal(sender: nil)?.contains("no sender") == true)
+    #expect(refusal(sender: 0)?.contains("no sender") == true)
+    #expect(refusal(sender: 50) == "process 50 sent it, naming process 40")
+    #expect(refusal(sender: 40, processes: [50]) == "process 40 is not in the app's cgroup")
+    #expect(refusal(sender: 40, threads: [40]) == "thread 41 is not one of process 40's")
+  }
+
+  @Test("a thread of this process is one of its threads; another process's is not")
+  func threads() {
+    #expect(CrashReportCheck.isThread(getpid(), of: getpid()))
+    #expect(!CrashReportCheck.isThread(1, of: getpid()))
   }
 }

@@ -80,6 +80,14 @@ ssize_t jetsam_send_with_fds(int fd, const void *bytes, size_t length, const int
 /// when the message or its descriptors did not fit; descriptors that did not fit are closed.
 ssize_t jetsam_receive_with_fds(
     int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated);
+/// socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC) whose first end receives every message with its sender's
+/// credentials (SO_PASSCRED, set before any message can be sent) and does not block; 0 on success.
+int jetsam_credentials_pair(int fds[2]);
+/// recvmsg(2) of one message with MSG_DONTWAIT and MSG_CMSG_CLOEXEC, up to `capacity` bytes, with the sender's
+/// process id as the kernel tells it (SCM_CREDENTIALS, on a socket with SO_PASSCRED) in *sender, 0 when none
+/// came. *truncated is 1 when the message did not fit. Descriptors sent with it (SCM_RIGHTS) are closed at once:
+/// whoever sent them gets nothing into the receiver.
+ssize_t jetsam_receive_with_credentials(int fd, void *bytes, size_t capacity, pid_t *sender, int *truncated);
 /// The peer's credentials of a connected Unix socket (SO_PEERCRED); 0 on success.
 int jetsam_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 

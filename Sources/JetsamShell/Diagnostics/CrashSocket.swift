@@ -1,23 +1,45 @@
+import CJetsamShim
 import Glibc
 import JetsamCore
 
 /// jetsamd's end of an app's crash socket: the crash handler preloaded into the app (libjetsam-crash) writes
 /// `crash pid=P tid=T signal=S code=C address=0xA` when one of its processes gets a fatal signal, then waits for one
 /// byte back, sent once the stacks are taken (``acknowledge()``).
+///
+/// Every process of the app holds the app's end, and a line is whatever one of them writes: a report is taken only
+/// when the kernel's word on its sender agrees with it (``CrashReportCheck``). The socket is a `SOCK_SEQPACKET` pair,
+/// so each report is one message with the credentials of the process that sent it (`SO_PASSCRED`): no line can be
+/// made of two writers' bytes.
 final class CrashSocket {
   /// The descriptor number the app's end has in the app, and the variables that tell the handler.
   static let appDescriptor: Int32 = 4
+  /// The most messages read in one loop turn: a flood of lines waits its turn behind every other source.
+  static let messagesPerTurn = 16
 
   private let fd: FileDescriptor
   private var source: (any LoopSource)?
-  private var pending: [UInt8] = []
-  private let onCrash: (CrashReport) -> Void
+  private let appProcesses: () -> [Int32]
+  private let onReport: (CrashReport) -> Void
+  private let onRefused: (String) -> Void
 
-  /// Watches `fd` (the daemon's end, non-blocking) on `loop`.
-  init(fd: FileDescriptor, loop: any LoopScheduling, onCrash: @escaping (CrashReport) -> Void) throws {
+  /// Watches `fd` (the daemon's end, from ``makePair()``) on `loop`. A report the kernel's credentials bear out goes
+  /// to `onReport`; anything else, with why, to `onRefused`. `appProcesses` lists the app cgroup's processes.
+  init(
+    fd: FileDescriptor, loop: any LoopScheduling, appProcesses: @escaping () -> [Int32],
+    onReport: @escaping (CrashReport) -> Void, onRefused: @escaping (String) -> Void
+  ) throws {
     self.fd = fd
-    self.onCrash = onCrash
+    self.appProcesses = appProcesses
+    self.onReport = onReport
+    self.onRefused = onRefused
     source = try loop.addWatch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] _ in self?.readReports() }
+  }
+
+  /// A connected `SOCK_SEQPACKET` pair whose daemon end (non-blocking) receives its senders' credentials.
+  static func makePair() throws(SystemError) -> (daemon: FileDescriptor, app: FileDescriptor) {
+    var fds: [Int32] = [-1, -1]
+    try systemCall("socketpair SOCK_SEQPACKET") { jetsam_credentials_pair(&fds) }
+    return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
   }
 
   /// The environment that turns the handler on in the app: the socket, and the library preloaded (before any
@@ -40,40 +62,39 @@ final class CrashSocket {
   }
 
   private func readReports() {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    let count = read(fd.rawValue, &buffer, buffer.count)
-    guard count > 0 else {
-      // End of file (every process of the app closed its end) or an error: nothing more will come.
-      if count == 0 || (errno != EAGAIN && errno != EINTR) {
-        source?.cancel()
-        source = nil
+    var buffer = [UInt8](repeating: 0, count: CrashReportLine.maximumLength)
+    for _ in 0..<CrashSocket.messagesPerTurn {
+      var sender: pid_t = 0
+      var truncated: Int32 = 0
+      let count = jetsam_receive_with_credentials(fd.rawValue, &buffer, buffer.count, &sender, &truncated)
+      // An empty message reads as 0 too, but comes with its sender's credentials; the end of file has none.
+      if count == 0 && sender != 0 {
+        onRefused("an empty message is no report")
+        continue
       }
-      return
+      guard count > 0 else {
+        // Every process of the app closed its end, or an error: nothing more will come.
+        if count == 0 || (errno != EAGAIN && errno != EINTR) {
+          source?.cancel()
+          source = nil
+        }
+        return
+      }
+      guard truncated == 0 else {
+        onRefused("a message longer than \(CrashReportLine.maximumLength) bytes is no report")
+        continue
+      }
+      var line = buffer[..<count]
+      if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
+      guard let report = CrashReportLine.parse(String(decoding: line, as: UTF8.self)) else {
+        onRefused("a message that is no report line")
+        continue
+      }
+      if let refusal = CrashReportCheck.refusal(of: report, sender: sender, appProcesses: appProcesses) {
+        onRefused(refusal)
+      } else {
+        onReport(report)
+      }
     }
-    pending += buffer[..<count]
-    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-      let line = String(decoding: pending[..<newline], as: UTF8.self)
-      pending.removeSubrange(...newline)
-      if let report = Self.parse(line) { onCrash(report) }
-    }
-    // A line longer than any the handler writes is not one of its: dropped.
-    if pending.count > 1024 { pending = [] }
-  }
-
-  /// `crash pid=P tid=T signal=S code=C address=0xA`, or nil.
-  static func parse(_ line: String) -> CrashReport? {
-    let words = line.split(separator: " ")
-    guard words.first == "crash" else { return nil }
-    var fields: [Substring: Substring] = [:]
-    for word in words.dropFirst() {
-      guard let equals = word.firstIndex(of: "=") else { return nil }
-      fields[word[..<equals]] = word[word.index(after: equals)...]
-    }
-    guard let pid = fields["pid"].flatMap({ Int32($0) }), let tid = fields["tid"].flatMap({ Int32($0) }),
-      let signal = fields["signal"].flatMap({ Int32($0) }), let code = fields["code"].flatMap({ Int32($0) }),
-      let address = fields["address"].flatMap({ $0.hasPrefix("0x") ? UInt64($0.dropFirst(2), radix: 16) : nil }),
-      pid > 0, tid > 0, (1...64).contains(signal)
-    else { return nil }
-    return CrashReport(pid: pid, tid: tid, signal: signal, code: code, address: address)
   }
 }

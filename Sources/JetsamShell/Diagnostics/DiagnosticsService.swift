@@ -66,10 +66,14 @@ final class DiagnosticsService {
   }
 
   /// Takes the diagnostic `request` asks for of `app`'s process `pid` (launch `launch`); `then` runs on the loop once
-  /// it is written (or could not be).
+  /// it is written (or could not be). `target` is a pidfd of the process whose stacks are taken (the crashed one, or
+  /// the app's main process), owned and closed here: the stack tool attaches to that process and no other.
   func capture(
-    app: String, pid: Int32, launch: Int, _ request: DiagnosticRequest, then: (() -> Void)? = nil
+    app: String, pid: Int32, launch: Int, _ request: DiagnosticRequest, target: FileDescriptor,
+    then: (() -> Void)? = nil
   ) {
+    // The launcher has its own copy once the tool's request is made (or there is none to make).
+    defer { target.close() }
     let subject = Subject(app: app, pid: pid)
     inFlight[subject, default: (0, [])].count += 1
     if let then { inFlight[subject]!.waiters.append(then) }
@@ -87,7 +91,8 @@ final class DiagnosticsService {
     let input = FileDescriptor(rawValue: ends[1])
     let samples = CaptureJob.samples(for: request, settings: settings)
     launcher.spawn(
-      tool.request(pid: job.target.pid, samples: samples, interval: settings.cpuSampleInterval, output: input)
+      tool.request(
+        pid: job.target.pid, pidfd: target, samples: samples, interval: settings.cpuSampleInterval, output: input)
     ) { [weak self] result in
       guard let self else { return output.close() }
       switch result {
@@ -130,6 +135,18 @@ final class DiagnosticsService {
     if let watch { toolWatches[process.pid] = (watch, process) } else { process.pidfd.close() }
   }
 
+  /// Crash reports refused since jetsamd started (``CrashReportCheck``): lines no process of the app could send of
+  /// itself. Each app's first refusal is logged; the rest are only counted, so that a flood costs nothing.
+  private(set) var refusedCrashReports = 0
+  private var refusalsLogged: Set<Subject> = []
+
+  /// A crash report from `app`'s process `pid` (its launch's) was refused, for `reason`.
+  func refusedCrashReport(app: String, pid: Int32, reason: String) {
+    refusedCrashReports += 1
+    guard refusalsLogged.insert(Subject(app: app, pid: pid)).inserted else { return }
+    log.warning("\(app) pid \(pid): crash report refused: \(reason) (further refusals are only counted)")
+  }
+
   /// The most diagnostics one exit record refers to (the newest).
   static let maximumPerRecord = 32
 
@@ -159,7 +176,8 @@ final class DiagnosticsService {
 
   /// The diagnostics written for `pid` (ids, oldest first), forgotten once asked: its exit record refers to them.
   func takeWritten(app: String, pid: Int32) -> [String] {
-    written.removeValue(forKey: Subject(app: app, pid: pid)) ?? []
+    refusalsLogged.remove(Subject(app: app, pid: pid))
+    return written.removeValue(forKey: Subject(app: app, pid: pid)) ?? []
   }
 
   /// Every diagnostic kept (for the control socket: read on a helper thread).

@@ -11,13 +11,22 @@ struct StackTool: Sendable {
   /// The program's path.
   var path: String
 
-  /// The request that runs it on `pid` for `samples` samples `interval` apart, writing to `output`.
-  func request(pid: Int32, samples: Int, interval: Duration, output: FileDescriptor) -> SpawnRequest {
+  /// The descriptor number the target's pidfd has in the tool.
+  static let pidfdDescriptor: Int32 = 3
+
+  /// The request that runs it on `pid` (whose pidfd is `pidfd`) for `samples` samples `interval` apart, writing to
+  /// `output`. The tool checks the pidfd after it has attached: should the process have ended and its pid gone to
+  /// another, it takes nothing.
+  func request(pid: Int32, pidfd: FileDescriptor, samples: Int, interval: Duration, output: FileDescriptor)
+    -> SpawnRequest
+  {
     SpawnRequest(
       arguments: [
-        path, "--samples", String(samples), "--interval-ms", String(interval.nanoseconds / 1_000_000), String(pid),
+        path, "--samples", String(samples), "--interval-ms", String(interval.nanoseconds / 1_000_000), "--pidfd",
+        String(StackTool.pidfdDescriptor), String(pid),
       ],
-      environment: ["PATH=/usr/bin:/bin"], workingDirectory: "/", cgroupDirectory: nil, stdout: output)
+      environment: ["PATH=/usr/bin:/bin"], workingDirectory: "/", cgroupDirectory: nil, stdout: output,
+      passedDescriptors: [(source: pidfd, target: StackTool.pidfdDescriptor)])
   }
 
   /// One run under way: the read end of its output and a pidfd of its own to kill it with.

@@ -74,6 +74,11 @@ enum MetricsExposition {
     out.family(
       "jetsam_exit_records_written_total", .counter, help: "Exit records made durable since jetsamd started.",
       [.init(Double(daemon.records.written))])
+    out.family(
+      "jetsam_crash_reports_refused_total", .counter,
+      help: "Crash report lines refused because the kernel did not bear them out (a sender other than the process "
+        + "named, a process outside the app's cgroup, a thread not its own).",
+      [.init(Double(daemon.supervisor.diagnostics?.refusedCrashReports ?? 0))])
     out.histogram(
       "jetsam_kill_latency_seconds",
       help: "From the observation that made jetsam kill (a memory sample past a threshold, a forced level, or the "

@@ -165,16 +165,7 @@ final class AppSupervisor {
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
     case .sampleCPU(let apps): sampleCPU(apps)
-    case .diagnose(let app, let pid, let request):
-      guard let process = process(app, pid: pid) else { return }
-      // A crashed process waits in the crash handler until its stacks are taken (or there is nothing to take).
-      let crashSocket = process.crashSocket
-      let done: (() -> Void)? = if case .crash = request { { crashSocket?.acknowledge() } } else { nil }
-      if let diagnostics {
-        diagnostics.capture(app: app, pid: pid, launch: process.launch, request, then: done)
-      } else {
-        done?()
-      }
+    case .diagnose(let app, let pid, let request): diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .signposted:
       break  // the daemon's to tell
@@ -305,7 +296,7 @@ final class AppSupervisor {
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
       // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
-      let crashPair = try crashHandler.map { _ throws(SystemError) in try AppChannel.makePair() }
+      let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
       defer { crashPair?.app.close() }
       let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
       var request = SpawnRequest(
@@ -359,9 +350,14 @@ final class AppSupervisor {
     register(app)
     if let crash {
       do {
-        app.crashSocket = try CrashSocket(fd: crash, loop: loop) { [unowned self] report in
-          self.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
-        }
+        app.crashSocket = try CrashSocket(
+          fd: crash, loop: loop, appProcesses: { (try? cgroup.processIDs()) ?? [] },
+          onReport: { [unowned self] report in
+            self.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
+          },
+          onRefused: { [unowned self] reason in
+            self.diagnostics?.refusedCrashReport(app: name, pid: spawned.pid, reason: reason)
+          })
       } catch {
         crash.close()
         log.error("\(name)'s crash socket: \(error); its crashes get no stacks")
@@ -622,6 +618,34 @@ final class AppSupervisor {
       log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
       ended()
     }
+  }
+
+  // MARK: Diagnostics
+
+  /// Has the diagnostic taken of the process it is about: the crashed one (checked once more to be in the app's
+  /// cgroup, now, through a pidfd) or the app's main process.
+  private func diagnose(_ name: String, pid: Int32, _ request: DiagnosticRequest) {
+    guard let app = process(name, pid: pid) else { return }
+    // A crashed process waits in the crash handler until its stacks are taken (or there is nothing to take).
+    let crashSocket = app.crashSocket
+    let done: (() -> Void)? = if case .crash = request { { crashSocket?.acknowledge() } } else { nil }
+    guard let diagnostics else {
+      done?()
+      return
+    }
+    let target: FileDescriptor
+    do {
+      if case .crash(let crash) = request {
+        target = try CrashReportCheck.openTarget(pid: crash.pid, in: app.cgroup)
+      } else {
+        target = try app.pidfd.duplicate()
+      }
+    } catch {
+      log.warning("\(name) pid \(pid): no diagnostic taken: \(error)")
+      done?()
+      return
+    }
+    diagnostics.capture(app: name, pid: pid, launch: app.launch, request, target: target, then: done)
   }
 
   // MARK: Locked files
