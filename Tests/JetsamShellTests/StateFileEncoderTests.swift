@@ -71,12 +71,22 @@ struct StateFileEncoderTests {
       #expect(decoded.version == DaemonState.currentVersion)
       #expect(decoded.apps == state.apps, "round \(round)")
       #expect(decoded.deviceCharging == state.deviceCharging, "round \(round)")
+      #expect(decoded.pendingRecords == state.pendingRecords, "round \(round)")
       // The next save changes a spec, drops an app and changes a state: the cache must not serve stale text.
       state.apps[0].spec.command.append("--round=\(round)")
       state.apps[0].adopted.state = .background
       if round == 1 { state.apps.removeLast() }
       // The lab's charging switch is kept while on (and left out while off).
       state.deviceCharging = round == 0 ? true : nil
+      // Records not durable yet are kept until they are (and left out when there are none).
+      state.pendingRecords =
+        round == 0
+        ? [
+          ExitRecord(
+            app: "two/ü", pid: 7, launch: 3, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
+            state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
+            deviceAvailableBytes: 1 << 20)
+        ] : nil
     }
   }
 

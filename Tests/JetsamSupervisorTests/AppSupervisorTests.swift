@@ -316,6 +316,29 @@ struct AppSupervisorTests {
     #expect(cgroup.removed, "removed once its last process left")
   }
 
+  @Test("an ended app's cgroup is held until its record is durable; a relaunch lets it go at once")
+  func cgroupHeldForRecord() throws {
+    let fixture = try SupervisorFixture()
+    fixture.records.holding = true
+    let pid = try fixture.launch("a")
+    let cgroup = try #require(fixture.cgroups.cgroup("a"))
+    fixture.supervisor.perform(.recordExit(Self.record("a", pid: pid)))
+    #expect(fixture.supervisor.processes["a"] == nil && fixture.supervisor.records.unwritten.map(\.app) == ["a"])
+    fixture.loop.advance(by: .seconds(1))
+    #expect(!cgroup.removed, "removed before its record was durable")
+    fixture.records.finishWrites()
+    #expect(cgroup.removed, "held past its record")
+
+    let second = try fixture.launch("b")
+    let held = try #require(fixture.cgroups.cgroup("b"))
+    fixture.supervisor.perform(.recordExit(Self.record("b", pid: second)))
+    fixture.clearReports()
+    fixture.supervisor.perform(.spawn(app: "b", launch: 2))
+    #expect(held.removed, "the relaunch waited for a record (a full disk could hold it for ever)")
+    #expect(fixture.cgroups.made.filter { $0.name == "b" }.count == 2)
+    #expect(fixture.supervisor.records.unwritten.map(\.app) == ["b"], "its record stays queued")
+  }
+
   @Test("a relaunch waits until the last launch's cgroup is gone")
   func relaunchWaitsForRemoval() throws {
     let fixture = try SupervisorFixture()
@@ -345,7 +368,7 @@ struct AppSupervisorTests {
     second.app = "b"
     fixture.supervisor.perform(.recordExit(first))
     #expect(fixture.records.records.isEmpty && fixture.reported.isEmpty)
-    #expect(fixture.supervisor.unwrittenRecords.count == 1)
+    #expect(fixture.supervisor.records.unwritten.count == 1)
     fixture.records.failing = false
     fixture.supervisor.perform(.recordExit(second))
     #expect(fixture.records.records.map(\.app) == ["a", "b"])
@@ -361,7 +384,7 @@ struct AppSupervisorTests {
     fixture.supervisor.perform(.recordExit(Self.record("b")))
     #expect(fixture.records.inFlight.map(\.record.app) == ["a"], "the second waits for the first")
     #expect(fixture.reported.isEmpty, "nothing is reported before it is durable")
-    fixture.supervisor.takeOver(unwritten: [Self.record("left")])
+    fixture.supervisor.records.takeOver([Self.record("left")])
     fixture.records.finishWrites()
     #expect(fixture.recorded.map(\.app) == ["a"])
     #expect(fixture.records.inFlight.map(\.record.app) == ["left"], "a taken-over record goes after the one on its way")
@@ -369,7 +392,7 @@ struct AppSupervisorTests {
     fixture.records.finishWrites()
     #expect(fixture.records.records.map(\.app) == ["a", "left", "b"])
     #expect(fixture.recorded.map(\.app) == ["a", "left", "b"])
-    #expect(fixture.supervisor.unwrittenRecords.isEmpty)
+    #expect(fixture.supervisor.records.unwritten.isEmpty)
   }
 
   @Test("a stop waits for the records: until they are written, or its grace is over with the rest kept")
@@ -378,7 +401,7 @@ struct AppSupervisorTests {
     fixture.records.holding = true
     fixture.supervisor.perform(.recordExit(Self.record("a")))
     var settled = 0
-    fixture.supervisor.whenRecordsWritten(within: .seconds(10)) { settled += 1 }
+    fixture.supervisor.records.whenWritten(within: .seconds(10)) { settled += 1 }
     #expect(settled == 0, "a write is on its way")
     fixture.records.finishWrites()
     #expect(settled == 1 && fixture.recorded.map(\.app) == ["a"])
@@ -386,18 +409,18 @@ struct AppSupervisorTests {
     fixture.records.holding = false
     fixture.records.failing = true
     fixture.supervisor.perform(.recordExit(Self.record("b")))
-    #expect(fixture.supervisor.isRetryingRecords)
-    fixture.supervisor.whenRecordsWritten(within: .seconds(2)) { settled += 1 }
+    #expect(fixture.supervisor.records.isRetrying)
+    fixture.supervisor.records.whenWritten(within: .seconds(2)) { settled += 1 }
     fixture.loop.advance(by: .seconds(1))
     #expect(settled == 1, "still within the grace")
     fixture.loop.advance(by: .seconds(1))
     #expect(settled == 2, "the grace is over")
-    #expect(fixture.supervisor.unwrittenRecords.map(\.app) == ["b"], "kept for the next start")
+    #expect(fixture.supervisor.records.unwritten.map(\.app) == ["b"], "kept for the next start")
   }
 
-  static func record(_ app: String) -> ExitRecord {
+  static func record(_ app: String, pid: Int32 = 1) -> ExitRecord {
     ExitRecord(
-      app: app, pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
+      app: app, pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
       exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
   }
 

@@ -246,8 +246,9 @@ public final class Daemon {
         if code == childContinuedCode { self.supervisor.noticeContinued() }
       })
 
-    takeOverLeftoverRecords()
-    let adopted = readopt(storedChannels: &storedChannels)
+    let saved = readSavedState()
+    takeOverUnwrittenRecords(pending: saved?.pendingRecords ?? [])
+    let adopted = readopt(saved, storedChannels: &storedChannels)
     if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
     for (name, fd) in storedChannels {
       // The app is gone: its channel has nothing more to say.
@@ -292,19 +293,24 @@ public final class Daemon {
     AppSupervisor.LaunchSpec(app, defaults: config.defaults, defaultUser: config.appUser)
   }
 
-  private func readopt(storedChannels: inout [String: FileDescriptor]) -> Int {
-    let state: DaemonState?
+  /// The state file the previous jetsamd left, if any (a damaged one is logged and ignored).
+  private func readSavedState() -> DaemonState? {
     do {
-      state = try DaemonState.read(path: stateKeeper.path)
+      return try DaemonState.read(path: stateKeeper.path)
     } catch {
       log.error("ignoring damaged \(stateKeeper.path): \(error)")
-      state = nil
+      return nil
     }
+  }
+
+  private func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
     let readoption = Readoption(
       cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
       configuredApps: config.apps, launchSpec: { [unowned self] app in self.launchSpec(app) },
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
-      lastExit: { [unowned self] name in self.supervisor.lastRecord(of: name) ?? self.policy.lastExit(of: name) },
+      lastExit: { [unowned self] name in
+        self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
+      },
       now: MonotonicClock.now())
     let current = state?.bootID == DaemonState.currentBootID ? state : nil
     // The device's conditions first: the apps adopted next are watched as the lab left them.
@@ -320,22 +326,33 @@ public final class Daemon {
   /// another filesystem (tmpfs), read back at the next start.
   var leftoverRecordsPath: String { directoryPart(of: socketPath) + "/unwritten-exits.jsonl" }
 
-  /// Writes what the previous jetsamd left unwritten, before any new record.
-  private func takeOverLeftoverRecords() {
-    let leftovers: [ExitRecord]
+  /// Writes what the previous jetsamd had not made durable, before any new record, each once: the records its stop
+  /// left in the runtime directory (a full disk), and those its state file held when it ended (a crash: the apps
+  /// they end were already gone from its running set).
+  private func takeOverUnwrittenRecords(pending: [ExitRecord]) {
+    var leftovers: [ExitRecord] = []
     do {
       leftovers = try RecordListFile.read(leftoverRecordsPath)
     } catch {
-      return log.error("reading \(leftoverRecordsPath): \(error)")
+      log.error("reading \(leftoverRecordsPath): \(error)")
     }
-    // Records land in order, so a leftover the log already holds as its app's last exit was written (the
-    // previous jetsamd's write was on its way at its end, or it took them over and stopped before it was done),
-    // and so was every leftover before it.
-    let written = leftovers.lastIndex { policy.lastExit(of: $0.app) == $0 }.map { $0 + 1 } ?? 0
-    guard written < leftovers.count else { return removeLeftoverRecords() }
-    log.notice(
-      "writing \(leftovers.count - written) exit record(s) the previous jetsamd left in \(leftoverRecordsPath)")
-    supervisor.takeOver(unwritten: Array(leftovers[written...]))
+    var seen: Set<RecordIdentity> = []
+    let unwritten = (leftovers + pending).sorted { $0.time < $1.time }.filter { record in
+      seen.insert(RecordIdentity(record)).inserted && !isInLog(record)
+    }
+    guard !unwritten.isEmpty else {
+      if !leftovers.isEmpty { removeLeftoverRecords() }
+      return
+    }
+    log.notice("writing \(unwritten.count) exit record(s) the previous jetsamd left unwritten")
+    supervisor.records.takeOver(unwritten)
+  }
+
+  /// Whether the record log holds `record` already. Records land in order, so it does when its app's last
+  /// recorded exit is this very one, or one of a later launch.
+  private func isInLog(_ record: ExitRecord) -> Bool {
+    guard let last = policy.lastExit(of: record.app) else { return false }
+    return last.launch > record.launch || (last.launch == record.launch && last.pid == record.pid)
   }
 
   /// The records left for this start are in the log now.
@@ -347,13 +364,13 @@ public final class Daemon {
   /// `records.stopGrace`, then leaves the rest in ``leftoverRecordsPath`` (or, failing that, in full in the
   /// journal) and calls `then`.
   private func settleUnwrittenRecords(then: @escaping () -> Void) {
-    if supervisor.isRetryingRecords {
+    if supervisor.records.isRetrying {
       log.warning(
-        "stopping with \(supervisor.unwrittenRecords.count) exit record(s) unwritten: retrying for "
+        "stopping with \(supervisor.records.unwritten.count) exit record(s) unwritten: retrying for "
           + "\(config.records.stopGrace.duration)")
     }
-    supervisor.whenRecordsWritten(within: config.records.stopGrace.duration) { [unowned self] in
-      let unwritten = self.supervisor.unwrittenRecords
+    supervisor.records.whenWritten(within: config.records.stopGrace.duration) { [unowned self] in
+      let unwritten = self.supervisor.records.unwritten
       if !unwritten.isEmpty { self.leaveUnwritten(unwritten) }
       then()
     }
@@ -490,6 +507,10 @@ public final class Daemon {
       case .appMessage, .adopt:
         stateChanged = true
         policyMayHaveChanged = true
+      case .exitRecorded:
+        // Durable now: the state file no longer needs to carry it.
+        stateChanged = true
+        policyMayHaveChanged = true
       case .memorySampled: break
       case .exited(let app, _, _, _, let at):
         killTimings.exited(app, at: at)
@@ -601,6 +622,8 @@ public final class Daemon {
     }
     var state = DaemonState(bootID: DaemonState.currentBootID, apps: saved)
     if policy.deviceCharging { state.deviceCharging = true }
+    let pending = supervisor.records.unwritten
+    if !pending.isEmpty { state.pendingRecords = pending }
     return state
   }
 
@@ -655,7 +678,7 @@ public final class Daemon {
   }
 
   /// Whether jetsam has done what the level asks and the records of its kills are durable (`pressure set --wait`).
-  var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.unwrittenRecords.isEmpty }
+  var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.records.unwritten.isEmpty }
 
   /// Gives the balloon's memory back (`pressure release`); its cgroup goes once its process has.
   func releaseBalloon() {
@@ -811,7 +834,7 @@ public final class Daemon {
       // Saved last: an app that ended while the records settled has its record, and is not left to re-adopt.
       self.stateKeeper.changed(urgent: true)
       self.stateKeeper.whenSaved {
-        self.loop.exit(code: self.supervisor.unwrittenRecords.isEmpty ? 0 : 1)
+        self.loop.exit(code: self.supervisor.records.unwritten.isEmpty ? 0 : 1)
       }
     }
   }
@@ -824,14 +847,17 @@ public final class Daemon {
     monitor.stop()
     control.close()
     metricsListener.close()
-    supervisor.whenCgroupsRemoved { [unowned self] in
-      do {
-        if try !self.device.removeIfEmpty() { self.log.warning("the device cgroup stays: something is still in it") }
-      } catch {
-        self.log.warning("removing device cgroup: \(error)")
-      }
-      self.settleUnwrittenRecords {
-        let unwritten = self.supervisor.unwrittenRecords.count
+    // The records first: each app's cgroup is held until its record is durable. What a full disk kept from the log
+    // goes to the next start, and the cgroups held for it go now.
+    settleUnwrittenRecords { [unowned self] in
+      self.supervisor.records.releaseAllCgroups()
+      self.supervisor.whenCgroupsRemoved {
+        do {
+          if try !self.device.removeIfEmpty() { self.log.warning("the device cgroup stays: something is still in it") }
+        } catch {
+          self.log.warning("removing device cgroup: \(error)")
+        }
+        let unwritten = self.supervisor.records.unwritten.count
         self.log.notice(
           "stopped; \(self.records.written) record(s) written this run"
             + (unwritten > 0 ? ", \(unwritten) left for the next start" : ""))

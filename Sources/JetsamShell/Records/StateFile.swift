@@ -19,6 +19,9 @@ public struct DaemonState: Codable, Sendable {
   public var apps: [SavedApp]
   /// Whether a lab had switched the emulated device to idle and charging (absent in files from before it was kept).
   public var deviceCharging: Bool?
+  /// Exit records decided and not yet durable when the state was saved: the apps they end are no longer in
+  /// ``apps``, so a successor started after a crash writes each of these that the log does not hold (absent: none).
+  public var pendingRecords: [ExitRecord]?
 
   /// One running app.
   public struct SavedApp: Codable, Sendable, Equatable {

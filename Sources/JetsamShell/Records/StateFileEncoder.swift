@@ -12,6 +12,11 @@ import JetsamProtocol
 final class StateFileEncoder {
   /// Each app's last spec and its JSON text.
   private var specs: [String: (spec: AppConfig, text: [UInt8])] = [:]
+  private let recordEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return encoder
+  }()
 
   /// The file's bytes.
   func encode(_ state: DaemonState) throws -> [UInt8] {
@@ -32,6 +37,11 @@ final class StateFileEncoder {
     out.raw("],\"bootID\":")
     out.string(state.bootID)
     if state.deviceCharging == true { out.raw(",\"deviceCharging\":true") }
+    if let records = state.pendingRecords {
+      // Few (the records of the last milliseconds' exits, or of a full disk's wait): JSONEncoder's cost is fine.
+      out.raw(",\"pendingRecords\":")
+      out.raw([UInt8](try recordEncoder.encode(records)))
+    }
     out.raw(",\"version\":")
     out.number(state.version)
     out.raw("}")

@@ -87,20 +87,8 @@ final class AppSupervisor {
   private(set) var processes: [String: AppProcess] = [:]
   /// Each app's last spawn that failed, and why (for the launch request's answer).
   private var spawnFailures: [String: (launch: Int, message: String)] = [:]
-  /// Records not durable yet, oldest first: the first may be on its way to the disk; the others wait for it, or
-  /// for space (a full disk), retried on a timer, never dropped.
-  private(set) var unwrittenRecords: [ExitRecord] = []
-  /// Whether the first of ``unwrittenRecords`` is being written (one at a time, so they land in order).
-  private var recordInFlight = false
-  private var recordRetry: (any LoopSource)?
-  /// Whether the records waiting include some that had to wait (a full disk, a previous daemon's leftovers):
-  /// ``Observers/backlogWritten`` is told once they are all written.
-  private var backlogWaiting = false
-  /// Who waits for every record to be written (a stop), and the timer that ends their wait.
-  private var recordsSettled: (then: () -> Void, deadline: any LoopSource)?
-  /// How soon a record that could not be written is tried again: while a stop waits, sooner.
-  static let recordRetryInterval: Duration = .seconds(1)
-  static let stoppingRecordRetryInterval: Duration = .milliseconds(250)
+  /// The exit records not durable yet, and the cgroups of their apps, held until they are.
+  let records: RecordQueue
   /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
   private var pendingScores: [String: Band] = [:]
   private var scoreTimer: (any LoopSource)?
@@ -122,6 +110,13 @@ final class AppSupervisor {
     self.log = log
     self.suspendMode = suspendMode
     self.stateDirectory = stateDirectory
+    records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
+    records.written = { [unowned self] record in
+      self.report(.exitRecorded(record))
+      self.observers.recorded(record)
+    }
+    records.backlogWritten = { [unowned self] in self.observers.backlogWritten() }
+    records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
       self.mainProcessEnded(app)
@@ -270,7 +265,9 @@ final class AppSupervisor {
   // MARK: Launch
 
   private func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
-    // A relaunch right after an exit may find the last launch's cgroup still on its way out: start once it is gone.
+    // The last launch's cgroup may still be held for its record (which stays queued and in the state file): it goes
+    // now. A relaunch right after an exit may find it still on its way out: start once it is gone.
+    records.releaseCgroups(of: name)
     if reaper.isRemoving(name) {
       return reaper.whenRemoved(name) { [unowned self] removed in
         guard removed else {
@@ -800,7 +797,8 @@ final class AppSupervisor {
   private func recordExit(_ decided: ExitRecord) {
     var record = decided
     record.time = AppSupervisor.timestamp()
-    if let app = process(record.app, pid: record.pid) {
+    let ended = process(record.app, pid: record.pid)
+    if let app = ended {
       let measured = (try? app.cgroup.memoryUsage()) ?? 0
       // A killed app's figure is what it held when the SIGKILL went out (the policy has it).
       if record.killSignalledNanoseconds == nil { record.memoryBytes = measured }
@@ -816,97 +814,10 @@ final class AppSupervisor {
       stops.forget(record.app)
       processes[record.app] = nil
       pendingScores[record.app] = nil
-      reaper.remove(app.cgroup)
     }
-    unwrittenRecords.append(record)
-    writeRecords()
-  }
-
-  /// Writes the records still waiting, oldest first, one at a time; each is reported once durable. What cannot be
-  /// written is tried again on a timer.
-  func writeRecords() {
-    guard !recordInFlight, let next = unwrittenRecords.first else { return }
-    recordInFlight = true
-    seams.records.write(next) { [unowned self] result in
-      self.recordInFlight = false
-      switch result {
-      case .success: self.recordWritten(next)
-      case .failure(let error): self.recordFailed(error)
-      }
-    }
-  }
-
-  private func recordWritten(_ record: ExitRecord) {
-    unwrittenRecords.removeFirst()
-    if let retry = recordRetry {
-      retry.cancel()
-      recordRetry = nil
-      log.notice("exit record log writable again: writing the \(unwrittenRecords.count) record(s) kept for retry")
-    }
-    report(.exitRecorded(record))
-    observers.recorded(record)
-    guard unwrittenRecords.isEmpty else { return writeRecords() }
-    if backlogWaiting {
-      backlogWaiting = false
-      observers.backlogWritten()
-    }
-    endRecordsWait()
-  }
-
-  private func recordFailed(_ error: SystemError) {
-    backlogWaiting = true
-    if recordRetry == nil {
-      log.error("exit record log: \(error); \(unwrittenRecords.count) record(s) kept for retry")
-      recordRetry = try? loop.addTimer(at: nil) { [unowned self] in self.writeRecords() }
-    }
-    let interval = recordsSettled == nil ? AppSupervisor.recordRetryInterval : AppSupervisor.stoppingRecordRetryInterval
-    recordRetry?.schedule(at: loop.now().advanced(by: interval))
-  }
-
-  /// The newest record of `name` still on its way to the log (the policy hears of it once it is durable).
-  func lastRecord(of name: String) -> ExitRecord? { unwrittenRecords.last { $0.app == name } }
-
-  /// Whether records wait because the log could not take them (a full disk), not just for their turn.
-  var isRetryingRecords: Bool { recordRetry != nil }
-
-  /// Calls `then` once every record is durable, or after `grace` with the rest still in ``unwrittenRecords`` (a
-  /// stop: what is left goes to the next start). Records that failed are tried again meanwhile, and sooner.
-  func whenRecordsWritten(within grace: Duration, then: @escaping () -> Void) {
-    guard !unwrittenRecords.isEmpty else { return then() }
-    let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in
-      self.endRecordsWait()
-    }
-    guard let deadline else { return then() }
-    if let earlier = recordsSettled {
-      earlier.deadline.cancel()
-      recordsSettled = (
-        {
-          earlier.then()
-          then()
-        }, deadline
-      )
-    } else {
-      recordsSettled = (then, deadline)
-    }
-    recordRetry?.schedule(at: loop.now())
-  }
-
-  /// Ends a stop's wait for the records: all written, or its time is up.
-  private func endRecordsWait() {
-    guard let settled = recordsSettled else { return }
-    recordsSettled = nil
-    settled.deadline.cancel()
-    settled.then()
-  }
-
-  /// Takes records an earlier jetsamd could not write (left in the runtime directory at its stop), to be written
-  /// before any new one.
-  func takeOver(unwritten records: [ExitRecord]) {
-    guard !records.isEmpty else { return }
-    backlogWaiting = true
-    // A record on its way to the disk stays first.
-    unwrittenRecords.insert(contentsOf: records, at: recordInFlight ? 1 : 0)
-    writeRecords()
+    // The app's cgroup stays until its record is durable (a successor after a crash finds it, or the record in the
+    // state file).
+    records.add(record, holding: ended?.cgroup)
   }
 
   static func timestamp(_ date: Date = Date()) -> String {
