@@ -42,6 +42,10 @@ struct Arguments {
   var quiet = false
 
   init(_ words: [String]) throws {
+    if words.first == "-h" || words.first == "--help" {
+      print(usage)
+      LabInterruption.exit(0)
+    }
     guard let command = words.first, command == "run" || command == "check" else {
       throw UsageError(words.isEmpty ? "no command given" : "unknown command \"\(words[0])\"")
     }

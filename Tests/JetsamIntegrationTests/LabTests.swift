@@ -289,6 +289,17 @@ struct LabTests {
     }
   }
 
+  @Test("jetsam-lab --help prints its usage (status 0); a missing or unknown command is misuse (64)")
+  func help() throws {
+    for arguments in [["--help"], ["-h"], ["run", "--help"]] {
+      let help = try runCommand(Binaries.current.directory + "/jetsam-lab", arguments)
+      #expect(help.status == 0 && help.stdout.contains("Usage: jetsam-lab"), "\(arguments): \(help.stderr)")
+    }
+    for arguments in [[], ["frobnicate"]] {
+      #expect(try runCommand(Binaries.current.directory + "/jetsam-lab", arguments).status == 64, "\(arguments)")
+    }
+  }
+
   @Test("a scenario that cannot run is refused before anything starts, naming the file, the step and why")
   func scenarioErrors() throws {
     let directory = try makeScratchDirectory()
