@@ -42,6 +42,10 @@ struct Arguments {
   var quiet = false
 
   init(_ words: [String]) throws {
+    if words.first == "-h" || words.first == "--help" {
+      print(usage)
+      LabInterruption.exit(0)
+    }
     guard let command = words.first, command == "run" || command == "check" else {
       throw UsageError(words.isEmpty ? "no command given" : "unknown command \"\(words[0])\"")
     }
@@ -75,7 +79,7 @@ struct Arguments {
         continue
       case "-h", "--help":
         print(usage)
-        exit(0)
+        LabInterruption.exit(0)
       default:
         guard !word.hasPrefix("-"), file == nil else { throw UsageError("unexpected argument \(word)") }
         file = word
@@ -100,8 +104,9 @@ struct UsageError: Error {
 }
 
 func fail(_ message: String, status: Int32) -> Never {
-  FileHandle.standardError.write(Data("jetsam-lab: \(message)\n".utf8))
-  exit(status)
+  // Interrupted, the run fails for want of its jetsamd: that is no news.
+  if !LabInterruption.isInterrupted { FileHandle.standardError.write(Data("jetsam-lab: \(message)\n".utf8)) }
+  LabInterruption.exit(status)
 }
 
 /// The directory this program is in: jetsamd and the other programs of jetsam are beside it.
@@ -112,6 +117,7 @@ func binDirectory() -> String {
 
 jetsam_stdout_line_buffered()
 jetsam_reset_interrupt_signals()
+LabInterruption.install()
 let arguments: Arguments
 do {
   arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
@@ -154,6 +160,7 @@ if arguments.command == "check" {
     options: LabRunner.Options(socket: nil, binDirectory: bin, runDirectory: runDirectory))
   print("jetsam-lab check \(arguments.file): \(arguments.program.joined(separator: " "))")
   battery.onCheck = { check in
+    guard !LabInterruption.isInterrupted else { return }
     let mark = ["passed": "PASS", "failed": "FAIL", "error": "ERR ", "skipped": "SKIP"][check.outcome.rawValue]!
     let location = check.location.padding(toLength: max(34, check.location.count), withPad: " ", startingAt: 0)
     print("  \(mark)  \(location)  \(check.message ?? check.evidence ?? "")")
@@ -166,7 +173,7 @@ if arguments.command == "check" {
   }
   let status = finish(run, in: runDirectory)
   print("jetsam-lab: reports in \(runDirectory)")
-  exit(status)
+  LabInterruption.exit(status)
 }
 // Profiles: beside the scenario (its profiles/), then the installed ones, then those of the source tree this
 // program was built in (a few levels above .build/…/debug).
@@ -201,6 +208,7 @@ runner.onChaos = { seed in
 if !arguments.quiet {
   print("jetsam-lab: \(scenario.name) (\(scenario.file)), \(scenario.steps.count) steps")
   runner.onStep = { step in
+    guard !LabInterruption.isInterrupted else { return }
     let mark = step.outcome == .passed ? "ok  " : step.outcome == .failed ? "FAIL" : "ERR "
     var line = String(format: "%@ %7.3fs  %@ %@", mark, step.startSeconds, step.location, step.title)
     if let message = step.message { line += "\n       \(message)" }
@@ -218,4 +226,4 @@ if let seed = chaosSeed, !run.passed {
   print("jetsam-lab: replay this chaos session with: jetsam-lab run \(arguments.file) --seed \(seed)")
 }
 print("jetsam-lab: reports in \(runDirectory)")
-exit(status)
+LabInterruption.exit(status)

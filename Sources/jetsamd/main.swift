@@ -19,6 +19,8 @@ let usage = """
     --spawner SOCKET   start apps through the spawner service at SOCKET (jetsam-spawner; default from the
                        config's spawnerSocket, else jetsamd starts them itself)
     --foreground       log to stderr for a terminal (default when not under systemd)
+    --exit-with-parent stop (as on SIGTERM: end the apps, remove the cgroups) when the process that started
+                       jetsamd ends, however it ends (jetsam-lab's private jetsamd)
     --verbose          log debug messages too
     --check-config     validate the configuration and exit
     --version          print the version and exit
@@ -54,6 +56,7 @@ func parseCommandLine() -> CommandLineChoices {
     case "--state-dir": choices.options.stateDirectory = value(for: argument)
     case "--spawner": choices.options.spawnerSocket = value(for: argument)
     case "--foreground": choices.options.logger.journalPrefix = false
+    case "--exit-with-parent": choices.options.exitWithParent = true
     case "--verbose": choices.options.logger.threshold = .debug
     case "--check-config": choices.checkOnly = true
     case "--version":

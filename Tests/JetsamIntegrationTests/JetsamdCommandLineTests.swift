@@ -9,7 +9,10 @@ struct JetsamdCommandLineTests {
   func informational() throws {
     let help = try runCommand(Binaries.current.jetsamd, ["--help"])
     #expect(help.status == 0)
-    for option in ["--config", "--profile", "--socket", "--state-dir", "--foreground", "--check-config", "--version"] {
+    for option in [
+      "--config", "--profile", "--socket", "--state-dir", "--foreground", "--exit-with-parent", "--check-config",
+      "--version",
+    ] {
       #expect(help.stdout.contains(option))
     }
     let version = try runCommand(Binaries.current.jetsamd, ["--version"])

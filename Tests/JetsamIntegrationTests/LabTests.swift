@@ -222,6 +222,85 @@ struct LabTests {
     #expect(cases["steps[3] expect exit of sleeper (appWatchdog)"] == .some(nil))
   }
 
+  /// A lab that runs until it is stopped: three apps launched, then a long wait.
+  static let endlessScenario = """
+    {
+      apps: {
+        one: { command: ["jetsam-testapp", "idle"] },
+        two: { command: ["jetsam-testapp", "idle"] },
+        three: { command: ["jetsam-testapp", "alloc", "20", "--hold"] },
+      },
+      steps: [ { launch: "one" }, { launch: "two" }, { launch: "three" }, { wait: "10m" } ],
+    }
+    """
+
+  @Test(
+    "a lab ended by SIGINT, SIGTERM or SIGKILL leaves no jetsamd, app or cgroup behind",
+    arguments: [SIGINT, SIGTERM, SIGKILL])
+  func interruptedLab(signal: Int32) throws {
+    let directory = try makeScratchDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try Self.endlessScenario.write(toFile: directory + "/endless.json5", atomically: true, encoding: .utf8)
+    let lab = try ChildProcess(
+      Binaries.current.directory + "/jetsam-lab", ["run", directory + "/endless.json5", "--output", directory + "/run"])
+    var started: [StartedProcess] = []
+    var deviceDirectories: Set<String> = []
+    defer {
+      // Whatever a failed run left: its processes by pid, its cgroups by path.
+      lab.stop(signal: SIGKILL, grace: 0)
+      for process in started where process.isAlive { kill(process.pid, SIGKILL) }
+      for path in deviceDirectories { try? removeCgroupTree(path) }
+    }
+    try waitUntil("the lab to launch its three apps", timeout: .seconds(90)) {
+      lab.log.first { $0.hasPrefix("ok") && $0.contains("steps[2] launch three") } != nil || !lab.isRunning
+    }
+    try #require(lab.isRunning, "\(lab.log.text)")
+    let daemons = StartedProcess.children(of: lab.pid)
+    try #require(daemons.count == 1, "the lab's children: \(daemons)")
+    let apps = StartedProcess.children(of: daemons[0].pid)
+    started = daemons + apps
+    // Its apps, and whatever else it may have started (a diagnostic's capture): all of it must go.
+    try #require(apps.count >= 3, "jetsamd's children: \(apps)")
+    // The device cgroup, in every hierarchy, from where the apps are.
+    let device = "jetsam-lab-\(lab.pid)"
+    for app in apps {
+      for path in CgroupHost.directories(of: app.pid).values {
+        guard let range = path.range(of: "/" + device + "/") else { continue }
+        deviceDirectories.insert(String(path[..<range.lowerBound]) + "/" + device)
+      }
+    }
+    try #require(!deviceDirectories.isEmpty, "the apps' cgroups: \(apps.map { CgroupHost.directories(of: $0.pid) })")
+
+    lab.signal(signal)
+    let gone = eventually(timeout: .seconds(90), interval: .milliseconds(20)) {
+      !lab.isRunning && started.allSatisfy { !$0.isAlive }
+        && deviceDirectories.allSatisfy { !FileManager.default.fileExists(atPath: $0) }
+    }
+    let left = started.filter(\.isAlive).map(\.pid)
+    let cgroupsLeft = deviceDirectories.filter { FileManager.default.fileExists(atPath: $0) }
+    let daemonLog = (try? String(contentsOfFile: directory + "/run/jetsamd/jetsamd.log", encoding: .utf8)) ?? ""
+    #expect(gone, "left running: \(left), cgroups left: \(cgroupsLeft.sorted())\n\(lab.log.text)\n\(daemonLog)")
+    // jetsamd stopped gracefully, not by the lab's SIGKILL escalation: it ended its apps itself.
+    #expect(daemonLog.contains("stopping: terminating 3 app(s)") && daemonLog.contains("stopped;"), "\(daemonLog)")
+    if signal == SIGKILL {
+      #expect(daemonLog.contains("the process that started jetsamd has ended"), "\(daemonLog)")
+    } else {
+      #expect(lab.terminationStatus == 128 + signal, "\(lab.log.text)")
+      #expect(lab.log.text.contains("jetsam-lab: interrupted by SIG"), "\(lab.log.text)")
+    }
+  }
+
+  @Test("jetsam-lab --help prints its usage (status 0); a missing or unknown command is misuse (64)")
+  func help() throws {
+    for arguments in [["--help"], ["-h"], ["run", "--help"]] {
+      let help = try runCommand(Binaries.current.directory + "/jetsam-lab", arguments)
+      #expect(help.status == 0 && help.stdout.contains("Usage: jetsam-lab"), "\(arguments): \(help.stderr)")
+    }
+    for arguments in [[], ["frobnicate"]] {
+      #expect(try runCommand(Binaries.current.directory + "/jetsam-lab", arguments).status == 64, "\(arguments)")
+    }
+  }
+
   @Test("a scenario that cannot run is refused before anything starts, naming the file, the step and why")
   func scenarioErrors() throws {
     let directory = try makeScratchDirectory()
@@ -326,6 +405,31 @@ struct LabTests {
     #expect(counts["3b7dd8"] ?? 0 > 50, "background lanes: \(counts)")
     #expect(counts["9aa3ad"] ?? 0 > 20, "suspended lanes: \(counts)")
     #expect(counts["c62828"] ?? 0 > 10, "the kill marker: \(counts)")
+  }
+}
+
+/// A process seen running, by pid and start time: once it has ended, another process with its pid is not it.
+struct StartedProcess: CustomStringConvertible {
+  var pid: Int32
+  var startTime: UInt64?
+
+  /// Whether it runs still (a zombie has ended).
+  var isAlive: Bool {
+    guard let stat = try? ProcessStat.read(pid: pid) else { return false }
+    return !stat.hasEnded && stat.startTime == startTime
+  }
+
+  var description: String { "\(pid)" }
+
+  /// The running children of `parent`, from /proc.
+  static func children(of parent: Int32) -> [StartedProcess] {
+    let entries = (try? directoryEntries("/proc")) ?? []
+    return entries.compactMap { entry in
+      guard let pid = Int32(entry.name), let stat = try? ProcessStat.read(pid: pid), stat.parentProcessID == parent,
+        !stat.hasEnded
+      else { return nil }
+      return StartedProcess(pid: pid, startTime: stat.startTime)
+    }
   }
 }
 

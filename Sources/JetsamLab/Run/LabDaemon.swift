@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 import JetsamShell
 
@@ -12,7 +13,8 @@ public struct LabError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The private jetsamd a lab runs against: its own config, state and socket in the run's directory, its own device
-/// cgroup, stopped (and its apps with it) when the lab ends.
+/// cgroup, stopped (and its apps with it) when the lab ends, however it ends: at the end of the run, on SIGINT or
+/// SIGTERM (``LabInterruption``), and by itself when the lab is killed outright (`--exit-with-parent`).
 final class LabDaemon {
   let directory: String
   let socketPath: String
@@ -56,7 +58,7 @@ final class LabDaemon {
       let log = FileHandle(forWritingAtPath: logPath)
     else { throw LabError("cannot create \(logPath)") }
     process.executableURL = URL(fileURLWithPath: jetsamd)
-    process.arguments = ["--config", configPath, "--foreground"]
+    process.arguments = ["--config", configPath, "--foreground", "--exit-with-parent"]
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = log
     process.standardError = log
@@ -64,6 +66,12 @@ final class LabDaemon {
       try process.run()
     } catch {
       throw LabError("cannot start \(jetsamd): \(error)")
+    }
+    do {
+      // Opened at once, before it can be reaped: a pidfd cannot signal another process that took its pid later.
+      LabInterruption.daemonStarted(try openPidfd(pid: process.processIdentifier))
+    } catch {
+      throw LabError("jetsamd exited at once (\(error)):\n\(logTail())")
     }
     let deadline = Date(timeIntervalSinceNow: 20)
     while (try? ControlClient(path: socketPath).send(ControlRequest(verb: .status)).ok) != true {
@@ -81,15 +89,31 @@ final class LabDaemon {
   /// jetsamd's process ID.
   var pid: Int32 { process.processIdentifier }
 
-  /// Stops jetsamd (SIGTERM: it ends its apps and removes its cgroups), SIGKILL after 30 s.
+  /// Stops jetsamd and returns once it has ended (see ``stop(pidfd:)``).
   func stop() {
-    guard process.isRunning else { return }
-    kill(process.processIdentifier, SIGTERM)
-    let deadline = Date(timeIntervalSinceNow: 30)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+    LabInterruption.stopDaemon()
+    process.waitUntilExit()
+  }
+
+  /// How long jetsamd has to end its apps and remove its cgroups before it is killed.
+  static let stopGrace: Int32 = 30_000
+
+  /// Stops the jetsamd of `pidfd`: SIGTERM (it ends its apps and removes its cgroups), SIGKILL after
+  /// ``stopGrace`` milliseconds; returns once it has ended.
+  static func stop(pidfd: FileDescriptor) {
+    try? sendSignal(pidfd: pidfd, .terminate)
+    if !waitForEnd(of: pidfd, milliseconds: stopGrace) {
+      try? sendSignal(pidfd: pidfd, .kill)
+      _ = waitForEnd(of: pidfd, milliseconds: -1)
+    }
+  }
+
+  /// Whether the process of `pidfd` ended within `milliseconds` (-1: no limit); a pidfd polls readable once it has.
+  private static func waitForEnd(of pidfd: FileDescriptor, milliseconds: Int32) -> Bool {
+    var entry = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
+    while true {
+      let ready = poll(&entry, 1, milliseconds)
+      if ready >= 0 || errno != EINTR { return ready > 0 }
     }
   }
 

@@ -12,6 +12,8 @@ public struct DaemonOptions: Sendable {
   public var stateDirectory: String?
   /// The spawner service's socket, overriding the config's `spawnerSocket` (the systemd unit names it).
   public var spawnerSocket: String?
+  /// Stop (as on SIGTERM) once the process that started jetsamd ends (`--exit-with-parent`, see ``ParentWatch``).
+  public var exitWithParent = false
   public var logger = Logger()
   public init() {}
 }
@@ -68,6 +70,7 @@ public final class Daemon {
   private let deviceLock: DaemonLock
   private lazy var heapTrimmer = HeapTrimmer(loop: loop)
   private var signalSources: [EventSource] = []
+  private var parentWatch: ParentWatch?
   /// The memory balloon of `pressure allocate`, and how many were made (each gets its own cgroup).
   private(set) var balloon: Balloon?
   private var balloonsMade = 0
@@ -239,6 +242,12 @@ public final class Daemon {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
     }
     signalSources.append(try loop.onSignal(.hangup) { [unowned self] in self.reload() })
+    if options.exitWithParent {
+      parentWatch = try ParentWatch(loop: loop) { [unowned self] in
+        self.log.notice("the process that started jetsamd has ended")
+        self.beginShutdown()
+      }
+    }
     // A child's state changed. Exits are seen through pidfds; a continuation may be someone's SIGCONT to a
     // suspended app. (Merged signals keep the first code: `ps` checks again before it answers.)
     signalSources.append(
