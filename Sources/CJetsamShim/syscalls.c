@@ -133,6 +133,8 @@ ssize_t jetsam_receive_with_fds(
   return received;
 }
 
+int jetsam_sock_seqpacket(void) { return SOCK_SEQPACKET; }
+
 int jetsam_credentials_pair(int fds[2]) {
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) return -1;
   int on = 1;

@@ -80,17 +80,21 @@ public struct KillInFlight: Sendable, Equatable, Codable {
   }
 }
 
-/// Why a process ended, in the words of an exit record: the MetricKit reason and the namespaced code.
+/// Why a process ended, in the words of an exit record: the MetricKit reason and the namespaced code, and who
+/// ended it.
 public struct ExitClassification: Sendable, Equatable {
   /// The MetricKit exit reason.
   public var reason: ExitReason
   /// Namespace and code, e.g. `JETSAM memory-pressure`, `SIGNAL 0xb`, `EXIT 3`.
   public var terminationReason: String
+  /// Who ended it.
+  public var endedBy: ExitAgent
 
-  /// A classification from its two parts.
-  public init(reason: ExitReason, terminationReason: String) {
+  /// A classification from its parts.
+  public init(reason: ExitReason, terminationReason: String, endedBy: ExitAgent) {
     self.reason = reason
     self.terminationReason = terminationReason
+    self.endedBy = endedBy
   }
 
   /// Classifies a process's end.
@@ -110,44 +114,46 @@ public struct ExitClassification: Sendable, Equatable {
     // some other way first (exited, crashed) is classified by what really happened.
     if killedBySIGKILL, let requestedKill {
       switch requestedKill {
-      case .jetsam: return ExitClassification(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure")
-      case .user(let reason): return ExitClassification(reason: reason, terminationReason: reason.requestedKillCode)
+      case .jetsam:
+        return ExitClassification(
+          reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", endedBy: .jetsam)
+      case .user(let reason):
+        return ExitClassification(reason: reason, terminationReason: reason.requestedKillCode, endedBy: .request)
       case .terminateEscalation:
-        return ExitClassification(reason: .abnormal, terminationReason: "JETSAM terminate-timeout")
-      case .watchdog:
-        return ExitClassification(reason: .appWatchdog, terminationReason: ExitReason.appWatchdog.requestedKillCode)
-      case .backgroundTaskTimeout:
-        return ExitClassification(
-          reason: .backgroundTaskAssertionTimeout,
-          terminationReason: ExitReason.backgroundTaskAssertionTimeout.requestedKillCode)
-      case .cpuLimit:
-        return ExitClassification(
-          reason: .cpuResourceLimit, terminationReason: ExitReason.cpuResourceLimit.requestedKillCode)
-      case .lockedFile:
-        return ExitClassification(
-          reason: .suspendedWithLockedFile, terminationReason: ExitReason.suspendedWithLockedFile.requestedKillCode)
+        return ExitClassification(reason: .abnormal, terminationReason: "JETSAM terminate-timeout", endedBy: .request)
+      case .watchdog: return policyKill(.appWatchdog)
+      case .backgroundTaskTimeout: return policyKill(.backgroundTaskAssertionTimeout)
+      case .cpuLimit: return policyKill(.cpuResourceLimit)
+      case .lockedFile: return policyKill(.suspendedWithLockedFile)
       }
     }
     // Nobody in jetsam sent this SIGKILL, but the cgroup's OOM killer fired: the app hit its own cap.
     if killedBySIGKILL && oomKilled {
-      return ExitClassification(reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit")
+      return ExitClassification(
+        reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit", endedBy: .memoryLimit)
     }
     // An app that honours our SIGTERM (exits cleanly or lets the signal kill it) ended normally.
     if sentTerminate && (end == .exited(code: 0) || end.terminatingSignal == .terminate) {
-      return ExitClassification(reason: .normalAppExit, terminationReason: "JETSAM terminate")
+      return ExitClassification(reason: .normalAppExit, terminationReason: "JETSAM terminate", endedBy: .request)
     }
     switch end {
     case .unobserved:
       return oomKilled
-        ? ExitClassification(reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit")
-        : ExitClassification(reason: .abnormal, terminationReason: "JETSAM exited-unsupervised")
+        ? ExitClassification(
+          reason: .memoryResourceLimit, terminationReason: "JETSAM per-process-limit", endedBy: .memoryLimit)
+        : ExitClassification(reason: .abnormal, terminationReason: "JETSAM exited-unsupervised", endedBy: .unobserved)
     case .exited(code: 0):
-      return ExitClassification(reason: .normalAppExit, terminationReason: "EXIT 0")
+      return ExitClassification(reason: .normalAppExit, terminationReason: "EXIT 0", endedBy: .exit)
     case .exited(let code):
-      return ExitClassification(reason: .abnormal, terminationReason: "EXIT \(code)")
+      return ExitClassification(reason: .abnormal, terminationReason: "EXIT \(code)", endedBy: .exit)
     case .signaled(let signal, _):
-      return ExitClassification(reason: signalReason(signal), terminationReason: signalCode(signal))
+      return ExitClassification(reason: signalReason(signal), terminationReason: signalCode(signal), endedBy: .signal)
     }
+  }
+
+  /// A kill of jetsam's policy recorded with `reason` and its code.
+  private static func policyKill(_ reason: ExitReason) -> ExitClassification {
+    ExitClassification(reason: reason, terminationReason: reason.requestedKillCode, endedBy: .jetsam)
   }
 
   /// The exit reason of a fatal signal nobody in jetsam asked for.

@@ -15,6 +15,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   public var reason: ExitReason
   /// Namespace and code, e.g. `JETSAM memory-pressure`, `SIGNAL 0xb`, `EXIT 3`.
   public var terminationReason: String
+  /// Who ended the app: jetsam's policy, the kernel at its memory cap, a request, a signal jetsam did not send, its
+  /// own exit (absent only in records written before jetsam kept it).
+  public var endedBy: ExitAgent?
   /// The coarse state the app died in: `foreground`, `background` or `suspended`.
   public var state: String
   /// The signal that ended the process, if one did.
@@ -84,7 +87,8 @@ public struct ExitRecord: Codable, Hashable, Sendable {
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,
-    state: String, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0, peakMemoryBytes: Int64 = 0,
+    endedBy: ExitAgent? = nil, state: String, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0,
+    peakMemoryBytes: Int64 = 0,
     memoryLimitBytes: Int64? = nil, cpuSeconds: Double = 0, aliveSeconds: Double, stateSeconds: Double,
     pressureLevel: PressureLevel, deviceAvailableBytes: Int64, snapshot: [SnapshotEntry]? = nil,
     watchdogEvent: String? = nil, openBackgroundTasks: [String]? = nil
@@ -95,6 +99,7 @@ public struct ExitRecord: Codable, Hashable, Sendable {
     self.launch = launch
     self.reason = reason
     self.terminationReason = terminationReason
+    self.endedBy = endedBy
     self.state = state
     self.signal = signal
     self.exitCode = exitCode

@@ -13,6 +13,7 @@ extension JetsamPolicy {
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: spawnedAt), stateSeconds: at.seconds(since: stateSince),
       pressureLevel: app.killInFlight?.level ?? level,
       deviceAvailableBytes: app.killInFlight?.availableBytes ?? availableBytes ?? 0, snapshot: app.jetsamSnapshot)
+    record.endedBy = classification.endedBy
     record.killSignalledNanoseconds = app.killSignalledAt?.nanoseconds
     record.memoryBytes = app.memoryAtKill ?? 0
     record.stateSummary = app.summary

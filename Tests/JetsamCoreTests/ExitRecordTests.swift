@@ -8,7 +8,8 @@ import Testing
     policy.sample(Available.warning, at: t(2))
     let actions = policy.exits("a", sigsegv, at: t(7, ms: 500))
     let expected = ExitRecord(
-      app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", state: "foreground",
+      app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", endedBy: .signal,
+      state: "foreground",
       signal: Signal.segmentationFault.rawValue, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
       pressureLevel: .warning, deviceAvailableBytes: Available.warning, snapshot: nil)
     #expect(
@@ -71,7 +72,8 @@ import Testing
       record
         == ExitRecord(
           app: "s1", pid: 14, launch: 1, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-          state: "suspended", signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7, stateSeconds: 6,
+          endedBy: .jetsam, state: "suspended", signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7,
+          stateSeconds: 6,
           pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot))
   }
 

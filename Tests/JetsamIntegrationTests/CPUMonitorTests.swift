@@ -29,6 +29,8 @@ struct CPUMonitorIntegrationTests {
     #expect(record.pid == pid)
     #expect(record.reason == .cpuResourceLimit)
     #expect(record.terminationReason == "JETSAM cpu-limit")
+    #expect(record.endedBy == .jetsam)
+    #expect(try daemon.jetsamKills() == [.cpuResourceLimit: 1])
     #expect(record.state == "background")
     #expect(record.signal == 9)
     let usage = try #require(record.cpuUsage)

@@ -90,6 +90,19 @@ final class DaemonHarness {
   /// Exit records as read straight from the durable log file.
   func recordsOnDisk() throws -> [ExitRecord] { jetsamd.exitRecords() }
 
+  /// `jetsam_kills_total` of the Prometheus exposition, by reason: jetsam's own kills counted so far.
+  func jetsamKills() throws -> [ExitReason: Double] {
+    let exposition = try ctl(["metrics", "--prometheus"])
+    guard exposition.status == 0 else { throw TestKitError("jetsamctl metrics --prometheus: \(exposition.stderr)") }
+    var kills: [ExitReason: Double] = [:]
+    for (series, value) in MetricsIntegrationTests.samples(exposition.stdout)
+    where series.hasPrefix("jetsam_kills_total{reason=\"") {
+      let reason = series.dropFirst("jetsam_kills_total{reason=\"".count).prefix { $0 != "\"" }
+      kills[ExitReason(rawValue: String(reason))!] = value
+    }
+    return kills
+  }
+
   /// Waits until `condition` holds (polling every 20 ms), failing after `timeout` seconds (stretched by
   /// ``TestTiming/slowdown``) with the daemon's log.
   func waitUntil(_ what: String, timeout: Double = 15, _ condition: () throws -> Bool) throws {

@@ -85,6 +85,32 @@ struct MetricsIntegrationTests {
     #expect(try daemon.ctlJSON([MetricPayload].self, ["metrics", "--since", "2999-01-01T00:00:00Z"]).isEmpty)
   }
 
+  @Test(
+    "jetsam_kills_total counts jetsam's own kills, never a terminate or a kill --reason; records say who ended each")
+  func jetsamKillsAreJetsams() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    // Requests: a kill recorded as a memory-pressure kill, and a graceful terminate.
+    try daemon.launch("asked", ["idle"], options: ["--background"])
+    try daemon.ctl(["kill", "asked", "--reason", "memoryPressure"])
+    _ = try daemon.waitForRecords(1)
+    try daemon.launch("ended", ["idle"], options: ["--background"])
+    try daemon.ctl(["terminate", "ended"])
+    _ = try daemon.waitForRecords(2)
+    #expect(try daemon.jetsamKills().isEmpty, "a request counted as jetsam's kill")
+    // jetsam's own: a suspended app under critical pressure, and an app over its memory cap.
+    try daemon.launch("victim", ["idle"], options: ["--background"])
+    try daemon.ctl(["suspend", "victim"])
+    #expect(try daemon.ctl(["pressure", "set", "critical", "--wait"]).status == 0)
+    _ = try daemon.waitForRecords(3)
+    try daemon.ctl(["pressure", "clear"])
+    try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
+    _ = try daemon.waitForRecords(4)
+    #expect(try daemon.jetsamKills() == [.memoryPressure: 1, .memoryResourceLimit: 1])
+    let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.endedBy) })
+    #expect(endedBy == ["asked": .request, "ended": .request, "victim": .jetsam, "hog": .memoryLimit])
+  }
+
   static let promtool = Binaries.packageRoot + "/.build/tools/promtool"
 
   /// What `promtool check metrics` says of `exposition` (it reads standard input).
@@ -147,10 +173,9 @@ struct MetricsIntegrationTests {
       #expect(samples[key] == 1, "\(key) in \(result.stdout)")
     }
     #expect(samples.keys.filter { $0.hasPrefix("jetsam_exits_total{") }.count == 3)
-    let jetsamKills = records.filter { $0.terminationReason.hasPrefix("JETSAM") }
-    #expect(
-      samples[#"jetsam_kills_total{reason="memoryPressure"}"#]
-        == Double(jetsamKills.count { $0.reason == .memoryPressure }))
+    // Both kills were requests (kill --reason): none of them is jetsam's.
+    #expect(records.allSatisfy { $0.endedBy != .jetsam })
+    #expect(!samples.keys.contains { $0.hasPrefix("jetsam_kills_total{") }, "a requested kill counted as jetsam's")
     #expect(samples["jetsam_exit_records_written_total"] == 3)
     // Gauges: what ps and pressure say now.
     let apps = try daemon.apps()

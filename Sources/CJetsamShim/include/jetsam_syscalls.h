@@ -80,6 +80,9 @@ ssize_t jetsam_send_with_fds(int fd, const void *bytes, size_t length, const int
 /// when the message or its descriptors did not fit; descriptors that did not fit are closed.
 ssize_t jetsam_receive_with_fds(
     int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated);
+/// SOCK_SEQPACKET, as a function: Swift files of the shell now and then fail to find glibc's socket type constants
+/// (they are enum constants and macros at once) in builds that pass -Werror to the clang importer.
+int jetsam_sock_seqpacket(void);
 /// socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC) whose first end receives every message with its sender's
 /// credentials (SO_PASSCRED, set before any message can be sent) and does not block; 0 on success.
 int jetsam_credentials_pair(int fds[2]);

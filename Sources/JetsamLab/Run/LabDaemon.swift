@@ -59,6 +59,16 @@ final class LabDaemon {
     else { throw LabError("cannot create \(logPath)") }
     process.executableURL = URL(fileURLWithPath: jetsamd)
     process.arguments = ["--config", configPath, "--foreground", "--exit-with-parent"]
+    // The lab's daemon is the lab's, not a service of the systemd that may run the lab: it must neither talk to
+    // that systemd (READY, STATUS, its descriptor store) nor take the lab service's restart for one of its own
+    // (and leave its apps running).
+    var environment = ProcessInfo.processInfo.environment
+    for name in [
+      "NOTIFY_SOCKET", "INVOCATION_ID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID",
+    ] {
+      environment[name] = nil
+    }
+    process.environment = environment
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = log
     process.standardError = log

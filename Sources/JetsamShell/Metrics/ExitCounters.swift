@@ -25,7 +25,8 @@ struct ExitCounters {
   }
 
   private(set) var exits: [ExitKey: Int] = [:]
-  /// jetsam's own kills (memory pressure, CPU limit, …: termination reasons starting JETSAM) by reason.
+  /// jetsam's own kills (its policy's, and the kernel's at the memory cap jetsam set: ``ExitAgent/isJetsamKill``),
+  /// by reason.
   private(set) var jetsamKills: [ExitReason: Int] = [:]
   private(set) var watchdogKills: [String: Int] = [:]
   private(set) var verdicts: [VerdictKey: Int] = [:]
@@ -48,7 +49,7 @@ struct ExitCounters {
   mutating func count(_ record: ExitRecord, configured: Bool) {
     let app = label(for: record.app, configured: configured)
     exits[ExitKey(app: app, reason: record.reason, state: record.state), default: 0] += 1
-    if record.terminationReason.hasPrefix("JETSAM") { jetsamKills[record.reason, default: 0] += 1 }
+    if record.endedBy?.isJetsamKill == true { jetsamKills[record.reason, default: 0] += 1 }
     if record.reason == .appWatchdog, let event = record.watchdogEvent { watchdogKills[event, default: 0] += 1 }
   }
 

@@ -138,7 +138,7 @@ public final class RemoteProcessLauncher: ProcessLauncher {
   private func connect() {
     guard socket == nil else { return }
     do {
-      let fd = try UnixSocket.make(SOCK_SEQPACKET)
+      let fd = try UnixSocket.make(UnixSocket.seqpacket)
       guard try UnixSocket.connect(fd, to: path) == 0 else {
         let code = errno
         fd.close()

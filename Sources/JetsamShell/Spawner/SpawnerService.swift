@@ -70,7 +70,7 @@ public final class SpawnerService {
   /// A listening `SOCK_SEQPACKET` socket at `path` (mode 0600: only root may ask for spawns), replacing a stale
   /// socket file.
   public static func listen(at path: String) throws(SystemError) -> FileDescriptor {
-    let fd = try UnixSocket.make(SOCK_SEQPACKET)
+    let fd = try UnixSocket.make(UnixSocket.seqpacket)
     do {
       var st = stat()
       if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }

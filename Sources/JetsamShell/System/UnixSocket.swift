@@ -1,7 +1,12 @@
+import CJetsamShim
 import Glibc
 
 /// Unix-domain sockets by path: the control socket and the spawner service's.
 enum UnixSocket {
+  /// `SOCK_SEQPACKET`, from the shim: the Swift compiler now and then fails to find glibc's socket type constants
+  /// in builds that pass -Werror to the clang importer (make's).
+  static let seqpacket = __socket_type(rawValue: UInt32(jetsam_sock_seqpacket()))
+
   /// A new socket of `type` (`SOCK_STREAM`, `SOCK_SEQPACKET`), non-blocking and close-on-exec.
   static func make(_ type: __socket_type) throws(SystemError) -> FileDescriptor {
     let fd = try systemCall("socket") {

@@ -57,7 +57,9 @@ public struct Journal: Sendable {
     case .cpuResourceLimit: MessageID.cpuLimitKill
     case .suspendedWithLockedFile: MessageID.lockedFileKill
     case .badAccess, .illegalInstruction: MessageID.crash
-    case .abnormal: record.terminationReason.hasPrefix("JETSAM") ? MessageID.appExit : MessageID.crash
+    // An abnormal end the app brought on itself (a non-zero status, a signal jetsam did not send) is a crash; one a
+    // request or jetsamd's absence explains is not.
+    case .abnormal: record.endedBy == .signal || record.endedBy == .exit ? MessageID.crash : MessageID.appExit
     default: MessageID.appExit
     }
   }
