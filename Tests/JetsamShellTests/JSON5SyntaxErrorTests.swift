@@ -95,7 +95,8 @@ struct JSON5SyntaxErrorTests {
     }
     let expected: [String: JSONTree] = [
       "a": .number(222.60060000000007), "b": .integer(42), "c": .integer(-7), "d": .integer(31), "e": .integer(1000),
-      "f": .number(0.5), "g": .number(18446744073709551616), "h": .string("x1.50"), "i": .integer(2), "j": .integer(5),
+      "f": .number(0.5), "g": .number(18_446_744_073_709_551_616), "h": .string("x1.50"), "i": .integer(2),
+      "j": .integer(5),
       "k": .integer(.min), "l": .integer(3), "m": .number(-.infinity), "n": .number(1e300),
     ]
     for (key, value) in expected {

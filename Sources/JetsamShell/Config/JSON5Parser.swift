@@ -159,7 +159,9 @@ enum JSON5Parser {
     /// An object's key: a string, or an identifier (whose `\uXXXX` escapes stand for their characters).
     mutating func key() throws(JSON5SyntaxError) -> String {
       if current == UInt8(ascii: "\"") || current == UInt8(ascii: "'") { return try string() }
-      guard let first = current, isIdentifierStart(first) else { throw failure("expected a key or '}', found \(shown)") }
+      guard let first = current, isIdentifierStart(first) else {
+        throw failure("expected a key or '}', found \(shown)")
+      }
       var key = ""
       var runStart = index
       while let byte = current, isIdentifierPart(byte) {
@@ -344,7 +346,9 @@ enum JSON5Parser {
 
     /// A hex number's value: an integer when it fits in Int64.
     static func integer(magnitude: UInt64, negative: Bool) -> JSONTree {
-      if negative, magnitude <= UInt64(Int64.max) + 1 { return .integer(magnitude == 0 ? 0 : -Int64(magnitude - 1) - 1) }
+      if negative, magnitude <= UInt64(Int64.max) + 1 {
+        return .integer(magnitude == 0 ? 0 : -Int64(magnitude - 1) - 1)
+      }
       if !negative, let integer = Int64(exactly: magnitude) { return .integer(integer) }
       return .number(negative ? -Double(magnitude) : Double(magnitude))
     }
