@@ -271,7 +271,7 @@ struct LabTests {
       ),
       (
         #"{ device: "DIR/profile.json5", apps: { a: { command: ["x"] } }, steps: [] }"#,
-        "bad.json5: device: profile.json5: device.ram: expected a string (written: -Infinity)"
+        "bad.json5: device: profile.json5: device.ram: not a size (use e.g. 512M, 2G or plain bytes, at most 1P) (written: -Infinity)"
       ),
     ]
     try "{\n  device: { ram: -Infinity },\n}".write(

@@ -125,6 +125,11 @@ struct ConfigTests {
       message: "jetsamd.json5: apps.mail.pidsLimit: expected an integer, got 1e+30 (written: 1e30)"),
     BadConfig(text: "[1, 2]", message: "jetsamd.json5: the top level must be an object"),
     BadConfig(
+      text: "{ defaults: { memoryLimit: 1.5 } }",
+      message:
+        "jetsamd.json5: defaults.memoryLimit: not a size (use e.g. 512M, 2G or plain bytes, at most 1P) (written: 1.5)"
+    ),
+    BadConfig(
       text: "{\n  device: { ram: \"2\u{19}G\" } }",
       message: "jetsamd.json5: not valid JSON5 at line 2, column 20: a control character (byte 0x19) inside a string"),
   ]

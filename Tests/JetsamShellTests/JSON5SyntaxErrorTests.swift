@@ -120,7 +120,7 @@ struct JSON5SyntaxErrorTests {
     for (bad, column, message) in [
       (#"{ a: "x\u0000" }"#, 8, "a NUL character"), (#"{ a: 'x\0' }"#, 8, "a NUL character"),
       (#"{ a: "\ud800" }"#, 7, "a lone surrogate \\uD800"), (#"{ a: "\ud800\u0041" }"#, 7, "a lone surrogate"),
-      (#"{ a: "\udc00" }"#, 7, "a lone surrogate \\uDC00"),
+      (#"{ a: "\udc00" }"#, 7, "a lone surrogate \\uDC00"), (#"{ a\u0000: 1 }"#, 4, "a NUL character"),
     ] {
       let found = try #require(JSON5SyntaxError.find(in: Array(bad.utf8)), "\(bad)")
       #expect(found.line == 1 && found.column == column && found.message.hasPrefix(message), "\(found) for \(bad)")

@@ -27,6 +27,8 @@ enum JSON5Parser {
 
     /// Deep enough for any config; deeper is an error, never a stack overflow.
     static let maxDepth = 64
+    /// A NUL would end the C string a path, a user name or a command becomes, and no config value needs one.
+    static let nulInString = "a NUL character (an escape for U+0000) in a string"
     /// No config needs a longer number; a bound keeps the reading of one cheap.
     static let maxNumberLength = 40
 
@@ -172,7 +174,9 @@ enum JSON5Parser {
         key += String(decoding: bytes[runStart..<index], as: UTF8.self)
         index += 1
         guard current == UInt8(ascii: "u") else { throw failure("expected \\u after '\\' in a key, found \(shown)") }
-        key.unicodeScalars.append(try unicodeEscape())
+        let scalar = try unicodeEscape()
+        if scalar == "\0" { throw failure(Scanner.nulInString, at: index - 6) }
+        key.unicodeScalars.append(scalar)
         runStart = index
       }
       return key + String(decoding: bytes[runStart..<index], as: UTF8.self)
@@ -246,8 +250,7 @@ enum JSON5Parser {
         scalar = String(decoding: bytes[index..<end], as: UTF8.self).unicodeScalars.first
         index = end
       }
-      // A NUL would end the C string a path, a user name or a command becomes, and no config value needs one.
-      if scalar == "\0" { throw failure("a NUL character (an escape for U+0000) in a string", at: backslash) }
+      if scalar == "\0" { throw failure(Scanner.nulInString, at: backslash) }
       return scalar
     }
 
