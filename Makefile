@@ -62,8 +62,8 @@ test-host: deps test-deps build-tests
 test-v2: deps test-deps build-tests
 	scripts/test-cgroup-v2.sh
 
-# Each libFuzzer target (control requests, app channel bytes, configs, sizes) for a short slice under address
-# sanitizer, then a real jetsamd fuzzed over its socket by a non-root member and reloaded with mutated configs
+# Each libFuzzer target (control requests, app channel bytes, configs, lab scenarios, sizes) for a short slice
+# under address sanitizer, then a real jetsamd fuzzed over its socket by a non-root member and reloaded with mutated configs
 # (scripts/fuzz-socket.py); any crash, leak or lost answer fails. Root.
 test-fuzz: deps build-tests
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-20} SWIFT=$(SWIFT) scripts/fuzz.sh

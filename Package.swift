@@ -65,7 +65,8 @@ let package = Package(
 
     // The fuzz targets (every input jetsamd takes from outside) and their driver: libFuzzer under `make fuzz`,
     // a replayer of saved inputs otherwise. `-parse-as-library`: under libFuzzer, libFuzzer owns main.
-    .target(name: "JetsamFuzzing", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol", "JetsamWire"]),
+    .target(
+      name: "JetsamFuzzing", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamLab"]),
     .executableTarget(
       name: "jetsam-fuzz", dependencies: ["JetsamFuzzing"], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 

@@ -19,7 +19,7 @@ SECONDS_PER_TARGET=${FUZZ_SECONDS:-300}
 SCRATCH=.build/fuzz
 INPUTS=Tests/JetsamFuzzingTests/Inputs
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(control-request app-line config sizes http-request crash-line); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(control-request app-line config scenario sizes http-request crash-line); fi
 
 echo "fuzz: building jetsam-fuzz with -sanitize=fuzzer,address (in $SCRATCH)"
 # ld.gold warns about every sanitizer symbol it cannot export; those lines say nothing about our code.

@@ -3,10 +3,14 @@ import JetsamShell
 
 /// A config file, loaded as `jetsamd --check-config` and a reload load it, then every value jetsamd derives from
 /// it: the thresholds for the device's RAM, the policy's tunables, and each app's cgroup control values on both
-/// layouts.
+/// layouts. A refusal that does not say where in the file (a key path, or a line and column) is a failure.
 enum ConfigFuzzing {
   static func run(_ bytes: [UInt8]) {
-    guard let config = try? ConfigLoader.parse(bytes: bytes, file: "fuzzed.json5") else {
+    let config: DaemonConfig
+    do {
+      config = try ConfigLoader.parse(bytes: bytes, file: "fuzzed.json5")
+    } catch {
+      precondition(error.namesPlace, "a config refusal that names no place: \(error)")
       return
     }
     let ram: Int64

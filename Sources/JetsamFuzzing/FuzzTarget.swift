@@ -1,14 +1,17 @@
 /// The inputs jetsamd takes from outside, each as one fuzz target: libFuzzer (`make fuzz`) feeds them random and
 /// mutated bytes, and the regression tests feed them every file kept under `Tests/JetsamFuzzingTests/Inputs/<target>/` (seeds, and each
 /// crasher ever found). A target passes an input when it returns: every path from these bytes must end in a value or
-/// a precise error, never a trap.
+/// a precise error, never a trap (and the config and scenario targets trap on an error that names no place).
 public enum FuzzTarget: String, CaseIterable, Sendable {
   /// One control-socket request line: parsed and checked as jetsamd's control server does, and its answer encoded.
   case controlRequest = "control-request"
   /// Bytes from an app's channel: framed into lines, decoded, and handed to the policy for a running app.
   case appLine = "app-line"
-  /// A config file (JSON5): loaded, then every value jetsamd derives from it at start and at reload.
+  /// A config file (JSON5): loaded, then every value jetsamd derives from it at start and at reload; every refusal
+  /// must name a place in it.
   case config
+  /// A lab scenario (JSON5), with the private jetsamd's config it holds; every refusal must name a place in it.
+  case scenario
   /// The size and duration syntaxes (`256M`, `1.5s`) of the config and `jetsamctl`.
   case sizes
   /// Bytes from a client of the metrics listener (`metrics.listen`, jetsamd-metrics.socket): a request head,
@@ -24,6 +27,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case .controlRequest: ControlRequestFuzzing.run(Array(bytes))
     case .appLine: AppLineFuzzing.run(Array(bytes))
     case .config: ConfigFuzzing.run(Array(bytes))
+    case .scenario: ScenarioFuzzing.run(Array(bytes))
     case .sizes: SizeFuzzing.run(String(decoding: bytes, as: UTF8.self))
     case .httpRequest: HTTPRequestFuzzing.run(Array(bytes))
     case .crashLine: CrashLineFuzzing.run(Array(bytes))

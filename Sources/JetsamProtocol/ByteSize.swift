@@ -43,7 +43,11 @@ public struct ByteSize: Hashable, Sendable, Codable, CustomStringConvertible {
       bytes = number
       return
     }
-    let text = try container.decode(String.self)
+    // A fraction of a byte, an infinity or a list is no size either: say what a size is, not just "a string".
+    guard let text = try? container.decode(String.self) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "not a size (use e.g. 512M, 2G or plain bytes, at most 1P)")
+    }
     guard let size = ByteSize(parsing: text) else {
       throw DecodingError.dataCorruptedError(
         in: container, debugDescription: "\"\(text)\" is not a size (use e.g. 512M, 2G or plain bytes, at most 1P)")

@@ -73,7 +73,7 @@ struct ControlSocketTests {
       message: "command[0]: must not contain a NUL byte"),
     Malformed(
       line: #"{"v":1,"verb":"launch","app":"h6","command":["/bin/sleep","9"],"env":{"A=B":"c"}}"#,
-      code: "badRequest", message: "env.A=B: a variable name must be non-empty"),
+      code: "badRequest", message: #"env."A=B": a variable name must be non-empty"#),
     Malformed(
       line: #"{"v":1,"verb":"launch","app":"h7","command":["/bin/sleep","9"],"env":{"X":"a\u0000b"}}"#,
       code: "badRequest", message: "env.X: must not contain a NUL byte"),

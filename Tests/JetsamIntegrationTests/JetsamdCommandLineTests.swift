@@ -62,7 +62,7 @@ struct JetsamdCommandLineTests {
     (#"{ daemonRealtimePriority: 0 }"#, "daemonRealtimePriority: must be from 1 to 99, or null"),
     (#"{ apps: { a: { command: ["x"], pidsLimit: 2.5, cpuLimit: 50.5 } } }"#, "apps.a.pidsLimit: expected an integer"),
     (#"{ apps: { a: { command: ["x"], band: 99 } } }"#, "apps.a.band: 99 is not a band"),
-    (#"{ apps: { a: { command: ["x"], env: { "A=B": "1" } } } }"#, "apps.a.env.A=B:"),
+    (#"{ apps: { a: { command: ["x"], env: { "A=B": "1" } } } }"#, #"apps.a.env."A=B": a variable name"#),
   ]
 
   @Test("hostile numbers in a config are errors naming the key, never a crash")

@@ -328,9 +328,36 @@ struct LabTests {
       ),
       (#"{ apps: { a: { command: ["x"] } }, steps: [], colour: 1 }"#, "bad.json5: colour: unknown key"),
       (#"{ apps: { a: { command: ["x"] } }, steps: [ { launch: "a" } "#, "bad.json5: not valid JSON5 at line 1"),
+      (#"{ apps: { "a b": { command: ["x"] } }, steps: [], "": 1 }"#, #"bad.json5: "": unknown key"#),
+      (#"{ apps: { a: { command: ["x"] } } }"#, "bad.json5: steps: missing or not a list"),
+      (
+        #"{ apps: { a: { command: ["x\u0000"] } }, steps: [] }"#,
+        "bad.json5: not valid JSON5 at line 1, column 28: a NUL"
+      ),
+      // The private jetsamd's config: named by the scenario's own key and the value as written, never by the
+      // jetsamd.json5 the lab writes for it.
+      (
+        #"{ config: { device: { ram: "1M" } }, apps: { a: { command: ["x"] } }, steps: [] }"#,
+        #"bad.json5: config.device.ram: 1048576 bytes is too small (at least 16M) (written: "1M")"#
+      ),
+      (
+        #"{ config: { timeScale: Infinity }, apps: { a: { command: ["x"] } }, steps: [] }"#,
+        "bad.json5: config.timeScale: must be above 0 and at most 100 (written: Infinity)"
+      ),
+      (
+        #"{ config: { daemonNice: 99999999999 }, apps: { a: { command: ["x"] } }, steps: [] }"#,
+        "bad.json5: config.daemonNice: 99999999999 is out of range"
+      ),
+      (
+        #"{ device: "DIR/profile.json5", apps: { a: { command: ["x"] } }, steps: [] }"#,
+        "bad.json5: device: profile.json5: device.ram: not a size (use e.g. 512M, 2G or plain bytes, at most 1P) (written: -Infinity)"
+      ),
     ]
+    try "{\n  device: { ram: -Infinity },\n}".write(
+      toFile: directory + "/profile.json5", atomically: true, encoding: .utf8)
     for (text, expected) in cases {
-      try text.write(toFile: directory + "/bad.json5", atomically: true, encoding: .utf8)
+      try text.replacing("DIR", with: directory).write(
+        toFile: directory + "/bad.json5", atomically: true, encoding: .utf8)
       let (result, reports) = try Self.run(directory + "/bad.json5")
       #expect(result.status == 2, "\(text)")
       #expect(result.stderr.contains(expected), "\(text) → \(result.stderr)")

@@ -103,6 +103,32 @@ struct ConfigTests {
     BadConfig(
       text: #"{ cpuMonitor: { background: { limit: 80, window: "500ms" } } }"#,
       message: "jetsamd.json5: cpuMonitor.background.window: must be at least 1s"),
+    // Issue 29's examples: each once named no place.
+    BadConfig(
+      text: "{ daemonNice: 99999999999 }",
+      message: "jetsamd.json5: daemonNice: 99999999999 is out of range (an integer from -2147483648 to 2147483647)"),
+    BadConfig(text: "{ daemonNice: 30 }", message: "jetsamd.json5: daemonNice: must be from -20 to 19 (written: 30)"),
+    BadConfig(text: #"{ " ": 1 }"#, message: #"jetsamd.json5: " ": unknown key"#),
+    BadConfig(
+      text: #"{ apps: { " ": { command: ["x"] } } }"#, message: #"jetsamd.json5: apps." ": app names are"#),
+    BadConfig(
+      text: #"{ stateDirectory: "a\u0000b" }"#,
+      message: "jetsamd.json5: not valid JSON5 at line 1, column 21: a NUL character (an escape for U+0000)"),
+    BadConfig(
+      text: #"{ appUser: "\ud800" }"#,
+      message: #"jetsamd.json5: not valid JSON5 at line 1, column 13: a lone surrogate \uD800"#),
+    BadConfig(
+      text: "{ timeScale: Infinity }",
+      message: "jetsamd.json5: timeScale: must be above 0 and at most 100 (written: Infinity)"),
+    BadConfig(
+      text: "{ apps: { mail: { command: [\"x\"],\n  pidsLimit: 1e30 } } }",
+      message: "jetsamd.json5: apps.mail.pidsLimit: expected an integer, got 1e+30 (written: 1e30)"),
+    BadConfig(text: "[1, 2]", message: "jetsamd.json5: the top level must be an object"),
+    BadConfig(
+      text: "{ defaults: { memoryLimit: 1.5 } }",
+      message:
+        "jetsamd.json5: defaults.memoryLimit: not a size (use e.g. 512M, 2G or plain bytes, at most 1P) (written: 1.5)"
+    ),
     BadConfig(
       text: "{\n  device: { ram: \"2\u{19}G\" } }",
       message: "jetsamd.json5: not valid JSON5 at line 2, column 20: a control character (byte 0x19) inside a string"),
@@ -151,6 +177,7 @@ struct ConfigTests {
       Issue.record("accepted: \(bad.text)")
     } catch {
       #expect(error.description.hasPrefix(bad.message), "got: \(error.description)")
+      #expect(error.namesPlace, "no place in: \(error.description)")
     }
   }
 

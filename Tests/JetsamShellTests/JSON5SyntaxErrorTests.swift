@@ -3,7 +3,7 @@ import Testing
 
 @testable import JetsamShell
 
-/// Config syntax errors say where: Foundation's JSON5 reader does not, so ``JSON5SyntaxError`` finds the place.
+/// Config syntax errors say where: ``JSON5Parser`` names the line and column of each.
 @Suite("JSON5 syntax errors")
 struct JSON5SyntaxErrorTests {
   struct Case: CustomStringConvertible, Sendable {
@@ -83,15 +83,47 @@ struct JSON5SyntaxErrorTests {
     }
   }
 
-  @Test("numbers reach Foundation as Swift writes them: fractions and numbers beyond Int64 rewritten, the rest kept")
-  func numbersAreNormalized() throws {
-    let text = "{ a: 222.60060000000006043, b: 42, c: -7, d: 0x1F, e: 1e3, f: .5, g: 18446744073709551616, h: 'x1.50' }"
-    let normalized = String(decoding: try JSON5SyntaxError.normalizingNumbers(in: Array(text.utf8)), as: UTF8.self)
-    #expect(
-      normalized
-        == "{ a: 222.60060000000007, b: 42, c: -7, d: 0x1F, e: 1000.0, f: 0.5, g: 1.8446744073709552e+19, h: 'x1.50' }")
-    // A 20-digit fraction like the fuzzing crasher's (Foundation trapped on it): now a value like any other.
+  @Test("numbers: integers that fit in Int64 however written, other numbers as doubles, the words of JSON5")
+  func numbers() throws {
+    let text = """
+      { a: 222.60060000000006043, b: 42, c: -7, d: 0x1F, e: 1e3, f: .5, g: 18446744073709551616, h: 'x1.50',
+        i: 2.0, j: 5., k: -0x8000000000000000, l: +3, m: -Infinity, n: 1e300 }
+      """
+    guard case .object(let object) = try JSON5Parser.parse(Array(text.utf8)).value else {
+      Issue.record("not an object")
+      return
+    }
+    let expected: [String: JSONTree] = [
+      "a": .number(222.60060000000007), "b": .integer(42), "c": .integer(-7), "d": .integer(31), "e": .integer(1000),
+      "f": .number(0.5), "g": .number(18_446_744_073_709_551_616), "h": .string("x1.50"), "i": .integer(2),
+      "j": .integer(5),
+      "k": .integer(.min), "l": .integer(3), "m": .number(-.infinity), "n": .number(1e300),
+    ]
+    for (key, value) in expected {
+      #expect(object[key].map { "\($0)" } == "\(value)", "\(key)")
+    }
+    // A 20-digit fraction like a fuzzing crasher of Foundation's reader: a value like any other.
     let config = try ConfigLoader.parse("{ timeScale: 22.260060000000000604 }", file: "x.json5")
     #expect(config.timeScale == 22.26006)
+  }
+
+  @Test("strings: every JSON5 escape; NUL and lone surrogates refused by line and column")
+  func strings() throws {
+    // A backslash before a line break continues the string on the next line.
+    let text = #"{ "a b": "\t\x41\u00e9\ud83d\ude00\'\v", \u0063d: 'line\"# + "\n" + #"continued' }"#
+    guard case .object(let object) = try JSON5Parser.parse(Array(text.utf8)).value else {
+      Issue.record("not an object")
+      return
+    }
+    #expect(object["a b"].map { "\($0)" } == "\(JSONTree.string("\tAé😀'\u{0B}"))")
+    #expect(object["cd"].map { "\($0)" } == "\(JSONTree.string("linecontinued"))")
+    for (bad, column, message) in [
+      (#"{ a: "x\u0000" }"#, 8, "a NUL character"), (#"{ a: 'x\0' }"#, 8, "a NUL character"),
+      (#"{ a: "\ud800" }"#, 7, "a lone surrogate \\uD800"), (#"{ a: "\ud800\u0041" }"#, 7, "a lone surrogate"),
+      (#"{ a: "\udc00" }"#, 7, "a lone surrogate \\uDC00"), (#"{ a\u0000: 1 }"#, 4, "a NUL character"),
+    ] {
+      let found = try #require(JSON5SyntaxError.find(in: Array(bad.utf8)), "\(bad)")
+      #expect(found.line == 1 && found.column == column && found.message.hasPrefix(message), "\(found) for \(bad)")
+    }
   }
 }

@@ -32,25 +32,16 @@ final class LabDaemon {
       try FileManager.default.removeItem(atPath: directory)
     }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    // The scenario's config goes over its device profile (it is the more particular of the two), and the lab's
-    // own keys over both: this daemon must not share a directory, socket or cgroup.
-    var config: [String: JSONTree] = [:]
-    if let profile = scenario.profile {
-      guard let bytes = FileManager.default.contents(atPath: profile) else { throw LabError("cannot read \(profile)") }
+    var profile: [String: JSONTree] = [:]
+    if let path = scenario.profile {
+      guard let bytes = FileManager.default.contents(atPath: path) else { throw LabError("cannot read \(path)") }
       do {
-        config = try ConfigLoader.json5Object(bytes: Array(bytes), file: lastPathComponent(of: profile))
+        profile = try ConfigLoader.json5Object(bytes: Array(bytes), file: lastPathComponent(of: path))
       } catch {
         throw LabError("\(error)")
       }
     }
-    ConfigLoader.merge(scenario.config, into: &config)
-    config["stateDirectory"] = .string(directory + "/state")
-    config["runtimeDirectory"] = .string(directory + "/run")
-    if config["controlGroup"] == nil { config["controlGroup"] = .null }
-    var device: [String: JSONTree] = [:]
-    if case .object(let given)? = config["device"] { device = given }
-    device["cgroupName"] = .string("jetsam-lab-\(getpid())")
-    config["device"] = .object(device)
+    let config = Self.config(profile: profile, scenario: scenario.config, directory: directory)
     let configPath = directory + "/jetsamd.json5"
     try Data(JSONTree.object(config).json).write(to: URL(fileURLWithPath: configPath))
 
@@ -94,6 +85,23 @@ final class LabDaemon {
       }
       usleep(20_000)
     }
+  }
+
+  /// The config a lab's jetsamd runs with in `directory`: the scenario's `config` over its device profile (it is the
+  /// more particular of the two), and the lab's own keys over both: this daemon must not share a directory, socket or
+  /// cgroup. (ScenarioLoader checks it when it reads the scenario, so that errors name the scenario's keys.)
+  static func config(profile: [String: JSONTree], scenario: [String: JSONTree], directory: String) -> [String: JSONTree]
+  {
+    var config = profile
+    ConfigLoader.merge(scenario, into: &config)
+    config["stateDirectory"] = .string(directory + "/state")
+    config["runtimeDirectory"] = .string(directory + "/run")
+    if config["controlGroup"] == nil { config["controlGroup"] = .null }
+    var device: [String: JSONTree] = [:]
+    if case .object(let given)? = config["device"] { device = given }
+    device["cgroupName"] = .string("jetsam-lab-\(getpid())")
+    config["device"] = .object(device)
+    return config
   }
 
   /// jetsamd's process ID.

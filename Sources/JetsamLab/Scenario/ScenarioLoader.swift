@@ -3,13 +3,26 @@ import JetsamCore
 import JetsamProtocol
 import JetsamShell
 
-/// A scenario that cannot be run, naming the file, where in it, and why:
+/// A scenario that cannot be run, naming the file, where in it (the key path, or for text that is not JSON5 the line
+/// and column), and why, with the value as written:
 /// `commute.json5: steps[3].pressure: "extreme" is not a level (normal, warning, urgent, critical, clear)`.
 public struct ScenarioError: Error, CustomStringConvertible, Sendable {
   public var file: String
   public var path: String
+  /// Where in the file, for an error that no key path can name (the text is not JSON5, or not UTF-8).
+  public var line: Int?
+  public var column: Int?
   public var reason: String
   public var description: String { path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)" }
+
+  /// Whether the error says where in the file: a key path, or a line and column.
+  public var namesPlace: Bool { !path.isEmpty || line != nil }
+
+  init(file: String, path: String, reason: String) {
+    self.file = file
+    self.path = path
+    self.reason = reason
+  }
 }
 
 /// Reads scenario files (LABS.md documents the format).
@@ -28,15 +41,18 @@ public enum ScenarioLoader {
   public static func parse(bytes: [UInt8], file: String, profileDirectories: [String]) throws(ScenarioError)
     -> Scenario
   {
-    let object: [String: JSONTree]
+    let document: JSON5Document
     do {
-      object = try ConfigLoader.json5Object(bytes: bytes, file: file)
+      document = try JSON5Document(bytes: bytes, file: file)
     } catch {
-      throw ScenarioError(file: file, path: "", reason: error.reason)
+      var failure = ScenarioError(file: file, path: error.keyPath, reason: error.reason)
+      failure.line = error.line
+      failure.column = error.column
+      throw failure
     }
-    var reader = TreeReader(file: file)
+    var reader = TreeReader(document: document)
     do {
-      return try reader.scenario(object, profileDirectories: profileDirectories)
+      return try reader.scenario(document.object, profileDirectories: profileDirectories)
     } catch let error as ScenarioError {
       throw error
     } catch {
@@ -47,24 +63,35 @@ public enum ScenarioLoader {
 
 /// Walks the JSON5 tree, keeping the path of what it reads for errors.
 private struct TreeReader {
-  let file: String
-  var path: [String] = []
+  let document: JSON5Document
+  var file: String { document.file }
+  /// Where the value being read is (``ConfigKeyPath``).
+  var path = ""
 
+  /// An error about the value being read, quoting it as written.
   func failure(_ reason: String) -> ScenarioError {
-    ScenarioError(
-      file: file, path: path.reduce("") { $0.isEmpty || $1.hasPrefix("[") ? $0 + $1 : $0 + "." + $1 }, reason: reason)
+    ScenarioError(file: file, path: path, reason: document.reason(reason, at: path))
   }
 
   mutating func at<T>(_ key: String, _ read: (inout TreeReader) throws -> T) rethrows -> T {
-    path.append(key)
-    defer { path.removeLast() }
+    try within(ConfigKeyPath.appending(key, to: path), read)
+  }
+
+  mutating func at<T>(index: Int, _ read: (inout TreeReader) throws -> T) rethrows -> T {
+    try within(ConfigKeyPath.appending(index: index, to: path), read)
+  }
+
+  private mutating func within<T>(_ inner: String, _ read: (inout TreeReader) throws -> T) rethrows -> T {
+    let outer = path
+    path = inner
+    defer { path = outer }
     return try read(&self)
   }
 
-  func object(_ value: JSONTree, keys: Set<String>) throws -> [String: JSONTree] {
+  mutating func object(_ value: JSONTree, keys: Set<String>) throws -> [String: JSONTree] {
     guard case .object(let object) = value else { throw failure("expected an object") }
     if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
-      throw failure("\(unknown): unknown key (known: \(keys.sorted().joined(separator: ", ")))")
+      throw at(unknown) { $0.failure("unknown key (known: \(keys.sorted().joined(separator: ", ")))") }
     }
     return object
   }
@@ -155,23 +182,26 @@ private struct TreeReader {
         throw at("config") { $0.failure("expected an object (jetsamd's config)") }
       }
       for key in ["stateDirectory", "runtimeDirectory"] where object[key] != nil {
-        throw at("config") { $0.failure("\(key): set by the lab (each run has its own)") }
+        throw at("config") { $0.at(key) { $0.failure("set by the lab (each run has its own)") } }
       }
       config = object
     }
-    guard let appsValue = top["apps"] else { throw failure("apps: missing (the apps the steps start)") }
+    try checkConfig(config, profile: try profile.map { path in try at("device") { try $0.profileDocument(path) } })
+    guard let appsValue = top["apps"] else { throw at("apps") { $0.failure("missing (the apps the steps start)") } }
     let apps = try at("apps") { reader in try reader.apps(appsValue) }
     let items: [JSONTree]
     switch top["steps"] {
     case .array(let list)?: items = list
     case nil where top["chaos"] != nil: items = []
-    default: throw failure("steps: missing or not a list")
+    default: throw at("steps") { $0.failure("missing or not a list") }
     }
     var steps: [Step] = []
     for (index, item) in items.enumerated() {
       steps.append(
-        try at("steps[\(index)]") { reader in
-          try reader.step(item, location: "steps[\(index)]", apps: Set(apps.keys))
+        try at("steps") { steps in
+          try steps.at(index: index) { reader in
+            try reader.step(item, location: "steps[\(index)]", apps: Set(apps.keys))
+          }
         })
     }
     var noUnexpectedExits = false
@@ -202,6 +232,33 @@ private struct TreeReader {
       return "\(directory)/\(name).json5"
     }
     throw failure("no profile \"\(name)\" (looked in \(directories.joined(separator: ", ")))")
+  }
+
+  /// The device profile at `path`, read as a config file is read.
+  func profileDocument(_ path: String) throws -> JSON5Document {
+    guard let bytes = FileManager.default.contents(atPath: path) else { throw failure("cannot read \(path)") }
+    do {
+      return try JSON5Document(bytes: Array(bytes), file: lastPathComponent(of: path))
+    } catch {
+      throw failure("\(error)")
+    }
+  }
+
+  /// Checks the config the lab's jetsamd will run with as jetsamd checks it, so that an error names this file's key
+  /// (`config.device.ram`), or the profile that `device` names, never the lab's generated `jetsamd.json5`.
+  func checkConfig(_ config: [String: JSONTree], profile: JSON5Document?) throws {
+    let merged = LabDaemon.config(profile: profile?.object ?? [:], scenario: config, directory: "/run/jetsam-lab")
+    do throws(ConfigError) {
+      _ = try ConfigLoader.decode(merged, label: file)
+    } catch {
+      let key = error.keyPath.isEmpty ? "config" : "config." + error.keyPath
+      if let profile, !document.contains(key), profile.contains(error.keyPath) {
+        throw ScenarioError(
+          file: file, path: "device",
+          reason: "\(profile.file): \(error.keyPath): \(profile.reason(error.reason, at: error.keyPath))")
+      }
+      throw ScenarioError(file: file, path: key, reason: document.reason(error.reason, at: key))
+    }
   }
 
   /// The most apps a scenario may describe (after ranges are expanded).
@@ -370,7 +427,7 @@ private struct TreeReader {
         }
         var patterns: [ExitPattern] = []
         for (index, item) in items.enumerated() {
-          patterns.append(try reader.at("[\(index)]") { try $0.exitPattern(item, apps: apps) })
+          patterns.append(try reader.at(index: index) { try $0.exitPattern(item, apps: apps) })
         }
         return .exits(patterns)
       case "noExit": return .noExit(try reader.app(argument, apps: apps))
@@ -426,8 +483,8 @@ private struct TreeReader {
   mutating func range<T>(_ value: JSONTree, _ read: (inout TreeReader, JSONTree) throws -> T) throws -> (T, T) {
     if case .array(let pair) = value {
       guard pair.count == 2 else { throw failure("expected one value or [low, high]") }
-      let low = try at("[0]") { try read(&$0, pair[0]) }
-      let high = try at("[1]") { try read(&$0, pair[1]) }
+      let low = try at(index: 0) { try read(&$0, pair[0]) }
+      let high = try at(index: 1) { try read(&$0, pair[1]) }
       return (low, high)
     }
     let one = try read(&self, value)

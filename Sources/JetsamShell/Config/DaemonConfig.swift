@@ -441,10 +441,9 @@ public struct AppConfig: Sendable, Codable, Equatable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     command = try c.decode([String].self, forKey: .command)
     env = try c.decodeIfPresent([String: String].self, forKey: .env) ?? [:]
-    if let problem = AppConfig.problem(command: command, env: env) {
+    if let problem = AppConfig.problemKeys(command: command, env: env) {
       throw DecodingError.dataCorrupted(
-        DecodingError.Context(
-          codingPath: c.codingPath + [AnyCodingKey(stringValue: problem.key)], debugDescription: problem.reason))
+        DecodingError.Context(codingPath: c.codingPath + problem.keys, debugDescription: problem.reason))
     }
     workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
     user = try c.decodeIfPresent(String.self, forKey: .user)
@@ -501,13 +500,22 @@ extension AppConfig {
   /// What is wrong with a command line and environment that execve could not take, naming the key; nil when
   /// nothing is. (NUL ends a C string: `"/bin/sleep\0x"` would run something else than was asked.)
   public static func problem(command: [String], env: [String: String]) -> (key: String, reason: String)? {
-    if command.isEmpty || command[0].isEmpty { return ("command", "must name a program") }
+    problemKeys(command: command, env: env).map { (ConfigKeyPath.string($0.keys), $0.reason) }
+  }
+
+  /// ``problem(command:env:)`` with the key path as coding keys, for a decoding error.
+  static func problemKeys(command: [String], env: [String: String]) -> (keys: [AnyCodingKey], reason: String)? {
+    let commandKey = AnyCodingKey(stringValue: "command")
+    let envKey = AnyCodingKey(stringValue: "env")
+    if command.isEmpty || command[0].isEmpty { return ([commandKey], "must name a program") }
     if let index = command.firstIndex(where: { $0.utf8.contains(0) }) {
-      return ("command[\(index)]", "must not contain a NUL byte")
+      return ([commandKey, AnyCodingKey(intValue: index)!], "must not contain a NUL byte")
     }
     for key in env.keys.sorted() {
-      if !isVariableName(key) { return ("env.\(key)", variableNameRule) }
-      if env[key]!.utf8.contains(0) { return ("env.\(key)", "must not contain a NUL byte") }
+      if !isVariableName(key) { return ([envKey, AnyCodingKey(stringValue: key)], variableNameRule) }
+      if env[key]!.utf8.contains(0) {
+        return ([envKey, AnyCodingKey(stringValue: key)], "must not contain a NUL byte")
+      }
     }
     return nil
   }

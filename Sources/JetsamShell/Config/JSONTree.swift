@@ -1,7 +1,8 @@
 import FoundationEssentials
 import JetsamProtocol
 
-/// A generic JSON value, decoded with JSONDecoder (which is where JSON5 support lives).
+/// A generic JSON value: a config or a lab scenario as ``JSON5Parser`` reads it, a control request as
+/// ``parse(_:)`` reads it.
 package enum JSONTree: Decodable, Sendable {
   case object([String: JSONTree])
   case array([JSONTree])
@@ -36,28 +37,8 @@ package enum JSONTree: Decodable, Sendable {
     }
   }
 
-  /// Every number that is not an integer a decoder can take (a fraction, or beyond Int64), with its path of object
-  /// keys (array items are left out: no config list holds integers).
-  func nonIntegers(below path: [String] = []) -> [(path: [String], value: Double)] {
-    switch self {
-    case .object(let object):
-      object.keys.sorted().flatMap { object[$0]!.nonIntegers(below: path + [$0]) }
-    case .number(let value) where value.isFinite && (value != value.rounded() || abs(value) >= 9e18):
-      [(path, value)]
-    default: []
-    }
-  }
-
-  /// This tree with the value at `path` (object keys) replaced.
-  func replacing(_ path: [String], with value: JSONTree) -> JSONTree {
-    guard let key = path.first else { return value }
-    guard case .object(var object) = self, let child = object[key] else { return self }
-    object[key] = child.replacing(Array(path.dropFirst()), with: value)
-    return .object(object)
-  }
-
-  /// The value as JSON text (for JSONDecoder, after profiles are merged). Numbers came through JSONDecoder and are
-  /// finite; one that is not is written as null, which the typed decoding then names as a wrong value.
+  /// The value as JSON text; a number that is not finite is written as JSON5 writes it (`Infinity`, `-Infinity`,
+  /// `NaN`), so that a JSON5 reader (the lab's jetsamd reading its config) gets the value as it was given.
   package var json: [UInt8] {
     var out = JSONBytes()
     append(to: &out)
@@ -83,7 +64,8 @@ package enum JSONTree: Decodable, Sendable {
       }
       out.raw("]")
     case .string(let text): out.string(text)
-    case .number(let number): if !out.number(number) { out.raw("null") }
+    case .number(let number):
+      if !out.number(number) { out.raw(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity") }
     case .integer(let integer): out.number(integer)
     case .bool(let bool): out.bool(bool)
     case .null: out.raw("null")
