@@ -159,7 +159,7 @@ struct BenchResults {
         "  CPU, % of a core (utime+stime)", jetsamd: daemonIdle.cpuPercentTicks,
         earlyoom: earlyoomIdle?.cpuPercentTicks, unit: .percent, target: .below(0.5))
       table.add(
-        "  CPU, % of a core (schedstat)", jetsamd: daemonIdle.cpuPercentScheduled,
+        "  CPU, % of a core (CPU-time clock)", jetsamd: daemonIdle.cpuPercentScheduled,
         earlyoom: earlyoomIdle?.cpuPercentScheduled, unit: .percent, target: .below(0.5))
     }
     return table

@@ -10,7 +10,7 @@ struct IdleCost: Sendable {
   /// its libraries, the Swift runtime and Foundation above all, linked in or shared).
   var anonymousBytes: Int64
   var fileBytes: Int64
-  /// CPU use in percent of one core: from utime + stime (clock ticks) and from schedstat (nanoseconds).
+  /// CPU use in percent of one core: from utime + stime (clock ticks) and from the CPU-time clock (nanoseconds).
   var cpuPercentTicks: Double
   var cpuPercentScheduled: Double
   var seconds: Double

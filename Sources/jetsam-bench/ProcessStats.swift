@@ -12,18 +12,15 @@ enum ProcessStats {
   /// utime + stime of the whole process (all threads, from /proc/PID/stat), in seconds.
   static func cpuSeconds(_ pid: Int32) -> Double? { JetsamTestKit.cpuSeconds(of: pid) }
 
-  /// Time on CPU of every thread (sum of the first field of /proc/PID/task/*/schedstat), in seconds: nanosecond
-  /// resolution, where utime + stime count whole clock ticks.
+  /// Time on CPU of the whole process, in seconds, from its CPU-time clock (`clock_getcpuclockid`): nanosecond
+  /// resolution where utime + stime count whole clock ticks, and process-wide, threads that ended included. (A sum
+  /// over /proc/PID/task/*/schedstat loses the threads that end between two readings, and could print a negative
+  /// share on a loaded machine.)
   static func scheduledSeconds(_ pid: Int32) -> Double? {
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
-    var total: Double = 0
-    for task in tasks {
-      guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
-        let first = text.split(separator: " ").first, let ns = Double(first)
-      else { continue }
-      total += ns
-    }
-    return total / 1e9
+    var clock = clockid_t()
+    var time = timespec()
+    guard clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 else { return nil }
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
   }
 
   /// The children of the process's main thread.

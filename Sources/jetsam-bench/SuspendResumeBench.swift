@@ -27,7 +27,7 @@ struct SuspendResumeResult: Sendable {
   /// Apps the kernel showed stopped right after the batch suspend, and running again after the batch resume.
   var verifiedBatchSuspended = 0
   var verifiedBatchResumed = 0
-  /// The daemon's CPU time (all threads, schedstat) during the pipelined batches (ms).
+  /// The daemon's CPU time (the whole process, its CPU-time clock) during the pipelined batches (ms).
   var suspendDaemonCPU: Double = 0
   var resumeDaemonCPU: Double = 0
   /// Apps the kernel showed stopped (state T, or `frozen 1`) right after the sequential suspend, and running again

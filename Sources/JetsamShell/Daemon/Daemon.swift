@@ -603,31 +603,18 @@ public final class Daemon {
 
   // MARK: State
 
-  /// What a successor needs to re-adopt the running apps.
+  /// What a successor needs to re-adopt the running apps: the policy's own saved form of each, with what only the
+  /// shell knows (the process's start time, its launch spec).
   private func savedState() -> DaemonState {
     var saved: [DaemonState.SavedApp] = []
-    for status in policy.apps where status.state.isRunning {
-      guard let pid = status.pid, let spawnedAt = status.spawnedAt, let app = supervisor.process(status.name, pid: pid)
-      else { continue }
-      var adopted = AdoptedApp(
-        name: status.name, pid: pid, launch: status.launch, state: status.state, bandFloor: status.bandFloor,
-        stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: spawnedAt)
-      adopted.summary = status.summary
-      adopted.previousDigest = status.previousDigest
-      adopted.savedDigest = status.savedDigest
-      adopted.restoredDigest = status.restoredDigest
-      adopted.savedAt = status.savedAt
-      adopted.savedValidUntil = status.savedValidUntil
-      adopted.resumption = status.resumption
-      adopted.awaySince = status.awaySince
-      adopted.restorationDeadline = status.restorationDeadline
-      if status.restorationLost { adopted.restorationLost = true }
+    for var adopted in policy.savedApps {
+      guard let app = supervisor.process(adopted.name, pid: adopted.pid) else { continue }
       // Only a kill that went out: one still waiting for its hang's stacks has not (a successor decides anew).
-      if app.killed { adopted.killInFlight = status.killInFlight }
+      if !app.killed { adopted.killInFlight = nil }
       saved.append(
         DaemonState.SavedApp(
           adopted: adopted, startTime: app.startTime,
-          spec: supervisor.specs[status.name]?.config ?? AppConfig(command: ["?"])))
+          spec: supervisor.specs[adopted.name]?.config ?? AppConfig(command: ["?"])))
     }
     var state = DaemonState(bootID: DaemonState.currentBootID, apps: saved)
     if policy.deviceCharging { state.deviceCharging = true }
