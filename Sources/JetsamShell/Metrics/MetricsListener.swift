@@ -22,6 +22,7 @@ final class MetricsListener {
   private let loop: EventLoop
   private let log: Logger
   private let exposition: () -> String
+  private let budget: OutputBudget
   /// systemd's socket, when it passed one.
   private let inherited: FileDescriptor?
   private var socket: FileDescriptor?
@@ -35,10 +36,13 @@ final class MetricsListener {
   private var lastFailure: String?
   private var connections: [Int32: HTTPConnection] = [:]
 
-  init(loop: EventLoop, log: Logger, inherited: FileDescriptor?, exposition: @escaping () -> String) throws(SystemError)
-  {
+  init(
+    loop: EventLoop, log: Logger, budget: OutputBudget, inherited: FileDescriptor?,
+    exposition: @escaping () -> String
+  ) throws(SystemError) {
     self.loop = loop
     self.log = log
+    self.budget = budget
     self.inherited = inherited
     self.exposition = exposition
     retry = try loop.timer(at: nil) { [unowned self] in self.bind() }
@@ -187,7 +191,7 @@ final class MetricsListener {
   private func accepted(_ fd: FileDescriptor) {
     let connection: HTTPConnection
     do {
-      connection = try HTTPConnection(fd: fd, loop: loop) { [unowned self] head in
+      connection = try HTTPConnection(fd: fd, loop: loop, budget: budget) { [unowned self] head in
         MetricsEndpoint.response(to: head, exposition: self.exposition)
       }
     } catch {
