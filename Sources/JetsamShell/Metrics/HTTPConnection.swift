@@ -38,14 +38,20 @@ final class HTTPConnection: OutputHolder {
   private var dropped = 0
   private let respond: (HTTPRequestHead) -> HTTPResponse
   private let budget: OutputBudget
+  /// Its place in the order the listener accepted connections: of those still sending their head, the oldest gives
+  /// way first.
+  let serial: Int
   /// Called once, when the connection is closed.
   var onClose: (() -> Void)?
 
-  /// Serves `fd` (non-blocking, accepted): `respond` answers its request, held to `budget` until taken.
+  /// Serves `fd` (non-blocking, accepted as the listener's `serial`th): `respond` answers its request, held to
+  /// `budget` until taken.
   init(
-    fd: FileDescriptor, loop: EventLoop, budget: OutputBudget, respond: @escaping (HTTPRequestHead) -> HTTPResponse
+    fd: FileDescriptor, serial: Int, loop: EventLoop, budget: OutputBudget,
+    respond: @escaping (HTTPRequestHead) -> HTTPResponse
   ) throws(SystemError) {
     self.fd = fd
+    self.serial = serial
     self.budget = budget
     self.respond = respond
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] events in
@@ -63,6 +69,9 @@ final class HTTPConnection: OutputHolder {
     guard stage == .reading else { return }
     send(response)
   }
+
+  /// Whether it has not sent a whole request head yet.
+  var awaitingHead: Bool { stage == .reading }
 
   var clientDescription: String { "metrics client" }
 
