@@ -10,8 +10,9 @@ import JetsamProtocol
 /// Every connection is non-blocking and bounded: a request line longer than
 /// ``ControlProtocol/maxRequestBytes`` is answered with `requestTooLarge` and skipped without being
 /// buffered, and what waits for a client that does not read is held to the daemon's ``OutputBudget`` (a client
-/// past it is dropped after a `tooMuchUnread` line), so no client can block or bloat the daemon. Connections are capped in total (``maxConnections``) and per user
-/// (``maxConnectionsPerUser``, root exempt): one more is answered `tooManyConnections` and closed.
+/// past it is dropped after a `tooMuchUnread` line), so no client can block or bloat the daemon. Connections are
+/// capped in total (``maxConnections``) and per user (``maxConnectionsPerUser``, root exempt): one more is answered
+/// `tooManyConnections` and closed.
 final class ControlServer {
   /// Open connections at most, and per peer user (root is held only to the total).
   static let maxConnections = 256
@@ -287,7 +288,8 @@ final class ControlConnection: OutputHolder {
 
   /// ``send(_:)`` with the line already encoded (once for every watcher).
   func send(line: [UInt8]) {
-    guard !evicted else { return }
+    // Closed, the budget has let go of it: nothing is counted again.
+    guard !evicted, !stream.closed else { return }
     guard awaitingReply else { return stream.send(line) }
     outbox.append(line)
     outboxBytes += line.count + 1
