@@ -62,15 +62,17 @@ test-host: deps test-deps build-tests
 test-v2: deps test-deps build-tests
 	scripts/test-cgroup-v2.sh
 
-# Each libFuzzer target (control requests, app channel bytes, configs, lab scenarios, sizes) for a short slice
-# under address sanitizer, then a real jetsamd fuzzed over its socket by a non-root member and reloaded with mutated configs
-# (scripts/fuzz-socket.py); any crash, leak or lost answer fails. Root.
+# Each libFuzzer target (control requests, app channel bytes, crash report lines, configs, lab scenarios, sizes, HTTP
+# request heads) for a short slice under address sanitizer, then a real jetsamd fuzzed over its socket by a non-root
+# member, while watchers and followers that never read pile up output, and reloaded with mutated configs
+# (scripts/fuzz-socket.py); any crash, leak, lost answer or memory past the output budget fails. Root.
 test-fuzz: deps build-tests
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-20} SWIFT=$(SWIFT) scripts/fuzz.sh
 	scripts/fuzz-socket.py --bin-dir $(BIN_DIR) --requests 50000 --configs 2000
 
 # The long run: FUZZ_SECONDS (300) per libFuzzer target, then FUZZ_REQUESTS control requests (10 million, from
-# FUZZ_CLIENTS senders at once) and FUZZ_CONFIGS config reloads (100,000) against a release jetsamd. Root; hours.
+# FUZZ_CLIENTS senders at once, while 64 streams nobody reads are held) and FUZZ_CONFIGS config reloads (100,000)
+# against a release jetsamd. Root; hours.
 FUZZ_REQUESTS ?= 10000000
 FUZZ_CLIENTS ?= 2
 FUZZ_CONFIGS ?= 100000

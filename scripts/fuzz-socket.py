@@ -2,13 +2,17 @@
 """Fuzzes a real jetsamd over its control socket, as a member of the control group would, and reloads it with
 mutated configs; reports whether it stayed up, its memory and descriptors, and what it answered.
 
-    scripts/fuzz-socket.py [--requests N] [--clients N] [--configs N] [--seed S] [--bin-dir DIR]
+    scripts/fuzz-socket.py [--requests N] [--clients N] [--hoarders N] [--configs N] [--seed S] [--bin-dir DIR]
 
 Needs root: it starts jetsamd (release build) with its own cgroup, state and runtime directories and the control
 group `nogroup`, then sends the requests from children that run as `nobody` (a member, not root; `--clients`
 of them at once, each with its own seed, for a long run on several cores), mutating the saved control-request
 inputs (Tests/JetsamFuzzingTests/Inputs/control-request) byte-wise and field-wise. Apps the
-requests launch run as nobody (the member's own uid); the parent kills them every second as root. Then it writes
+requests launch run as nobody (the member's own uid); the parent kills them every second as root. Meanwhile the
+parent holds `--hoarders` connections that ask for a stream (`watch` every 50 ms, or `exits --follow`) and never
+read a byte of it, replacing each one jetsamd drops for leaving too much unread; after the requests, 100 apps make
+the samples long until jetsamd has dropped a quarter as many as are held. jetsamd must go on answering, stay within
+its output budget, and have its memory back at the end, once they are closed. Then it writes
 mutated configs over the daemon's and sends SIGHUP for each (jetsamd keeps the old config on a bad one). It fails
 if jetsamd dies, answers a request with anything but one JSON line, or ends with more descriptors or memory than a
 bound. `make fuzz` runs it after the libFuzzer targets.
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import select
 import shutil
 import signal
 import socket
@@ -168,6 +173,35 @@ def request(socket_path, payload):
     return json.loads(buffer.split(b"\n", 1)[0])
 
 
+def open_hoarder(socket_path, index):
+    """A client that asks for a stream (a `watch` every 50 ms, or every fourth `exits --follow`) and never reads a
+    byte of it."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(30)
+    conn.connect(socket_path)
+    if index % 4 != 3:
+        payload = {"v": 1, "verb": "watch", "interval": 0.05}
+    else:
+        payload = {"v": 1, "verb": "exits", "follow": True, "limit": 100000}
+    conn.sendall(json.dumps(payload).encode() + b"\n")
+    return conn
+
+
+def replace_dropped_hoarders(socket_path, hoarders):
+    """Replaces the hoarders jetsamd closed (seen hung up, without reading what it sent); returns how many."""
+    poller = select.poll()
+    for conn in hoarders:
+        poller.register(conn, select.POLLRDHUP)
+    hung_up = {fd for fd, events in poller.poll(0) if events & (select.POLLRDHUP | select.POLLHUP)}
+    dropped = 0
+    for index, conn in enumerate(hoarders):
+        if conn.fileno() in hung_up:
+            conn.close()
+            hoarders[index] = open_hoarder(socket_path, index)
+            dropped += 1
+    return dropped
+
+
 def sample(pid):
     """(RSS in KiB, open descriptors) of a live process, or None once it is gone."""
     try:
@@ -218,6 +252,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1_000_000)
     parser.add_argument("--clients", type=int, default=1, help="request senders at once (the requests are shared)")
+    parser.add_argument("--hoarders", type=int, default=64,
+                        help="connections that ask for a stream and never read it, held during the requests")
     parser.add_argument("--configs", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bin-dir", default=os.path.join(ROOT, ".build/release"))
@@ -257,6 +293,10 @@ def main():
                 time.sleep(0.1)
         start_rss, start_fds = sample(daemon.pid)
         peak_rss, peak_fds = start_rss, start_fds
+
+        # Streams nobody reads, held (as root) while the requests run.
+        hoarders = [open_hoarder(socket_path, index) for index in range(args.hoarders)]
+        hoarders_dropped = 0
 
         # Requests, from nobody.
         started = time.monotonic()
@@ -298,9 +338,17 @@ def main():
                 last_progress = time.monotonic()
             if time.monotonic() - last_reap > 1:
                 reap_apps(socket_path)
+                hoarders_dropped += replace_dropped_hoarders(socket_path, hoarders)
+                # However much the hoarders leave unread, a client that reads is answered.
+                try:
+                    request(socket_path, {"v": 1, "verb": "status"})
+                except (OSError, ValueError) as error:
+                    failures.append("status unanswered while %d streams were not read: %r" % (len(hoarders), error))
+                    break
                 last_reap = time.monotonic()
             time.sleep(0.2)
         request_seconds = time.monotonic() - started
+        hoarders_dropped += replace_dropped_hoarders(socket_path, hoarders)
         report = {"sent": 0, "answered": 0, "codes": {}, "samples": {}, "bad": []}
         for read_end in children.values():
             part = json.loads(os.read(read_end, 1 << 20) or b"{}")
@@ -320,6 +368,34 @@ def main():
             failures.append("answers that are not JSON: %s" % report["bad"])
         if report.get("answered", 0) + report.get("codes", {}).get("connectionClosed", 0) < report.get("sent", 0):
             failures.append("requests without an answer")
+        reap_apps(socket_path)
+        # However short the request run was, the streams are then made to pile up (the requests' forced pressure
+        # cleared) until jetsamd has dropped a quarter as many as are held: apps whose memory every watch sample
+        # carries make the samples long.
+        hoard_apps = ["hoard-%d" % index for index in range(100)] if args.hoarders else []
+        for app in hoard_apps:
+            request(socket_path, {"v": 1, "verb": "launch", "app": app, "command": ["/bin/sleep", "3600"],
+                                  "background": True})
+        deadline = time.monotonic() + 180
+        wanted_drops = args.hoarders // 4
+        while hoarders_dropped < wanted_drops and time.monotonic() < deadline and not failures:
+            hoarders_dropped += replace_dropped_hoarders(socket_path, hoarders)
+            now = sample(daemon.pid)
+            if now is None:
+                failures.append("jetsamd died while streams were not read")
+                break
+            peak_rss, peak_fds = max(peak_rss, now[0]), max(peak_fds, now[1])
+            try:
+                request(socket_path, {"v": 1, "verb": "status"})
+            except (OSError, ValueError) as error:
+                failures.append("status unanswered while %d streams were not read: %r" % (len(hoarders), error))
+            time.sleep(0.2)
+        if hoarders_dropped < wanted_drops and not failures:
+            failures.append("jetsamd dropped %d of the streams nobody read in 180 s, not %d: is their output bounded?"
+                            % (hoarders_dropped, wanted_drops))
+        hoarders_peak_rss = peak_rss
+        for conn in hoarders:
+            conn.close()
         reap_apps(socket_path)
 
         # Configs, reloaded with SIGHUP.
@@ -377,6 +453,8 @@ def main():
             ", ".join("%s %d" % item for item in sorted(report.get("codes", {}).items(), key=lambda i: -i[1]))))
         for code, message in sorted(report["samples"].items()):
             print("fuzz-socket:   e.g. %s: %s" % (code, message))
+        print("fuzz-socket: %d streams (watch, exits --follow) never read: %d dropped by jetsamd and replaced; "
+              "RSS peak %.1f MB meanwhile" % (args.hoarders, hoarders_dropped, hoarders_peak_rss / 1024))
         print("fuzz-socket: %d mutated configs reloaded (SIGHUP) in %.0f s" % (args.configs, config_seconds))
         print("fuzz-socket: jetsamd RSS %.1f MB at start, %.1f MB peak, %.1f MB at end; descriptors %d, %d, %d" % (
             start_rss / 1024, peak_rss / 1024, end[0] / 1024, start_fds, peak_fds, end[1]))
@@ -405,6 +483,10 @@ def main():
             except (OSError, ValueError):
                 apps = "?"
             failures.append("descriptors grew from %d to %d (%s; apps running: %s)" % (start_fds, end[1], kinds, apps))
+        # The streams nobody read cost at most the 32 MiB output budget (and the allocator's slack on it); the
+        # requests' own work gets the rest of this room.
+        if hoarders_peak_rss > start_rss + 128 * 1024:
+            failures.append("RSS peaked at %d KiB (from %d) while streams were not read" % (hoarders_peak_rss, start_rss))
         if end[0] > start_rss + 16 * 1024:
             failures.append("RSS grew from %d to %d KiB" % (start_rss, end[0]))
     finally:

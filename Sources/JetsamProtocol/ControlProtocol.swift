@@ -100,7 +100,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 /// An error answer's machine-readable code.
 public enum ControlErrorCode: String, Codable, Sendable {
   case badRequest, requestTooLarge, unsupportedVersion, unknownApp, illegalTransition, permissionDenied
-  case launchFailed, internalError, tooManyConnections, timedOut
+  case launchFailed, internalError, tooManyConnections, timedOut, tooMuchUnread
 }
 
 /// An error answer.

@@ -307,6 +307,10 @@ func run() throws {
         Output(json: invocation.json).show(change)
       } else if let record = line.record {
         Output(json: invocation.json).showExits([record], header: false, verdicts: request.verdicts == true)
+      } else if !line.ok {
+        // jetsamd's last line before it ends the stream (`tooMuchUnread`: this side read too slowly).
+        if invocation.json { printJSON(line) }
+        throw CLIError.failed(line.error?.message ?? "jetsamd ended the stream")
       }
     }
   }

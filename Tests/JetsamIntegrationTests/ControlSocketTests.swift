@@ -122,7 +122,7 @@ struct ControlSocketTests {
     let (code, _) = try flooder.errorFor(#"{"v":1,"verb":"status"}"#)
     #expect(code == nil, "the flooder's connection is usable after its oversized line")
     // The daemon's memory stayed small: it did not keep the 10 MB.
-    let rss = try #require(residentKilobytes(daemon.pid))
+    let rss = try #require(daemon.residentKilobytes)
     #expect(rss < 60_000, "jetsamd RSS \(rss) kB after a 10 MB line")
   }
 
@@ -177,7 +177,7 @@ struct ControlSocketTests {
   func stuckClient() throws {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
-    let before = try #require(residentKilobytes(daemon.pid))
+    let before = try #require(daemon.residentKilobytes)
     // Forty clients, each with thousands of requests whose answers it never reads (about 1.3 MB of answers each,
     // over 40 MB of jetsamd's memory before it paused them): past a 64 KiB backlog jetsamd stops reading their
     // requests, which wait in their sockets.
@@ -200,7 +200,7 @@ struct ControlSocketTests {
       defer { last = cpuNanoseconds() }
       return cpuNanoseconds() - last < 25_000_000
     }
-    let after = try #require(residentKilobytes(daemon.pid))
+    let after = try #require(daemon.residentKilobytes)
     #expect(after - before < 30_000, "jetsamd grew from \(before) kB to \(after) kB")
     // A stuck client that reads again is served again: the rest of its requests are answered.
     // (A thousand answers: five times what its backlog held.)
@@ -361,9 +361,5 @@ struct ControlSocketTests {
     // Root may.
     let byRoot = try daemon.ctl(["launch", "fixed", "--background", "--", "/bin/sleep", "50"])
     #expect(byRoot.status == 0, "\(byRoot.stderr)")
-  }
-
-  private func residentKilobytes(_ pid: Int32) -> Int? {
-    (try? ProcessStatus.read(pid: pid))?.residentBytes.map { Int($0 / 1024) }
   }
 }

@@ -43,6 +43,8 @@ final class DaemonHarness {
   var log: String { jetsamd.logText }
   /// Path of the durable exit record log.
   var recordLogPath: String { jetsamd.recordLogPath }
+  /// The daemon's resident memory (VmRSS), in kB.
+  var residentKilobytes: Int? { (try? ProcessStatus.read(pid: pid))?.residentBytes.map { Int($0 / 1024) } }
 
   /// SIGKILLs jetsamd and starts a new one with the same config and state directory, as systemd's Restart= would.
   func restart() throws { try jetsamd.restart() }

@@ -99,6 +99,94 @@ struct WatchTests {
     #expect(refused.message.hasPrefix("interval: "))
   }
 
+  @Test("watchers that never read hold jetsamd to its output budget, are dropped with the reason, and jetsamctl works")
+  func nonReadingWatchers() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    // Running apps make every memory sample longer (one entry each).
+    for index in 0..<12 { try daemon.launch("app-\(index)", ["idle"], options: ["--background"]) }
+    let before = try #require(daemon.residentKilobytes)
+    // Every connection the control socket takes (256) but one, left to jetsamctl: watchers that ask for a memory
+    // sample every 50 ms and never read a byte.
+    let watch = Array(#"{"v":1,"verb":"watch","interval":0.05}"#.utf8) + [10]
+    var watchers: [ControlClient] = []
+    for _ in 0..<255 {
+      let watcher = try ControlClient(path: daemon.socket)
+      try watcher.write(raw: watch)
+      watchers.append(watcher)
+    }
+    // While their output piles up (and pressure changes add to it), jetsamctl is answered every time and jetsamd
+    // stays within the output budget over where it started; until it has dropped many of them.
+    var peak = before
+    var level = "warning"
+    func dropped() -> Int { daemon.log.components(separatedBy: "dropping control client").count - 1 }
+    try daemon.waitUntil("jetsamd to drop 32 watchers", timeout: 120) {
+      let status = try daemon.ctl(["status"])
+      #expect(status.status == 0, "jetsamctl status while watchers do not read: \(status.stderr)")
+      #expect(try daemon.ctl(["pressure", "set", level]).status == 0)
+      level = level == "warning" ? "normal" : "warning"
+      peak = max(peak, daemon.residentKilobytes ?? 0)
+      return dropped() >= 32
+    }
+    #expect(
+      peak - before < Self.outputMemoryBoundKilobytes,
+      "jetsamd grew from \(before) kB to \(peak) kB with \(watchers.count) watchers that do not read")
+    #expect(daemon.log.contains("the most of any client, while all clients together were owed more than 32 MiB"))
+
+    // The watchers read at last, all at once, for longer than a dropped one waits for its last line (5 s): those
+    // dropped a moment ago find why after whole lines; those dropped earlier end after whole lines; the others'
+    // streams go on.
+    var tails = [[[UInt8]]](repeating: [], count: watchers.count)
+    var pending = [[UInt8]](repeating: [], count: watchers.count)
+    var closed = [Bool](repeating: false, count: watchers.count)
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    let deadline = ContinuousClock.now + .seconds(8 * TestTiming.slowdown)
+    while ContinuousClock.now < deadline && closed.contains(false) {
+      var fds = watchers.indices.map {
+        pollfd(fd: closed[$0] ? -1 : watchers[$0].socketDescriptor, events: Int16(POLLIN), revents: 0)
+      }
+      guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+      for index in watchers.indices where fds[index].revents != 0 {
+        let n = chunk.withUnsafeMutableBytes {
+          recv(watchers[index].socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+        }
+        if n < 0 && errno == EAGAIN { continue }
+        guard n > 0 else {
+          closed[index] = true
+          continue
+        }
+        pending[index] += chunk[..<n]
+        while let newline = pending[index].firstIndex(of: 10) {
+          tails[index].append(Array(pending[index][..<newline]))
+          pending[index].removeSubrange(...newline)
+        }
+        // Only the last lines matter: the test stays small.
+        if tails[index].count > 2 { tails[index].removeFirst(tails[index].count - 2) }
+      }
+    }
+    var reasons = 0
+    for index in watchers.indices where closed[index] {
+      #expect(pending[index].isEmpty, "a dropped watcher's stream ended inside a line")
+      for line in tails[index] {
+        #expect((try? JSONSerialization.jsonObject(with: Data(line))) != nil, "not a whole JSON line")
+      }
+      if let last = tails[index].last,
+        let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(last)), response.ok == false
+      {
+        #expect(response.error?.code == .tooMuchUnread, "\(response)")
+        #expect(response.error?.message.contains("of output unread") == true)
+        reasons += 1
+      }
+    }
+    let ended = closed.count(where: { $0 })
+    #expect(ended >= 32, "only \(ended) watchers were closed")
+    #expect(reasons >= 1, "no dropped watcher read why")
+  }
+
+  /// What unread output may cost jetsamd's memory, in kB, as README and PROTOCOL-CONTROL.md document it: the
+  /// 32 MiB budget and the allocator's slack on it (measured: 37 MB with 255 watchers).
+  static let outputMemoryBoundKilobytes = 48 * 1024
+
   @Test("top prints plain tables when not on a terminal; watch --json prints JSON lines")
   func plainOutputs() throws {
     let daemon = try DaemonHarness()

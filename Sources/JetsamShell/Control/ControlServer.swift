@@ -9,15 +9,11 @@ import JetsamProtocol
 ///
 /// Every connection is non-blocking and bounded: a request line longer than
 /// ``ControlProtocol/maxRequestBytes`` is answered with `requestTooLarge` and skipped without being
-/// buffered, and a client that stops reading is dropped once ``maxQueuedOutput`` bytes wait for it, so no
-/// client can block or bloat the daemon. Connections are capped in total (``maxConnections``) and per user
-/// (``maxConnectionsPerUser``, root exempt): one more is answered `tooManyConnections` and closed.
+/// buffered, and what waits for a client that does not read is held to the daemon's ``OutputBudget`` (a client
+/// past it is dropped after a `tooMuchUnread` line), so no client can block or bloat the daemon. Connections are
+/// capped in total (``maxConnections``) and per user (``maxConnectionsPerUser``, root exempt): one more is answered
+/// `tooManyConnections` and closed.
 final class ControlServer {
-  /// Output queued for one client beyond which the client is considered stuck and dropped.
-  static let maxQueuedOutput = 8 << 20
-  /// Unread replies of every client together, past which the client owed the most is dropped (256 clients each
-  /// owed up to ``maxQueuedOutput`` would be 2 GiB).
-  static let maxQueuedOutputInTotal = 32 << 20
   /// Open connections at most, and per peer user (root is held only to the total).
   static let maxConnections = 256
   static let maxConnectionsPerUser = 32
@@ -33,15 +29,19 @@ final class ControlServer {
   private let log: Logger
   private let handler: Handler
   private let allowedGroup: gid_t?
+  private let budget: OutputBudget
   private var connections: [Int32: ControlConnection] = [:]
+  /// Encodes what goes to many clients (a change, a followed record) once for all of them.
+  private let encoder = JSONEncoder.stable
   /// Whether systemd passed the listening socket (socket activation): it then owns the socket file.
   let activated: Bool
 
   init(
-    loop: EventLoop, path: String, allowedGroup: String?, log: Logger, inherited: FileDescriptor?,
-    handler: @escaping Handler
+    loop: EventLoop, path: String, allowedGroup: String?, log: Logger, budget: OutputBudget,
+    inherited: FileDescriptor?, handler: @escaping Handler
   ) throws {
     self.loop = loop
+    self.budget = budget
     self.path = path
     self.log = log
     self.handler = handler
@@ -102,13 +102,10 @@ final class ControlServer {
 
   /// Sends a new exit record to every `exits --follow` client whose filter matches.
   func broadcast(_ record: ExitRecord) {
-    for connection in connections.values {
-      guard let follow = connection.follow, follow.wants(record) else { continue }
-      var line = ControlResponse(ok: true)
-      line.event = "exit"
-      line.record = record
-      connection.send(line)
-    }
+    var response = ControlResponse(ok: true)
+    response.event = "exit"
+    response.record = record
+    send(response, to: connections.values.filter { $0.follow?.wants(record) == true })
   }
 
   /// Whether any client watches (``LiveFeed`` builds nothing otherwise).
@@ -118,9 +115,13 @@ final class ControlServer {
   var watchers: [ControlConnection] { connections.values.filter { $0.watch != nil } }
 
   /// Sends a change to every `watch` client.
-  func publish(_ change: LiveChange) {
-    let response = ControlResponse.change(change)
-    for connection in connections.values where connection.watch != nil { connection.send(response) }
+  func publish(_ change: LiveChange) { send(.change(change), to: watchers) }
+
+  /// Sends one line to each of `clients`, encoded once.
+  func send(_ response: ControlResponse, to clients: [ControlConnection]) {
+    guard !clients.isEmpty else { return }
+    let line = response.line(encoder: encoder)
+    for connection in clients { connection.send(line: line) }
   }
 
   /// A new connection: refused when one too many, else served.
@@ -142,41 +143,23 @@ final class ControlServer {
       // A request may be maxRequestBytes long; the stream's limit counts its newline too. The handler finds its
       // connection by descriptor rather than capturing it: the connection owns the stream, so a captured
       // connection would keep both alive after the close (a reply-sized buffer leaked per connection).
+      // Its output is held to the budget alone (which drops it with a last line), not to a cap of the stream's.
       let stream = try LineStream(
         fd: FileDescriptor(rawValue: fd), loop: loop, maxLineBytes: ControlProtocol.maxRequestBytes + 1,
-        maxQueuedOutput: ControlServer.maxQueuedOutput
+        maxQueuedOutput: .max
       ) { [unowned self] input in
         if let connection = self.connections[fd] { self.answer(input, on: connection) }
       }
-      stream.onOverflow = { [log] in
-        log.warning("dropping control client: \(ControlServer.maxQueuedOutput >> 20) MiB of replies unread")
+      stream.onClose = { [unowned self] in
+        if let connection = self.connections.removeValue(forKey: fd) { self.budget.release(connection) }
       }
-      stream.onClose = { [unowned self] in self.connections[fd] = nil }
-      stream.onBacklog = { [unowned self] in self.enforceOutputBudget() }
-      let connection = ControlConnection(stream: stream)
+      let connection = ControlConnection(stream: stream, budget: budget)
       connection.permitted = permitted
       connection.peerUser = peer
       connections[fd] = connection
     } catch {
       log.warning("watching a control connection: \(error)")
       Glibc.close(fd)
-    }
-  }
-
-  /// Drops the clients owed the most unread replies until all together are owed at most
-  /// ``maxQueuedOutputInTotal``. Checked when a client's backlog passes ``LineStream/backlogBytes`` (rare: a
-  /// client that reads is never near it).
-  private func enforceOutputBudget() {
-    var total = connections.values.reduce(0) { $0 + $1.stream.queuedOutputBytes }
-    while total > ControlServer.maxQueuedOutputInTotal,
-      let greediest = connections.values.max(by: { $0.stream.queuedOutputBytes < $1.stream.queuedOutputBytes })
-    {
-      total -= greediest.stream.queuedOutputBytes
-      log.warning(
-        "dropping control client (uid \(greediest.peerUser.map(String.init) ?? "?")): "
-          + "\(greediest.stream.queuedOutputBytes >> 10) KiB of replies unread, "
-          + "\(ControlServer.maxQueuedOutputInTotal >> 20) MiB owed to all clients")
-      greediest.stream.close()
     }
   }
 
@@ -268,7 +251,7 @@ struct FollowFilter {
 }
 
 /// One client of the control socket.
-final class ControlConnection {
+final class ControlConnection: OutputHolder {
   let stream: LineStream
   var permitted = false
   /// The peer's user, as SO_PEERCRED told at connect time.
@@ -279,21 +262,39 @@ final class ControlConnection {
   var watch: WatchSubscription?
   /// Set while a request of this client is answered later; its stream is paused until then.
   var awaitingReply = false
-  /// Lines (followed exit records) that came while a reply was pending: they go out after it, in order.
-  private var outbox: [ControlResponse] = []
+  /// Lines (followed exit records, changes) that came while a reply was pending: they go out after it, in order.
+  /// Counted against the budget as they wait, as if queued in the stream.
+  private var outbox: [[UInt8]] = []
+  private var outboxBytes = 0
+  /// Set once the budget dropped it: it is sent nothing more but its last line.
+  private var evicted = false
   private let encoder = JSONEncoder.stable
+  private let budget: OutputBudget
 
-  init(stream: LineStream) { self.stream = stream }
+  /// Serves `stream`, whose unread output (with the lines held back) is held to `budget`.
+  init(stream: LineStream, budget: OutputBudget) {
+    self.stream = stream
+    self.budget = budget
+    // Unowned: the connection owns the stream, which calls this only while open.
+    stream.onQueuedOutput = { [unowned self] bytes in self.budget.update(self, owes: bytes + self.outboxBytes) }
+  }
 
   var closed: Bool { stream.closed }
 
-  /// Queues one response line and writes as much as the socket takes now (after the pending reply, if any).
-  func send(_ response: ControlResponse) {
-    if awaitingReply { return outbox.append(response) }
-    write(response)
-  }
+  var clientDescription: String { "control client (uid \(peerUser.map(String.init) ?? "?"))" }
 
-  private func write(_ response: ControlResponse) { stream.send(response.line(encoder: encoder)) }
+  /// Queues one response line and writes as much as the socket takes now (after the pending reply, if any).
+  func send(_ response: ControlResponse) { send(line: response.line(encoder: encoder)) }
+
+  /// ``send(_:)`` with the line already encoded (once for every watcher).
+  func send(line: [UInt8]) {
+    // Closed, the budget has let go of it: nothing is counted again.
+    guard !evicted, !stream.closed else { return }
+    guard awaitingReply else { return stream.send(line) }
+    outbox.append(line)
+    outboxBytes += line.count + 1
+    budget.update(self, owes: stream.queuedOutputBytes + outboxBytes)
+  }
 
   /// Sends the answer to the request that was answered later, then goes on with the client's held requests.
   func reply(_ response: ControlResponse) { reply(line: response.line(encoder: encoder)) }
@@ -302,10 +303,23 @@ final class ControlConnection {
   func reply(line: [UInt8]) {
     guard awaitingReply else { return }
     awaitingReply = false
-    stream.send(line)
-    for line in outbox { write(line) }
+    let held = outbox
     outbox = []
+    outboxBytes = 0
+    stream.send(line)
+    for line in held { stream.send(line) }
     stream.resumeReading()
+  }
+
+  /// Drops the client, which holds too much unread output, after a `tooMuchUnread` line: it streams nothing more.
+  func evict(because reason: String) {
+    evicted = true
+    watch = nil
+    follow = nil
+    outbox = []
+    outboxBytes = 0
+    stream.onQueuedOutput = nil
+    stream.finish(lastLine: ControlResponse.failure(ControlError(.tooMuchUnread, reason)).line(encoder: encoder))
   }
 
   func close() { stream.close() }

@@ -118,19 +118,19 @@ final class LiveFeed {
   /// Sends a memory sample to each watcher whose interval has passed, then waits for the next one due.
   private func sampleMemory() {
     let now = MonotonicClock.now()
-    var sample: LiveChange?
-    for connection in control.watchers {
-      guard var watch = connection.watch, watch.nextSample <= now else { continue }
-      if sample == nil {
-        var change = LiveChange(.memory, at: now.nanoseconds)
-        change.availableBytes = sources.availableBytes()
-        change.memory = sources.appMemory()
-        sample = change
-      }
-      connection.send(.change(sample!))
+    let due = control.watchers.filter { $0.watch.map { $0.nextSample <= now } ?? false }
+    for connection in due {
+      guard var watch = connection.watch else { continue }
       // Never bunched up after a stall: the next sample is an interval from now.
       watch.nextSample = max(watch.nextSample.advanced(by: watch.interval), now.advanced(by: watch.interval / 2))
       connection.watch = watch
+    }
+    if !due.isEmpty {
+      var sample = LiveChange(.memory, at: now.nanoseconds)
+      sample.availableBytes = sources.availableBytes()
+      sample.memory = sources.appMemory()
+      // Encoded once for all; sending may drop a watcher past the output budget (it is then sent nothing more).
+      control.send(.change(sample), to: due)
     }
     scheduleMemory()
   }

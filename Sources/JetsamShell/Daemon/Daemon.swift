@@ -222,11 +222,15 @@ public final class Daemon {
       }
     }
     requests = ControlRequestHandler(daemon: self)
+    // One budget for the output of every client, control and metrics alike.
+    let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
-      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, inherited: listener,
+      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, budget: outputBudget,
+      inherited: listener,
       handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
     metricsTextfile = try MetricsTextfile(daemon: self)
-    metricsListener = try MetricsListener(loop: loop, log: log, inherited: metricsSocket) { [unowned self] in
+    metricsListener = try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
+      [unowned self] in
       MetricsExposition.text(self)
     }
     live = try LiveFeed(

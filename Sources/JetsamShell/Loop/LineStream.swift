@@ -7,9 +7,10 @@ import Glibc
 /// Both directions are bounded. Input is cut by a ``LineFramer``: a line longer than `maxLineBytes` (newline
 /// included) is reported once as `.tooLong` and its bytes are dropped as they arrive, never accumulated; output
 /// waiting for a peer that does not read is capped at `maxQueuedOutput`, past which the stream closes itself
-/// (`onOverflow` says so) rather than grow. Before that, a peer that leaves ``backlogBytes`` of output unread is
-/// not served: nothing more of its input is read or handed over until it reads, so a client that writes requests
-/// and never reads the answers costs the daemon one backlog, not its whole stream of answers.
+/// (`onOverflow` says so) rather than grow; its owner may also hold it to a shared budget (`onQueuedOutput` reports
+/// every change) and drop it with ``finish(lastLine:)``. Before that, a peer that leaves ``backlogBytes`` of output
+/// unread is not served: nothing more of its input is read or handed over until it reads, so a client that writes
+/// requests and never reads the answers costs the daemon one backlog, not its whole stream of answers.
 ///
 /// Fair to everyone else on the loop: each turn reads at most ``chunkBytes`` and hands over at most
 /// ``linesPerTurn`` lines (``greedyLinesPerTurn`` while it floods), then yields (lines already read wait for the
@@ -27,6 +28,8 @@ final class LineStream {
   static let greedyLinesPerTurn = 8
   /// Unread output past which the peer's input waits (in the kernel's socket buffer) until it reads.
   static let backlogBytes = 64 * 1024
+  /// How long a dropped peer has to read its last line (``finish(lastLine:)``) before it is closed anyway.
+  static let lastLineTimeout: Duration = .seconds(5)
 
   /// One line, without its newline, or `.tooLong` for a line that was skipped.
   typealias Input = LineFramer.Output
@@ -35,7 +38,7 @@ final class LineStream {
   private let maxQueuedOutput: Int
   private var source: EventSource?
   private var framer: LineFramer
-  private var output: [UInt8] = []
+  private var output = OutputQueue()
   private(set) var closed = false
   /// While paused, lines already read wait here and nothing more is read: the peer's further input stays in the
   /// kernel's socket buffer (backpressure), never in ours beyond one read.
@@ -50,8 +53,10 @@ final class LineStream {
   private let onInput: (Input) -> Void
   /// Called when the stream closed itself because too much output waited.
   var onOverflow: (() -> Void)?
-  /// Called when unread output passes ``backlogBytes`` (the peer is then not served until it reads).
-  var onBacklog: (() -> Void)?
+  /// Called with the bytes of output the peer has not read yet, whenever that changes.
+  var onQueuedOutput: ((Int) -> Void)?
+  /// Set by ``finish(lastLine:)``: nothing more is read or sent, and the stream closes once its last line is out.
+  private var finishing: EventSource?
   /// Output the peer has not read yet.
   var queuedOutputBytes: Int { output.count }
   /// Whether the peer leaves so much output unread that it is not served.
@@ -75,7 +80,7 @@ final class LineStream {
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] events in
       guard let self else { return }
       if events & EpollEvents.writable != 0 { self.flush() }
-      if !self.paused && !self.hasWaitingLines && !self.isBackedUp
+      if !self.paused && !self.hasWaitingLines && !self.isBackedUp && self.finishing == nil
         && events & (EpollEvents.readable | EpollEvents.hangUp | EpollEvents.error) != 0
       {
         self.readOnce()
@@ -115,18 +120,34 @@ final class LineStream {
   }
 
   /// Queues one line (a newline is added) and writes what the socket takes now.
-  func send(_ line: some Sequence<UInt8>) {
-    guard !closed else { return }
-    output += line
-    output.append(UInt8(ascii: "\n"))
+  func send(_ line: some Collection<UInt8>) {
+    guard !closed, finishing == nil else { return }
+    output.append(line: line)
     if output.count > maxQueuedOutput {
       onOverflow?()
       close()
       return
     }
-    let wasBackedUp = isBackedUp
     flush()
-    if isBackedUp && !wasBackedUp { onBacklog?() }
+  }
+
+  /// Drops the peer: the output it has not read is discarded (but for the rest of a line it has the beginning of),
+  /// `lastLine` says why, and the stream closes once that is written, or after ``lastLineTimeout`` (a peer that
+  /// never reads never gets it). Nothing more is read or sent meanwhile.
+  func finish(lastLine: some Collection<UInt8>) {
+    guard !closed, finishing == nil else { return }
+    output.discardAllButCurrentLine()
+    output.append(line: lastLine)
+    waitingLines = []
+    nextWaitingLine = 0
+    nextTurn?.cancel()
+    nextTurn = nil
+    finishing = try? loop.timer(at: MonotonicClock.now().advanced(by: LineStream.lastLineTimeout)) {
+      [weak self] in self?.close()
+    }
+    // No timer (out of memory): closed now rather than held open for good.
+    guard finishing != nil else { return close() }
+    flush()
   }
 
   func close() {
@@ -136,6 +157,9 @@ final class LineStream {
     source = nil
     nextTurn?.cancel()
     nextTurn = nil
+    finishing?.cancel()
+    finishing = nil
+    output.removeAll()
     fd.close()
     onClose?()
   }
@@ -147,22 +171,26 @@ final class LineStream {
       if wasBackedUp && !isBackedUp && !closed && !paused && hasWaitingLines { scheduleNextTurn() }
     }
     while !output.isEmpty && !closed {
-      let n = output.withUnsafeBytes { jetsam_send_nonblocking(fd.rawValue, $0.baseAddress, $0.count) }
+      guard let n = output.withNextBytes({ jetsam_send_nonblocking(fd.rawValue, $0.baseAddress, $0.count) }) else {
+        break
+      }
       if n < 0 {
         if errno == EINTR { continue }
         if errno == EAGAIN { break }
         close()
         return
       }
-      output.removeFirst(n)
+      output.consume(n)
     }
+    if finishing != nil && output.isEmpty { return close() }
+    if !closed { onQueuedOutput?(output.count) }
     updateEvents()
   }
 
   /// Readable unless paused or lines read earlier still wait (epoll is level-triggered: input that arrived
   /// meanwhile wakes it at once afterwards); writable while output waits.
   private func updateEvents() {
-    let reading = !paused && !hasWaitingLines && !isBackedUp
+    let reading = !paused && !hasWaitingLines && !isBackedUp && finishing == nil
     source?.setIOEvents((reading ? EpollEvents.readable : 0) | (output.isEmpty ? 0 : EpollEvents.writable))
   }
 

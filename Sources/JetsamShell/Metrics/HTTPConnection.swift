@@ -10,8 +10,9 @@ import JetsamPlatform
 /// never reads costs one descriptor and a few kilobytes for a few seconds: the head must come within
 /// ``readTimeout`` (else 408), the answer be taken within ``writeTimeout``. Once written, the sending side is shut
 /// and what the client still sends is read and dropped until it closes (for at most ``lingerTimeout``): closing
-/// with unread input would reset the connection, and the client could lose the end of its answer.
-final class HTTPConnection {
+/// with unread input would reset the connection, and the client could lose the end of its answer. The answer waiting
+/// to be taken is held to the daemon's ``OutputBudget``, which closes the connection if it must.
+final class HTTPConnection: OutputHolder {
   /// How long the client has to send its request head.
   static let readTimeout: Duration = .seconds(5)
   /// How long it has to take the whole answer (a fleet's exposition is a few hundred kilobytes).
@@ -36,12 +37,22 @@ final class HTTPConnection {
   private var written = 0
   private var dropped = 0
   private let respond: (HTTPRequestHead) -> HTTPResponse
+  private let budget: OutputBudget
+  /// Its place in the order the listener accepted connections: of those still sending their head, the oldest gives
+  /// way first.
+  let serial: Int
   /// Called once, when the connection is closed.
   var onClose: (() -> Void)?
 
-  /// Serves `fd` (non-blocking, accepted): `respond` answers its request.
-  init(fd: FileDescriptor, loop: EventLoop, respond: @escaping (HTTPRequestHead) -> HTTPResponse) throws(SystemError) {
+  /// Serves `fd` (non-blocking, accepted as the listener's `serial`th): `respond` answers its request, held to
+  /// `budget` until taken.
+  init(
+    fd: FileDescriptor, serial: Int, loop: EventLoop, budget: OutputBudget,
+    respond: @escaping (HTTPRequestHead) -> HTTPResponse
+  ) throws(SystemError) {
     self.fd = fd
+    self.serial = serial
+    self.budget = budget
     self.respond = respond
     source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [weak self] events in
       self?.handle(events)
@@ -59,12 +70,22 @@ final class HTTPConnection {
     send(response)
   }
 
+  /// Whether it has not sent a whole request head yet.
+  var awaitingHead: Bool { stage == .reading }
+
+  var clientDescription: String { "metrics client" }
+
+  /// Dropped by the budget: closed, as HTTP has no line to say why.
+  func evict(because reason: String) { close() }
+
   func close() {
     guard source != nil else { return }
     source?.cancel()
     source = nil
     deadline?.cancel()
     deadline = nil
+    output = []
+    budget.release(self)
     fd.close()
     onClose?()
   }
@@ -107,6 +128,9 @@ final class HTTPConnection {
     output = response.bytes
     stage = .writing
     deadline?.schedule(at: MonotonicClock.now().advanced(by: Self.writeTimeout))
+    budget.update(self, owes: output.count)
+    // Dropped by the budget (an answer past a client's share, or the largest while all were owed too much).
+    guard source != nil else { return }
     flush()
   }
 
@@ -124,6 +148,7 @@ final class HTTPConnection {
     // All sent: no more to say, and what the client still sends is dropped until it closes.
     shutdown(fd.rawValue, Int32(SHUT_WR))
     output = []
+    budget.release(self)
     stage = .lingering
     deadline?.schedule(at: MonotonicClock.now().advanced(by: Self.lingerTimeout))
     source?.setIOEvents(EpollEvents.readable)

@@ -11,8 +11,10 @@ import JetsamPlatform
 ///   take (in use, or refused by a sandbox) is logged and tried again every ``retryInterval``: metrics are never a
 ///   reason for jetsamd not to run.
 ///
-/// At most ``maxConnections`` are served at once; one more is answered 503 and closed, so that clients holding
-/// connections open cost a bounded number of descriptors and never reach the control socket's or the apps'.
+/// At most ``maxConnections`` are served at once, so that clients holding connections open cost a bounded number of
+/// descriptors and never reach the control socket's or the apps'. When all are taken, the oldest connection that has
+/// not sent its whole request head yet is closed to admit the new one: slow clients cannot hold the endpoint from a
+/// scraper, whose head comes at once. Only when every one is being answered is the new one answered 503.
 final class MetricsListener {
   /// The name of the descriptor systemd passes (FileDescriptorName= of jetsamd-metrics.socket).
   static let descriptorName = "metrics"
@@ -22,6 +24,7 @@ final class MetricsListener {
   private let loop: EventLoop
   private let log: Logger
   private let exposition: () -> String
+  private let budget: OutputBudget
   /// systemd's socket, when it passed one.
   private let inherited: FileDescriptor?
   private var socket: FileDescriptor?
@@ -34,11 +37,16 @@ final class MetricsListener {
   /// The last failure logged, so that an address that stays unavailable is logged once, not at every retry.
   private var lastFailure: String?
   private var connections: [Int32: HTTPConnection] = [:]
+  /// Connections accepted so far: each one's serial, which orders them.
+  private var accepted = 0
 
-  init(loop: EventLoop, log: Logger, inherited: FileDescriptor?, exposition: @escaping () -> String) throws(SystemError)
-  {
+  init(
+    loop: EventLoop, log: Logger, budget: OutputBudget, inherited: FileDescriptor?,
+    exposition: @escaping () -> String
+  ) throws(SystemError) {
     self.loop = loop
     self.log = log
+    self.budget = budget
     self.inherited = inherited
     self.exposition = exposition
     retry = try loop.timer(at: nil) { [unowned self] in self.bind() }
@@ -183,17 +191,25 @@ final class MetricsListener {
     }
   }
 
-  /// A new connection: served, or answered 503 when one too many.
+  /// A new connection: served (in the place of the oldest one still sending its head, when all are taken), or
+  /// answered 503 when every one is being answered.
   private func accepted(_ fd: FileDescriptor) {
     let connection: HTTPConnection
     do {
-      connection = try HTTPConnection(fd: fd, loop: loop) { [unowned self] head in
+      accepted += 1
+      connection = try HTTPConnection(fd: fd, serial: accepted, loop: loop, budget: budget) { [unowned self] head in
         MetricsEndpoint.response(to: head, exposition: self.exposition)
       }
     } catch {
       log.warning("metrics: watching a connection: \(error)")
       fd.close()
       return
+    }
+    if connections.count >= Self.maxConnections,
+      let slowest = connections.values.filter(\.awaitingHead).min(by: { $0.serial < $1.serial })
+    {
+      // Closed unanswered: a client that has not asked yet is owed nothing, and its slot goes to the new one.
+      slowest.close()
     }
     if connections.count >= Self.maxConnections {
       // Answered and closed at once (its answer fits any socket buffer), never counted among those served.

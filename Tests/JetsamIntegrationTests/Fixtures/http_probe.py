@@ -6,8 +6,12 @@
       is shut). Prints a list of {"status": N, "body": TEXT}, status 0 when the connection closed unanswered.
   http_probe.py hold PORT N PID -- CMD...
       Holds N connections that send nothing and waits until process PID (jetsamd) holds N more descriptors (it
-      accepted them all), opens one more and reads its answer, then runs CMD while they are held, then waits for
-      the held ones' answers. Prints {"extra": N, "command": EXIT, "held": [N...], "heldSeconds": S}.
+      accepted them all), scrapes on one more and reads its answer, then runs CMD while they are held, then waits
+      for the held ones' answers. Prints {"extra": N, "command": EXIT, "held": [N...], "heldSeconds": S}.
+  http_probe.py slow PORT N PID SCRAPES
+      Keeps N slow clients connected, each having sent only part of a request head (one the daemon closes is
+      replaced at once), and before each of SCRAPES scrapes waits until PID holds N more descriptors than before
+      (every slow one accepted). Prints {"scrapes": [STATUS...], "replaced": N}.
 """
 import json
 import os
@@ -67,6 +71,7 @@ def hold(port, count, pid, command):
     while descriptors(pid) < before + count and time.monotonic() - started < 60:
         time.sleep(0.01)
     extra = connect(port)
+    extra.sendall(SCRAPE)
     extra_status = status_of(read_all(extra))["status"]
     extra.close()
     exit_code = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
@@ -77,12 +82,56 @@ def hold(port, count, pid, command):
     return {"extra": extra_status, "command": exit_code, "held": statuses, "heldSeconds": seconds}
 
 
+SCRAPE = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def slow(port, count, pid, scrapes):
+    before = descriptors(pid)
+
+    def slow_client():
+        conn = connect(port)
+        # A head begun and never finished, as a slow or hostile client sends it.
+        conn.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        conn.setblocking(False)
+        return conn
+
+    def gone(conn):
+        try:
+            return conn.recv(65536) == b"" or gone(conn)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    held = [slow_client() for _ in range(count)]
+    replaced = 0
+    statuses = []
+    for _ in range(scrapes):
+        for index, conn in enumerate(held):
+            if gone(conn):
+                conn.close()
+                held[index] = slow_client()
+                replaced += 1
+        started = time.monotonic()
+        while descriptors(pid) < before + count and time.monotonic() - started < 60:
+            time.sleep(0.01)
+        scrape = connect(port)
+        scrape.sendall(SCRAPE)
+        statuses.append(status_of(read_all(scrape))["status"])
+        scrape.close()
+    for conn in held:
+        conn.close()
+    return {"scrapes": statuses, "replaced": replaced}
+
+
 def main():
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "requests":
         print(json.dumps(requests(port, json.loads(sys.argv[3]))))
     elif mode == "hold":
         print(json.dumps(hold(port, int(sys.argv[3]), int(sys.argv[4]), sys.argv[6:])))
+    elif mode == "slow":
+        print(json.dumps(slow(port, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))))
     else:
         sys.exit("unknown mode " + mode)
 
