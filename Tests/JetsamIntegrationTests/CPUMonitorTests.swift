@@ -30,7 +30,7 @@ struct CPUMonitorIntegrationTests {
     #expect(record.reason == .cpuResourceLimit)
     #expect(record.terminationReason == "JETSAM cpu-limit")
     #expect(record.endedBy == .jetsam)
-    #expect(try daemon.jetsamKills() == [.cpuResourceLimit: 1])
+    #expect(try daemon.jetsamKills(once: 1) == [.cpuResourceLimit: 1])
     #expect(record.state == "background")
     #expect(record.signal == 9)
     let usage = try #require(record.cpuUsage)

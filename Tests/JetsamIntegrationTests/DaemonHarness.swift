@@ -92,6 +92,17 @@ final class DaemonHarness {
   /// Exit records as read straight from the durable log file.
   func recordsOnDisk() throws -> [ExitRecord] { jetsamd.exitRecords() }
 
+  /// `jetsam_kills_total` once it counts at least `total` kills (a record is on disk a moment before the daemon
+  /// hears it is durable and counts it), by reason.
+  func jetsamKills(once total: Double) throws -> [ExitReason: Double] {
+    var kills: [ExitReason: Double] = [:]
+    try waitUntil("\(total) kill(s) counted in jetsam_kills_total") {
+      kills = try jetsamKills()
+      return kills.values.reduce(0, +) >= total
+    }
+    return kills
+  }
+
   /// `jetsam_kills_total` of the Prometheus exposition, by reason: jetsam's own kills counted so far.
   func jetsamKills() throws -> [ExitReason: Double] {
     let exposition = try ctl(["metrics", "--prometheus"])

@@ -97,6 +97,11 @@ struct MetricsIntegrationTests {
     try daemon.launch("ended", ["idle"], options: ["--background"])
     try daemon.ctl(["terminate", "ended"])
     _ = try daemon.waitForRecords(2)
+    // Once both exits are counted (a record is on disk a moment before the daemon counts it), no kill is.
+    try daemon.waitUntil("both exits counted") {
+      let exposition = try daemon.ctl(["metrics", "--prometheus"]).stdout
+      return Self.samples(exposition).filter { $0.key.hasPrefix("jetsam_exits_total{") }.values.reduce(0, +) == 2
+    }
     #expect(try daemon.jetsamKills().isEmpty, "a request counted as jetsam's kill")
     // jetsam's own: a suspended app under critical pressure, and an app over its memory cap.
     try daemon.launch("victim", ["idle"], options: ["--background"])
@@ -106,7 +111,7 @@ struct MetricsIntegrationTests {
     try daemon.ctl(["pressure", "clear"])
     try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
     _ = try daemon.waitForRecords(4)
-    #expect(try daemon.jetsamKills() == [.memoryPressure: 1, .memoryResourceLimit: 1])
+    #expect(try daemon.jetsamKills(once: 2) == [.memoryPressure: 1, .memoryResourceLimit: 1])
     let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.endedBy) })
     #expect(endedBy == ["asked": .request, "ended": .request, "victim": .jetsam, "hog": .memoryLimit])
   }

@@ -46,7 +46,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.configure("broken")
     fixture.launcher.failSpawns = true
-    fixture.supervisor.perform(.spawn(app: "broken", launch: 1))
+    fixture.perform(.spawn(app: "broken", launch: 1))
     guard case .spawnFailed("broken", _, _)? = fixture.reported.last else {
       Issue.record("expected spawnFailed, got \(fixture.reported)")
       return
@@ -59,7 +59,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.launcher.answersLater = true
     fixture.configure(name)
-    fixture.supervisor.perform(.spawn(app: name, launch: 1))
+    fixture.perform(.spawn(app: name, launch: 1))
     return fixture
   }
 
@@ -106,7 +106,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
     fixture.clearReports()
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     #expect(fixture.signals.sentThroughPidfd == [.stop], "the main process first, through its pidfd")
     fixture.supervisor.finishBatch()
     #expect(fixture.reported.isEmpty, "not stopped yet")
@@ -131,8 +131,8 @@ struct AppSupervisorTests {
     let stuck = try fixture.launch("stuck")
     let other = try fixture.launch("other")
     fixture.clearReports()
-    fixture.supervisor.perform(.suspend(app: "stuck", pid: stuck))
-    fixture.supervisor.perform(.suspend(app: "other", pid: other))
+    fixture.perform(.suspend(app: "stuck", pid: stuck))
+    fixture.perform(.suspend(app: "other", pid: other))
     fixture.signals.states = [other: "T", other + 500: "T", stuck: "D", stuck + 500: "T"]
     fixture.supervisor.finishBatch()
     #expect(fixture.reported.count == 1)
@@ -156,7 +156,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     let cgroup = try #require(fixture.cgroups.cgroup("a"))
     fixture.clearReports()
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     #expect(cgroup.calls.contains("freeze"))
     #expect(fixture.signals.sent.isEmpty)
     fixture.supervisor.finishBatch()
@@ -164,7 +164,7 @@ struct AppSupervisorTests {
     cgroup.frozen = true
     fixture.loop.ready(cgroup.eventsDescriptor)
     #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
-    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.perform(.resume(app: "a", pid: pid))
     #expect(cgroup.calls.last == "thaw" || fixture.signals.count(.resume, to: pid) == 1)
     #expect(cgroup.calls.contains("thaw"))
   }
@@ -173,9 +173,9 @@ struct AppSupervisorTests {
   func resume() throws {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
-    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.perform(.resume(app: "a", pid: pid))
     #expect(!fixture.supervisor.isStopPending("a"))
     #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
   }
@@ -189,7 +189,7 @@ struct AppSupervisorTests {
     let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = false
     fixture.clearReports()
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
     fixture.loop.advance(by: .microseconds(500))
     #expect(fixture.reported.isEmpty, "waitid says the main process still runs")
@@ -198,7 +198,7 @@ struct AppSupervisorTests {
     fixture.signals.childStopped[pidfd.rawValue] = true
     fixture.loop.advance(by: .milliseconds(1))
     #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
-    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.perform(.resume(app: "a", pid: pid))
     #expect(fixture.signals.sentThroughPidfd.last == .resume)
     #expect(fixture.signals.sent.isEmpty, "no other process to continue")
   }
@@ -211,7 +211,7 @@ struct AppSupervisorTests {
     cgroup.pids = [pid]
     let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = true
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
     fixture.clearReports()
     fixture.supervisor.noticeContinued()
@@ -222,9 +222,9 @@ struct AppSupervisorTests {
     fixture.supervisor.noticeContinued()
     #expect(fixture.reported.count == 1, "reported once, until seen stopped again")
     // Stopped again, then resumed by jetsamd: its own SIGCONT is no intrusion.
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
-    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.perform(.resume(app: "a", pid: pid))
     fixture.clearReports()
     fixture.supervisor.noticeContinued()
     #expect(fixture.reported.isEmpty)
@@ -237,10 +237,10 @@ struct AppSupervisorTests {
     let pidfd = try fixture.pidfd(of: pid)
     fixture.signals.childStopped[pidfd.rawValue] = true
     fixture.signals.states = [pid + 500: "T"]
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
     #expect(!fixture.supervisor.isStopPending("a"))
-    fixture.supervisor.perform(.resume(app: "a", pid: pid))
+    fixture.perform(.resume(app: "a", pid: pid))
     #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
   }
 
@@ -249,8 +249,8 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.configure("ended")
     let pid = try fixture.launch("running")
-    fixture.supervisor.perform(.forget(app: "ended"))
-    fixture.supervisor.perform(.forget(app: "running"))
+    fixture.perform(.forget(app: "ended"))
+    fixture.perform(.forget(app: "running"))
     #expect(fixture.supervisor.specs["ended"] == nil)
     #expect(fixture.supervisor.specs["running"] != nil && fixture.supervisor.process("running", pid: pid) != nil)
   }
@@ -267,7 +267,7 @@ struct AppSupervisorTests {
       SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5),
       SnapshotEntry(name: "bystander", pid: bystander, band: .foreground, state: "foreground", secondsInBand: 1),
     ]
-    fixture.supervisor.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, snapshot: snapshot))
+    fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, snapshot: snapshot))
     #expect(fixture.signals.sentThroughPidfd == [.kill])
     let cgroup = try #require(fixture.cgroups.cgroup("victim"))
     #expect(cgroup.calls.contains("killAll"))
@@ -303,7 +303,7 @@ struct AppSupervisorTests {
     let decided = ExitRecord(
       app: "a", pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 3", state: "background", signal: nil,
       exitCode: 3, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
-    fixture.supervisor.perform(.recordExit(decided))
+    fixture.perform(.recordExit(decided))
     let written = try #require(fixture.records.records.first)
     #expect(!written.time.isEmpty)
     #expect(written.memoryBytes == 40 && written.peakMemoryBytes == 80 && written.cpuSeconds == 1.5)
@@ -322,7 +322,7 @@ struct AppSupervisorTests {
     fixture.records.holding = true
     let pid = try fixture.launch("a")
     let cgroup = try #require(fixture.cgroups.cgroup("a"))
-    fixture.supervisor.perform(.recordExit(Self.record("a", pid: pid)))
+    fixture.perform(.recordExit(Self.record("a", pid: pid)))
     #expect(fixture.supervisor.processes["a"] == nil && fixture.supervisor.records.unwritten.map(\.app) == ["a"])
     fixture.loop.advance(by: .seconds(1))
     #expect(!cgroup.removed, "removed before its record was durable")
@@ -331,9 +331,9 @@ struct AppSupervisorTests {
 
     let second = try fixture.launch("b")
     let held = try #require(fixture.cgroups.cgroup("b"))
-    fixture.supervisor.perform(.recordExit(Self.record("b", pid: second)))
+    fixture.perform(.recordExit(Self.record("b", pid: second)))
     fixture.clearReports()
-    fixture.supervisor.perform(.spawn(app: "b", launch: 2))
+    fixture.perform(.spawn(app: "b", launch: 2))
     #expect(held.removed, "the relaunch waited for a record (a full disk could hold it for ever)")
     #expect(fixture.cgroups.made.filter { $0.name == "b" }.count == 2)
     #expect(fixture.supervisor.records.unwritten.map(\.app) == ["b"], "its record stays queued")
@@ -347,9 +347,9 @@ struct AppSupervisorTests {
     let decided = ExitRecord(
       app: "a", pid: pid, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0", state: "background",
       signal: nil, exitCode: 0, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
-    fixture.supervisor.perform(.recordExit(decided))
+    fixture.perform(.recordExit(decided))
     fixture.clearReports()
-    fixture.supervisor.perform(.spawn(app: "a", launch: 2))
+    fixture.perform(.spawn(app: "a", launch: 2))
     #expect(fixture.reported.isEmpty, "spawned before the old cgroup was removed")
     #expect(fixture.cgroups.made.count == 1)
     fixture.loop.advance(by: .milliseconds(100))
@@ -366,11 +366,11 @@ struct AppSupervisorTests {
       exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
     var second = first
     second.app = "b"
-    fixture.supervisor.perform(.recordExit(first))
+    fixture.perform(.recordExit(first))
     #expect(fixture.records.records.isEmpty && fixture.reported.isEmpty)
     #expect(fixture.supervisor.records.unwritten.count == 1)
     fixture.records.failing = false
-    fixture.supervisor.perform(.recordExit(second))
+    fixture.perform(.recordExit(second))
     #expect(fixture.records.records.map(\.app) == ["a", "b"])
     #expect(fixture.recorded.map(\.app) == ["a", "b"])
   }
@@ -380,8 +380,8 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.records.holding = true
     let first = Self.record("a")
-    fixture.supervisor.perform(.recordExit(first))
-    fixture.supervisor.perform(.recordExit(Self.record("b")))
+    fixture.perform(.recordExit(first))
+    fixture.perform(.recordExit(Self.record("b")))
     #expect(fixture.records.inFlight.map(\.record.app) == ["a"], "the second waits for the first")
     #expect(fixture.reported.isEmpty, "nothing is reported before it is durable")
     fixture.supervisor.records.takeOver([Self.record("left")])
@@ -399,7 +399,7 @@ struct AppSupervisorTests {
   func stopWaitsForRecords() throws {
     let fixture = try SupervisorFixture()
     fixture.records.holding = true
-    fixture.supervisor.perform(.recordExit(Self.record("a")))
+    fixture.perform(.recordExit(Self.record("a")))
     var settled = 0
     fixture.supervisor.records.whenWritten(within: .seconds(10)) { settled += 1 }
     #expect(settled == 0, "a write is on its way")
@@ -408,7 +408,7 @@ struct AppSupervisorTests {
 
     fixture.records.holding = false
     fixture.records.failing = true
-    fixture.supervisor.perform(.recordExit(Self.record("b")))
+    fixture.perform(.recordExit(Self.record("b")))
     #expect(fixture.supervisor.records.isRetrying)
     fixture.supervisor.records.whenWritten(within: .seconds(2)) { settled += 1 }
     fixture.loop.advance(by: .seconds(1))
@@ -433,7 +433,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     fixture.clearReports()
     let event = AppEvent(id: 4, kind: .didEnterBackground)
-    fixture.supervisor.perform(.runHook(app: "a", pid: pid, event: event))
+    fixture.perform(.runHook(app: "a", pid: pid, event: event))
     let request = try #require(fixture.launcher.requests.last)
     #expect(request.arguments == ["/bin/flush"])
     #expect(request.environment.contains("JETSAM_EVENT=didEnterBackground"))
@@ -451,7 +451,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     fixture.clearReports()
     fixture.launcher.failSpawns = true
-    fixture.supervisor.perform(.runHook(app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate)))
+    fixture.perform(.runHook(app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate)))
     #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock)])
   }
 
@@ -459,7 +459,7 @@ struct AppSupervisorTests {
   func scores() throws {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
-    fixture.supervisor.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
+    fixture.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
     #expect(fixture.signals.scores.isEmpty)
     fixture.loop.advance(by: .zero)
     #expect(fixture.signals.scores == [pid: 900, pid + 500: 900])
@@ -469,8 +469,8 @@ struct AppSupervisorTests {
   func scoresWaitForStops() throws {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
-    fixture.supervisor.perform(.suspend(app: "a", pid: pid))
-    fixture.supervisor.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
+    fixture.perform(.suspend(app: "a", pid: pid))
+    fixture.perform(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
     fixture.supervisor.finishBatch()
     fixture.loop.advance(by: .milliseconds(1))
     #expect(fixture.signals.scores.isEmpty, "scores written while the stop was still being checked")
@@ -524,19 +524,19 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
     let channel = try #require(fixture.openedChannels.first)
-    fixture.supervisor.perform(.reply(app: "a", pid: pid, requestID: 7, fields: [AppField("task", "1")]))
+    fixture.perform(.reply(app: "a", pid: pid, requestID: 7, fields: [AppField("task", "1")]))
     #expect(channel.lines.last?.encoded == "reply id=7 task=1")
-    fixture.supervisor.perform(
+    fixture.perform(
       .deliver(app: "a", pid: pid, event: AppEvent(id: 2, kind: .memoryWarning, level: .urgent)))
     #expect(channel.lines.last?.encoded == "event id=2 name=memoryWarning level=urgent")
     var back = AppEvent(id: 3, kind: .willEnterForeground)
     back.backgroundFor = .milliseconds(12_045)
     back.suspendedFor = .seconds(11)
-    fixture.supervisor.perform(.deliver(app: "a", pid: pid, event: back))
+    fixture.perform(.deliver(app: "a", pid: pid, event: back))
     #expect(
       channel.lines.last?.encoded == "event id=3 name=willEnterForeground backgroundFor=12.045 suspendedFor=11.000")
     let count = channel.lines.count
-    fixture.supervisor.perform(.reply(app: "a", pid: pid + 1, requestID: 9, fields: []))
+    fixture.perform(.reply(app: "a", pid: pid + 1, requestID: 9, fields: []))
     #expect(channel.lines.count == count)
   }
 

@@ -285,6 +285,8 @@ final class FakeChannel: AppChannelEndpoint {
 
 /// A supervisor wired to fakes, with everything it reports collected.
 final class SupervisorFixture {
+  /// What the actions that only tell were told.
+  let announcements = RecordingAnnouncements()
   let loop = FakeLoop()
   let cgroups = FakeCgroups()
   let launcher = FakeLauncher()
@@ -321,6 +323,11 @@ final class SupervisorFixture {
   deinit { try? FileManager.default.removeItem(atPath: stateDirectory) }
 
   /// Configures app `name` to run `command`.
+
+  /// Carries out `action` as the daemon does, through ``ActionDispatch``.
+  func perform(_ action: PolicyAction) {
+    ActionDispatch.carryOut(action, apps: supervisor, announcements: announcements)
+  }
   func configure(_ name: String, command: [String] = ["/bin/app"], memoryLimit: Int64? = nil) {
     var config = AppConfig(command: command)
     config.hooks = [:]
@@ -333,7 +340,7 @@ final class SupervisorFixture {
   @discardableResult
   func launch(_ name: String, previousExit: PreviousExit? = nil) throws -> Int32 {
     if supervisor.specs[name] == nil { configure(name) }
-    supervisor.perform(.spawn(app: name, launch: 1, previousExit: previousExit))
+    perform(.spawn(app: name, launch: 1, previousExit: previousExit))
     guard case .spawned(name, let pid, _)? = reported.last else {
       throw FixtureError("no spawned report for \(name): \(reported)")
     }
@@ -361,4 +368,23 @@ final class ChannelLog {
 struct FixtureError: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
+}
+
+/// Records what the announcing actions said.
+final class RecordingAnnouncements: PolicyAnnouncements {
+  private(set) var told: [String] = []
+
+  func levelChanged(from: PressureLevel, to: PressureLevel, available: Int64) {
+    told.append("level \(from.name) → \(to.name)")
+  }
+  func restorationJudged(
+    app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?, restoredDigest: String?
+  ) { told.append("restoration \(app) \(verdict.rawValue)") }
+  func resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement) {
+    told.append("resumption \(app) \(judgement.verdict.rawValue)")
+  }
+  func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock]) { told.append("deferred \(app)") }
+  func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase) {
+    told.append("signpost \(app) \(name) \(phase.rawValue)")
+  }
 }

@@ -44,9 +44,12 @@ public final class Daemon {
   /// Blocking work (reading the whole record log) runs here, off the loop.
   let background: BackgroundWork
   private let serviceManager = ServiceManager()
-  private let journal = Journal()
+  /// The one way into the policy.
+  let policyLoop: PolicyLoop
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
-  private(set) var policy: JetsamPolicy
+  var policy: JetsamPolicy { policyLoop.policy }
+  /// Tells the log, the journal and the counters what the policy decided and what the records say.
+  private let announcer: PolicyAnnouncer
   private(set) var thresholds: PressureThresholds
   private(set) var monitor: PressureMonitor!
   private var control: ControlServer!
@@ -54,16 +57,12 @@ public final class Daemon {
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
   /// What the Prometheus exposition counts (durable records, verdicts).
-  private(set) var counters = ExitCounters()
+  var counters: ExitCounters { announcer.counters }
   /// The exposition's textfile, when the config names one.
   private var metricsTextfile: MetricsTextfile!
   private var metricsListener: MetricsListener!
   /// Jetsam's pressure kills timed, for the exposition's histograms.
   private(set) var killTimings = KillTimings()
-  /// The instant of the event whose actions are being carried out (the start of a jetsam kill's latency); nil for a
-  /// control request's kill.
-  private var pressureObservedAt: Instant?
-  private var deadlineTimer: EventSource!
   private var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
   private let stateLock: DaemonLock
@@ -79,19 +78,6 @@ public final class Daemon {
   private(set) var shuttingDown = false
   private var finishingShutdown = false
 
-  // The entry point's queues: actions decided and not yet carried out, events reported while carrying out.
-  private var pendingActions: [PolicyAction] = []
-  private var queuedEvents: [PolicyEvent] = []
-  private var nextQueuedEvent = 0
-  private var running = false
-  private var stateChanged = false
-  private var processSetChanged = false
-  /// Whether the run handled anything that may move the policy's next deadline or the status line. A memory
-  /// sample that changed nothing does not: it comes every millisecond near a threshold, and both cost a pass
-  /// over every app.
-  private var policyMayHaveChanged = false
-  /// Callers waiting for suspensions to settle (control requests answered once the apps are stopped).
-  private var suspensionWaiters: [(apps: [String], then: () -> Void)] = []
   /// `pressure allocate|set --wait` requests, answered once the balloon is charged or jetsam has settled.
   private(set) lazy var pressureWaiters = ConditionWaiters(loop: loop)
 
@@ -146,8 +132,11 @@ public final class Daemon {
     case .bytes(let ram): counter = .device(ram: ram, usage: { [device] in try device.memoryUsage() })
     }
     thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
-    policy = JetsamPolicy(
-      config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor))
+    policyLoop = try PolicyLoop(
+      policy: JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor)),
+      scheduling: loop, log: log)
+    let journal = Journal()
+    announcer = PolicyAnnouncer(log: log, journal: journal)
     let launcher: any ProcessLauncher
     var spawnerCreatesCgroupNamespaces: Bool?
     if let path = options.spawnerSocket ?? config.spawnerSocket {
@@ -180,7 +169,6 @@ public final class Daemon {
         log.warning("libjetsam-crash.so is not installed beside jetsamd or in ../lib/jetsam: crashes get no stacks")
       }
     }
-    deadlineTimer = try loop.timer(at: nil) { [unowned self] in self.observe(.tick(at: MonotonicClock.now())) }
     stateKeeper = try StateKeeper(
       path: stateDirectory + "/state.json", loop: loop, log: log,
       isBusy: { [unowned self] in !self.supervisor.areStopsIdle },
@@ -286,6 +274,13 @@ public final class Daemon {
   }
 
   private func connectSupervisor() {
+    announcer.isConfigured = { [unowned self] name in self.config.apps[name] != nil }
+    policyLoop.owners = PolicyLoop.Owners(
+      perform: { [unowned self] action in self.perform(action) },
+      handled: { [unowned self] event in self.handled(event) },
+      batchDone: { [unowned self] in self.supervisor.finishBatch() },
+      runDone: { [unowned self] changed in self.runDone(policyMayHaveChanged: changed) },
+      isStopPending: { [unowned self] name in self.supervisor.isStopPending(name) })
     supervisor.reportEvents = { [unowned self] events in self.observe(events) }
     supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
     supervisor.observers = AppSupervisor.Observers(
@@ -407,192 +402,53 @@ public final class Daemon {
 
   // MARK: The one way into the policy
 
-  /// Feeds requests to the policy, all or nothing: if it refuses one, none is applied and the error says why.
-  /// Their actions are carried out together (suspending 200 apps checks once for all of them to stop).
-  func submit(_ events: [PolicyEvent]) throws(PolicyError) {
-    if events.count == 1 {
-      // A refused request leaves the policy unchanged, so a single event needs no trial copy.
-      pendingActions += try policy.handle(events[0])
-    } else {
-      var trial = policy
-      var actions: [PolicyAction] = []
-      for event in events { actions += try trial.handle(event) }
-      policy = trial
-      pendingActions += actions
-    }
-    noteHandled(events)
-    carryOut()
-  }
+  /// Feeds requests to the policy, all or nothing (``PolicyLoop/submit(_:)``).
+  func submit(_ events: [PolicyEvent]) throws(PolicyError) { try policyLoop.submit(events) }
 
-  /// Feeds an observation or result to the policy (kernel sources, timers, app channels, the supervisor).
-  /// Events reported while actions are being carried out wait their turn: handled in order, never recursively.
-  func observe(_ event: PolicyEvent) { observe([event]) }
+  /// Feeds an observation or result to the policy (``PolicyLoop/observe(_:)``).
+  func observe(_ event: PolicyEvent) { policyLoop.observe([event]) }
 
-  /// Feeds several observations in one run: their actions are carried out, the deadline re-armed and the state
-  /// saved once for all of them.
-  func observe(_ events: [PolicyEvent]) {
-    queuedEvents += events
-    carryOut()
-  }
+  /// Feeds several observations in one run.
+  func observe(_ events: [PolicyEvent]) { policyLoop.observe(events) }
 
-  /// Carries out every pending action and queued event, then re-arms the deadline timer, updates the status
-  /// and saves the state file.
-  private func carryOut() {
-    guard !running else { return }
-    running = true
-    repeat {
-      while true {
-        if !pendingActions.isEmpty {
-          let batch = pendingActions
-          pendingActions = []
-          for action in batch { perform(action) }
-        } else if nextQueuedEvent < queuedEvents.count {
-          // An index rather than removeFirst: a check may queue 1,000 events at once.
-          let event = queuedEvents[nextQueuedEvent]
-          nextQueuedEvent += 1
-          do {
-            pendingActions = try policy.handle(event)
-            noteHandled([event])
-          } catch {
-            log.warning("policy refused \(event): \(error)")
-          }
-        } else {
-          queuedEvents.removeAll(keepingCapacity: true)
-          nextQueuedEvent = 0
-          break
-        }
-      }
-      supervisor.finishBatch()
-    } while !pendingActions.isEmpty || !queuedEvents.isEmpty
-    running = false
-    if policyMayHaveChanged {
-      policyMayHaveChanged = false
-      deadlineTimer.schedule(at: policy.nextDeadline)
-      updateStatus()
-    }
-    if stateChanged || processSetChanged {
-      heapTrimmer.noteActivity()
-      stateKeeper.changed(urgent: processSetChanged)
-      stateChanged = false
-      processSetChanged = false
-    }
-    // Last, and outside the run: answering a waiting request lets its client's next request in, which submits
-    // and carries out on its own.
-    settleSuspensionWaiters()
-    pressureWaiters.recheck()
-  }
-
-  /// Calls `then` once none of `apps` is still stopping: each is seen stopped, counted incomplete by the policy's
-  /// suspend timeout, or no longer suspended. Never waits, and never calls `then` before returning: whatever
-  /// settles a suspension (a check that saw it stopped, the timeout, an exit) reaches the policy through the
-  /// entry point, which then answers the waiters.
+  /// Calls `then` once none of `apps` is still stopping (``PolicyLoop/afterSuspensions(of:then:)``).
   func afterSuspensions(of apps: [String], then: @escaping () -> Void) {
-    suspensionWaiters.append((apps, then))
+    policyLoop.afterSuspensions(of: apps, then: then)
   }
 
-  private func settleSuspensionWaiters() {
-    guard !suspensionWaiters.isEmpty else { return }
-    // Taken out before any is called: an answer may add waiters (its client's next request).
-    var settled: [() -> Void] = []
-    suspensionWaiters.removeAll { waiter in
-      guard waiter.apps.allSatisfy(isSuspensionSettled) else { return false }
-      settled.append(waiter.then)
-      return true
-    }
-    for then in settled { then() }
+  /// The policy took `event`; its actions follow.
+  private func handled(_ event: PolicyEvent) {
+    killTimings.handled(event)
+    stateKeeper.note(event)
   }
 
-  private func isSuspensionSettled(_ name: String) -> Bool {
-    !(supervisor.isStopPending(name) && policy.isStopAwaited(name))
-  }
-
-  /// Notes events that change what the state file holds (summaries, digests, adoptions).
-  private func noteHandled(_ events: [PolicyEvent]) {
-    for event in events {
-      // The actions of these events are carried out next: a jetsam kill among them is timed from this instant (a
-      // memory sample, a forced level, the previous victim's exit); a kill a request asked for is not jetsam's.
-      if case .kill = event { pressureObservedAt = nil } else { pressureObservedAt = event.instant }
-      switch event {
-      case .setCharging:
-        // A lab's switch, rare and meant to last: saved at once, not with the next batch of changes.
-        processSetChanged = true
-        policyMayHaveChanged = true
-      case .appMessage, .adopt:
-        stateChanged = true
-        policyMayHaveChanged = true
-      case .exitRecorded:
-        // Durable now: the state file no longer needs to carry it.
-        stateChanged = true
-        policyMayHaveChanged = true
-      case .memorySampled: break
-      case .exited(let app, _, _, _, let at):
-        killTimings.exited(app, at: at)
-        policyMayHaveChanged = true
-      case .killSignalled(let app, _, let at, _):
-        killTimings.killSignalled(app, at: at)
-        // A kill in flight must be in the state file at once (saved right after the signal, never before, so that
-        // it never claims a kill that was not sent; a hang's kill waits for its stacks): a successor records the
-        // victim for that kill.
-        processSetChanged = true
-        policyMayHaveChanged = true
-      default: policyMayHaveChanged = true
+  /// Carries out one action through ``ActionDispatch``, after the loop's observers have seen it.
+  private func perform(_ action: PolicyAction) {
+    killTimings.performed(action)
+    stateKeeper.note(action)
+    ActionDispatch.carryOut(action, apps: supervisor, announcements: announcer)
+    live.publish(action)
+    // An exit recorded, or a launch that failed while stopping, may have been the last thing the stop waited for.
+    if shuttingDown {
+      switch action {
+      case .recordExit, .stateChanged(_, _, .terminated, _): finishShutdownIfDone()
+      default: break
       }
     }
   }
 
-  private func perform(_ action: PolicyAction) {
-    policyMayHaveChanged = true
-    defer { live.publish(action) }
-    switch action {
-    case .suspensionDeferred(let app, let pid, let locks):
-      let files = locks.map { "\($0.path) (\($0.type) \($0.access), pid \($0.pid))" }.joined(separator: ", ")
-      log.notice("\(app) pid \(pid) holds file locks: suspension deferred (\(files))")
-      journal.suspensionDeferred(app: app, pid: pid, locks: locks)
-    case .levelChanged(let from, let to, let available):
-      log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
-      journal.pressureChanged(from: from, to: to, available: available)
-    case .restorationJudged(let app, let launch, let verdict, let saved, let restored):
-      counters.countVerdict(app: app, verdict: verdict, configured: config.apps[app] != nil)
-      log.notice(
-        "\(app) launch #\(launch): restoration \(verdict.rawValue) (saved \(saved ?? "-"), restored \(restored ?? "-"))"
-      )
-      journal.restorationJudged(
-        app: app, launch: launch, verdict: verdict, savedDigest: saved, restoredDigest: restored)
-    case .resumptionJudged(let app, let launch, let judgement):
-      log.notice(
-        "\(app) launch #\(launch): resumption \(judgement.verdict.rawValue) (saved \(judgement.savedDigest) "
-          + "\(judgement.stateAgeSeconds.formatted(decimals: 3)) s ago, valid for "
-          + "\(judgement.validForSeconds.formatted(decimals: 3)) s; showed \(judgement.resumedDigest))")
-      journal.resumptionJudged(app: app, launch: launch, judgement: judgement)
-    case .stateChanged(_, let from, let to, _):
-      stateChanged = true
-      // A new or ended process must be in the state file at once: a crash must not lose an app's pid.
-      if from == .launching || to == .terminated { processSetChanged = true }
-      supervisor.perform(action)
-      // A launch that failed while stopping may have been the last thing the stop waited for.
-      if shuttingDown && to == .terminated { finishShutdownIfDone() }
-    case .recordExit:
-      supervisor.perform(action)
-      if shuttingDown { finishShutdownIfDone() }
-    case .kill(let app, _, .memoryPressure, _):
-      if let observed = pressureObservedAt { killTimings.killDecided(app, observedAt: observed) }
-      supervisor.perform(action)
-    case .signposted(let app, let pid, _, let name, let phase):
-      log.debug("\(app) pid \(pid) signpost \(name) \(phase.rawValue)")
-    default:
-      supervisor.perform(action)
-    }
+  /// A run of the policy loop is over: the status, the state file and the requests waiting for pressure.
+  private func runDone(policyMayHaveChanged: Bool) {
+    if policyMayHaveChanged { updateStatus() }
+    if stateKeeper.runEnded() { heapTrimmer.noteActivity() }
+    pressureWaiters.recheck()
   }
 
   /// Tells the world about a record that is already durable.
   private func report(_ record: ExitRecord) {
-    journal.record(record)
-    var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
-    detail += " after \(record.stateSeconds.formatted(decimals: 1))s"
-    log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
+    announcer.recorded(record)
     control.broadcast(record)
     live.publish(record)
-    counters.count(record, configured: config.apps[record.app] != nil)
   }
 
   /// Bytes charged to each running app's cgroup (for `watch`).

@@ -50,6 +50,39 @@ final class StateKeeper {
     self.snapshot = snapshot
   }
 
+  /// What the current run of the policy loop changed of what the file holds, and whether it must be saved at once.
+  private var runChanged = false
+  private var runChangedUrgently = false
+
+  /// The policy took `event`: summaries, digests, adoptions and durable records change the file; a kill that went out
+  /// and the lab's charging switch must be in it at once (a successor records the victim for that kill; the switch
+  /// is rare and meant to last).
+  func note(_ event: PolicyEvent) {
+    switch event {
+    case .appMessage, .adopt, .exitRecorded: runChanged = true
+    case .setCharging, .killSignalled: runChangedUrgently = true
+    default: break
+    }
+  }
+
+  /// The policy decided `action`: a new or ended process must be in the file at once (a crash must not lose an
+  /// app's pid), other state changes soon.
+  func note(_ action: PolicyAction) {
+    guard case .stateChanged(_, let from, let to, _) = action else { return }
+    runChanged = true
+    if from == .launching || to == .terminated { runChangedUrgently = true }
+  }
+
+  /// The run is over: saves what it changed (at once or coalesced). Returns whether it changed anything.
+  @discardableResult
+  func runEnded() -> Bool {
+    guard runChanged || runChangedUrgently else { return false }
+    changed(urgent: runChangedUrgently)
+    runChanged = false
+    runChangedUrgently = false
+    return true
+  }
+
   /// Something the file holds changed; `urgent` when a process started or ended.
   func changed(urgent: Bool) {
     dirty = true

@@ -31,31 +31,3 @@ struct LatencyHistogram {
     return out
   }
 }
-
-/// jetsam's memory-pressure kills, timed: from the observation that made jetsam kill (a memory sample past a threshold,
-/// a forced level, the previous victim's exit while the level still calls for a kill) to the SIGKILL, and from the
-/// SIGKILL to the killed process's exit, when its memory is back.
-struct KillTimings {
-  private(set) var killLatency = LatencyHistogram()
-  private(set) var memoryBack = LatencyHistogram()
-  /// Apps with a pressure kill decided, and when it was observed; then when its SIGKILL went out.
-  private var decided: [String: Instant] = [:]
-  private var signalled: [String: Instant] = [:]
-
-  /// A memory-pressure kill of `app` was decided on an observation made at `observedAt`.
-  mutating func killDecided(_ app: String, observedAt: Instant) { decided[app] = observedAt }
-
-  /// The SIGKILL went out.
-  mutating func killSignalled(_ app: String, at: Instant) {
-    guard let observed = decided.removeValue(forKey: app) else { return }
-    killLatency.observe(.nanoseconds(max(0, at.nanoseconds - observed.nanoseconds)))
-    signalled[app] = at
-  }
-
-  /// The killed process's exit was seen.
-  mutating func exited(_ app: String, at: Instant) {
-    decided[app] = nil
-    guard let signalledAt = signalled.removeValue(forKey: app) else { return }
-    memoryBack.observe(.nanoseconds(max(0, at.nanoseconds - signalledAt.nanoseconds)))
-  }
-}

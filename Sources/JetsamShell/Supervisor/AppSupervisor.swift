@@ -132,39 +132,35 @@ final class AppSupervisor {
   private var spawnsInFlight: Set<String> = []
   private var spawnWaiters: [String: [() -> Void]] = [:]
 
-  /// Carries out one action.
-  func perform(_ action: PolicyAction) {
-    switch action {
-    case .spawn(let app, let launch, let previousExit): spawn(app, launch: launch, previousExit: previousExit)
-    case .suspend(let app, let pid): suspend(app, pid: pid)
-    case .suspendIncomplete(let app, _):
-      log.warning("\(app)'s processes did not all stop in time; it counts as suspended (incomplete)")
-    case .resume(let app, let pid): resume(app, pid: pid)
-    case .kill(let app, let pid, let reason, let snapshot): kill(app, pid: pid, reason: reason, snapshot: snapshot)
-    case .terminate(let app, let pid): terminate(app, pid: pid)
-    case .signal(let app, let pid, let signal): signalEveryProcess(of: app, pid: pid, signal)
-    case .runHook(let app, let pid, let event): runHook(for: event, app: app, pid: pid)
-    case .stateChanged(let app, let from, let to, let band): stateChanged(app, from: from, to: to, band: band)
-    case .recordExit(let record): recordExit(record)
-    case .forget(let app):
-      // An ended ad-hoc app the policy no longer remembers; a running one (launched again) keeps its spec.
-      guard processes[app] == nil else { return }
-      specs[app] = nil
-      spawnFailures[app] = nil
-    case .deliver(let app, let pid, let event):
-      let line = AppProtocolCodec.event(event)
-      log.debug("\(app) ← \(line.encoded)")
-      channel(of: app, pid: pid)?.send(line)
-    case .reply(let app, let pid, let requestID, let fields):
-      channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
-    case .appError(let app, let pid, let requestID, let code, let message):
-      channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
-    case .sampleCPU(let apps): sampleCPU(apps)
-    case .diagnose(let app, let pid, let request): diagnose(app, pid: pid, request)
-    case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
-    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .signposted:
-      break  // the daemon's to tell
-    }
+  // MARK: Small actions (the rest have their own sections)
+
+  /// The app's processes did not all stop in time; the policy counts it suspended all the same.
+  func suspendIncomplete(_ name: String) {
+    log.warning("\(name)'s processes did not all stop in time; it counts as suspended (incomplete)")
+  }
+
+  /// An ended ad-hoc app the policy no longer remembers; a running one (launched again) keeps its spec.
+  func forget(_ name: String) {
+    guard processes[name] == nil else { return }
+    specs[name] = nil
+    spawnFailures[name] = nil
+  }
+
+  /// Sends a lifecycle event down the app's channel.
+  func deliver(_ event: AppEvent, to name: String, pid: Int32) {
+    let line = AppProtocolCodec.event(event)
+    log.debug("\(name) ← \(line.encoded)")
+    channel(of: name, pid: pid)?.send(line)
+  }
+
+  /// Answers an app's request.
+  func reply(to name: String, pid: Int32, requestID: Int, fields: [AppField]) {
+    channel(of: name, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
+  }
+
+  /// Tells an app what was wrong with its line.
+  func appError(to name: String, pid: Int32, requestID: Int?, code: String, message: String) {
+    channel(of: name, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
   }
 
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
@@ -264,7 +260,7 @@ final class AppSupervisor {
 
   // MARK: Launch
 
-  private func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
+  func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
     // The last launch's cgroup may still be held for its record (which stays queued and in the state file): it goes
     // now. A relaunch right after an exit may find it still on its way out: start once it is gone.
     records.releaseCgroups(of: name)
@@ -461,7 +457,7 @@ final class AppSupervisor {
   /// In signal mode only the main process is signalled here: the stop watcher's first check, at the end of this
   /// batch, lists the cgroup's processes anyway (it must, to see any forked meanwhile) and stops the others. One
   /// `cgroup.procs` read per app instead of two: with 1,000 apps those reads were a fifth of a batch suspend.
-  private func suspend(_ name: String, pid: Int32) {
+  func suspend(_ name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     do {
       switch suspendMode {
@@ -509,7 +505,7 @@ final class AppSupervisor {
     return stopped
   }
 
-  private func resume(_ name: String, pid: Int32) {
+  func resume(_ name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     stops.forget(name)
     do {
@@ -538,7 +534,7 @@ final class AppSupervisor {
 
   // MARK: Kill, terminate, signals, hooks
 
-  private func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
+  func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
     guard let app = process(name, pid: pid), app.end == nil, !app.killed else { return }
     // A diagnostic asked for just before (a hang's stacks) is taken first: after the SIGKILL there is nothing left
     // to look at. The capture has a time budget; the kill goes out once it is done.
@@ -571,7 +567,7 @@ final class AppSupervisor {
     report(.killSignalled(app: name, pid: pid, at: signalled, memory: figures))
   }
 
-  private func terminate(_ name: String, pid: Int32) {
+  func terminate(_ name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     // A stopped process cannot run its SIGTERM handler: let it run to end itself.
     stops.forget(name)
@@ -579,13 +575,13 @@ final class AppSupervisor {
     try? seams.signals.send(.terminate, pidfd: app.pidfd)
   }
 
-  private func signalEveryProcess(of name: String, pid: Int32, _ signal: Signal) {
+  func signalEveryProcess(of name: String, pid: Int32, _ signal: Signal) {
     guard let app = process(name, pid: pid) else { return }
     for pid in (try? app.cgroup.processIDs()) ?? [] { seams.signals.send(signal, to: pid) }
   }
 
   /// Runs the app's command hook for `event`; its end answers the event.
-  private func runHook(for event: AppEvent, app name: String, pid: Int32) {
+  func runHook(for event: AppEvent, app name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     let ended = { [unowned self] in self.report(.hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now())) }
     guard let command = specs[name]?.config.hooks[event.kind]?.command else {
@@ -621,7 +617,7 @@ final class AppSupervisor {
 
   /// Has the diagnostic taken of the process it is about: the crashed one (checked once more to be in the app's
   /// cgroup, now, through a pidfd) or the app's main process.
-  private func diagnose(_ name: String, pid: Int32, _ request: DiagnosticRequest) {
+  func diagnose(_ name: String, pid: Int32, _ request: DiagnosticRequest) {
     guard let app = process(name, pid: pid) else { return }
     // A crashed process waits in the crash handler until its stacks are taken (or there is nothing to take).
     let crashSocket = app.crashSocket
@@ -648,7 +644,7 @@ final class AppSupervisor {
   // MARK: Locked files
 
   /// Lists the file locks of every process of the app and reports them (none if it is gone).
-  private func inspectLocks(of name: String, pid: Int32, stage: LockCheckStage) {
+  func inspectLocks(of name: String, pid: Int32, stage: LockCheckStage) {
     // Only when the system has locks at all are the app's processes listed (a cgroup read per app).
     let pids = locks.anyOnSystem ? (try? process(name, pid: pid)?.cgroup.processIDs()) ?? [] : []
     let held = pids.isEmpty ? [] : locks.locks(heldBy: pids)
@@ -658,7 +654,7 @@ final class AppSupervisor {
   // MARK: CPU
 
   /// Reads the CPU time of each app's cgroup (one `pread` of a counter kept open) and reports them together.
-  private func sampleCPU(_ apps: [AppProcessRef]) {
+  func sampleCPU(_ apps: [AppProcessRef]) {
     let at = loop.now()
     var samples: [CPUSample] = []
     samples.reserveCapacity(apps.count)
@@ -671,7 +667,7 @@ final class AppSupervisor {
 
   // MARK: Bands
 
-  private func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
+  func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
     guard processes[name] != nil, to.isRunning else { return }
     // Applied right after the current events (the reply to a request goes out first): rewriting every
@@ -794,7 +790,7 @@ final class AppSupervisor {
   }
 
   /// Completes a record with what the shell measures, writes it durably, then reports it.
-  private func recordExit(_ decided: ExitRecord) {
+  func recordExit(_ decided: ExitRecord) {
     var record = decided
     record.time = AppSupervisor.timestamp()
     let ended = process(record.app, pid: record.pid)

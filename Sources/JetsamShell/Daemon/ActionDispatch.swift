@@ -1,0 +1,54 @@
+import JetsamCore
+
+/// What the policy's actions that only tell (a level change, a verdict, a signpost) go to: the log, the journal, the
+/// counters. The daemon's ``PolicyAnnouncer``; a recording fake in the supervisor's tests.
+protocol PolicyAnnouncements: AnyObject {
+  func levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
+  func restorationJudged(
+    app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?, restoredDigest: String?)
+  func resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement)
+  func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
+  func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase)
+}
+
+/// Each of the policy's actions to its one owner: the app supervisor carries out what touches apps (processes,
+/// cgroups, channels, hooks, records, diagnostics), the announcer tells. Exhaustive and without `default`: a new
+/// kind of action does not compile until it has an owner.
+enum ActionDispatch {
+  static func carryOut(
+    _ action: PolicyAction, apps: AppSupervisor, announcements: any PolicyAnnouncements
+  ) {
+    switch action {
+    case .spawn(let app, let launch, let previousExit): apps.spawn(app, launch: launch, previousExit: previousExit)
+    case .suspend(let app, let pid): apps.suspend(app, pid: pid)
+    case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
+    case .resume(let app, let pid): apps.resume(app, pid: pid)
+    case .kill(let app, let pid, let reason, let snapshot): apps.kill(app, pid: pid, reason: reason, snapshot: snapshot)
+    case .terminate(let app, let pid): apps.terminate(app, pid: pid)
+    case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)
+    case .runHook(let app, let pid, let event): apps.runHook(for: event, app: app, pid: pid)
+    case .stateChanged(let app, let from, let to, let band): apps.stateChanged(app, from: from, to: to, band: band)
+    case .recordExit(let record): apps.recordExit(record)
+    case .forget(let app): apps.forget(app)
+    case .deliver(let app, let pid, let event): apps.deliver(event, to: app, pid: pid)
+    case .reply(let app, let pid, let requestID, let fields):
+      apps.reply(to: app, pid: pid, requestID: requestID, fields: fields)
+    case .appError(let app, let pid, let requestID, let code, let message):
+      apps.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
+    case .sampleCPU(let refs): apps.sampleCPU(refs)
+    case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
+    case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)
+    case .levelChanged(let from, let to, let available):
+      announcements.levelChanged(from: from, to: to, available: available)
+    case .restorationJudged(let app, let launch, let verdict, let saved, let restored):
+      announcements.restorationJudged(
+        app: app, launch: launch, verdict: verdict, savedDigest: saved, restoredDigest: restored)
+    case .resumptionJudged(let app, let launch, let judgement):
+      announcements.resumptionJudged(app: app, launch: launch, judgement: judgement)
+    case .suspensionDeferred(let app, let pid, let locks):
+      announcements.suspensionDeferred(app: app, pid: pid, locks: locks)
+    case .signposted(let app, let pid, _, let name, let phase):
+      announcements.signposted(app: app, pid: pid, name: name, phase: phase)
+    }
+  }
+}
