@@ -155,8 +155,8 @@ final class AppSupervisor {
       let line = AppProtocolCodec.event(event)
       log.debug("\(app) ← \(line.encoded)")
       channel(of: app, pid: pid)?.send(line)
-    case .reply(let app, let pid, let requestID, let fields):
-      channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
+    case .reply(let app, let pid, let requestID, let reply):
+      channel(of: app, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, reply))
     case .appError(let app, let pid, let requestID, let code, let message):
       channel(of: app, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
     case .sampleCPU(let apps): sampleCPU(apps)
