@@ -63,7 +63,8 @@ extension JetsamApplication {
       case .didFinishLaunching(let reason):
         state.launchReason = reason
         if let summary = event.field(.summary) { state.stateSummary = summary }
-        state.applicationState = event.field(.state) == "background" ? .background : .inactive
+        let destination = event.field(.state).flatMap(LaunchDestination.init(rawValue:))
+        state.applicationState = destination == .background ? .background : .inactive
       case .willEnterForeground:
         state.applicationState = .inactive
         state.backgroundDuration = event.backgroundDuration

@@ -1,9 +1,9 @@
 import JetsamWire
 import Testing
 
-/// The table's `vocabulary` lists exactly JetsamWire's words, keys, events and error codes: a word added to an enum
-/// and not to the table (which the Python client's and the C test app's tests read) fails here, and so does one
-/// listed and not in the enums.
+/// The table's `vocabulary` lists exactly JetsamWire's words, keys, events, error codes and values: a word added to
+/// an enum and not to the table (which the Python client's and the C test app's tests read) fails here, and so
+/// does one listed and not in the enums.
 @Suite struct VocabularyTests {
   @Test func appWordsAreTheTables() throws {
     try expectSame(WireVocabulary.load().appToDaemon.words, AppMessageWord.allCases.map(\.rawValue))
@@ -33,6 +33,14 @@ import Testing
 
   @Test func errorCodesAreTheTables() throws {
     try expectSame(WireVocabulary.load().errorCodes, AppProtocolErrorCode.allCases.map(\.rawValue))
+  }
+
+  @Test func valuesAreTheTables() throws {
+    let values = try WireVocabulary.load().values
+    expectSame(values.launchReason, LaunchReasonName.allCases.map(\.rawValue))
+    expectSame(values.launchState, LaunchDestination.allCases.map(\.rawValue))
+    expectSame(values.digestPhase, StateDigestPhase.allCases.map(\.rawValue))
+    expectSame(values.signpostPhase, SignpostPhase.allCases.map(\.rawValue))
   }
 
   @Test func wordsAndKeysAreWhatALineTakes() throws {

@@ -145,7 +145,7 @@ class _RecordingFields(dict):
 
 
 class VocabularyTests(unittest.TestCase):
-    """Every word, key and event name the client writes or reads is in the vocabulary of
+    """Every word, key, event name and value the client writes or reads is in the vocabulary of
     Tests/Fixtures/wire-lines.json, which the Swift module JetsamWire's tests hold equal to its enums."""
 
     @classmethod
@@ -185,9 +185,13 @@ class VocabularyTests(unittest.TestCase):
         self.written += [self.daemon.read_line() for _ in range(5)]
         words = self.vocabulary["appToDaemon"]["words"]
         self.assertEqual(sorted({jc.parse_line(line)[0] for line in self.written}), sorted(words), self.written)
+        phases = {"stateDigest": "digestPhase", "signpost": "signpostPhase"}
         for line in self.written:
             with self.subTest(line=line):
-                self.assertLessEqual(set(jc.parse_line(line)[1]), set(self.vocabulary["appToDaemon"]["fields"]))
+                word, fields = jc.parse_line(line)
+                self.assertLessEqual(set(fields), set(self.vocabulary["appToDaemon"]["fields"]))
+                if word in phases:
+                    self.assertIn(fields["phase"], self.vocabulary["values"][phases[word]])
 
     def test_the_words_keys_and_events_the_client_reads(self):
         seen = {}
@@ -207,7 +211,8 @@ class VocabularyTests(unittest.TestCase):
             self.answer(lambda: app.background_time_remaining(), "error code=badLine message=no id=%s")
             events = self.vocabulary["events"]
             for number, name in enumerate(events, start=1):
-                self.daemon.send("event id=%d name=%s task=1 name=upload" % (number, name))
+                fields = "reason=afterExit previousReason=memoryPressure state=background level=urgent task=1"
+                self.daemon.send("event id=%d name=%s %s name=upload" % (number, name, fields))
             loop = threading.Thread(target=app.run, daemon=True)
             loop.start()
             loop.join(5)
@@ -215,6 +220,8 @@ class VocabularyTests(unittest.TestCase):
         self.assertLessEqual(seen["word"], set(daemon["words"]))
         self.assertLessEqual(seen["keys"], set(daemon["fields"]))
         self.assertLessEqual(seen["name"], set(events))
+        self.assertLessEqual(seen["reason"], set(self.vocabulary["values"]["launchReason"]))
+        self.assertLessEqual(seen["state"], set(self.vocabulary["values"]["launchState"]))
         self.assertLessEqual(set(jc._SIMPLE_HANDLERS) | jc._UNACKNOWLEDGED, set(events))
 
 

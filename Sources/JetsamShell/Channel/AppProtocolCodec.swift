@@ -115,15 +115,16 @@ package enum AppProtocolCodec {
     switch event.kind {
     case .didFinishLaunching:
       if let previous = event.previousExit {
-        fields.append((.reason, "afterExit"))
+        fields.append((.reason, LaunchReasonName.afterExit.rawValue))
         fields += [
           (.previousReason, previous.reason.rawValue), (.previousState, previous.state), (.previousTime, previous.time),
         ]
         if let summary = previous.summary { fields.append((.summary, summary)) }
       } else {
-        fields.append((.reason, "fresh"))
+        fields.append((.reason, LaunchReasonName.fresh.rawValue))
       }
-      fields.append((.state, event.launchesToForeground == false ? "background" : "foreground"))
+      let destination: LaunchDestination = event.launchesToForeground == false ? .background : .foreground
+      fields.append((.state, destination.rawValue))
     case .memoryWarning:
       fields.append((.level, (event.level ?? .warning).name))
     case .backgroundTaskWillExpire:
@@ -155,9 +156,10 @@ package enum AppProtocolCodec {
 
   /// `JETSAM_*` variables for a launch: the channel, the counter, and why it is starting.
   static func launchEnvironment(app: String, launch: Int, previousExit: PreviousExit?) -> [String: String] {
+    let reason: LaunchReasonName = previousExit == nil ? .fresh : .afterExit
     var environment = [
       "JETSAM_FD": String(channelDescriptor), "JETSAM_PROTOCOL": version, "JETSAM_APP": app,
-      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": previousExit == nil ? "fresh" : "afterExit",
+      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": reason.rawValue,
     ]
     if let previousExit {
       let fields = previousExitFields(previousExit).map { ($0.0.rawValue, $0.1) }
