@@ -18,12 +18,12 @@ extension JetsamApplication {
   ) -> BackgroundTaskIdentifier {
     let reply: AppLine
     do throws(JetsamClientError) {
-      reply = try request("beginBackgroundTask", [("name", name ?? "unnamed")])
+      reply = try request(.beginBackgroundTask, [(.name, name ?? "unnamed")])
     } catch {
       report(error)
       return .invalid
     }
-    guard let number = reply.integer("task") else {
+    guard let number = reply.integer(.task) else {
       report(.malformedReply(reply.encoded))
       return .invalid
     }
@@ -40,7 +40,7 @@ extension JetsamApplication {
   public func endBackgroundTask(_ task: BackgroundTaskIdentifier) {
     guard task != .invalid else { return }
     state.withLock { _ = $0.expirationHandlers.removeValue(forKey: task) }
-    send(AppLine("endBackgroundTask", [("task", String(task.rawValue))]))
+    send(AppLine(.endBackgroundTask, [(.task, String(task.rawValue))]))
   }
 
   /// How long, in seconds, the open background tasks may still run: `.infinity` while not in the background.
@@ -49,9 +49,9 @@ extension JetsamApplication {
   /// foreground and 0 in the background (finish now).
   public var backgroundTimeRemaining: Double {
     do throws(JetsamClientError) {
-      let reply = try request("backgroundTimeRemaining")
-      guard let text = reply["seconds"] else { throw JetsamClientError.malformedReply(reply.encoded) }
-      if text == "inf" { return .infinity }
+      let reply = try request(.backgroundTimeRemaining)
+      guard let text = reply[.seconds] else { throw JetsamClientError.malformedReply(reply.encoded) }
+      if text == AppReply.unlimitedSeconds { return .infinity }
       guard let seconds = Double(text) else { throw JetsamClientError.malformedReply(reply.encoded) }
       return seconds
     } catch {

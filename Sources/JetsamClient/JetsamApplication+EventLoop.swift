@@ -1,4 +1,5 @@
 import Foundation
+import JetsamWire
 
 extension JetsamApplication {
   /// Runs the app's event loop on the calling thread, calling the delegate for each event and acknowledging it
@@ -61,8 +62,9 @@ extension JetsamApplication {
       switch event.kind {
       case .didFinishLaunching(let reason):
         state.launchReason = reason
-        if let summary = event.fields["summary"] { state.stateSummary = summary }
-        state.applicationState = event.fields["state"] == "background" ? .background : .inactive
+        if let summary = event.field(.summary) { state.stateSummary = summary }
+        let destination = event.field(.state).flatMap(LaunchDestination.init(rawValue:))
+        state.applicationState = destination == .background ? .background : .inactive
       case .willEnterForeground:
         state.applicationState = .inactive
         state.backgroundDuration = event.backgroundDuration

@@ -105,7 +105,7 @@ public final class JetsamApplication: Sendable {
         replies.closeAll()
         queue.close()
       })
-    try channel.send(AppLine("hello", [("version", "1")]))
+    try channel.send(AppLine(AppMessageWord.hello, [(.version, "1")]))
   }
 
   /// The app's name in jetsam's config (`JETSAM_APP`, or the daemon's `hello`).
@@ -135,7 +135,7 @@ public final class JetsamApplication: Sendable {
     get { state.withLock { $0.stateSummary } }
     set {
       state.withLock { $0.stateSummary = newValue }
-      send(AppLine("stateSummary", [("value", newValue ?? "")]))
+      send(AppLine(.stateSummary, [(.value, newValue ?? "")]))
     }
   }
 
@@ -154,9 +154,9 @@ public final class JetsamApplication: Sendable {
   ///   - validFor: With ``StateDigestPhase/saved`` only: how long the saved state stays current (a feed, a
   ///     price); at most a year, rounded to milliseconds.
   public func reportStateDigest(_ digest: String, phase: StateDigestPhase, validFor: Duration? = nil) {
-    var fields = [("phase", phase.rawValue), ("value", digest)]
-    if let validFor { fields.append(("validFor", AppLine.seconds(validFor))) }
-    send(AppLine("stateDigest", fields))
+    var fields: [(AppProtocolField, String)] = [(.phase, phase.rawValue), (.value, digest)]
+    if let validFor { fields.append((.validFor, AppLine.seconds(validFor))) }
+    send(AppLine(.stateDigest, fields))
   }
 
   /// Marks a point, or the start or end of an interval, in the app's own work (like MetricKit's `mxSignpost`):
@@ -167,7 +167,7 @@ public final class JetsamApplication: Sendable {
   ///   - name: 1 to 128 bytes; a `begin` and the next `end` of the same name make an interval.
   ///   - phase: ``SignpostPhase/begin``, ``SignpostPhase/end``, or ``SignpostPhase/event`` (a single point).
   public func signpost(_ name: String, phase: SignpostPhase = .event) {
-    send(AppLine("signpost", [("name", name), ("phase", phase.rawValue)]))
+    send(AppLine(.signpost, [(.name, name), (.phase, phase.rawValue)]))
   }
 
   /// Called, on the channel's reader thread, with errors nobody else will see: refusals of lines that carried
@@ -199,9 +199,11 @@ public final class JetsamApplication: Sendable {
   ///
   /// - Returns: The reply line.
   /// - Throws: The daemon's `error`, a timeout, or a channel failure.
-  func request(_ word: String, _ fields: [(String, String)] = []) throws(JetsamClientError) -> AppLine {
+  func request(
+    _ word: AppMessageWord, _ fields: [(AppProtocolField, String)] = []
+  ) throws(JetsamClientError) -> AppLine {
     let (id, slot) = try replies.register()
-    let line = AppLine(word, [("id", String(id))] + fields)
+    let line = AppLine(word, [(.id, String(id))] + fields)
     do throws(JetsamClientError) {
       try channel.send(line)
     } catch {
@@ -210,7 +212,7 @@ public final class JetsamApplication: Sendable {
     }
     switch replies.wait(for: id, slot: slot, timeout: replyTimeout) {
     case .success(let reply): return reply
-    case .failure(.replyTimedOut): throw .replyTimedOut(request: word)
+    case .failure(.replyTimedOut): throw .replyTimedOut(request: word.rawValue)
     case .failure(let error): throw error
     }
   }
@@ -240,32 +242,32 @@ public final class JetsamApplication: Sendable {
       report(.malformedLine("\(text) (\(error))"))
       return
     }
-    switch line.word {
-    case "hello":
+    switch DaemonMessageWord(rawValue: line.word) {
+    case .hello:
       state.withLock { state in
-        state.appName = line["app"] ?? state.appName
-        state.launchNumber = line.integer("launch") ?? state.launchNumber
+        state.appName = line[.app] ?? state.appName
+        state.launchNumber = line.integer(.launch) ?? state.launchNumber
       }
-    case "event":
+    case .event:
       let event = JetsamEvent(line: line) { [weak self] id in
-        self?.send(AppLine("ack", [("event", String(id))]))
+        self?.send(AppLine(.ack, [(.event, String(id))]))
       }
       guard let event else {
         report(.malformedLine(text))
         return
       }
       queue.push(event)
-    case "reply":
-      guard let id = line.integer("id") else {
+    case .reply:
+      guard let id = line.integer(.id) else {
         report(.malformedLine(text))
         return
       }
       replies.complete(id: id, with: .success(line))
-    case "error":
-      let error = JetsamClientError.daemonError(code: line["code"] ?? "", message: line["message"] ?? "")
-      if let id = line.integer("id"), replies.complete(id: id, with: .failure(error)) { return }
+    case .error:
+      let error = JetsamClientError.daemonError(code: line[.code] ?? "", message: line[.message] ?? "")
+      if let id = line.integer(.id), replies.complete(id: id, with: .failure(error)) { return }
       report(error)
-    default:
+    case nil:
       report(.malformedLine(text))
     }
   }

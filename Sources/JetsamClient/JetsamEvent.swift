@@ -56,6 +56,9 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
   public let suspendedDuration: Duration?
   private let acknowledgement: Acknowledgement?
 
+  /// The value of the line's field with this key.
+  func field(_ field: AppProtocolField) -> String? { fields[field.rawValue] }
+
   /// Whether ``acknowledge()`` must be called (and within the event's deadline).
   public var requiresAcknowledgement: Bool { kind.requiresAcknowledgement }
 
@@ -69,7 +72,8 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
 
   /// The event as `name id=N key=value …`, for logs.
   public var description: String {
-    let extra = fields.filter { $0.key != "id" && $0.key != "name" }.sorted { $0.key < $1.key }
+    let shown = [AppProtocolField.id, .name].map(\.rawValue)
+    let extra = fields.filter { !shown.contains($0.key) }.sorted { $0.key < $1.key }
     return (["\(name) id=\(id)"] + extra.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
   }
 
@@ -80,37 +84,38 @@ public struct JetsamEvent: Sendable, CustomStringConvertible {
   ///   - acknowledge: Sends `ack event=N`; called at most once.
   /// - Returns: `nil` if the line lacks a numeric `id` or a `name`.
   init?(line: AppLine, acknowledge: @escaping @Sendable (Int) -> Void) {
-    guard let id = line.integer("id"), let name = line["name"] else { return nil }
+    guard let id = line.integer(.id), let name = line[.name] else { return nil }
     self.id = id
     self.name = name
     var fields = line.fieldDictionary
     // `backgroundTaskWillExpire` carries the task's name in a second `name=` after the event's own; it is kept
     // as `taskName` (unless the daemon sends `taskName=` itself).
-    let names = line.fields.filter { $0.key == "name" }
-    if fields["taskName"] == nil, names.count > 1 { fields["taskName"] = names[1].value }
+    let names = line.fields.filter { $0.key == AppProtocolField.name.rawValue }
+    let taskName = AppProtocolField.taskName.rawValue
+    if fields[taskName] == nil, names.count > 1 { fields[taskName] = names[1].value }
     self.fields = fields
     self.kind = Self.kind(name: name, line: line)
-    backgroundDuration = line.duration("backgroundFor")
-    suspendedDuration = line.duration("suspendedFor")
+    backgroundDuration = line.duration(.backgroundFor)
+    suspendedDuration = line.duration(.suspendedFor)
     self.acknowledgement = Acknowledgement { acknowledge(id) }
   }
 
   private static func kind(name: String, line: AppLine) -> Kind {
-    switch name {
-    case "didFinishLaunching":
+    switch AppEventName(rawValue: name) {
+    case .didFinishLaunching:
       .didFinishLaunching(
         LaunchReason(
-          reason: line["reason"], previousReason: line["previousReason"], previousState: line["previousState"],
-          time: line["previousTime"]))
-    case "willEnterForeground": .willEnterForeground
-    case "didBecomeActive": .didBecomeActive
-    case "willResignActive": .willResignActive
-    case "didEnterBackground": .didEnterBackground
-    case "memoryWarning": .memoryWarning(MemoryWarningLevel(rawValue: line["level"] ?? "warning"))
-    case "backgroundTaskWillExpire":
-      .backgroundTaskWillExpire(line.integer("task").map(BackgroundTaskIdentifier.init) ?? .invalid)
-    case "willTerminate": .willTerminate
-    default: .unknown(name)
+          reason: line[.reason], previousReason: line[.previousReason], previousState: line[.previousState],
+          time: line[.previousTime]))
+    case .willEnterForeground: .willEnterForeground
+    case .didBecomeActive: .didBecomeActive
+    case .willResignActive: .willResignActive
+    case .didEnterBackground: .didEnterBackground
+    case .memoryWarning: .memoryWarning(line[.level].map(MemoryWarningLevel.init(rawValue:)) ?? .warning)
+    case .backgroundTaskWillExpire:
+      .backgroundTaskWillExpire(line.integer(.task).map(BackgroundTaskIdentifier.init) ?? .invalid)
+    case .willTerminate: .willTerminate
+    case nil: .unknown(name)
     }
   }
 }

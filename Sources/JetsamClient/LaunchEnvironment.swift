@@ -39,10 +39,10 @@ struct LaunchEnvironment: Equatable, Sendable {
     appName = environment["JETSAM_APP"]
     launchNumber = environment["JETSAM_LAUNCH"].flatMap { Int($0) }
     let previous = environment["JETSAM_PREVIOUS_EXIT"].flatMap { try? AppLine.parseFields($0) } ?? []
-    func field(_ key: String) -> String? { previous.first { $0.key == key }?.value }
+    func field(_ field: AppProtocolField) -> String? { previous.first { $0.key == field.rawValue }?.value }
     launchReason = LaunchReason(
-      reason: environment["JETSAM_LAUNCH_REASON"], previousReason: field("reason"), previousState: field("state"),
-      time: field("time"))
+      reason: environment["JETSAM_LAUNCH_REASON"], previousReason: field(.reason), previousState: field(.state),
+      time: field(.time))
     // A summary that is not valid percent-encoding is kept as it is rather than lost.
     stateSummary = environment["JETSAM_STATE_SUMMARY"].map { AppLine.percentDecode($0[...]) ?? $0 }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import JetsamWire
 
 /// Why the app is starting: a clean start, or a start after an earlier exit whose state it may restore.
 public enum LaunchReason: Equatable, Sendable {
@@ -26,7 +27,7 @@ public enum LaunchReason: Equatable, Sendable {
   ///   - previousState: The previous exit's state.
   ///   - time: The previous exit's time, ISO 8601 (`2026-11-29T14:35:35.447Z`).
   init(reason: String?, previousReason: String?, previousState: String?, time: String?) {
-    guard reason == "afterExit" else {
+    guard reason == LaunchReasonName.afterExit.rawValue else {
       self = .fresh
       return
     }

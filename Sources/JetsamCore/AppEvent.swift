@@ -1,18 +1,10 @@
 import JetsamWire
 
-/// The lifecycle events an app receives on its channel (UIApplication's delegate calls).
-public enum AppEventKind: String, Sendable, Codable, CaseIterable {
-  case didFinishLaunching, willEnterForeground, didBecomeActive, willResignActive, didEnterBackground
-  case memoryWarning, backgroundTaskWillExpire, willTerminate
+/// The lifecycle events an app receives on its channel (UIApplication's delegate calls): the protocol's event
+/// names, shared with the clients through JetsamWire.
+public typealias AppEventKind = AppEventName
 
-  /// Whether the app must acknowledge the event (its handler returned), watched by a deadline.
-  public var needsAcknowledgement: Bool {
-    switch self {
-    case .memoryWarning, .backgroundTaskWillExpire: false
-    default: true
-    }
-  }
-
+extension AppEventKind {
   /// The event an app is told about when it moves between these states, if any (suspension sends nothing).
   static func forTransition(from: LifecycleState, to: LifecycleState) -> [AppEventKind] {
     switch (from, to) {

@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// How an app is run, as far as the policy's decisions go: its band lift, whether its acknowledgements are
 /// watched, and which lifecycle events a hook answers for it.
 public struct AppSettings: Sendable, Equatable {
@@ -81,10 +83,9 @@ public struct PreviousExit: Sendable, Equatable {
 }
 
 /// Which digest of its state an app reports: the one it saved before going away, the one a relaunch restored,
-/// or the one it shows on its return to the foreground without a relaunch.
-public enum DigestPhase: String, Sendable, Equatable {
-  case saved, restored, resumed
-}
+/// or the one it shows on its return to the foreground without a relaunch. The protocol's `phase=` values, from
+/// JetsamWire.
+public typealias DigestPhase = StateDigestPhase
 
 /// Whether the state a launch restored is the one its previous launch saved.
 public enum RestorationVerdict: String, Sendable, Codable, Equatable {

@@ -131,7 +131,7 @@ extension JetsamPolicy {
     guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
       if id >= app.nextEventID || id < 1 {
         return [
-          .appError(app: name, pid: pid, requestID: nil, code: "unknownEvent", message: "no event \(id) was sent")
+          .appError(app: name, pid: pid, requestID: nil, code: .unknownEvent, message: "no event \(id) was sent")
         ]
       }
       return []  // already acknowledged, or dropped while suspended
@@ -156,15 +156,15 @@ extension JetsamPolicy {
       guard value.utf8.count <= AppMessage.maxSummaryBytes else {
         return [
           .appError(
-            app: name, pid: pid, requestID: requestID, code: "tooLarge",
+            app: name, pid: pid, requestID: requestID, code: .tooLarge,
             message: "a state summary is at most \(AppMessage.maxSummaryBytes) bytes (got \(value.utf8.count))")
         ]
       }
       // An empty value clears the summary.
       trackedApps[name]!.summary = value.isEmpty ? nil : value
-      return requestID.map { [.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      return requestID.map { [.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
     case .stateDigest(let phase, let value, let validFor, let requestID):
-      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
       switch phase {
       case .saved:
         trackedApps[name]!.savedDigest = value
@@ -182,17 +182,17 @@ extension JetsamPolicy {
       guard !signpost.isEmpty, signpost.utf8.count <= AppMessage.maxSignpostNameBytes else {
         return [
           .appError(
-            app: name, pid: pid, requestID: requestID, code: "badLine",
+            app: name, pid: pid, requestID: requestID, code: .badLine,
             message: "a signpost name is 1 to \(AppMessage.maxSignpostNameBytes) bytes (got \(signpost.utf8.count))")
         ]
       }
-      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, fields: [])] } ?? []
+      let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
       return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + reply
     case .beginBackgroundTask(let requestID, let taskName, let kind):
       guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
         return [
           .appError(
-            app: name, pid: pid, requestID: requestID, code: "tooManyTasks",
+            app: name, pid: pid, requestID: requestID, code: .tooManyTasks,
             message: "\(JetsamPolicy.maxOpenBackgroundTasks) background tasks are open already; end some first")
         ]
       }
@@ -203,26 +203,26 @@ extension JetsamPolicy {
         trackedApps[name]!.processingTasks.insert(task)
         rewatchCPU(name, at: at)
       }
-      return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("task", String(task))])]
+      return [.reply(app: name, pid: pid, requestID: requestID, .taskBegun(task: task))]
     case .endBackgroundTask(let task, let requestID):
       guard trackedApps[name]!.backgroundTasks.removeValue(forKey: task) != nil else {
         return [
-          .appError(app: name, pid: pid, requestID: requestID, code: "unknownTask", message: "no open task \(task)")
+          .appError(app: name, pid: pid, requestID: requestID, code: .unknownTask, message: "no open task \(task)")
         ]
       }
       if trackedApps[name]!.processingTasks.remove(task) != nil { rewatchCPU(name, at: at) }
       var actions: [PolicyAction] = []
-      if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, fields: [])) }
+      if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, .done)) }
       return actions + suspendIfIdle(name, at: at)
     case .backgroundTimeRemaining(let requestID):
-      return [.reply(app: name, pid: pid, requestID: requestID, fields: [AppField("seconds", remaining(app, at: at))])]
+      return [.reply(app: name, pid: pid, requestID: requestID, .timeRemaining(remaining(app, at: at)))]
     }
   }
 
-  /// `backgroundTimeRemaining`: seconds left of the background budget, or `inf` outside the background.
-  private func remaining(_ app: TrackedApp, at: Instant) -> String {
-    guard app.state == .background, let since = app.backgroundSince else { return "inf" }
-    return AppLine.seconds(since.advanced(by: config.lifecycle.backgroundTaskBudget).duration(since: at))
+  /// `backgroundTimeRemaining`: what is left of the background budget; nil (no limit) outside the background.
+  private func remaining(_ app: TrackedApp, at: Instant) -> Duration? {
+    guard app.state == .background, let since = app.backgroundSince else { return nil }
+    return since.advanced(by: config.lifecycle.backgroundTaskBudget).duration(since: at)
   }
 
   /// Once a busy background app is idle again, its background grace starts over.

@@ -180,20 +180,10 @@ public enum PolicyAction: Sendable, Equatable {
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
   case runHook(app: String, pid: Int32, event: AppEvent)
-  /// Answer the app's request `requestID` with these fields (in order).
-  case reply(app: String, pid: Int32, requestID: Int, fields: [AppField])
+  /// Answer the app's request `requestID`.
+  case reply(app: String, pid: Int32, requestID: Int, AppReply)
   /// Tell the app a message of its could not be taken.
-  case appError(app: String, pid: Int32, requestID: Int?, code: String, message: String)
-}
-
-/// One `key=value` field of a reply on an app's channel.
-public struct AppField: Sendable, Equatable {
-  public var key: String
-  public var value: String
-  public init(_ key: String, _ value: String) {
-    self.key = key
-    self.value = value
-  }
+  case appError(app: String, pid: Int32, requestID: Int?, code: AppProtocolErrorCode, message: String)
 }
 
 /// A request the policy refuses, with a message for the user.

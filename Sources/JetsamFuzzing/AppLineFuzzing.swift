@@ -26,7 +26,7 @@ enum AppLineFuzzing {
     for output in framer.append(bytes) {
       now = now.advanced(by: .milliseconds(250))
       guard case .line(let line) = output else {
-        encode([.appError(app: app, pid: pid, requestID: nil, code: "lineTooLong", message: "too long")])
+        encode([.appError(app: app, pid: pid, requestID: nil, code: .tooLong, message: "too long")])
         continue
       }
       do {
@@ -54,8 +54,8 @@ enum AppLineFuzzing {
     for action in actions {
       switch action {
       case .deliver(_, _, let event): _ = AppProtocolCodec.event(event).encoded
-      case .reply(_, _, let requestID, let fields):
-        _ = AppProtocolCodec.reply(requestID: requestID, fields: fields).encoded
+      case .reply(_, _, let requestID, let reply):
+        _ = AppProtocolCodec.reply(requestID: requestID, reply).encoded
       case .appError(_, _, let requestID, let code, let message):
         _ = AppProtocolCodec.error(code: code, message: message, requestID: requestID).encoded
       default: break

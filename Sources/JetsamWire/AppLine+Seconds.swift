@@ -28,7 +28,7 @@ extension AppLine {
   }
 
   /// The value of the first field with this key, as decimal seconds of at most `limit`.
-  public func duration(_ key: String, limit: Duration = .seconds(366 * 24 * 3600)) -> Duration? {
-    self[key].flatMap { Self.duration(seconds: $0, limit: limit) }
+  public func duration(_ field: AppProtocolField, limit: Duration = .seconds(366 * 24 * 3600)) -> Duration? {
+    self[field].flatMap { Self.duration(seconds: $0, limit: limit) }
   }
 }

@@ -35,8 +35,13 @@ final class FakeDaemon {
   ) throws -> JetsamApplication {
     let app = try JetsamApplication(
       fileDescriptor: appDescriptor, environment: environment, replyTimeout: replyTimeout)
-    #expect(readLine() == "hello version=1")
+    #expect(readLine() == AppLine(AppMessageWord.hello, [(.version, "1")]).encoded)
     return app
+  }
+
+  /// Writes a line built from the protocol's vocabulary.
+  func send(_ line: AppLine) {
+    send(line.encoded)
   }
 
   /// Writes a line (a `\n` is added).
@@ -75,7 +80,7 @@ final class FakeDaemon {
   func readRequest(timeout: Duration = .seconds(5)) throws -> (line: AppLine, id: Int) {
     let text = try #require(readLine(timeout: timeout))
     let line = try AppLine(parsing: text)
-    return (line, try #require(line.integer("id"), "no id in \(text)"))
+    return (line, try #require(line.integer(.id), "no id in \(text)"))
   }
 
   /// Hangs up, as a daemon that stops.

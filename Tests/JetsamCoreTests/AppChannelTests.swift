@@ -202,7 +202,7 @@ struct AppChannelTests {
     policy.observe(.appMessage(app: "a", pid: 10, message: .hello, at: t(0)))
     let reply = policy.observe(
       .appMessage(app: "a", pid: 10, message: .beginBackgroundTask(requestID: 7, name: "upload"), at: t(0)))
-    #expect(reply == [.reply(app: "a", pid: 10, requestID: 7, fields: [AppField("task", "1")])])
+    #expect(reply == [.reply(app: "a", pid: 10, requestID: 7, .taskBegun(task: 1))])
     let moved = try policy.handle(.moveToBackground(app: "a", at: t(10)))
     for id in 1...(Self.lastEventID(moved, .didEnterBackground) ?? 0) {
       policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(10)))
@@ -212,7 +212,7 @@ struct AppChannelTests {
     #expect(policy.app(named: "a")?.state == .background)
     let remaining = policy.observe(
       .appMessage(app: "a", pid: 10, message: .backgroundTimeRemaining(requestID: 8), at: t(25, ms: 500)))
-    #expect(remaining == [.reply(app: "a", pid: 10, requestID: 8, fields: [AppField("seconds", "14.500")])])
+    #expect(remaining == [.reply(app: "a", pid: 10, requestID: 8, .timeRemaining(.milliseconds(14500)))])
     #expect(policy.nextDeadline == t(35))
     let warned = policy.observe(.tick(at: t(35)))
     #expect(Self.events(warned) == ["a:backgroundTaskWillExpire"])
@@ -313,7 +313,7 @@ struct AppChannelTests {
       Issue.record("one task too many was granted")
       return
     }
-    #expect(requestID == 1000 && code == "tooManyTasks")
+    #expect(requestID == 1000 && code == .tooManyTasks)
     _ = policy.observe(.appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 1, requestID: nil), at: t(0)))
     guard case .reply? = begin(1001).first else {
       Issue.record("no room after a task ended")
@@ -328,7 +328,7 @@ struct AppChannelTests {
     #expect(policy.observe(.appMessage(app: "a", pid: 9, message: .hello, at: t(0))).isEmpty)
     let unknownTask = policy.observe(
       .appMessage(app: "a", pid: 10, message: .endBackgroundTask(task: 4, requestID: 2), at: t(0)))
-    #expect(unknownTask == [.appError(app: "a", pid: 10, requestID: 2, code: "unknownTask", message: "no open task 4")])
+    #expect(unknownTask == [.appError(app: "a", pid: 10, requestID: 2, code: .unknownTask, message: "no open task 4")])
     let unknownEvent = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: 99), at: t(0)))
     #expect(unknownEvent.count == 1)
   }
@@ -344,11 +344,11 @@ struct AppChannelTests {
     #expect(
       begin == [
         .signposted(app: "a", pid: 10, launch: 1, name: "save", phase: .begin),
-        .reply(app: "a", pid: 10, requestID: 4, fields: []),
+        .reply(app: "a", pid: 10, requestID: 4, .done),
       ])
     let unnamed = policy.observe(
       .appMessage(app: "a", pid: 10, message: .signpost(name: "", phase: .event, requestID: nil), at: t(1)))
-    guard case .appError(_, _, nil, "badLine", _)? = unnamed.first, unnamed.count == 1 else {
+    guard case .appError(_, _, nil, .badLine, _)? = unnamed.first, unnamed.count == 1 else {
       Issue.record("expected a refusal, got \(unnamed)")
       return
     }

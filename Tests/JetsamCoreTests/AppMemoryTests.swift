@@ -56,7 +56,7 @@ struct AppMemoryTests {
     )
     #expect(
       reply == [
-        .reply(app: "a", pid: 10, requestID: 3, fields: []),
+        .reply(app: "a", pid: 10, requestID: 3, .done),
         .restorationJudged(app: "a", launch: 2, verdict: .mismatch, savedDigest: "abc", restoredDigest: "abd"),
       ])
     #expect(policy.app(named: "a")?.restoration == .mismatch)
@@ -167,7 +167,7 @@ struct AppMemoryTests {
     let refused = policy.observe(
       .appMessage(app: "a", pid: 10, message: .stateSummary(String(repeating: "x", count: 129), requestID: 4), at: t(1))
     )
-    guard case .appError("a", 10, 4, "tooLarge", _)? = refused.first else {
+    guard case .appError("a", 10, 4, .tooLarge, _)? = refused.first else {
       Issue.record("expected tooLarge: \(refused)")
       return
     }

@@ -524,7 +524,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     let pid = try fixture.launch("a")
     let channel = try #require(fixture.openedChannels.first)
-    fixture.perform(.reply(app: "a", pid: pid, requestID: 7, fields: [AppField("task", "1")]))
+    fixture.perform(.reply(app: "a", pid: pid, requestID: 7, .taskBegun(task: 1)))
     #expect(channel.lines.last?.encoded == "reply id=7 task=1")
     fixture.perform(
       .deliver(app: "a", pid: pid, event: AppEvent(id: 2, kind: .memoryWarning, level: .urgent)))
@@ -536,7 +536,7 @@ struct AppSupervisorTests {
     #expect(
       channel.lines.last?.encoded == "event id=3 name=willEnterForeground backgroundFor=12.045 suspendedFor=11.000")
     let count = channel.lines.count
-    fixture.perform(.reply(app: "a", pid: pid + 1, requestID: 9, fields: []))
+    fixture.perform(.reply(app: "a", pid: pid + 1, requestID: 9, .done))
     #expect(channel.lines.count == count)
   }
 

@@ -14,10 +14,12 @@ struct WireLineExample: Decodable, Sendable, CustomTestStringConvertible {
 
   /// Every example in the table.
   static func all() throws -> [WireLineExample] {
-    let url = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appending(path: "Fixtures/wire-lines.json")
-    return try JSONDecoder().decode(Table.self, from: Data(contentsOf: url)).lines
+    try JSONDecoder().decode(Table.self, from: Data(contentsOf: tableURL)).lines
   }
+
+  /// `Tests/Fixtures/wire-lines.json`.
+  static let tableURL = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appending(path: "Fixtures/wire-lines.json")
 
   private struct Table: Decodable {
     var lines: [WireLineExample]

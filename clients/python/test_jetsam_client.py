@@ -6,6 +6,7 @@ import math
 import os
 import threading
 import unittest
+import unittest.mock
 
 import jetsam_client as jc
 from fake_daemon import FakeDaemon
@@ -93,6 +94,135 @@ class SharedExampleTests(unittest.TestCase):
                     with self.assertRaises(jc.LineError) as caught:
                         jc.split_line(data)
                     self.assertEqual(str(caught.exception), example["error"])
+
+
+class _RecordingText(str):
+    """A word or value read from the daemon that notes every string it is compared with, under its key."""
+
+    def __new__(cls, text, key, seen):
+        recording = super().__new__(cls, text)
+        recording.key, recording.seen = key, seen
+        return recording
+
+    def __eq__(self, other):
+        self.seen.setdefault(self.key, set()).add(str(other))
+        return str.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
+class _RecordingFields(dict):
+    """A line's fields that note every key the client looks up; values come back as _RecordingText."""
+
+    def __init__(self, pairs, seen):
+        super().__init__(pairs)
+        self.seen = seen
+
+    def _note(self, key):
+        self.seen.setdefault("keys", set()).add(key)
+
+    def _value(self, key, value):
+        return _RecordingText(value, key, self.seen) if isinstance(value, str) else value
+
+    def __getitem__(self, key):
+        self._note(key)
+        return self._value(key, super().__getitem__(key))
+
+    def get(self, key, default=None):
+        self._note(key)
+        return self._value(key, super().get(key, default))
+
+    def __contains__(self, key):
+        self._note(key)
+        return super().__contains__(key)
+
+    def setdefault(self, key, default=None):
+        self._note(key)
+        return self._value(key, super().setdefault(key, default))
+
+
+class VocabularyTests(unittest.TestCase):
+    """Every word, key, event name and value the client writes or reads is in the vocabulary of
+    Tests/Fixtures/wire-lines.json, which the Swift module JetsamWire's tests hold equal to its enums."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(WIRE_LINES, encoding="utf-8") as table:
+            cls.vocabulary = json.load(table)["vocabulary"]
+
+    def connect(self):
+        self.daemon = FakeDaemon()
+        self.addCleanup(self.daemon.close)
+        app = jc.JetsamApp(fd=self.daemon.app_fd(), environ={}, reply_timeout=5.0)
+        app.error_handler = lambda error: None
+        self.written = [self.daemon.read_line()]  # hello
+        return app
+
+    def answer(self, call, reply):
+        """Runs a request on a thread, answers it with ``reply % id`` and returns its result."""
+        result = []
+        thread = threading.Thread(target=lambda: result.append(call()))
+        thread.start()
+        line = self.daemon.read_line()
+        self.written.append(line)
+        self.daemon.send(reply % jc.parse_line(line)[1]["id"])
+        thread.join(5)
+        return result[0]
+
+    def test_the_lines_the_client_writes(self):
+        app = self.connect()
+        task = self.answer(lambda: app.begin_background_task("upload"), "reply id=%s task=1")
+        self.answer(lambda: app.background_time_remaining(), "reply id=%s seconds=inf")
+        app.end_background_task(task)
+        app.state_summary = "page=3"
+        app.report_state_digest("9f86d081", "saved", valid_for=10)
+        app.signpost("save", "begin")
+        self.daemon.send("event id=1 name=didEnterBackground")
+        app.next_event(timeout=5).acknowledge()
+        self.written += [self.daemon.read_line() for _ in range(5)]
+        words = self.vocabulary["appToDaemon"]["words"]
+        self.assertEqual(sorted({jc.parse_line(line)[0] for line in self.written}), sorted(words), self.written)
+        phases = {"stateDigest": "digestPhase", "signpost": "signpostPhase"}
+        for line in self.written:
+            with self.subTest(line=line):
+                word, fields = jc.parse_line(line)
+                self.assertLessEqual(set(fields), set(self.vocabulary["appToDaemon"]["fields"]))
+                if word in phases:
+                    self.assertIn(fields["phase"], self.vocabulary["values"][phases[word]])
+
+    def test_the_words_keys_and_events_the_client_reads(self):
+        seen = {}
+        split_line = jc.split_line
+
+        def recording_split(data):
+            word, pairs = split_line(data)
+            return _RecordingText(word, "word", seen), pairs
+
+        with unittest.mock.patch.object(jc, "split_line", recording_split), unittest.mock.patch.object(
+            jc, "_first_values", lambda pairs: _RecordingFields(reversed(pairs), seen)
+        ):
+            app = self.connect()
+            self.daemon.send("hello version=1 app=notes launch=2")
+            self.answer(lambda: app.begin_background_task("upload"), "reply id=%s task=1")
+            self.answer(lambda: app.background_time_remaining(), "reply id=%s seconds=29.950")
+            self.answer(lambda: app.background_time_remaining(), "error code=badLine message=no id=%s")
+            events = self.vocabulary["events"]
+            for number, name in enumerate(events, start=1):
+                fields = "reason=afterExit previousReason=memoryPressure state=background level=urgent task=1"
+                self.daemon.send("event id=%d name=%s %s name=upload" % (number, name, fields))
+            loop = threading.Thread(target=app.run, daemon=True)
+            loop.start()
+            loop.join(5)
+        daemon = self.vocabulary["daemonToApp"]
+        self.assertLessEqual(seen["word"], set(daemon["words"]))
+        self.assertLessEqual(seen["keys"], set(daemon["fields"]))
+        self.assertLessEqual(seen["name"], set(events))
+        self.assertLessEqual(seen["reason"], set(self.vocabulary["values"]["launchReason"]))
+        self.assertLessEqual(seen["state"], set(self.vocabulary["values"]["launchState"]))
+        self.assertLessEqual(set(jc._SIMPLE_HANDLERS) | jc._UNACKNOWLEDGED, set(events))
 
 
 class LineFramerTests(unittest.TestCase):

@@ -10,7 +10,7 @@ package enum AppProtocolCodec {
 
   /// A line the daemon could not take, answered with an `error` line.
   package struct LineError: Error, Equatable {
-    package var code: String
+    package var code: AppProtocolErrorCode
     package var message: String
     package var requestID: Int?
   }
@@ -29,9 +29,9 @@ package enum AppProtocolCodec {
       line = try AppLine(parsing: bytes)
     } catch {
       // Names what is wrong and where: `field 2 "x1=3" at column 13: keys are ASCII letters`.
-      throw LineError(code: "badLine", message: error.description)
+      throw LineError(code: .badLine, message: error.description)
     }
-    let requestID = line["id"].flatMap { Int($0) }
+    let requestID = line.integer(.id)
     do {
       return Decoded(message: try message(from: line, requestID: requestID), requestID: requestID)
     } catch {
@@ -42,58 +42,61 @@ package enum AppProtocolCodec {
   }
 
   private static func message(from line: AppLine, requestID: Int?) throws(LineError) -> AppMessage {
-    func text(_ key: String) throws(LineError) -> String {
-      guard let value = line[key] else { throw LineError(code: "missingField", message: "\(line.word) needs \(key)=") }
+    func text(_ field: AppProtocolField) throws(LineError) -> String {
+      guard let value = line[field] else {
+        throw LineError(code: .missingField, message: "\(line.word) needs \(field.rawValue)=")
+      }
       return value
     }
-    func integer(_ key: String) throws(LineError) -> Int {
-      let value = try text(key)
+    func integer(_ field: AppProtocolField) throws(LineError) -> Int {
+      let value = try text(field)
       guard let number = Int(value) else {
-        throw LineError(code: "badLine", message: "\(key)=\(value) is not a number")
+        throw LineError(code: .badLine, message: "\(field.rawValue)=\(value) is not a number")
       }
       return number
     }
-    switch line.word {
-    case "hello": return .hello
-    case "ack": return .acknowledge(event: try integer("event"))
-    case "beginBackgroundTask":
+    guard let word = AppMessageWord(rawValue: line.word) else {
+      throw LineError(code: .unknownWord, message: "unknown message \"\(line.word)\"")
+    }
+    switch word {
+    case .hello: return .hello
+    case .ack: return .acknowledge(event: try integer(.event))
+    case .beginBackgroundTask:
       var kind = BackgroundTaskKind.finishing
-      if let text = line["kind"] {
+      if let text = line[.kind] {
         guard let parsed = BackgroundTaskKind(rawValue: text) else {
-          throw LineError(code: "badLine", message: "kind=\(text) is not a task kind (finishing, processing)")
+          throw LineError(code: .badLine, message: "kind=\(text) is not a task kind (finishing, processing)")
         }
         kind = parsed
       }
-      return .beginBackgroundTask(requestID: try integer("id"), name: line["name"] ?? "", kind: kind)
-    case "endBackgroundTask": return .endBackgroundTask(task: try integer("task"), requestID: requestID)
-    case "backgroundTimeRemaining": return .backgroundTimeRemaining(requestID: try integer("id"))
-    case "stateSummary": return .stateSummary(try text("value"), requestID: requestID)
-    case "stateDigest":
-      let value = try text("value")
-      guard let phase = line["phase"].flatMap(DigestPhase.init(rawValue:)) else {
-        throw LineError(code: "badLine", message: "stateDigest needs phase=saved, phase=restored or phase=resumed")
+      return .beginBackgroundTask(requestID: try integer(.id), name: line[.name] ?? "", kind: kind)
+    case .endBackgroundTask: return .endBackgroundTask(task: try integer(.task), requestID: requestID)
+    case .backgroundTimeRemaining: return .backgroundTimeRemaining(requestID: try integer(.id))
+    case .stateSummary: return .stateSummary(try text(.value), requestID: requestID)
+    case .stateDigest:
+      let value = try text(.value)
+      guard let phase = line[.phase].flatMap(DigestPhase.init(rawValue:)) else {
+        throw LineError(code: .badLine, message: "stateDigest needs phase=saved, phase=restored or phase=resumed")
       }
-      let validFor = try line["validFor"].map { (text) throws(LineError) in try validity(text, phase: phase) }
+      let validFor = try line[.validFor].map { (text) throws(LineError) in try validity(text, phase: phase) }
       return .stateDigest(phase: phase, value: value, validFor: validFor, requestID: requestID)
-    case "signpost":
-      let phaseText = try text("phase")
+    case .signpost:
+      let phaseText = try text(.phase)
       guard let phase = SignpostPhase(rawValue: phaseText) else {
-        throw LineError(code: "badLine", message: "phase=\(phaseText) is not a signpost phase (begin, end, event)")
+        throw LineError(code: .badLine, message: "phase=\(phaseText) is not a signpost phase (begin, end, event)")
       }
-      return .signpost(name: try text("name"), phase: phase, requestID: requestID)
-    default:
-      throw LineError(code: "unknownWord", message: "unknown message \"\(line.word)\"")
+      return .signpost(name: try text(.name), phase: phase, requestID: requestID)
     }
   }
 
   /// `validFor=SECONDS` of a saved digest: decimal seconds, more than 0 and at most a year.
   private static func validity(_ text: String, phase: DigestPhase) throws(LineError) -> Duration {
     guard phase == .saved else {
-      throw LineError(code: "badLine", message: "validFor= belongs to phase=saved (the state that stays current)")
+      throw LineError(code: .badLine, message: "validFor= belongs to phase=saved (the state that stays current)")
     }
     guard let validFor = AppLine.duration(seconds: text, limit: AppMessage.maxValidFor), validFor > .zero else {
       throw LineError(
-        code: "badLine",
+        code: .badLine,
         message:
           "validFor=\(text) is not a number of seconds above 0 and at most \(AppMessage.maxValidFor.components.seconds) (366 days)"
       )
@@ -103,68 +106,71 @@ package enum AppProtocolCodec {
 
   /// The first line on a new channel.
   static func hello(app: String, launch: Int) -> AppLine {
-    AppLine("hello", [("version", version), ("app", app), ("launch", String(launch))])
+    AppLine(DaemonMessageWord.hello, [(.version, version), (.app, app), (.launch, String(launch))])
   }
 
   /// A lifecycle event.
   package static func event(_ event: AppEvent) -> AppLine {
-    var fields: [(String, String)] = [("id", String(event.id)), ("name", event.kind.rawValue)]
+    var fields: [(AppProtocolField, String)] = [(.id, String(event.id)), (.name, event.kind.rawValue)]
     switch event.kind {
     case .didFinishLaunching:
       if let previous = event.previousExit {
-        fields.append(("reason", "afterExit"))
-        fields += previousExitFields(previous).map {
-          ("previous" + $0.0.prefix(1).uppercased() + $0.0.dropFirst(), $0.1)
-        }
-        if let summary = previous.summary { fields.append(("summary", summary)) }
+        fields.append((.reason, LaunchReasonName.afterExit.rawValue))
+        fields += [
+          (.previousReason, previous.reason.rawValue), (.previousState, previous.state), (.previousTime, previous.time),
+        ]
+        if let summary = previous.summary { fields.append((.summary, summary)) }
       } else {
-        fields.append(("reason", "fresh"))
+        fields.append((.reason, LaunchReasonName.fresh.rawValue))
       }
-      fields.append(("state", event.launchesToForeground == false ? "background" : "foreground"))
+      let destination: LaunchDestination = event.launchesToForeground == false ? .background : .foreground
+      fields.append((.state, destination.rawValue))
     case .memoryWarning:
-      fields.append(("level", (event.level ?? .warning).name))
+      fields.append((.level, (event.level ?? .warning).name))
     case .backgroundTaskWillExpire:
-      fields.append(("task", String(event.task ?? 0)))
-      fields.append(("taskName", event.taskName ?? ""))
+      fields.append((.task, String(event.task ?? 0)))
+      fields.append((.taskName, event.taskName ?? ""))
     default: break
     }
-    if let backgroundFor = event.backgroundFor { fields.append(("backgroundFor", AppLine.seconds(backgroundFor))) }
-    if let suspendedFor = event.suspendedFor { fields.append(("suspendedFor", AppLine.seconds(suspendedFor))) }
-    return AppLine("event", fields)
+    if let backgroundFor = event.backgroundFor { fields.append((.backgroundFor, AppLine.seconds(backgroundFor))) }
+    if let suspendedFor = event.suspendedFor { fields.append((.suspendedFor, AppLine.seconds(suspendedFor))) }
+    return AppLine(.event, fields)
   }
 
   /// The answer to request `requestID`.
-  package static func reply(requestID: Int, fields: [AppField] = []) -> AppLine {
-    AppLine("reply", [("id", String(requestID))] + fields.map { ($0.key, $0.value) })
+  package static func reply(requestID: Int, _ reply: AppReply = .done) -> AppLine {
+    reply.line(requestID: requestID)
   }
 
   /// A message of the app's that could not be taken.
-  package static func error(code: String, message: String, requestID: Int?) -> AppLine {
-    var fields = [("code", code), ("message", message)]
-    if let requestID { fields.append(("id", String(requestID))) }
-    return AppLine("error", fields)
+  package static func error(code: AppProtocolErrorCode, message: String, requestID: Int?) -> AppLine {
+    var fields: [(AppProtocolField, String)] = [(.code, code.rawValue), (.message, message)]
+    if let requestID { fields.append((.id, String(requestID))) }
+    return AppLine(.error, fields)
   }
 
   /// An over-long line.
   static var tooLong: AppLine {
-    error(code: "tooLong", message: "lines are at most \(AppLine.maxBytes) bytes", requestID: nil)
+    error(code: .tooLong, message: "lines are at most \(AppLine.maxBytes) bytes", requestID: nil)
   }
 
   /// `JETSAM_*` variables for a launch: the channel, the counter, and why it is starting.
   static func launchEnvironment(app: String, launch: Int, previousExit: PreviousExit?) -> [String: String] {
+    let reason: LaunchReasonName = previousExit == nil ? .fresh : .afterExit
     var environment = [
       "JETSAM_FD": String(channelDescriptor), "JETSAM_PROTOCOL": version, "JETSAM_APP": app,
-      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": previousExit == nil ? "fresh" : "afterExit",
+      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": reason.rawValue,
     ]
     if let previousExit {
-      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", previousExitFields(previousExit)).encoded.trimmingSpaces()
+      let fields = previousExitFields(previousExit).map { ($0.0.rawValue, $0.1) }
+      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", fields).encoded.trimmingSpaces()
       if let summary = previousExit.summary { environment["JETSAM_STATE_SUMMARY"] = AppLine.percentEncode(summary) }
     }
     return environment
   }
 
-  private static func previousExitFields(_ previous: PreviousExit) -> [(String, String)] {
-    [("reason", previous.reason.rawValue), ("state", previous.state), ("time", previous.time)]
+  private static func previousExitFields(_ previous: PreviousExit) -> [(AppProtocolField, String)] {
+    [(.reason, previous.reason.rawValue), (.state, previous.state), (.time, previous.time)]
   }
 
   /// Variables of jetsamd's own environment that must not leak into apps (they describe jetsamd, not them).

@@ -31,8 +31,7 @@ enum ActionDispatch {
     case .recordExit(let record): apps.recordExit(record)
     case .forget(let app): apps.forget(app)
     case .deliver(let app, let pid, let event): apps.deliver(event, to: app, pid: pid)
-    case .reply(let app, let pid, let requestID, let fields):
-      apps.reply(to: app, pid: pid, requestID: requestID, fields: fields)
+    case .reply(let app, let pid, let requestID, let reply): apps.reply(to: app, pid: pid, requestID: requestID, reply)
     case .appError(let app, let pid, let requestID, let code, let message):
       apps.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
     case .sampleCPU(let refs): apps.sampleCPU(refs)

@@ -154,12 +154,12 @@ final class AppSupervisor {
   }
 
   /// Answers an app's request.
-  func reply(to name: String, pid: Int32, requestID: Int, fields: [AppField]) {
-    channel(of: name, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, fields: fields))
+  func reply(to name: String, pid: Int32, requestID: Int, _ reply: AppReply) {
+    channel(of: name, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, reply))
   }
 
   /// Tells an app what was wrong with its line.
-  func appError(to name: String, pid: Int32, requestID: Int?, code: String, message: String) {
+  func appError(to name: String, pid: Int32, requestID: Int?, code: AppProtocolErrorCode, message: String) {
     channel(of: name, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
   }
 

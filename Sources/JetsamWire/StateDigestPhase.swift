@@ -1,5 +1,6 @@
-/// Which side of a save/restore round trip a state digest describes.
-public enum StateDigestPhase: String, Equatable, Sendable {
+/// Which side of a save/restore round trip a state digest describes: `stateDigest phase=` (PROTOCOL.md, *App to
+/// daemon*). One definition for jetsamd (as `DigestPhase`) and the Swift client.
+public enum StateDigestPhase: String, Equatable, Sendable, CaseIterable {
   /// The digest of the state just saved (report it at `didEnterBackground`).
   case saved
   /// The digest of the state restored after a launch; jetsam compares it with the last `saved` one.
