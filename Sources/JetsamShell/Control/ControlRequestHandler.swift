@@ -204,21 +204,21 @@ final class ControlRequestHandler {
   private func pressure(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let now = MonotonicClock.now()
     let wait = try request.pressureWait()
-    let action = try request.pressureRequest(ram: daemon.monitor.counter.ramBytes)
+    let action = try request.pressureRequest(ram: daemon.pressure.monitor.counter.ramBytes)
     switch action {
     case .get: break
     case .set(let level): try daemon.submit([.forceLevel(level, at: now)])
     case .clear: try daemon.submit([.forceLevel(nil, at: now)])
-    case .allocate(let bytes): try daemon.inflateBalloon(bytes: bytes)
-    case .release: daemon.releaseBalloon()
+    case .allocate(let bytes): try daemon.pressure.inflateBalloon(bytes: bytes, helper: Daemon.helperPath)
+    case .release: daemon.pressure.releaseBalloon()
     }
     guard let wait else { return pressureResponse() }
     let what: String
     let check: ConditionWaiters.Check
-    if case .allocate = action, let balloon = daemon.balloon {
+    if case .allocate = action, let balloon = daemon.pressure.balloon {
       what = "the balloon to be charged"
       check = { [weak balloon, unowned daemon] in
-        guard let balloon, daemon.balloon === balloon else {
+        guard let balloon, daemon.pressure.balloon === balloon else {
           return .failure(ControlError(.launchFailed, "the balloon was released before it was charged"))
         }
         switch balloon.charge {
@@ -238,7 +238,7 @@ final class ControlRequestHandler {
       case .failure(let error): .failure(error)
       }
     }
-    let known = daemon.pressureWaiters.add(timeout: wait, what: what, check: check) { [weak connection] outcome in
+    let known = daemon.pressure.waiters.add(timeout: wait, what: what, check: check) { [weak connection] outcome in
       connection?.reply(answer(outcome))
     }
     return known.map(answer)
@@ -255,8 +255,8 @@ final class ControlRequestHandler {
     return PressureInfo(
       level: policy.level, forcedLevel: policy.forcedLevel,
       mode: { if case .host = daemon.config.device.ram { "host" } else { "device" } }(),
-      ramBytes: daemon.monitor.counter.ramBytes, availableBytes: daemon.monitor.lastAvailable,
-      thresholds: daemon.thresholds, balloonBytes: daemon.balloon?.bytes ?? 0)
+      ramBytes: daemon.pressure.monitor.counter.ramBytes, availableBytes: daemon.pressure.monitor.lastAvailable,
+      thresholds: daemon.pressure.thresholds, balloonBytes: daemon.pressure.balloon?.bytes ?? 0)
   }
 
   /// The newest records, read from the end of the log on a background thread (the loop never reads the log) and

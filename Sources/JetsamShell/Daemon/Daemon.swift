@@ -50,8 +50,8 @@ public final class Daemon {
   var policy: JetsamPolicy { policyLoop.policy }
   /// Tells the log, the journal and the counters what the policy decided and what the records say.
   private let announcer: PolicyAnnouncer
-  private(set) var thresholds: PressureThresholds
-  private(set) var monitor: PressureMonitor!
+  /// The device's memory pressure: the monitor, the thresholds, the balloon, the requests waiting on pressure.
+  private(set) var pressure: PressureControl!
   private var control: ControlServer!
   private var requests: ControlRequestHandler!
   /// What `watch` clients are pushed.
@@ -70,16 +70,10 @@ public final class Daemon {
   private lazy var heapTrimmer = HeapTrimmer(loop: loop)
   private var signalSources: [EventSource] = []
   private var parentWatch: ParentWatch?
-  /// The memory balloon of `pressure allocate`, and how many were made (each gets its own cgroup).
-  private(set) var balloon: Balloon?
-  private var balloonsMade = 0
   /// The last STATUS= line sent, so that it is sent only when it changes.
   private var lastStatusLine = ""
   private(set) var shuttingDown = false
   private var finishingShutdown = false
-
-  /// `pressure allocate|set --wait` requests, answered once the balloon is charged or jetsam has settled.
-  private(set) lazy var pressureWaiters = ConditionWaiters(loop: loop)
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
@@ -131,7 +125,7 @@ public final class Daemon {
     case .host: counter = try .host()
     case .bytes(let ram): counter = .device(ram: ram, usage: { [device] in try device.memoryUsage() })
     }
-    thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
+    let thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
     policyLoop = try PolicyLoop(
       policy: JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor)),
       scheduling: loop, log: log)
@@ -189,7 +183,10 @@ public final class Daemon {
       })
     try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
 
-    monitor = try makePressureMonitor(counter: counter)
+    pressure = try PressureControl(
+      loop: loop, log: log, device: device, layout: layout, launcher: supervisor.launcher, counter: counter,
+      thresholds: config.device.thresholds, watchesHost: config.device.ram == .host,
+      onSample: { [unowned self] available, at in self.observe(.memorySampled(available: available, at: at)) })
     // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
     // its descriptor store.
     var listener: FileDescriptor?
@@ -228,7 +225,7 @@ public final class Daemon {
           self.policy.app(named: name).map { ($0.launch, $0.state.isRunning ? $0.pid : nil) }
         },
         appMemory: { [unowned self] in self.runningAppMemory() },
-        availableBytes: { [unowned self] in self.monitor.lastAvailable }))
+        availableBytes: { [unowned self] in self.pressure.monitor.lastAvailable }))
 
     for signal in [Signal.terminate, .interrupt] {
       signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
@@ -285,7 +282,7 @@ public final class Daemon {
     supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
     supervisor.observers = AppSupervisor.Observers(
       recorded: { [unowned self] record in self.report(record) },
-      memoryFreed: { [unowned self] in self.monitor.sample() },
+      memoryFreed: { [unowned self] in self.pressure.sample() },
       channelOpened: { [unowned self] name, fd in
         self.serviceManager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
       },
@@ -441,7 +438,7 @@ public final class Daemon {
   private func runDone(policyMayHaveChanged: Bool) {
     if policyMayHaveChanged { updateStatus() }
     if stateKeeper.runEnded() { heapTrimmer.noteActivity() }
-    pressureWaiters.recheck()
+    pressure?.waiters.recheck()
   }
 
   /// Tells the world about a record that is already durable.
@@ -485,63 +482,8 @@ public final class Daemon {
 
   // MARK: Pressure
 
-  private func makePressureMonitor(counter: MemoryCounter) throws -> PressureMonitor {
-    try PressureMonitor(
-      loop: loop, counter: counter, thresholds: thresholds,
-      thresholdFDs: layout.supportsUsageThresholds
-        ? { [device] (usage: Int64) throws(SystemError) in try device.usageThresholdEventFD(bytes: usage) } : nil,
-      pressureFDs: openPressureTriggers(),
-      onSample: { [unowned self] available, at in self.observe(.memorySampled(available: available, at: at)) },
-      onError: { [unowned self] error in self.log.error("reading memory: \(error)") })
-  }
-
-  /// PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest
-  /// the kernel accepts without CAP_SYS_RESOURCE.
-  private func openPressureTriggers() -> [FileDescriptor] {
-    var triggers: [FileDescriptor] = []
-    var files = [device.unifiedDirectory + "/memory.pressure"]
-    if case .host = config.device.ram { files.append("/proc/pressure/memory") }
-    for file in files {
-      do {
-        triggers.append(
-          try CgroupNotifications.pressureTrigger(file: file, stallMicroseconds: 150_000, windowMicroseconds: 2_000_000)
-        )
-      } catch {
-        log.warning("no PSI trigger (\(error)); relying on the other pressure sources")
-      }
-    }
-    return triggers
-  }
-
-  /// Charges `bytes` of real memory to the device (`pressure allocate`), replacing any balloon.
-  func inflateBalloon(bytes: Int64) throws {
-    releaseBalloon()
-    balloonsMade += 1
-    let made: Balloon
-    do {
-      made = try Balloon(
-        device: device, number: balloonsMade, bytes: bytes, helper: Daemon.helperPath, loop: loop,
-        launcher: supervisor.launcher)
-    } catch {
-      // An installation fault, not the request's: say which program, and where jetsamd looked for it.
-      throw ControlError(
-        .internalError, "the memory balloon could not start (\(Daemon.helperPath), installed beside jetsamd): \(error)")
-    }
-    made.chargeKnown = { [unowned self] in self.pressureWaiters.recheck() }
-    // Never replaced without being released: its process would run on, unwatched and never reaped.
-    if balloon != nil { releaseBalloon() }
-    balloon = made
-  }
-
   /// Whether jetsam has done what the level asks and the records of its kills are durable (`pressure set --wait`).
   var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.records.unwritten.isEmpty }
-
-  /// Gives the balloon's memory back (`pressure release`); its cgroup goes once its process has.
-  func releaseBalloon() {
-    balloon?.release(loop: loop, log: log) { [weak self] in self?.monitor.sample() }
-    balloon = nil
-    monitor?.sample()
-  }
 
   /// The helper program that allocates memory on request (installed beside jetsamd).
   static var helperPath: String { siblingProgram("jetsam-testapp") }
@@ -614,13 +556,15 @@ public final class Daemon {
     config.stateDirectory = previous.stateDirectory
     config.runtimeDirectory = previous.runtimeDirectory
 
-    thresholds = config.device.thresholds.resolved(ram: monitor.counter.ramBytes)
     metricsTextfile.restart()
     metricsListener.configure(config.metrics.listen)
     supervisor.suspendMode = config.suspend.mode
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [
-      .reconfigure(Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: policy.config.oomScoreFloor))
+      .reconfigure(
+        Daemon.policyConfig(
+          config, thresholds: config.device.thresholds.resolved(ram: pressure.monitor.counter.ramBytes),
+          oomScoreFloor: policy.config.oomScoreFloor))
     ]
     for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
       if policy.app(named: name)?.state.isRunning == true {
@@ -637,9 +581,7 @@ public final class Daemon {
       log.error("reload: \(error)")
     }
     do {
-      let counter = monitor.counter
-      monitor.stop()
-      monitor = try makePressureMonitor(counter: counter)
+      try pressure.reconfigure(config.device.thresholds)
     } catch {
       log.error("reload: restarting the pressure monitor: \(error)")
     }
@@ -655,7 +597,7 @@ public final class Daemon {
     }
     log.notice(
       "reloaded \(options.configPath ?? "the built-in defaults"): \(supervisor.processes.count) running app(s) updated")
-    monitor.sample()
+    pressure.sample()
   }
 
   // MARK: Shutdown
@@ -670,7 +612,7 @@ public final class Daemon {
     log.notice("stopping: terminating \(count) app(s)")
     serviceManager.stopping(status: "stopping: terminating \(count) app(s)")
     control.stopAccepting()
-    releaseBalloon()
+    pressure.releaseBalloon()
     let now = MonotonicClock.now()
     for name in supervisor.processes.keys.sorted() { try? submit([.terminate(app: name, at: now)]) }
     finishShutdownIfDone()
@@ -682,8 +624,8 @@ public final class Daemon {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
     supervisor.isClosing = true
-    releaseBalloon()
-    monitor.stop()
+    pressure.releaseBalloon()
+    pressure.stop()
     control.close()
     metricsListener.stopAccepting()
     settleUnwrittenRecords { [unowned self] in
@@ -700,7 +642,7 @@ public final class Daemon {
     // A launch the spawner service has not answered yet is waited for: it must not start after jetsamd is gone.
     guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, !finishingShutdown else { return }
     finishingShutdown = true
-    monitor.stop()
+    pressure.stop()
     control.close()
     metricsListener.close()
     // The records first: each app's cgroup is held until its record is durable. What a full disk kept from the log

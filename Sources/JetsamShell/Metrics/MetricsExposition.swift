@@ -19,10 +19,10 @@ enum MetricsExposition {
       ])
     out.family(
       "jetsam_device_ram_bytes", .gauge, help: "The emulated device's RAM (the host's in host mode).",
-      [.init(Double(daemon.monitor.counter.ramBytes))])
+      [.init(Double(daemon.pressure.monitor.counter.ramBytes))])
     out.family(
       "jetsam_device_available_bytes", .gauge, help: "The device's available memory at the last sample.",
-      [.init(Double(daemon.monitor.lastAvailable))])
+      [.init(Double(daemon.pressure.monitor.lastAvailable))])
     out.family(
       "jetsam_pressure_level", .gauge, help: "The pressure level: 0 normal, 1 warning, 2 urgent, 3 critical.",
       [.init(Double(PressureLevel.allCases.firstIndex(of: policy.level) ?? 0))])
