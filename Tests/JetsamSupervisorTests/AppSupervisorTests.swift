@@ -214,19 +214,19 @@ struct AppSupervisorTests {
     fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
     fixture.clearReports()
-    fixture.supervisor.noticeContinued()
+    fixture.supervisor.suspender.noticeContinued()
     #expect(fixture.reported.isEmpty, "still stopped")
     fixture.signals.childContinued[pidfd.rawValue] = true
-    fixture.supervisor.noticeContinued()
+    fixture.supervisor.suspender.noticeContinued()
     #expect(fixture.reported == [.continuedWhileSuspended(app: "a", pid: pid, at: fixture.loop.clock)])
-    fixture.supervisor.noticeContinued()
+    fixture.supervisor.suspender.noticeContinued()
     #expect(fixture.reported.count == 1, "reported once, until seen stopped again")
     // Stopped again, then resumed by jetsamd: its own SIGCONT is no intrusion.
     fixture.perform(.suspend(app: "a", pid: pid))
     fixture.supervisor.finishBatch()
     fixture.perform(.resume(app: "a", pid: pid))
     fixture.clearReports()
-    fixture.supervisor.noticeContinued()
+    fixture.supervisor.suspender.noticeContinued()
     #expect(fixture.reported.isEmpty)
   }
 

@@ -157,7 +157,7 @@ final class ControlRequestHandler {
 
   private func psResponse() -> ControlResponse {
     // A suspended app someone else continued is stopped again before the answer, which then says "stopping".
-    daemon.supervisor.noticeContinued()
+    daemon.supervisor.suspender.noticeContinued()
     var response = ControlResponse(ok: true)
     response.apps = daemon.policy.apps.map(appInfo)
     return response
@@ -178,7 +178,7 @@ final class ControlRequestHandler {
   /// The whole picture now; from then on, every change is pushed on this connection (``LiveFeed``).
   private func watch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse {
     let interval = try request.watchInterval()
-    daemon.supervisor.noticeContinued()
+    daemon.supervisor.suspender.noticeContinued()
     var response = ControlResponse(ok: true)
     response.watch = WatchSnapshot(
       monotonicNanoseconds: MonotonicClock.now().nanoseconds, apps: daemon.policy.apps.map(appInfo),

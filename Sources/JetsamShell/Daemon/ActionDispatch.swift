@@ -20,9 +20,9 @@ enum ActionDispatch {
   ) {
     switch action {
     case .spawn(let app, let launch, let previousExit): apps.spawn(app, launch: launch, previousExit: previousExit)
-    case .suspend(let app, let pid): apps.suspend(app, pid: pid)
+    case .suspend(let app, let pid): apps.suspender.suspend(app, pid: pid)
     case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
-    case .resume(let app, let pid): apps.resume(app, pid: pid)
+    case .resume(let app, let pid): apps.suspender.resume(app, pid: pid)
     case .kill(let app, let pid, let reason, let snapshot): apps.kill(app, pid: pid, reason: reason, snapshot: snapshot)
     case .terminate(let app, let pid): apps.terminate(app, pid: pid)
     case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)

@@ -241,7 +241,7 @@ public final class Daemon {
     // suspended app. (Merged signals keep the first code: `ps` checks again before it answers.)
     signalSources.append(
       try loop.onSignal(.childStatusChanged) { [unowned self] code in
-        if code == childContinuedCode { self.supervisor.noticeContinued() }
+        if code == childContinuedCode { self.supervisor.suspender.noticeContinued() }
       })
 
     let saved = readSavedState()
@@ -558,7 +558,7 @@ public final class Daemon {
 
     metricsTextfile.restart()
     metricsListener.configure(config.metrics.listen)
-    supervisor.suspendMode = config.suspend.mode
+    supervisor.suspender.mode = config.suspend.mode
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [
       .reconfigure(

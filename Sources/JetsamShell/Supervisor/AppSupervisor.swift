@@ -68,8 +68,6 @@ final class AppSupervisor {
   var observers = Observers()
   /// The oom_score_adj of a band (the policy's mapping).
   var oomScore: (Band) -> Int32 = { _ in 0 }
-  /// How apps are suspended (a reload may change it; resuming undoes either kind).
-  var suspendMode: SuspendConfig.Mode
   /// Where app logs go, and below which each app of jetsamd's own user gets a directory to start in (`apps/NAME`).
   let stateDirectory: String
   /// jetsamd's own variables that every app gets (the config's `passEnvironment`, with their values at start).
@@ -92,11 +90,8 @@ final class AppSupervisor {
   /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
   private var pendingScores: [String: Band] = [:]
   private var scoreTimer: (any LoopSource)?
-  private lazy var stops = StopWatcher(
-    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
-    completed: { [unowned self] stopped in
-      self.reportEvents(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })
-    })
+  /// Suspends and resumes apps, and watches that they stop and stay stopped.
+  let suspender: AppSuspender
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
   private let locks = LockInspector()
@@ -108,9 +103,12 @@ final class AppSupervisor {
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
     self.log = log
-    self.suspendMode = suspendMode
     self.stateDirectory = stateDirectory
+    suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
+    suspender.report = { [unowned self] events in self.reportEvents(events) }
+    suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
+    suspender.running = { [unowned self] in Array(self.processes.values) }
     records.written = { [unowned self] record in
       self.report(.exitRecorded(record))
       self.observers.recorded(record)
@@ -123,7 +121,7 @@ final class AppSupervisor {
     }
     seams.launcher.childContinued = { [unowned self] pid in
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
-      self.continuedByOthers(app)
+      self.suspender.continuedByOthers(app)
     }
   }
 
@@ -212,40 +210,15 @@ final class AppSupervisor {
   private lazy var ownUser: SpawnUser? = SpawnUser.name(of: geteuid()).flatMap { try? SpawnUser.lookup(name: $0) }
 
   func finishBatch() {
-    stops.checkNow()
+    suspender.checkNow()
     locks.forgetTurn()
   }
 
-  /// Looks for suspended apps whose main process someone else continued (SIGCONT) after jetsamd saw it stopped,
-  /// and reports each to the policy (which stops it again). Called when a child was continued (SIGCHLD) and
-  /// before `ps` is answered; one waitid per stopped app, no /proc.
-  func noticeContinued() {
-    var continued: [PolicyEvent] = []
-    for app in processes.values where app.signalStopped && !app.adopted {
-      guard seams.signals.isContinuedChild(pidfd: app.pidfd) == true else { continue }
-      continued += continuedEvent(app)
-    }
-    if !continued.isEmpty { reportEvents(continued) }
-  }
-
-  /// The spawner service saw `app`'s main process continued: the same as ``noticeContinued()`` finds for a child.
-  private func continuedByOthers(_ app: AppProcess) {
-    // Not suspended by jetsamd (or continued by jetsamd itself, which clears the mark first): nothing to undo.
-    guard app.signalStopped else { return }
-    reportEvents(continuedEvent(app))
-  }
-
-  private func continuedEvent(_ app: AppProcess) -> [PolicyEvent] {
-    app.signalStopped = false
-    log.warning("\(app.name) (pid \(app.pid)) was continued by another process while suspended; stopping it again")
-    return [.continuedWhileSuspended(app: app.name, pid: app.pid, at: loop.now())]
-  }
-
   /// Whether no app's stop is being checked.
-  var areStopsIdle: Bool { stops.isIdle }
+  var areStopsIdle: Bool { suspender.isIdle }
 
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
-  func isStopPending(_ name: String) -> Bool { stops.isPending(name) }
+  func isStopPending(_ name: String) -> Bool { suspender.isPending(name) }
 
   /// The app's process if it is the one with `pid`.
   /// The launch and reason of app `name`'s last failed spawn.
@@ -406,7 +379,7 @@ final class AppSupervisor {
         guard let app = self.processes[name] else { return }
         // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
         let events = try? app.cgroup.events()
-        if events?.frozen == true && self.stops.isPending(name) { self.stops.checkNow() }
+        if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
         if app.end != nil && events?.populated != true { self.reportIfGone(app) }
       }
     } catch {
@@ -450,88 +423,6 @@ final class AppSupervisor {
     }
   }
 
-  // MARK: Suspend and resume
-
-  /// Tells every process of the app to stop; the stop watcher sees them stopped.
-  ///
-  /// In signal mode only the main process is signalled here: the stop watcher's first check, at the end of this
-  /// batch, lists the cgroup's processes anyway (it must, to see any forked meanwhile) and stops the others. One
-  /// `cgroup.procs` read per app instead of two: with 1,000 apps those reads were a fifth of a batch suspend.
-  func suspend(_ name: String, pid: Int32) {
-    guard let app = process(name, pid: pid) else { return }
-    do {
-      switch suspendMode {
-      case .signal:
-        try seams.signals.send(.stop, pidfd: app.pidfd)
-        app.toldToStop = [app.pid]
-        app.stoppedAlone = false
-        app.signalStopped = false
-      case .freezer:
-        try app.cgroup.freeze()
-        app.frozen = true
-      }
-      stops.watch(app)
-    } catch {
-      // The processes cannot be told to stop (the cgroup is gone: the app is ending); its exit will follow.
-      log.error("suspending \(name): \(error)")
-    }
-  }
-
-  /// Whether every process of the app has stopped. In signal mode it stops any process forked while the
-  /// signals went out.
-  private func isStopped(_ app: AppProcess) -> Bool {
-    if app.frozen { return (try? app.cgroup.events().frozen) ?? true }
-    // The main process is our child (unless adopted): its pidfd says in one call whether it has stopped. Until it
-    // has, the app has not, and listing the cgroup can wait for a later check.
-    let mainStopped = app.adopted ? nil : seams.signals.isStoppedChild(pidfd: app.pidfd)
-    if mainStopped == false {
-      if !app.toldToStop.contains(app.pid) { try? seams.signals.send(.stop, pidfd: app.pidfd) }
-      app.toldToStop = []
-      return false
-    }
-    var stopped = true
-    let pids = (try? app.cgroup.processIDs()) ?? []
-    for pid in pids {
-      let isStopped =
-        pid == app.pid && mainStopped != nil
-        ? true : seams.signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
-      guard !isStopped else { continue }
-      if !app.toldToStop.contains(pid) { seams.signals.send(.stop, to: pid) }
-      stopped = false
-    }
-    app.toldToStop = []
-    app.stoppedAlone = stopped && pids == [app.pid]
-    app.signalStopped = stopped
-    return stopped
-  }
-
-  func resume(_ name: String, pid: Int32) {
-    guard let app = process(name, pid: pid) else { return }
-    stops.forget(name)
-    do {
-      try continueEveryProcess(of: app)
-    } catch {
-      log.error("resuming \(name): \(error)")
-    }
-  }
-
-  /// Undoes either kind of suspension (the mode may have been changed by a reload since the app was stopped).
-  private func continueEveryProcess(of app: AppProcess) throws {
-    if app.frozen {
-      try app.cgroup.thaw()
-      app.frozen = false
-      return
-    }
-    defer {
-      app.stoppedAlone = false
-      app.signalStopped = false
-    }
-    // A stopped process cannot fork: an app whose main process was alone when it was seen stopped has no other
-    // process to continue, and its pidfd cannot hit a recycled pid.
-    if app.stoppedAlone, (try? seams.signals.send(.resume, pidfd: app.pidfd)) != nil { return }
-    for pid in try app.cgroup.processIDs() { seams.signals.send(.resume, to: pid) }
-  }
-
   // MARK: Kill, terminate, signals, hooks
 
   func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
@@ -544,7 +435,7 @@ final class AppSupervisor {
       }
     }
     app.killed = true
-    stops.forget(name)
+    suspender.forget(name)
     let memory = try? app.cgroup.memoryUsage()
     // The main process first (its memory is usually the bulk), then everything else in the cgroup.
     try? seams.signals.send(.kill, pidfd: app.pidfd)
@@ -570,8 +461,8 @@ final class AppSupervisor {
   func terminate(_ name: String, pid: Int32) {
     guard let app = process(name, pid: pid) else { return }
     // A stopped process cannot run its SIGTERM handler: let it run to end itself.
-    stops.forget(name)
-    try? continueEveryProcess(of: app)
+    suspender.forget(name)
+    try? suspender.continueEveryProcess(of: app)
     try? seams.signals.send(.terminate, pidfd: app.pidfd)
   }
 
@@ -682,7 +573,7 @@ final class AppSupervisor {
   /// Not while stops are being checked: a thousand scores take milliseconds, and a suspend is answered only once
   /// its apps are seen stopped. The scores are a backstop; they can wait a little.
   private func applyScores() {
-    guard stops.isIdle else {
+    guard suspender.isIdle else {
       scoreTimer?.schedule(at: loop.now().advanced(by: .milliseconds(2)))
       return
     }
@@ -746,7 +637,7 @@ final class AppSupervisor {
     app.end = end
     app.exitSource?.cancel()
     app.exitSource = nil
-    stops.forget(app.name)
+    suspender.forget(app.name)
     if app.isPopulated { try? app.cgroup.killAll() }
     // The cgroup.events watch reports it once empty; it may be empty already.
     reportIfGone(app)
@@ -807,7 +698,7 @@ final class AppSupervisor {
       if app.channel != nil { observers.channelClosed(record.app) }
       app.close()
       hooks.forget(record.app)
-      stops.forget(record.app)
+      suspender.forget(record.app)
       processes[record.app] = nil
       pendingScores[record.app] = nil
     }
