@@ -87,9 +87,10 @@ final class AppSupervisor {
   private var spawnFailures: [String: (launch: Int, message: String)] = [:]
   /// The exit records not durable yet, and the cgroups of their apps, held until they are.
   let records: RecordQueue
-  /// Apps whose band changed, waiting for their processes' oom_score_adj to follow (see ``applyScores()``).
-  private var pendingScores: [String: Band] = [:]
-  private var scoreTimer: (any LoopSource)?
+  /// Writes each app's band to its processes' oom_score_adj.
+  private lazy var scores = OOMScoreWriter(
+    loop: loop, signals: seams.signals, isBusy: { [unowned self] in !self.suspender.isIdle },
+    processes: { [unowned self] name in self.processes[name] }, score: { [unowned self] band in self.oomScore(band) })
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
@@ -561,35 +562,8 @@ final class AppSupervisor {
   func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
     guard processes[name] != nil, to.isRunning else { return }
-    // Applied right after the current events (the reply to a request goes out first): rewriting every
-    // process's oom_score_adj is the slowest part of a state change.
-    pendingScores[name] = band
-    if scoreTimer == nil { scoreTimer = try? loop.addTimer(at: nil) { [unowned self] in self.applyScores() } }
-    scoreTimer?.schedule(at: loop.now())
+    scores.bandChanged(name, to: band)
   }
-
-  /// The kernel's OOM killer, should it ever act before jetsam, then agrees with jetsam's order.
-  ///
-  /// Not while stops are being checked: a thousand scores take milliseconds, and a suspend is answered only once
-  /// its apps are seen stopped. The scores are a backstop; they can wait a little.
-  private func applyScores() {
-    guard suspender.isIdle else {
-      scoreTimer?.schedule(at: loop.now().advanced(by: .milliseconds(2)))
-      return
-    }
-    // A slice at a time, the rest on the next loop turn: a pressure event waiting behind 1,000 apps' scores would
-    // wait ~10 ms.
-    for (name, band) in Array(pendingScores.prefix(AppSupervisor.scoresPerTurn)) {
-      pendingScores[name] = nil
-      guard let app = processes[name] else { continue }
-      let score = oomScore(band)
-      for pid in (try? app.cgroup.processIDs()) ?? [] { try? seams.signals.setOOMScoreAdj(score, of: pid) }
-    }
-    if !pendingScores.isEmpty { scoreTimer?.schedule(at: loop.now()) }
-  }
-
-  /// How many apps' scores are written in one loop turn.
-  static let scoresPerTurn = 64
 
   // MARK: Exits
 
@@ -700,7 +674,7 @@ final class AppSupervisor {
       hooks.forget(record.app)
       suspender.forget(record.app)
       processes[record.app] = nil
-      pendingScores[record.app] = nil
+      scores.forget(record.app)
     }
     // The app's cgroup stays until its record is durable (a successor after a crash finds it, or the record in the
     // state file).
