@@ -29,7 +29,8 @@ public final class Daemon {
   /// The name of an app's channel in systemd's descriptor store: `channel.NAME`.
   static let channelStorePrefix = "channel."
 
-  private(set) var config: DaemonConfig
+  /// The config in force; only a reload (Daemon+Reload.swift) replaces it.
+  var config: DaemonConfig
   let options: DaemonOptions
   let log: Logger
   let loop: EventLoop
@@ -43,7 +44,7 @@ public final class Daemon {
   let supervisor: AppSupervisor
   /// Blocking work (reading the whole record log) runs here, off the loop.
   let background: BackgroundWork
-  private let serviceManager = ServiceManager()
+  let serviceManager = ServiceManager()
   /// The one way into the policy.
   let policyLoop: PolicyLoop
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
@@ -52,18 +53,18 @@ public final class Daemon {
   private let announcer: PolicyAnnouncer
   /// The device's memory pressure: the monitor, the thresholds, the balloon, the requests waiting on pressure.
   private(set) var pressure: PressureControl!
-  private var control: ControlServer!
+  var control: ControlServer!
   private var requests: ControlRequestHandler!
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
   /// What the Prometheus exposition counts (durable records, verdicts).
   var counters: ExitCounters { announcer.counters }
   /// The exposition's textfile, when the config names one.
-  private var metricsTextfile: MetricsTextfile!
-  private var metricsListener: MetricsListener!
+  var metricsTextfile: MetricsTextfile!
+  var metricsListener: MetricsListener!
   /// Jetsam's pressure kills timed, for the exposition's histograms.
   private(set) var killTimings = KillTimings()
-  private var stateKeeper: StateKeeper!
+  var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
   private let stateLock: DaemonLock
   private let deviceLock: DaemonLock
@@ -72,8 +73,9 @@ public final class Daemon {
   private var parentWatch: ParentWatch?
   /// The last STATUS= line sent, so that it is sent only when it changes.
   private var lastStatusLine = ""
-  private(set) var shuttingDown = false
-  private var finishingShutdown = false
+  /// A stop is under way, and its last steps (Daemon+Shutdown.swift).
+  var shuttingDown = false
+  var finishingShutdown = false
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
@@ -325,78 +327,6 @@ public final class Daemon {
     return adopted
   }
 
-  // MARK: Records a stop could not write
-
-  /// Where a stopping jetsamd leaves the records it could not write (a full disk): the runtime directory, on
-  /// another filesystem (tmpfs), read back at the next start.
-  var leftoverRecordsPath: String { directoryPart(of: socketPath) + "/unwritten-exits.jsonl" }
-
-  /// Writes what the previous jetsamd had not made durable, before any new record, each once: the records its stop
-  /// left in the runtime directory (a full disk), and those its state file held when it ended (a crash: the apps
-  /// they end were already gone from its running set).
-  private func takeOverUnwrittenRecords(pending: [ExitRecord]) {
-    var leftovers: [ExitRecord] = []
-    do {
-      leftovers = try RecordListFile.read(leftoverRecordsPath)
-    } catch {
-      log.error("reading \(leftoverRecordsPath): \(error)")
-    }
-    var seen: Set<RecordIdentity> = []
-    let unwritten = (leftovers + pending).sorted { $0.time < $1.time }.filter { record in
-      seen.insert(RecordIdentity(record)).inserted && !isInLog(record)
-    }
-    guard !unwritten.isEmpty else {
-      if !leftovers.isEmpty { removeLeftoverRecords() }
-      return
-    }
-    log.notice("writing \(unwritten.count) exit record(s) the previous jetsamd left unwritten")
-    supervisor.records.takeOver(unwritten)
-  }
-
-  /// Whether the record log holds `record` already. Records land in order, so it does when its app's last
-  /// recorded exit is this very one, or one of a later launch.
-  private func isInLog(_ record: ExitRecord) -> Bool {
-    guard let last = policy.lastExit(of: record.app) else { return false }
-    return last.launch > record.launch || (last.launch == record.launch && last.pid == record.pid)
-  }
-
-  /// The records left for this start are in the log now.
-  private func removeLeftoverRecords() {
-    unlink(leftoverRecordsPath)
-  }
-
-  /// At stop: waits for the records still unwritten (retrying those a full disk refused) for up to the config's
-  /// `records.stopGrace`, then leaves the rest in ``leftoverRecordsPath`` (or, failing that, in full in the
-  /// journal) and calls `then`.
-  private func settleUnwrittenRecords(then: @escaping () -> Void) {
-    if supervisor.records.isRetrying {
-      log.warning(
-        "stopping with \(supervisor.records.unwritten.count) exit record(s) unwritten: retrying for "
-          + "\(config.records.stopGrace.duration)")
-    }
-    supervisor.records.whenWritten(within: config.records.stopGrace.duration) { [unowned self] in
-      let unwritten = self.supervisor.records.unwritten
-      if !unwritten.isEmpty { self.leaveUnwritten(unwritten) }
-      then()
-    }
-  }
-
-  private func leaveUnwritten(_ unwritten: [ExitRecord]) {
-    do {
-      try RecordListFile.write(unwritten, to: leftoverRecordsPath)
-      log.warning(
-        "\(unwritten.count) exit record(s) could not be written to \(records.log.path); kept in \(leftoverRecordsPath) "
-          + "for the next start")
-    } catch {
-      log.error("\(unwritten.count) exit record(s) could not be written anywhere (\(error)); here they are:")
-      let encoder = JSONEncoder.stable
-      for record in unwritten {
-        let line = (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "\(record)"
-        log.error("unwritten exit record: \(line)")
-      }
-    }
-  }
-
   // MARK: The one way into the policy
 
   /// Feeds requests to the policy, all or nothing (``PolicyLoop/submit(_:)``).
@@ -527,170 +457,4 @@ public final class Daemon {
     serviceManager.status(line)
   }
 
-  // MARK: Reload
-
-  /// SIGHUP (`systemctl reload`): read the config again and apply new thresholds, timings and caps to the
-  /// running apps without restarting them. A bad config is logged and the old one stays in force.
-  private func reload() {
-    serviceManager.reloading()
-    defer { serviceManager.ready(status: statusLine()) }
-    let fresh: DaemonConfig
-    do {
-      fresh = try ConfigLoader.load(path: options.configPath, profile: options.profilePath)
-    } catch {
-      log.error("reload refused, keeping the running configuration: \(error)")
-      return
-    }
-    var unchangeable: [String] = []
-    if fresh.device.ram != config.device.ram { unchangeable.append("device.ram") }
-    if fresh.device.cgroupName != config.device.cgroupName { unchangeable.append("device.cgroupName") }
-    if fresh.stateDirectory != config.stateDirectory { unchangeable.append("stateDirectory") }
-    if fresh.runtimeDirectory != config.runtimeDirectory { unchangeable.append("runtimeDirectory") }
-    if !unchangeable.isEmpty {
-      log.warning("reload: \(unchangeable.joined(separator: ", ")) take effect only at the next start")
-    }
-    let previous = config
-    config = fresh
-    config.device.ram = previous.device.ram
-    config.device.cgroupName = previous.device.cgroupName
-    config.stateDirectory = previous.stateDirectory
-    config.runtimeDirectory = previous.runtimeDirectory
-
-    metricsTextfile.restart()
-    metricsListener.configure(config.metrics.listen)
-    supervisor.suspender.mode = config.suspend.mode
-    supervisor.passedEnvironment = Self.passedEnvironment(config)
-    var events: [PolicyEvent] = [
-      .reconfigure(
-        Daemon.policyConfig(
-          config, thresholds: config.device.thresholds.resolved(ram: pressure.monitor.counter.ramBytes),
-          oomScoreFloor: policy.config.oomScoreFloor))
-    ]
-    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
-      if policy.app(named: name)?.state.isRunning == true {
-        // Running: new caps now, the rest at its next launch.
-        supervisor.specs[name]?.config.caps = app.caps
-      } else {
-        supervisor.specs[name] = launchSpec(app)
-        events.append(.configure(app: name, settings: app.policySettings, launchCount: 0))
-      }
-    }
-    do {
-      try submit(events)
-    } catch {
-      log.error("reload: \(error)")
-    }
-    do {
-      try pressure.reconfigure(config.device.thresholds)
-    } catch {
-      log.error("reload: restarting the pressure monitor: \(error)")
-    }
-    if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
-    for name in supervisor.processes.keys.sorted() {
-      guard let spec = supervisor.specs[name].map({ launchSpec($0.config) }) else { continue }
-      supervisor.specs[name] = spec
-      do {
-        try supervisor.setLimits(of: name, spec.caps)
-      } catch {
-        log.error("reload: new caps for \(name): \(error)")
-      }
-    }
-    log.notice(
-      "reloaded \(options.configPath ?? "the built-in defaults"): \(supervisor.processes.count) running app(s) updated")
-    pressure.sample()
-  }
-
-  // MARK: Shutdown
-
-  /// SIGTERM/SIGINT: end every app gracefully, write their records, remove the cgroups, exit.
-  private func beginShutdown() {
-    guard !shuttingDown else { return }
-    if StopOrRestart.isRestart { return exitForRestart() }
-    shuttingDown = true
-    supervisor.isClosing = true
-    let count = supervisor.processes.count
-    log.notice("stopping: terminating \(count) app(s)")
-    serviceManager.stopping(status: "stopping: terminating \(count) app(s)")
-    control.stopAccepting()
-    pressure.releaseBalloon()
-    let now = MonotonicClock.now()
-    for name in supervisor.processes.keys.sorted() { try? submit([.terminate(app: name, at: now)]) }
-    finishShutdownIfDone()
-  }
-
-  /// `systemctl restart`: leave every app running (KillMode=process spares them) with the state file current,
-  /// for the next jetsamd to re-adopt.
-  private func exitForRestart() {
-    log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
-    serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
-    supervisor.isClosing = true
-    pressure.releaseBalloon()
-    pressure.stop()
-    control.close()
-    metricsListener.stopAccepting()
-    settleUnwrittenRecords { [unowned self] in
-      // Saved last: an app that ended while the records settled has its record, and is not left to re-adopt.
-      self.stateKeeper.changed(urgent: true)
-      self.stateKeeper.whenSaved {
-        self.loop.exit(code: self.supervisor.records.unwritten.isEmpty ? 0 : 1)
-      }
-    }
-  }
-
-  /// Once every app is gone and its cgroup removed: remove the device and exit.
-  private func finishShutdownIfDone() {
-    // A launch the spawner service has not answered yet is waited for: it must not start after jetsamd is gone.
-    guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, !finishingShutdown else { return }
-    finishingShutdown = true
-    pressure.stop()
-    control.close()
-    metricsListener.close()
-    // The records first: each app's cgroup is held until its record is durable. What a full disk kept from the log
-    // goes to the next start, and the cgroups held for it go now.
-    settleUnwrittenRecords { [unowned self] in
-      self.supervisor.records.releaseAllCgroups()
-      self.supervisor.whenCgroupsRemoved {
-        do {
-          if try !self.device.removeIfEmpty() { self.log.warning("the device cgroup stays: something is still in it") }
-        } catch {
-          self.log.warning("removing device cgroup: \(error)")
-        }
-        let unwritten = self.supervisor.records.unwritten.count
-        self.log.notice(
-          "stopped; \(self.records.written) record(s) written this run"
-            + (unwritten > 0 ? ", \(unwritten) left for the next start" : ""))
-        self.stateKeeper.whenSaved { self.loop.exit(code: unwritten == 0 ? 0 : 1) }
-      }
-    }
-  }
-
-  // MARK: Set-up helpers
-
-  /// The values jetsamd has of the variables the config passes on to apps.
-  private static func passedEnvironment(_ config: DaemonConfig) -> [String: String] {
-    let own = ProcessInfo.processInfo.environment
-    return Dictionary(uniqueKeysWithValues: config.passEnvironment.compactMap { key in own[key].map { (key, $0) } })
-  }
-
-  /// Each app holds about ten descriptors (pidfd, cgroup counters, events): lift the soft limit to the hard one
-  /// so that hundreds of apps fit.
-  private static func raiseDescriptorLimit() {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-    limit.rlim_cur = limit.rlim_max
-    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-  }
-
-  package static func policyConfig(_ config: DaemonConfig, thresholds: PressureThresholds, oomScoreFloor: Int32)
-    -> PolicyConfig
-  {
-    var policy = PolicyConfig(
-      thresholds: thresholds, foregroundSlots: config.foregroundSlots,
-      backgroundGrace: config.suspend.backgroundGrace?.duration, killTimeout: config.killTimeout.duration,
-      terminateGrace: config.terminateGrace.duration, lifecycle: config.lifecycleTimings,
-      suspendTimeout: config.suspend.timeout.duration, oomScoreFloor: oomScoreFloor)
-    policy.suspendBeforeKill = config.suspend.beforeJetsamKill
-    policy.cpu = config.cpuMonitor.policyConfig(timeScale: config.timeScale)
-    return policy
-  }
 }

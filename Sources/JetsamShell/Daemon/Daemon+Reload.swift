@@ -1,0 +1,77 @@
+import FoundationEssentials
+import Glibc
+import JetsamCore
+import JetsamProtocol
+
+extension Daemon {
+  /// SIGHUP (`systemctl reload`): read the config again and apply new thresholds, timings and caps to the
+  /// running apps without restarting them. A bad config is logged and the old one stays in force.
+  func reload() {
+    serviceManager.reloading()
+    defer { serviceManager.ready(status: statusLine()) }
+    let fresh: DaemonConfig
+    do {
+      fresh = try ConfigLoader.load(path: options.configPath, profile: options.profilePath)
+    } catch {
+      log.error("reload refused, keeping the running configuration: \(error)")
+      return
+    }
+    var unchangeable: [String] = []
+    if fresh.device.ram != config.device.ram { unchangeable.append("device.ram") }
+    if fresh.device.cgroupName != config.device.cgroupName { unchangeable.append("device.cgroupName") }
+    if fresh.stateDirectory != config.stateDirectory { unchangeable.append("stateDirectory") }
+    if fresh.runtimeDirectory != config.runtimeDirectory { unchangeable.append("runtimeDirectory") }
+    if !unchangeable.isEmpty {
+      log.warning("reload: \(unchangeable.joined(separator: ", ")) take effect only at the next start")
+    }
+    let previous = config
+    config = fresh
+    config.device.ram = previous.device.ram
+    config.device.cgroupName = previous.device.cgroupName
+    config.stateDirectory = previous.stateDirectory
+    config.runtimeDirectory = previous.runtimeDirectory
+
+    metricsTextfile.restart()
+    metricsListener.configure(config.metrics.listen)
+    supervisor.suspender.mode = config.suspend.mode
+    supervisor.passedEnvironment = Self.passedEnvironment(config)
+    var events: [PolicyEvent] = [
+      .reconfigure(
+        Daemon.policyConfig(
+          config, thresholds: config.device.thresholds.resolved(ram: pressure.monitor.counter.ramBytes),
+          oomScoreFloor: policy.config.oomScoreFloor))
+    ]
+    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
+      if policy.app(named: name)?.state.isRunning == true {
+        // Running: new caps now, the rest at its next launch.
+        supervisor.specs[name]?.config.caps = app.caps
+      } else {
+        supervisor.specs[name] = launchSpec(app)
+        events.append(.configure(app: name, settings: app.policySettings, launchCount: 0))
+      }
+    }
+    do {
+      try submit(events)
+    } catch {
+      log.error("reload: \(error)")
+    }
+    do {
+      try pressure.reconfigure(config.device.thresholds)
+    } catch {
+      log.error("reload: restarting the pressure monitor: \(error)")
+    }
+    if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
+    for name in supervisor.processes.keys.sorted() {
+      guard let spec = supervisor.specs[name].map({ launchSpec($0.config) }) else { continue }
+      supervisor.specs[name] = spec
+      do {
+        try supervisor.setLimits(of: name, spec.caps)
+      } catch {
+        log.error("reload: new caps for \(name): \(error)")
+      }
+    }
+    log.notice(
+      "reloaded \(options.configPath ?? "the built-in defaults"): \(supervisor.processes.count) running app(s) updated")
+    pressure.sample()
+  }
+}
