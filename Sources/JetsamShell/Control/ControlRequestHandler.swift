@@ -7,8 +7,13 @@ import JetsamProtocol
 /// the daemon's one entry point, and reports what the policy and the supervisor know. It decides nothing.
 final class ControlRequestHandler {
   private unowned let daemon: Daemon
+  /// Blocking work (reading the whole record log, the diagnostics kept) runs here, off the loop.
+  private let background: BackgroundWork
 
-  init(daemon: Daemon) { self.daemon = daemon }
+  init(daemon: Daemon) throws {
+    self.daemon = daemon
+    background = try BackgroundWork(loop: daemon.loop)
+  }
 
   /// Answers one control request, or returns nil and answers through `connection` later (a suspend is answered
   /// once the apps' processes are seen stopped, or counted incomplete by the suspend timeout).
@@ -291,7 +296,7 @@ final class ControlRequestHandler {
   private func answerInBackground(
     _ work: @escaping @Sendable () -> Result<[UInt8], SystemError>, connection: ControlConnection, path: String
   ) {
-    daemon.background.run(work) { [weak connection] result in
+    background.run(work) { [weak connection] result in
       switch result {
       case .success(let line): connection?.reply(line: line)
       case .failure(let error):
@@ -357,7 +362,7 @@ final class ControlRequestHandler {
       response.diagnostics = store.read(app: app, since: since)
       return response.line(encoder: .stable)
     }
-    daemon.background.run(read) { [weak connection] line in connection?.reply(line: line) }
+    background.run(read) { [weak connection] line in connection?.reply(line: line) }
     return nil
   }
 }

@@ -7,8 +7,8 @@ extension Daemon {
   /// SIGHUP (`systemctl reload`): read the config again and apply new thresholds, timings and caps to the
   /// running apps without restarting them. A bad config is logged and the old one stays in force.
   func reload() {
-    serviceManager.reloading()
-    defer { serviceManager.ready(status: statusLine()) }
+    service.manager.reloading()
+    defer { service.ready(statusLine()) }
     let fresh: DaemonConfig
     do {
       fresh = try ConfigLoader.load(path: options.configPath, profile: options.profilePath)
@@ -31,8 +31,7 @@ extension Daemon {
     config.stateDirectory = previous.stateDirectory
     config.runtimeDirectory = previous.runtimeDirectory
 
-    metricsTextfile.restart()
-    metricsListener.configure(config.metrics.listen)
+    metricsOutputs.apply(config.metrics)
     supervisor.suspender.mode = config.suspend.mode
     supervisor.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [

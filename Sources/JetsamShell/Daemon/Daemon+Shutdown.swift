@@ -6,13 +6,13 @@ import JetsamProtocol
 extension Daemon {
   /// SIGTERM/SIGINT: end every app gracefully, write their records, remove the cgroups, exit.
   func beginShutdown() {
-    guard !shuttingDown else { return }
+    guard stopPhase == .running else { return }
     if StopOrRestart.isRestart { return exitForRestart() }
-    shuttingDown = true
+    stopPhase = .stopping
     supervisor.isClosing = true
     let count = supervisor.processes.count
     log.notice("stopping: terminating \(count) app(s)")
-    serviceManager.stopping(status: "stopping: terminating \(count) app(s)")
+    service.manager.stopping(status: "stopping: terminating \(count) app(s)")
     control.stopAccepting()
     pressure.releaseBalloon()
     let now = MonotonicClock.now()
@@ -24,12 +24,12 @@ extension Daemon {
   /// for the next jetsamd to re-adopt.
   func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
-    serviceManager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
+    service.manager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
     supervisor.isClosing = true
     pressure.releaseBalloon()
     pressure.stop()
     control.close()
-    metricsListener.stopAccepting()
+    metricsOutputs.stopAccepting()
     settleUnwrittenRecords { [unowned self] in
       // Saved last: an app that ended while the records settled has its record, and is not left to re-adopt.
       self.stateKeeper.changed(urgent: true)
@@ -42,11 +42,11 @@ extension Daemon {
   /// Once every app is gone and its cgroup removed: remove the device and exit.
   func finishShutdownIfDone() {
     // A launch the spawner service has not answered yet is waited for: it must not start after jetsamd is gone.
-    guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, !finishingShutdown else { return }
-    finishingShutdown = true
+    guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, stopPhase == .stopping else { return }
+    stopPhase = .finishing
     pressure.stop()
     control.close()
-    metricsListener.close()
+    metricsOutputs.close()
     // The records first: each app's cgroup is held until its record is durable. What a full disk kept from the log
     // goes to the next start, and the cgroups held for it go now.
     settleUnwrittenRecords { [unowned self] in

@@ -34,17 +34,18 @@ public final class Daemon {
   let options: DaemonOptions
   let log: Logger
   let loop: EventLoop
-  let layout: CgroupLayout
   let device: DeviceCgroup
+  /// The host's cgroup layout (v1 with the unified hierarchy beside it, or pure v2).
+  var layout: CgroupLayout { device.layout }
   /// The exit record log, written off the loop.
   let records: RecordWriter
-  let stateDirectory: String
-  let socketPath: String
+  /// Where records, state and app logs live, and the control socket's path (neither changes at a reload).
+  var stateDirectory: String { options.stateDirectory ?? config.stateDirectory }
+  var socketPath: String { options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock" }
   let startedAt = MonotonicClock.now()
   let supervisor: AppSupervisor
-  /// Blocking work (reading the whole record log) runs here, off the loop.
-  let background: BackgroundWork
-  let serviceManager = ServiceManager()
+  /// What systemd hears of jetsamd.
+  let service = ServiceStatus()
   /// The one way into the policy.
   let policyLoop: PolicyLoop
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
@@ -54,36 +55,30 @@ public final class Daemon {
   /// The device's memory pressure: the monitor, the thresholds, the balloon, the requests waiting on pressure.
   private(set) var pressure: PressureControl!
   var control: ControlServer!
-  private var requests: ControlRequestHandler!
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
   /// What the Prometheus exposition counts (durable records, verdicts).
   var counters: ExitCounters { announcer.counters }
-  /// The exposition's textfile, when the config names one.
-  var metricsTextfile: MetricsTextfile!
-  var metricsListener: MetricsListener!
+  /// The exposition's textfile and HTTP endpoint, when the config asks for them.
+  var metricsOutputs: MetricsOutputs!
   /// Jetsam's pressure kills timed, for the exposition's histograms.
-  private(set) var killTimings = KillTimings()
+  var killTimings: KillTimings { announcer.killTimings }
   var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
-  private let stateLock: DaemonLock
-  private let deviceLock: DaemonLock
+  private let locks: [DaemonLock]
   private lazy var heapTrimmer = HeapTrimmer(loop: loop)
   private var signalSources: [EventSource] = []
   private var parentWatch: ParentWatch?
-  /// The last STATUS= line sent, so that it is sent only when it changes.
-  private var lastStatusLine = ""
-  /// A stop is under way, and its last steps (Daemon+Shutdown.swift).
-  var shuttingDown = false
-  var finishingShutdown = false
+  /// Where a stop is (Daemon+Shutdown.swift).
+  var stopPhase = StopPhase.running
+  var shuttingDown: Bool { stopPhase != .running }
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
     self.config = config
     self.options = options
     log = options.logger
-    stateDirectory = options.stateDirectory ?? config.stateDirectory
-    socketPath = options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock"
+    let stateDirectory = options.stateDirectory ?? config.stateDirectory
     loop = try EventLoop()
     Daemon.raiseDescriptorLimit()
 
@@ -111,15 +106,15 @@ public final class Daemon {
     // Private to jetsamd (records, state, app logs): members read them through the control socket.
     chmod(stateDirectory, 0o700)
     // Before anything of the state directory or the device is touched: a second daemon stops here.
-    stateLock = try DaemonLock.stateDirectory(stateDirectory)
+    let stateLock = try DaemonLock.stateDirectory(stateDirectory)
     records = try RecordWriter(
       log: ExitRecordLog(
         path: stateDirectory + "/exits.jsonl", rotation: config.records,
         warn: { [log] message in log.warning(message) }),
       loop: loop)
-    layout = try CgroupLayout.detect()
+    let layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
-    deviceLock = try DaemonLock.device(device.unifiedDirectory)
+    locks = [stateLock, try DaemonLock.device(device.unifiedDirectory)]
     if let cpu = config.device.appsCPULimit { try device.setAppsCPULimit(percent: cpu) }
 
     let counter: MemoryCounter
@@ -154,7 +149,6 @@ public final class Daemon {
     // With a spawner service, its capabilities decide (it says in its hello).
     supervisor.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
-    background = try BackgroundWork(loop: loop)
     supervisor.diagnostics = try DiagnosticsService(
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
@@ -208,18 +202,19 @@ public final class Daemon {
         Glibc.close(passed.fd)
       }
     }
-    requests = ControlRequestHandler(daemon: self)
+    let requests = try ControlRequestHandler(daemon: self)
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, budget: outputBudget,
       inherited: listener,
-      handler: { [unowned self] request, connection in self.requests.handle(request, from: connection) })
-    metricsTextfile = try MetricsTextfile(daemon: self)
-    metricsListener = try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
-      [unowned self] in
-      MetricsExposition.text(self)
-    }
+      handler: { request, connection in requests.handle(request, from: connection) })
+    metricsOutputs = MetricsOutputs(
+      textfile: try MetricsTextfile(daemon: self),
+      listener: try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
+        [unowned self] in
+        MetricsExposition.text(self)
+      })
     live = try LiveFeed(
       loop: loop, control: control,
       sources: LiveFeed.Sources(
@@ -253,18 +248,16 @@ public final class Daemon {
     for (name, fd) in storedChannels {
       // The app is gone: its channel has nothing more to say.
       fd.close()
-      serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+      service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
     }
     loop.enableWatchdog()
-    metricsTextfile.restart()
-    metricsListener.configure(config.metrics.listen)
+    metricsOutputs.apply(config.metrics)
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
         + "app cgroup namespaces \(supervisor.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
         + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.log.path)")
-    lastStatusLine = statusLine()
-    serviceManager.ready(status: lastStatusLine)
+    service.ready(statusLine())
   }
 
   /// Runs the event loop until shutdown; returns the exit code.
@@ -286,10 +279,10 @@ public final class Daemon {
       recorded: { [unowned self] record in self.report(record) },
       memoryFreed: { [unowned self] in self.pressure.sample() },
       channelOpened: { [unowned self] name, fd in
-        self.serviceManager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
+        self.service.manager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
       },
       channelClosed: { [unowned self] name in
-        self.serviceManager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+        self.service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
       },
       backlogWritten: { [unowned self] in self.removeLeftoverRecords() })
     for (name, app) in config.apps { supervisor.specs[name] = launchSpec(app) }
@@ -345,13 +338,13 @@ public final class Daemon {
 
   /// The policy took `event`; its actions follow.
   private func handled(_ event: PolicyEvent) {
-    killTimings.handled(event)
+    announcer.handled(event)
     stateKeeper.note(event)
   }
 
   /// Carries out one action through ``ActionDispatch``, after the loop's observers have seen it.
   private func perform(_ action: PolicyAction) {
-    killTimings.performed(action)
+    announcer.performed(action)
     stateKeeper.note(action)
     ActionDispatch.carryOut(action, apps: supervisor, announcements: announcer)
     live.publish(action)
@@ -450,11 +443,6 @@ public final class Daemon {
   }
 
   /// Sends STATUS= when it changed.
-  private func updateStatus() {
-    let line = statusLine()
-    guard line != lastStatusLine else { return }
-    lastStatusLine = line
-    serviceManager.status(line)
-  }
+  private func updateStatus() { service.update(statusLine()) }
 
 }

@@ -8,13 +8,20 @@ final class PolicyAnnouncer: PolicyAnnouncements {
   private let journal: Journal
   /// Whether an app is in the config (its series keep their own label whatever the ad-hoc apps do).
   var isConfigured: (String) -> Bool = { _ in false }
-  /// What the Prometheus exposition counts (durable records, verdicts).
+  /// What the Prometheus exposition counts (durable records, verdicts), and jetsam's pressure kills timed.
   private(set) var counters = ExitCounters()
+  private(set) var killTimings = KillTimings()
 
   init(log: Logger, journal: Journal) {
     self.log = log
     self.journal = journal
   }
+
+  /// The policy took `event`; its actions follow (the kill timings follow the loop).
+  func handled(_ event: PolicyEvent) { killTimings.handled(event) }
+
+  /// The policy decided `action`.
+  func performed(_ action: PolicyAction) { killTimings.performed(action) }
 
   /// A record is durable.
   func recorded(_ record: ExitRecord) {

@@ -9,11 +9,14 @@ import JetsamPlatform
 final class MetricsTextfile {
   private unowned let daemon: Daemon
   private var timer: EventSource!
+  /// Writes the file, off the loop (a queue of its own: a long `exits` query never delays it).
+  private let writer: BackgroundWork
   /// The last failure reported, so that a file that cannot be written is logged once, not every interval.
   private var lastFailure: String?
 
-  init(daemon: Daemon) throws(SystemError) {
+  init(daemon: Daemon) throws {
     self.daemon = daemon
+    writer = try BackgroundWork(loop: daemon.loop, label: "jetsamd.metrics-textfile")
     timer = try daemon.loop.timer(at: nil) { [unowned self] in self.write() }
   }
 
@@ -36,7 +39,7 @@ final class MetricsTextfile {
         return "\(error)"
       }
     }
-    daemon.background.run(work) { [weak self] failure in
+    writer.run(work) { [weak self] failure in
       guard let self, failure != self.lastFailure else { return }
       self.lastFailure = failure
       if let failure {
