@@ -96,20 +96,23 @@ final class AppSupervisor {
   private lazy var reaper = CgroupReaper(loop: loop, log: log)
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
   private let locks = LockInspector()
-  private lazy var zombies = ZombieReaper(loop: loop) { [unowned self] pidfd in
-    // Reaped, or no child of ours any more (ECHILD): either way nothing is left to wait for.
-    do { return try self.seams.launcher.reap(pid: 0, pidfd: pidfd) != nil } catch { return true }
-  }
+  /// Learns how apps ended and reports them once wholly gone.
+  let ends: AppEndWatcher
 
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
     self.log = log
     self.stateDirectory = stateDirectory
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
+    ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
     suspender.report = { [unowned self] events in self.reportEvents(events) }
     suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     suspender.running = { [unowned self] in Array(self.processes.values) }
+    ends.report = { [unowned self] event in self.report(event) }
+    ends.running = { [unowned self] name in self.processes[name] }
+    ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
+    ends.memoryFreed = { [unowned self] in self.observers.memoryFreed() }
     records.written = { [unowned self] record in
       self.report(.exitRecorded(record))
       self.observers.recorded(record)
@@ -118,7 +121,7 @@ final class AppSupervisor {
     records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
-      self.mainProcessEnded(app)
+      self.ends.mainProcessEnded(app)
     }
     seams.launcher.childContinued = { [unowned self] pid in
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
@@ -372,7 +375,7 @@ final class AppSupervisor {
       // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
       if app.pidfd.rawValue >= 0 {
         app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
-          if let app = self.processes[name] { self.mainProcessEnded(app) }
+          if let app = self.processes[name] { self.ends.mainProcessEnded(app) }
         }
       }
       app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
@@ -381,7 +384,7 @@ final class AppSupervisor {
         // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
         let events = try? app.cgroup.events()
         if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
-        if app.end != nil && events?.populated != true { self.reportIfGone(app) }
+        if app.end != nil && events?.populated != true { self.ends.reportIfGone(app) }
       }
     } catch {
       log.error("watching \(name): \(error)")
@@ -448,7 +451,7 @@ final class AppSupervisor {
       guard let app = self.processes[name], app.pid == pid else { return }
       app.releaseSource?.cancel()
       app.releaseSource = nil
-      self.reportIfGone(app)
+      self.ends.reportIfGone(app)
     }
     var figures: [String: Int64] = [:]
     if let memory { figures[name] = memory }
@@ -567,91 +570,10 @@ final class AppSupervisor {
 
   // MARK: Exits
 
-  /// The main process ended: learn how, kill whatever it left in the cgroup, and report the app once the
-  /// cgroup is empty (so the memory it frees is back before the next pressure reading).
-  private func mainProcessEnded(_ app: AppProcess) {
-    guard app.end == nil else { return }
-    let known =
-      app.adopted
-      ? seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime)
-      : try? seams.launcher.reap(pid: app.pid, pidfd: app.pidfd)
-    guard let end = known else {
-      // The spawner service tells the status once it has reaped the app: waited for, not guessed, and the pidfd
-      // (readable from now on) no longer watched meanwhile.
-      if seams.launcher.reportsExit(of: app.pid) {
-        app.exitSource?.cancel()
-        app.exitSource = nil
-        return
-      }
-      // Not our child: the kernel may need a moment to tell its status (the pidfd's exit info appears at reaping).
-      if app.adopted { return retryExitStatus(of: app) }
-      // Asked while it still runs (a launcher that lost track of it asks again): nothing has ended.
-      guard Self.hasEnded(app.pidfd) else { return }
-      // Our child, gone but not reapable: a tracer (a debugger) holds its exit. Its pidfd stays ready, so it is no
-      // longer watched (the loop would spin); the kernel tells how it ended, and the zombie is reaped once the
-      // tracer lets go.
-      app.exitSource?.cancel()
-      app.exitSource = nil
-      let told = seams.launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime)
-      if let pidfd = try? app.pidfd.duplicate() { zombies.add(pidfd) }
-      log.warning("\(app.name) pid \(app.pid) ended under a tracer (a debugger?); it is reaped once the tracer lets go")
-      return finishEnd(of: app, told ?? .unobserved)
-    }
-    finishEnd(of: app, end)
-  }
-
-  /// Whether the process of `pidfd` has ended (its pidfd reads as ready), without waiting.
-  private static func hasEnded(_ pidfd: FileDescriptor) -> Bool {
-    var ready = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
-    return poll(&ready, 1, 0) == 1
-  }
-
-  /// The app's main process ended this way: kill what it left in its cgroup, and report it once the cgroup is empty.
-  private func finishEnd(of app: AppProcess, _ end: ProcessEnd) {
-    app.end = end
-    app.exitSource?.cancel()
-    app.exitSource = nil
-    suspender.forget(app.name)
-    if app.isPopulated { try? app.cgroup.killAll() }
-    // The cgroup.events watch reports it once empty; it may be empty already.
-    reportIfGone(app)
-  }
-
-  /// Asks again for an adopted process's status, every millisecond for 50 ms, then records it as unobserved.
-  private func retryExitStatus(of app: AppProcess) {
-    app.exitStatusAttempts += 1
-    guard app.exitStatusAttempts < 50 else {
-      app.end = .unobserved
-      app.exitSource?.cancel()
-      app.exitSource = nil
-      if app.isPopulated { try? app.cgroup.killAll() }
-      return reportIfGone(app)
-    }
-    let name = app.name
-    if app.exitStatusRetry == nil {
-      app.exitStatusRetry = try? loop.addTimer(at: nil) { [unowned self] in
-        if let app = self.processes[name] { self.mainProcessEnded(app) }
-      }
-    }
-    app.exitStatusRetry?.schedule(at: loop.now().advanced(by: .milliseconds(1)))
-  }
-
   /// Records that an app ended while no daemon watched it: reported once its cgroup (if any) is empty.
   func reportEnd(of app: AppProcess, _ end: ProcessEnd) {
     register(app)
-    app.end = end
-    if app.isPopulated { try? app.cgroup.killAll() }
-    reportIfGone(app)
-  }
-
-  /// Reports the app's exit to the policy once it is wholly gone: main process ended, cgroup empty, and any
-  /// memory release finished.
-  private func reportIfGone(_ app: AppProcess) {
-    guard let end = app.end, !app.reported, app.releaseSource == nil, !app.isPopulated else { return }
-    app.reported = true
-    let oomKilled = ((try? app.cgroup.oomKillCount()) ?? 0) > 0
-    report(.exited(app: app.name, pid: app.pid, end: end, oomKilled: oomKilled, at: loop.now()))
-    observers.memoryFreed()
+    ends.endedUnwatched(app, end)
   }
 
   /// Completes a record with what the shell measures, writes it durably, then reports it.
