@@ -103,33 +103,52 @@ ssize_t jetsam_send_with_fds(int fd, const void *bytes, size_t length, const int
   return sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-ssize_t jetsam_receive_with_fds(
-    int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated) {
+// recvmsg(2) of one message with MSG_DONTWAIT and MSG_CMSG_CLOEXEC, its flags in *flags. Descriptors it carries go
+// to `fds` (up to `fd_capacity`; their number in *fd_count) when `fds` is given; the others are closed (and
+// *fds_dropped set). The sender's pid (SCM_CREDENTIALS) goes to *sender when it is given.
+static ssize_t receive_message(int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count,
+                               int *fds_dropped, pid_t *sender, int *flags) {
   union {
-    char buffer[CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
+    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
     struct cmsghdr align;
   } control;
   struct iovec iov = {.iov_base = bytes, .iov_len = capacity};
   struct msghdr message = {
       .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
   *fd_count = 0;
-  *truncated = 0;
+  *fds_dropped = 0;
+  if (sender) *sender = 0;
   ssize_t received = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (received < 0) return -1;
-  if (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) *truncated = 1;
+  *flags = message.msg_flags;
   for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
-    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
-    size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    int *received_fds = (int *)CMSG_DATA(header);
-    for (size_t i = 0; i < count; i++) {
-      if (*fd_count < fd_capacity) {
-        fds[(*fd_count)++] = received_fds[i];
-      } else {
-        close(received_fds[i]);
-        *truncated = 1;
+    if (header->cmsg_level != SOL_SOCKET) continue;
+    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+      struct ucred credentials;
+      memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+      if (sender) *sender = credentials.pid;
+    } else if (header->cmsg_type == SCM_RIGHTS) {
+      size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (size_t i = 0; i < count; i++) {
+        int passed;
+        memcpy(&passed, CMSG_DATA(header) + i * sizeof(int), sizeof passed);
+        if (fds && *fd_count < fd_capacity) {
+          fds[(*fd_count)++] = passed;
+        } else {
+          close(passed);
+          *fds_dropped = 1;
+        }
       }
     }
   }
+  return received;
+}
+
+ssize_t jetsam_receive_with_fds(
+    int fd, void *bytes, size_t capacity, int *fds, size_t fd_capacity, size_t *fd_count, int *truncated) {
+  int dropped = 0, flags = 0;
+  ssize_t received = receive_message(fd, bytes, capacity, fds, fd_capacity, fd_count, &dropped, NULL, &flags);
+  *truncated = received >= 0 && ((flags & (MSG_TRUNC | MSG_CTRUNC)) || dropped);
   return received;
 }
 
@@ -150,33 +169,11 @@ int jetsam_credentials_pair(int fds[2]) {
 }
 
 ssize_t jetsam_receive_with_credentials(int fd, void *bytes, size_t capacity, pid_t *sender, int *truncated) {
-  union {
-    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * JETSAM_MAX_MESSAGE_FDS)];
-    struct cmsghdr align;
-  } control;
-  struct iovec iov = {.iov_base = bytes, .iov_len = capacity};
-  struct msghdr message = {
-      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer};
-  *sender = 0;
-  *truncated = 0;
-  ssize_t received = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  if (received < 0) return -1;
-  if (message.msg_flags & MSG_TRUNC) *truncated = 1;
-  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
-    if (header->cmsg_level != SOL_SOCKET) continue;
-    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-      struct ucred credentials;
-      memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
-      *sender = credentials.pid;
-    } else if (header->cmsg_type == SCM_RIGHTS) {
-      size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (size_t i = 0; i < count; i++) {
-        int passed;
-        memcpy(&passed, CMSG_DATA(header) + i * sizeof(int), sizeof passed);
-        close(passed);
-      }
-    }
-  }
+  size_t fd_count = 0;
+  int dropped = 0, flags = 0;
+  ssize_t received = receive_message(fd, bytes, capacity, NULL, 0, &fd_count, &dropped, sender, &flags);
+  // Only the bytes count here: descriptors sent with a report are closed either way.
+  *truncated = received >= 0 && (flags & MSG_TRUNC);
   return received;
 }
 

@@ -6,22 +6,13 @@ import JetsamWire
 /// policy for a running app (time moving on between lines, so that acknowledgement and task deadlines fall due),
 /// and every line the policy answers with encoded.
 enum AppLineFuzzing {
-  private static let app = "fuzzed"
-  private static let pid: Int32 = 4242
+  private static let app = FuzzPolicy.app
+  private static let pid = FuzzPolicy.pid
 
   static func run(_ bytes: [UInt8]) {
-    var policy = JetsamPolicy(
-      config: PolicyConfig(
-        thresholds: PressureThresholds(
-          warning: .init(enter: 400 << 20, clear: 500 << 20), urgent: .init(enter: 200 << 20, clear: 300 << 20),
-          critical: .init(enter: 100 << 20, clear: 150 << 20))))
     var now = Instant.seconds(1)
-    handle(
-      [
-        .configure(app: app, settings: AppSettings(acknowledgements: .always), launchCount: 0),
-        .launch(app: app, foreground: true, at: now),
-        .spawned(app: app, pid: pid, at: now),
-      ], in: &policy)
+    var (policy, launched) = FuzzPolicy.running(settings: AppSettings(acknowledgements: .always), at: now)
+    encode(launched)
     var framer = LineFramer()
     for output in framer.append(bytes) {
       now = now.advanced(by: .milliseconds(250))

@@ -6,25 +6,15 @@ import JetsamShell
 /// reports taken handed to the policy. Whatever the bytes, no report names a process other than its sender or one
 /// outside the app, and no process is diagnosed twice or past the launch's budget.
 enum CrashLineFuzzing {
-  private static let app = "fuzzed"
-  private static let mainPID: Int32 = 4242
+  private static let app = FuzzPolicy.app
+  private static let mainPID = FuzzPolicy.pid
   /// The app's processes (the main one and a child) and one outside it.
   private static let appProcesses: [Int32] = [mainPID, 4243]
   private static let senders: [Int32?] = [mainPID, 4243, 999, nil]
 
   static func run(_ bytes: [UInt8]) {
-    var policy = JetsamPolicy(
-      config: PolicyConfig(
-        thresholds: PressureThresholds(
-          warning: .init(enter: 400 << 20, clear: 500 << 20), urgent: .init(enter: 200 << 20, clear: 300 << 20),
-          critical: .init(enter: 100 << 20, clear: 150 << 20))))
     let now = Instant.seconds(1)
-    for event: PolicyEvent in [
-      .configure(app: app, settings: AppSettings(), launchCount: 0), .launch(app: app, foreground: true, at: now),
-      .spawned(app: app, pid: mainPID, at: now),
-    ] {
-      _ = try? policy.handle(event)
-    }
+    var (policy, _) = FuzzPolicy.running(at: now)
     var diagnosed: [Int32] = []
     for (index, message) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
       guard message.count <= CrashReportLine.maximumLength,
