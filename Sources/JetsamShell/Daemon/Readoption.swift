@@ -77,7 +77,7 @@ struct Readoption {
     }
     let app = AppProcess(name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: pidfd)
     app.startTime = saved.startTime
-    app.frozen = (try? cgroup.events().frozen) == true
+    app.stop.frozen = (try? cgroup.events().frozen) == true
     supervisor.adopt(app, channel: storedChannels.removeValue(forKey: name))
     log.notice(
       "re-adopted \(name) pid \(pid) #\(app.launch) (\(saved.adopted.state.rawValue))"
@@ -115,7 +115,7 @@ struct Readoption {
     }
     let app = AppProcess(name: name, launch: found.launch, cgroup: cgroup, pid: main, pidfd: pidfd)
     app.startTime = launcher.startTime(of: main)
-    app.frozen = (try? cgroup.events().frozen) == true
+    app.stop.frozen = (try? cgroup.events().frozen) == true
     supervisor.adopt(app, channel: nil)
     log.warning("adopted \(name) pid \(main) from the cgroup tree alone (no state was saved for it)")
     return true

@@ -23,18 +23,8 @@ final class AppProcess {
   var killed = false
   /// The daemon's end of the app's channel.
   var channel: (any AppChannelEndpoint)?
-  /// Whether jetsamd froze its cgroup (freezer mode), so that resuming thaws it whatever the mode is now.
-  var frozen = false
-  /// The processes told to stop since the last stop check (signal mode): the check right after the batch does not
-  /// tell them again, microseconds later; later checks tell every process still running (someone may have sent
-  /// SIGCONT).
-  var toldToStop: Set<Int32> = []
-  /// Whether the stop check that saw the app stopped found its main process alone in the cgroup (signal mode): a
-  /// stopped process cannot fork, so resuming it needs no listing of the cgroup.
-  var stoppedAlone = false
-  /// Whether the app's main process was seen stopped by jetsamd's SIGSTOP (signal mode) and not continued by
-  /// jetsamd since: a continuation now is someone else's.
-  var signalStopped = false
+  /// How jetsamd stopped it and what it has seen of the stop (``AppSuspender``'s).
+  var stop = StopState()
   /// Whether a previous daemon launched it (it is not our child: its exit status comes from its pidfd).
   var adopted = false
   /// The main process's start time in ticks since boot (with the pid, it survives into the state file).
@@ -68,4 +58,20 @@ final class AppProcess {
     crashSocket = nil
     if pidfd.rawValue >= 0 { pidfd.close() }
   }
+}
+
+/// How jetsamd stopped an app, and what it has seen of the stop.
+struct StopState {
+  /// Whether jetsamd froze its cgroup (freezer mode), so that resuming thaws it whatever the mode is now.
+  var frozen = false
+  /// The processes told to stop since the last stop check (signal mode): the check right after the batch does not
+  /// tell them again, microseconds later; later checks tell every process still running (someone may have sent
+  /// SIGCONT).
+  var toldToStop: Set<Int32> = []
+  /// Whether the stop check that saw the app stopped found its main process alone in the cgroup (signal mode): a
+  /// stopped process cannot fork, so resuming it needs no listing of the cgroup.
+  var stoppedAlone = false
+  /// Whether the app's main process was seen stopped by jetsamd's SIGSTOP (signal mode) and not continued by
+  /// jetsamd since: a continuation now is someone else's.
+  var signalStopped = false
 }

@@ -45,7 +45,7 @@ final class AppSuspender {
   /// before `ps` is answered; one waitid per stopped app, no /proc.
   func noticeContinued() {
     var continued: [PolicyEvent] = []
-    for app in running() where app.signalStopped && !app.adopted {
+    for app in running() where app.stop.signalStopped && !app.adopted {
       guard signals.isContinuedChild(pidfd: app.pidfd) == true else { continue }
       continued += continuedEvent(app)
     }
@@ -55,12 +55,12 @@ final class AppSuspender {
   /// The spawner service saw `app`'s main process continued: the same as ``noticeContinued()`` finds for a child.
   func continuedByOthers(_ app: AppProcess) {
     // Not suspended by jetsamd (or continued by jetsamd itself, which clears the mark first): nothing to undo.
-    guard app.signalStopped else { return }
+    guard app.stop.signalStopped else { return }
     report(continuedEvent(app))
   }
 
   private func continuedEvent(_ app: AppProcess) -> [PolicyEvent] {
-    app.signalStopped = false
+    app.stop.signalStopped = false
     log.warning("\(app.name) (pid \(app.pid)) was continued by another process while suspended; stopping it again")
     return [.continuedWhileSuspended(app: app.name, pid: app.pid, at: loop.now())]
   }
@@ -76,12 +76,12 @@ final class AppSuspender {
       switch mode {
       case .signal:
         try signals.send(.stop, pidfd: app.pidfd)
-        app.toldToStop = [app.pid]
-        app.stoppedAlone = false
-        app.signalStopped = false
+        app.stop.toldToStop = [app.pid]
+        app.stop.stoppedAlone = false
+        app.stop.signalStopped = false
       case .freezer:
         try app.cgroup.freeze()
-        app.frozen = true
+        app.stop.frozen = true
       }
       stops.watch(app)
     } catch {
@@ -93,13 +93,13 @@ final class AppSuspender {
   /// Whether every process of the app has stopped. In signal mode it stops any process forked while the
   /// signals went out.
   func isStopped(_ app: AppProcess) -> Bool {
-    if app.frozen { return (try? app.cgroup.events().frozen) ?? true }
+    if app.stop.frozen { return (try? app.cgroup.events().frozen) ?? true }
     // The main process is our child (unless adopted): its pidfd says in one call whether it has stopped. Until it
     // has, the app has not, and listing the cgroup can wait for a later check.
     let mainStopped = app.adopted ? nil : signals.isStoppedChild(pidfd: app.pidfd)
     if mainStopped == false {
-      if !app.toldToStop.contains(app.pid) { try? signals.send(.stop, pidfd: app.pidfd) }
-      app.toldToStop = []
+      if !app.stop.toldToStop.contains(app.pid) { try? signals.send(.stop, pidfd: app.pidfd) }
+      app.stop.toldToStop = []
       return false
     }
     var stopped = true
@@ -109,12 +109,12 @@ final class AppSuspender {
         pid == app.pid && mainStopped != nil
         ? true : signals.state(of: pid).map { "TtZX".contains($0) } ?? true  // gone counts as stopped
       guard !isStopped else { continue }
-      if !app.toldToStop.contains(pid) { signals.send(.stop, to: pid) }
+      if !app.stop.toldToStop.contains(pid) { signals.send(.stop, to: pid) }
       stopped = false
     }
-    app.toldToStop = []
-    app.stoppedAlone = stopped && pids == [app.pid]
-    app.signalStopped = stopped
+    app.stop.toldToStop = []
+    app.stop.stoppedAlone = stopped && pids == [app.pid]
+    app.stop.signalStopped = stopped
     return stopped
   }
 
@@ -130,18 +130,18 @@ final class AppSuspender {
 
   /// Undoes either kind of suspension (the mode may have been changed by a reload since the app was stopped).
   func continueEveryProcess(of app: AppProcess) throws {
-    if app.frozen {
+    if app.stop.frozen {
       try app.cgroup.thaw()
-      app.frozen = false
+      app.stop.frozen = false
       return
     }
     defer {
-      app.stoppedAlone = false
-      app.signalStopped = false
+      app.stop.stoppedAlone = false
+      app.stop.signalStopped = false
     }
     // A stopped process cannot fork: an app whose main process was alone when it was seen stopped has no other
     // process to continue, and its pidfd cannot hit a recycled pid.
-    if app.stoppedAlone, (try? signals.send(.resume, pidfd: app.pidfd)) != nil { return }
+    if app.stop.stoppedAlone, (try? signals.send(.resume, pidfd: app.pidfd)) != nil { return }
     for pid in try app.cgroup.processIDs() { signals.send(.resume, to: pid) }
   }
 }
