@@ -46,8 +46,9 @@ struct DurabilityTests {
 }
 
 extension DurabilityTests {
-  /// How many times the storm is crashed: ten on a host, fewer in the emulated VM (where one trial takes a minute).
-  static let trials = TestTiming.slowdown > 1 ? 2 : 10
+  /// How many times the storm is crashed: ten on a host, once in the emulated cgroup v2 VM (where one trial takes
+  /// 40 s of its 840: the held cgroups are checked on v2 there, the crash points on the host).
+  static let trials = TestTiming.slowdown > 1 ? 1 : 10
 
   @Test("SIGKILL of the daemon mid kill storm of 50 apps, then a restart: every death has exactly one record")
   func crashMidStormThenRestart() throws {
