@@ -308,22 +308,12 @@ struct ControlSocketTests {
 
     // `daemon` (uid 1) is not in nogroup: even with the file opened up, the daemon refuses it by credentials.
     chmod(daemon.socket, 0o666)
-    let outsider = try runCommand(
-      "/usr/bin/setpriv",
-      [
-        "--reuid=daemon", "--regid=daemon", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
-        "ps",
-      ])
+    let outsider = try daemon.ctl(asUser: "daemon", group: "daemon", ["ps"])
     #expect(outsider.status == 1)
     #expect(outsider.stderr.contains("permission denied"), "\(outsider.stderr)")
 
     // nobody's primary group is nogroup, the control group: allowed.
-    let member = try runCommand(
-      "/usr/bin/setpriv",
-      [
-        "--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
-        "ps",
-      ])
+    let member = try daemon.ctl(asUser: "nobody", group: "nogroup", ["ps"])
     #expect(member.status == 0, "\(member.stderr)")
   }
 
@@ -335,10 +325,7 @@ struct ControlSocketTests {
     defer { daemon.stop() }
     // nobody (primary group nogroup, the control group) is a member, not root.
     func asMember(_ arguments: [String]) throws -> CommandResult {
-      try runCommand(
-        "/usr/bin/setpriv",
-        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket]
-          + arguments)
+      try daemon.ctl(asUser: "nobody", group: "nogroup", arguments)
     }
     let launched = try asMember(["--json", "launch", "mine", "--background", "--", "/bin/sleep", "100"])
     #expect(launched.status == 0, "\(launched.stderr)")

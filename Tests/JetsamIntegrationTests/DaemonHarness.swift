@@ -63,6 +63,18 @@ final class DaemonHarness {
     try runCommand(Binaries.current.jetsamctl, ["--socket", socket] + arguments)
   }
 
+  /// setpriv's arguments that run jetsamctl against this daemon as `user` with `group` and no other group: a peer
+  /// that is not root.
+  func ctlArguments(asUser user: String, group: String, _ arguments: [String]) -> [String] {
+    ["--reuid=\(user)", "--regid=\(group)", "--clear-groups", Binaries.current.jetsamctl, "--socket", socket]
+      + arguments
+  }
+
+  /// Runs jetsamctl against this daemon as `user` with `group` and no other group.
+  func ctl(asUser user: String, group: String, _ arguments: [String]) throws -> CommandResult {
+    try runCommand("/usr/bin/setpriv", ctlArguments(asUser: user, group: group, arguments))
+  }
+
   /// Runs jetsamctl with --json, requires success, and decodes its output.
   func ctlJSON<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
     let result = try ctl(["--json"] + arguments)

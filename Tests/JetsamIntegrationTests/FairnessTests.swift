@@ -126,12 +126,7 @@ extension FairnessTests {
     // While nobody holds its 32, root is not held to the per-user cap, and neither is another member's share.
     let root = try ControlClient(path: daemon.socket)
     #expect(try root.errorFor(#"{"v":1,"verb":"status"}"#).code == nil)
-    let other = try runCommand(
-      "/usr/bin/setpriv",
-      [
-        "--reuid=daemon", "--regid=nogroup", "--clear-groups", Binaries.current.jetsamctl, "--socket", daemon.socket,
-        "status",
-      ])
+    let other = try daemon.ctl(asUser: "daemon", group: "nogroup", ["status"])
     #expect(other.status == 0, "another member has its own 32: \(other.stderr)")
   }
 

@@ -54,6 +54,47 @@ struct AppSupervisorTests {
     #expect(fixture.cgroups.cgroup("broken")?.calls.contains("remove") == true)
   }
 
+  @Test("a launch as a user waits for its lookup, in flight meanwhile, then runs as that user; an unknown user fails")
+  func userLookedUpFirst() throws {
+    let fixture = try SupervisorFixture()
+    var nobody = SpawnUser(uid: 65534, gid: 65534, supplementaryGroups: [65534])
+    nobody.name = "nobody"
+    nobody.home = "/nonexistent"
+    fixture.users.known = ["nobody": nobody]
+    fixture.users.answersLater = true
+    fixture.configure("mail")
+    fixture.supervisor.specs["mail"]?.user = "nobody"
+    fixture.perform(.spawn(app: "mail", launch: 1))
+    #expect(fixture.launcher.requests.isEmpty && fixture.reported.isEmpty, "nothing starts before the user is known")
+    #expect(fixture.supervisor.isSpawnInFlight("mail"))
+    var settled = false
+    fixture.supervisor.whenSpawnSettled("mail") { settled = true }
+    fixture.users.answerAll()
+    let request = try #require(fixture.launcher.requests.first)
+    #expect(request.user == nobody)
+    #expect(request.environment.contains("USER=nobody") && request.environment.contains("HOME=/nonexistent"))
+    #expect(settled && !fixture.supervisor.isSpawnInFlight("mail"))
+    guard case .spawned("mail", _, _)? = fixture.reported.last else {
+      Issue.record("expected spawned, got \(fixture.reported)")
+      return
+    }
+
+    // A user the directory does not know: the launch fails, its waiters hear, nothing is left in flight.
+    fixture.configure("stranger")
+    fixture.supervisor.specs["stranger"]?.user = "stranger"
+    fixture.perform(.spawn(app: "stranger", launch: 1))
+    var strangerSettled = false
+    fixture.supervisor.whenSpawnSettled("stranger") { strangerSettled = true }
+    fixture.users.answerAll()
+    #expect(strangerSettled && !fixture.supervisor.isSpawnInFlight("stranger"))
+    guard case .spawnFailed("stranger", let message, _)? = fixture.reported.last else {
+      Issue.record("expected spawnFailed, got \(fixture.reported)")
+      return
+    }
+    #expect(message == "no user named stranger")
+    #expect(fixture.cgroups.cgroup("stranger")?.calls.contains("remove") == true)
+  }
+
   /// A fixture whose launcher answers later, as a spawner service does, asked to launch `name`.
   static func launchThroughService(_ name: String) throws -> SupervisorFixture {
     let fixture = try SupervisorFixture()

@@ -263,6 +263,35 @@ final class FakeReleaser: MemoryReleaser {
   }
 }
 
+/// The user database: the users a test puts in `known`, answered at once, or when the test says with
+/// ``answersLater`` (a directory seconds away).
+final class FakeUsers: UserDirectory {
+  var known: [String: SpawnUser] = [:]
+  var answersLater = false
+  private(set) var pending: [() -> Void] = []
+
+  func user(named name: String, then: @escaping (Result<SpawnUser, SpawnError>) -> Void) {
+    answer { [self] in
+      then(known[name].map { .success($0) } ?? .failure(SpawnError(stage: .lookUpUser, errno: 0, detail: name)))
+    }
+  }
+
+  func user(id uid: uid_t, then: @escaping (SpawnUser?) -> Void) {
+    answer { [self] in then(known.values.first { $0.uid == uid }) }
+  }
+
+  /// Answers the lookups that wait.
+  func answerAll() {
+    let waiting = pending
+    pending = []
+    for answer in waiting { answer() }
+  }
+
+  private func answer(_ body: @escaping () -> Void) {
+    if answersLater { pending.append(body) } else { body() }
+  }
+}
+
 /// An app's channel: records the lines sent, and lets the test write lines as the app.
 final class FakeChannel: AppChannelEndpoint {
   let fd: FileDescriptor
@@ -293,6 +322,7 @@ final class SupervisorFixture {
   let signals = FakeSignals()
   let records = FakeRecords()
   let releaser = FakeReleaser()
+  let users = FakeUsers()
   private let channelLog = ChannelLog()
   private(set) var reported: [PolicyEvent] = []
   private(set) var recorded: [ExitRecord] = []
@@ -306,6 +336,7 @@ final class SupervisorFixture {
     supervisor = AppSupervisor(
       seams: AppSupervisor.Seams(
         loop: loop, cgroups: cgroups, launcher: launcher, signals: signals, records: records, releaser: releaser,
+        users: users,
         openChannel: { fd, onInput in
           let channel = FakeChannel(fd: fd, onInput: onInput)
           channelLog.channels.append(channel)

@@ -58,7 +58,7 @@ final class ControlRequestHandler {
   private func launch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
     let (name, spec) = try request.launchSpec(
-      config: daemon.config, peer: connection.peerUser, userName: SpawnUser.name(of:))
+      config: daemon.config, peer: connection.peerUser, userName: { _ in connection.peerName })
     if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }

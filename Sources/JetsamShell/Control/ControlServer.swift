@@ -13,6 +13,10 @@ import JetsamProtocol
 /// past it is dropped after a `tooMuchUnread` line), so no client can block or bloat the daemon. Connections are
 /// capped in total (``maxConnections``) and per user (``maxConnectionsPerUser``, root exempt): one more is answered
 /// `tooManyConnections` and closed.
+///
+/// Root and jetsamd's own user are let in at once. Another user's membership of the control group is asked of the
+/// user and group databases off the loop (``ThreadUserDirectory``): its connection is accepted at once and its
+/// requests wait in its socket until the answer is back, so a slow directory (sssd, LDAP) holds only that client.
 final class ControlServer {
   /// Open connections at most, and per peer user (root is held only to the total).
   static let maxConnections = 256
@@ -29,6 +33,7 @@ final class ControlServer {
   private let log: Logger
   private let handler: Handler
   private let allowedGroup: gid_t?
+  private let users: ThreadUserDirectory
   private let budget: OutputBudget
   private var connections: [Int32: ControlConnection] = [:]
   /// Encodes what goes to many clients (a change, a followed record) once for all of them.
@@ -37,10 +42,11 @@ final class ControlServer {
   let activated: Bool
 
   init(
-    loop: EventLoop, path: String, allowedGroup: String?, log: Logger, budget: OutputBudget,
-    inherited: FileDescriptor?, handler: @escaping Handler
+    loop: EventLoop, path: String, allowedGroup: String?, users: ThreadUserDirectory, log: Logger,
+    budget: OutputBudget, inherited: FileDescriptor?, handler: @escaping Handler
   ) throws {
     self.loop = loop
+    self.users = users
     self.budget = budget
     self.path = path
     self.log = log
@@ -138,7 +144,6 @@ final class ControlServer {
       log.warning("refused a control connection (uid \(peer.map(String.init) ?? "?")): \(refusal)")
       return
     }
-    let permitted = credentials.map { isPermitted(uid: $0.uid, gid: $0.gid) } ?? false
     do {
       // A request may be maxRequestBytes long; the stream's limit counts its newline too. The handler finds its
       // connection by descriptor rather than capturing it: the connection owns the stream, so a captured
@@ -154,9 +159,9 @@ final class ControlServer {
         if let connection = self.connections.removeValue(forKey: fd) { self.budget.release(connection) }
       }
       let connection = ControlConnection(stream: stream, budget: budget)
-      connection.permitted = permitted
       connection.peerUser = peer
       connections[fd] = connection
+      checkPeer(connection, credentials)
     } catch {
       log.warning("watching a control connection: \(error)")
       Glibc.close(fd)
@@ -182,16 +187,26 @@ final class ControlServer {
     return nil
   }
 
-  private func isPermitted(uid: uid_t, gid: gid_t) -> Bool {
-    if uid == 0 || uid == geteuid() { return true }
-    guard let group = allowedGroup else { return false }
-    if gid == group { return true }
-    // Supplementary groups of the peer's user.
-    guard let passwd = getpwuid(uid) else { return false }
-    var count: Int32 = 64
-    var groups = [gid_t](repeating: 0, count: 64)
-    if getgrouplist(passwd.pointee.pw_name, gid, &groups, &count) < 0 { return false }
-    return groups.prefix(Int(count)).contains(group)
+  /// Decides whether `connection` may control jetsamd: root and jetsamd's own user may, and a member of the
+  /// control group (by the group it connected with, or its user's groups). What needs the databases (a member's
+  /// groups; the login name an ad-hoc launch runs as) is looked up off the loop while the connection's requests
+  /// wait unread in its socket, bounded as behind a reply that comes later; then they are served or refused.
+  private func checkPeer(_ connection: ControlConnection, _ credentials: (uid: uid_t, gid: gid_t)?) {
+    guard let credentials, credentials.uid != 0 else {
+      connection.permitted = credentials != nil
+      return
+    }
+    let isOwnUser = credentials.uid == geteuid()
+    // Without a control group another user is refused: nothing to look up.
+    guard isOwnUser || allowedGroup != nil else { return }
+    connection.stream.pauseReading()
+    users.peer(uid: credentials.uid, gid: credentials.gid) { [weak connection, allowedGroup] identity in
+      guard let connection, !connection.closed else { return }
+      connection.peerName = identity.name
+      connection.permitted =
+        isOwnUser || allowedGroup.map { credentials.gid == $0 || identity.groups.contains($0) } ?? false
+      connection.stream.resumeReading()
+    }
   }
 
   private func answer(_ input: LineStream.Input, on connection: ControlConnection) {
@@ -256,6 +271,8 @@ final class ControlConnection: OutputHolder {
   var permitted = false
   /// The peer's user, as SO_PEERCRED told at connect time.
   var peerUser: uid_t?
+  /// The peer's login name, from the password database once the peer check is back (never looked up for root).
+  var peerName: String?
   /// Set by `exits --follow`: new records stream to this client.
   var follow: FollowFilter?
   /// Set by `watch`: changes stream to this client.

@@ -137,10 +137,12 @@ public final class Daemon {
     } else {
       launcher = KernelProcessLauncher()
     }
+    // Launches as a user and the control socket's peer checks ask the user databases through it, off the loop.
+    let users = try ThreadUserDirectory(loop: loop)
     supervisor = AppSupervisor(
       seams: AppSupervisor.Seams(
         loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
-        releaser: ThreadMemoryReleaser(loop: loop),
+        releaser: ThreadMemoryReleaser(loop: loop), users: users,
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     supervisor.passedEnvironment = Self.passedEnvironment(config)
@@ -206,8 +208,8 @@ public final class Daemon {
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
-      loop: loop, path: socketPath, allowedGroup: config.controlGroup, log: log, budget: outputBudget,
-      inherited: listener,
+      loop: loop, path: socketPath, allowedGroup: config.controlGroup, users: users, log: log,
+      budget: outputBudget, inherited: listener,
       handler: { request, connection in requests.handle(request, from: connection) })
     metricsOutputs = MetricsOutputs(
       textfile: try MetricsTextfile(daemon: self),

@@ -25,9 +25,13 @@ final class BackgroundWork {
   private var waiting: [Int: (any Sendable) -> Void] = [:]
   private var nextTicket = 0
 
-  /// Work runs one item at a time, in order, on a queue of its own named `label`.
-  init(loop: EventLoop, label: String = "jetsamd.background", qos: DispatchQoS = .utility) throws {
-    queue = DispatchQueue(label: label, qos: qos)
+  /// Work runs one item at a time, in order, on a queue of its own named `label`; `concurrent` work runs side by
+  /// side instead (libdispatch starts another thread while the others block), for items that may each block for
+  /// long and must not wait behind one another.
+  init(loop: EventLoop, label: String = "jetsamd.background", qos: DispatchQoS = .utility, concurrent: Bool = false)
+    throws
+  {
+    queue = DispatchQueue(label: label, qos: qos, attributes: concurrent ? .concurrent : [])
     let wakeup = jetsam_eventfd()
     guard wakeup >= 0 else { throw SystemError.current("eventfd") }
     mailbox = Mailbox(wakeup: wakeup)

@@ -132,7 +132,9 @@ public struct SpawnUser: Hashable, Sendable {
     }
   }
 
-  private static func groupList(_ name: String, _ gid: gid_t) -> [UInt32] {
+  /// Every group of user `name` (`getgrouplist`), with `gid` among them: the supplementary groups the group
+  /// database gives it, grown to fit however many there are.
+  static func groupList(_ name: String, _ gid: gid_t) -> [UInt32] {
     var count: Int32 = 32
     while true {
       var groups = [gid_t](repeating: 0, count: Int(count))

@@ -20,6 +20,8 @@ final class AppSupervisor {
     var signals: any SignalSender
     var records: any RecordSink
     var releaser: any MemoryReleaser
+    /// Whom an app runs as: the user database, asked off the loop.
+    var users: any UserDirectory
     /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
     var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
   }
@@ -189,14 +191,15 @@ final class AppSupervisor {
     return path
   }
 
-  /// The environment an app starts with: its user's (PATH, HOME, USER, LOGNAME), jetsamd's variables that the config
-  /// passes on, the app's own from the config or the launch, and the launch's JETSAM_ variables, each over the last.
-  /// Never jetsamd's whole environment: it is not the app's business (nor are its secrets).
+  /// The environment an app starts with: its user's (PATH, HOME, USER, LOGNAME; only PATH when the user is not
+  /// known), jetsamd's variables that the config passes on, the app's own from the config or the launch, and the
+  /// launch's JETSAM_ variables, each over the last. Never jetsamd's whole environment: it is not the app's business
+  /// (nor are its secrets).
   private func environment(
     for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?,
     crashReporter: String?
   ) -> [String] {
-    var environment = (user ?? ownUser)?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
+    var environment = user?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
     for (key, value) in passedEnvironment { environment[key] = value }
     for (key, value) in spec.config.env { environment[key] = value }
     for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
@@ -209,9 +212,6 @@ final class AppSupervisor {
     }
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
   }
-
-  /// jetsamd's own user, for the environment of apps that run as it.
-  private lazy var ownUser: SpawnUser? = SpawnUser.name(of: geteuid()).flatMap { try? SpawnUser.lookup(name: $0) }
 
   func finishBatch() {
     suspender.checkNow()
@@ -254,6 +254,30 @@ final class AppSupervisor {
     guard let spec = specs[name] else {
       return report(.spawnFailed(app: name, message: "no command for \(name)", at: loop.now()))
     }
+    // Whom it runs as comes from the user database, which may be seconds away (sssd, LDAP): looked up off the
+    // loop, the spawn goes on with the answer. Meanwhile the launch counts as in flight (its answer and a stop
+    // wait for it); a spawn that fails at once has its waiters told here, one that waits for the launcher later.
+    spawnsInFlight.insert(name)
+    lookUpUser(of: spec) { [unowned self] found in
+      self.spawnsInFlight.remove(name)
+      self.spawn(name, spec: spec, launch: launch, previousExit: previousExit, as: found)
+      if !self.spawnsInFlight.contains(name) { self.tellSpawnWaiters(name) }
+    }
+  }
+
+  /// Whom `spec` runs as (nil: jetsamd's own user) and whose environment it starts with.
+  private func lookUpUser(
+    of spec: LaunchSpec, then: @escaping (Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>) -> Void
+  ) {
+    guard let user = spec.user else { return seams.users.user(id: geteuid()) { own in then(.success((nil, own))) } }
+    seams.users.user(named: user) { found in then(found.map { ($0, $0) }) }
+  }
+
+  /// Starts app `name` as `found` says, once its user is known.
+  private func spawn(
+    _ name: String, spec: LaunchSpec, launch: Int, previousExit: PreviousExit?,
+    as found: Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>
+  ) {
     var cgroup: (any AppCgroupControl)?
     do {
       let caps = spec.caps
@@ -268,11 +292,11 @@ final class AppSupervisor {
       // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
       let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
       defer { crashPair?.app.close() }
-      let user = try spec.user.map { name throws in try SpawnUser.lookup(name: name) }
+      let (user, environmentUser) = try found.get()
       var request = SpawnRequest(
         arguments: spec.config.command,
         environment: environment(
-          for: spec, user: user, app: name, launch: launch, previousExit: previousExit,
+          for: spec, user: environmentUser, app: name, launch: launch, previousExit: previousExit,
           crashReporter: crashPair == nil ? nil : crashHandler),
         workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
         user: user,
@@ -293,7 +317,7 @@ final class AppSupervisor {
           crashPair?.daemon.close()
           self.launchFailed(name, launch: launch, cgroup: appCgroup, error)
         }
-        for waiter in self.spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
+        self.tellSpawnWaiters(name)
       }
     } catch {
       launchFailed(name, launch: launch, cgroup: cgroup, error)
@@ -349,16 +373,20 @@ final class AppSupervisor {
     report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
   }
 
-  /// Whether a launch waits for the spawner service's answer (a stop waits for it too).
+  /// Whether a launch waits for its user's lookup or the spawner service's answer (a stop waits for it too).
   var hasSpawnsInFlight: Bool { !spawnsInFlight.isEmpty }
 
-  /// Whether `name`'s launch waits for the spawner service's answer.
+  /// Whether `name`'s launch waits for its user's lookup or the spawner service's answer.
   func isSpawnInFlight(_ name: String) -> Bool { spawnsInFlight.contains(name) }
 
   /// Calls `body` once `name`'s launch has started or failed (at once when it is not waiting).
   func whenSpawnSettled(_ name: String, _ body: @escaping () -> Void) {
     guard spawnsInFlight.contains(name) else { return body() }
     spawnWaiters[name, default: []].append(body)
+  }
+
+  private func tellSpawnWaiters(_ name: String) {
+    for waiter in spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
   }
 
   private func openLog(_ name: String) throws -> FileDescriptor {
