@@ -9,9 +9,9 @@ import JetsamShell
 /// The checks of ``CheckBattery``, in order, each driving the app and judging what jetsamd recorded.
 ///
 /// No check judges after a pause of its own: each waits, with a generous bound, for the event it judges in the watch
-/// stream (a state change, an event's delivery, an exit record, a verdict), and a check that an app *stays* well
-/// (acknowledges in time, stays up, stays within its budgets) waits until jetsamd's own clock, as its watch stream
-/// carries it, has passed the deadline judged: by then jetsamd has acted on the deadline, whatever else the machine
+/// stream (a state change, an event's delivery or acknowledgement, an exit record, a verdict), and a check that an
+/// app *stays* well (stays up, stays within its budgets, stays suspended) waits until jetsamd's own clock, as its
+/// watch stream carries it, has passed the span judged: by then jetsamd has acted on it, whatever else the machine
 /// is busy with.
 struct CheckProbe {
   /// How long the background check leaves the app in the background, in seconds of jetsamd's clock.
@@ -69,8 +69,9 @@ struct CheckProbe {
       return result("launch", "starts and stays up", start, .failed, "it exited: \(exit.labDetail)")
     }
     guard stayed else {
-      return result("launch", "starts and stays up", start, .error, "jetsamd's watch stream stalled")
+      return result("launch", "starts and stays up", start, .error, "it did not start, or the watch stream stalled")
     }
+    guard isRunning else { return result("launch", "starts and stays up", start, .failed, "it is not running") }
     return result(
       "launch", "starts and stays up", start, .passed, "running \(Self.launchStay.secondsText) s after its start")
   }
@@ -106,8 +107,8 @@ struct CheckProbe {
     verb == .activate && event == .didBecomeActive ? "didBecomeActive (return)" : event.rawValue
   }
 
-  /// Waits until every deadline of `events` (delivered since `since`) has passed on jetsamd's clock, then judges
-  /// each by the watchdog kill, if any, since `judgedSince`.
+  /// Waits until `events` (delivered since `since`) are handled (see ``awaitHandled(_:since:)``), then judges each
+  /// by the watchdog kill, if any, since `judgedSince`.
   private func judgeWatchdog(
     _ events: [AppEventKind], since: Int64, judgedSince start: Int64, after verb: ControlVerb? = nil
   ) -> [StepResult] {
@@ -123,6 +124,9 @@ struct CheckProbe {
         return result(location, title, start, .skipped, "not judged: it exited first (\(killed.labDetail))")
       }
       guard handled else { return result(location, title, start, .error, "not delivered, or the watch stalled") }
+      if let acknowledged = acknowledgement(of: event, since: since) {
+        return result(location, title, start, .passed, "acknowledged\(acknowledged)")
+      }
       return result(location, title, start, .passed, "no watchdog kill")
     }
   }
@@ -267,7 +271,10 @@ struct CheckProbe {
     if let exit = settledExit(since: relaunched) {
       return result("crash", title, start, .failed, "the relaunch exited: \(exit.labDetail)")
     }
-    guard stayed else { return result("crash", title, start, .error, "jetsamd's watch stream stalled") }
+    guard stayed else {
+      return result("crash", title, start, .error, "it did not start again, or the watch stream stalled")
+    }
+    guard isRunning else { return result("crash", title, start, .failed, "the relaunch is not running") }
     if let verdict = latestVerdict("restoration", since: relaunched), verdict.verdict != "match" {
       return result("crash", title, start, .failed, "relaunched, restoration \(verdict.verdict ?? "?")")
     }
@@ -330,15 +337,42 @@ struct CheckProbe {
     }
   }
 
-  /// Waits until `events` (delivered in that order since `since`) are handled: each one's watchdog starts when the
-  /// one before is acknowledged, so the last is due at the latest by the sum of their deadlines after the first's
-  /// delivery. False when the first was not delivered or jetsamd's clock was not seen past that.
+  /// Waits until `events` (delivered in that order since `since`) are handled: each acknowledged, or the app killed
+  /// or gone, or, for an app that does not acknowledge, their deadlines past on jetsamd's clock (each one's watchdog
+  /// starts when the one before is acknowledged, so the last is due at the latest by the sum of their deadlines
+  /// after the first's delivery). False when the first was not delivered or the stream stalled.
   private func awaitHandled(_ events: [AppEventKind], since start: Int64) -> Bool {
     guard let first = events.first,
       let delivered = awaitChange(since: start, { $0.kind == .appEvent && $0.name == first.rawValue })
     else { return false }
     let allowed = events.map { timings.deadline(for: $0).nanoseconds }.reduce(0, +)
-    return awaitDaemonClock(delivered.monotonicNanoseconds + allowed + Self.deadlineMargin)
+    let due = delivered.monotonicNanoseconds + allowed + Self.deadlineMargin
+    return eventually(timeout: .nanoseconds(max(0, due - now())) + Self.patience, interval: .milliseconds(20)) {
+      let changes = timeline.all
+      let acknowledged = events.allSatisfy { event in
+        changes.contains {
+          $0.kind == .acknowledgement && $0.app == app && $0.name == event.rawValue && $0.monotonicNanoseconds >= start
+        }
+      }
+      let ending = changes.contains {
+        ($0.kind == .kill || $0.kind == .exit) && $0.app == app
+          && $0.monotonicNanoseconds >= start
+      }
+      return acknowledged || ending || (changes.last?.monotonicNanoseconds ?? .min) >= due
+    }
+  }
+
+  /// ` 0.12 s after its delivery` for `event`'s first acknowledgement since `start`; nil when it has none.
+  private func acknowledgement(of event: AppEventKind, since start: Int64) -> String? {
+    let changes = timeline.all
+    let matches = { (change: LiveChange, kind: LiveChange.Kind) in
+      change.kind == kind && change.app == app && change.name == event.rawValue && change.monotonicNanoseconds >= start
+    }
+    guard let acknowledged = changes.first(where: { matches($0, .acknowledgement) }) else { return nil }
+    guard let delivered = changes.first(where: { matches($0, .appEvent) }) else { return "" }
+    return String(
+      format: " %.2f s after its delivery",
+      Double(acknowledged.monotonicNanoseconds - delivered.monotonicNanoseconds) / 1e9)
   }
 
   /// Waits until the app launched since `start` has been up for ``launchStay`` after its start on jetsamd's clock,

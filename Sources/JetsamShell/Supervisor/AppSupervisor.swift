@@ -162,7 +162,7 @@ final class AppSupervisor {
     case .sampleCPU(let apps): sampleCPU(apps)
     case .diagnose(let app, let pid, let request): diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): inspectLocks(of: app, pid: pid, stage: stage)
-    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .signposted:
+    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .signposted, .acknowledged:
       break  // the daemon's to tell
     }
   }
