@@ -41,9 +41,17 @@ let package = Package(
         "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "CJetsamShim", "CCgroup", "CSystemd",
       ]
     ),
-    // What the tests and the bench share: scratch cgroups, a real jetsamd, the built binaries, waiting, cleanup.
+    // A jetsamd as a child process (started, awaited until it answers, stopped with escalation, its output) and the
+    // one waiting helper: what the lab, the tests and the bench share. No test-only parts: the lab builds on it.
     .target(
-      name: "JetsamTestKit", dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient"]),
+      name: "JetsamDaemonProcess",
+      dependencies: ["JetsamPlatform", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]
+    ),
+    // What the tests and the bench share: scratch cgroups, a real jetsamd (on JetsamDaemonProcess), the built binaries,
+    // cleanup; it re-exports JetsamDaemonProcess's waiting.
+    .target(
+      name: "JetsamTestKit",
+      dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamDaemonProcess"]),
 
     .executableTarget(name: "jetsamd", dependencies: ["JetsamShell", "JetsamCore"]),
     // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
@@ -80,6 +88,7 @@ let package = Package(
       name: "JetsamLab",
       dependencies: [
         "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamShell", "JetsamControlClient",
+        "JetsamDaemonProcess",
       ]),
     .executableTarget(
       name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "JetsamShell", "JetsamProtocol", "CJetsamShim"]),

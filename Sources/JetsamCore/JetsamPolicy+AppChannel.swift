@@ -128,7 +128,7 @@ extension JetsamPolicy {
   /// The handler of event `id` returned (or its command hook ended).
   mutating func acknowledged(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
     guard let app = trackedApps[name], app.pid == pid else { return [] }
-    guard trackedApps[name]!.pendingAcks.removeValue(forKey: id) != nil else {
+    guard let pending = trackedApps[name]!.pendingAcks.removeValue(forKey: id) else {
       if id >= app.nextEventID || id < 1 {
         return [
           .appError(app: name, pid: pid, requestID: nil, code: .unknownEvent, message: "no event \(id) was sent")
@@ -136,7 +136,7 @@ extension JetsamPolicy {
       }
       return []  // already acknowledged, or dropped while suspended
     }
-    var actions: [PolicyAction] = []
+    var actions: [PolicyAction] = [.acknowledged(app: name, pid: pid, event: pending.kind)]
     if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
     startWatchdog(name, at: at)

@@ -176,6 +176,9 @@ public enum PolicyAction: Sendable, Equatable {
   case diagnose(app: String, pid: Int32, DiagnosticRequest)
   /// The app passed a signpost (publish it with the time it was handled; it changes nothing).
   case signposted(app: String, pid: Int32, launch: Int, name: String, phase: SignpostPhase)
+  /// The app acknowledged lifecycle event `event` (its handler returned, or its command hook ended; in time or
+  /// late): publish it, so that a watcher sees the handler end; it changes nothing.
+  case acknowledged(app: String, pid: Int32, event: AppEventKind)
   /// Send `signal` to every process of the app (a signal hook).
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.

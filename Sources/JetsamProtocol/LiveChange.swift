@@ -21,6 +21,9 @@ public struct LiveChange: Codable, Sendable, Equatable {
     case appEvent
     /// An app passed a signpost: `app`, `pid`, `launch`, `name`, `phase`.
     case signpost
+    /// An app acknowledged a lifecycle event (its handler returned, in time or late; or its command hook ended):
+    /// `app`, `pid`, `launch`, `name` (the event).
+    case acknowledgement
     /// A diagnostic is being taken (a watchdog's hang, a CPU exception, a crash): `app`, `pid`, `launch`, `name`.
     case diagnostic
     /// A restoration or resumption was judged: `app`, `launch`, `name` (`restoration` or `resumption`), `verdict`.

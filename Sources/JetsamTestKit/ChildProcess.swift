@@ -71,9 +71,7 @@ public final class ChildProcess: @unchecked Sendable {
   /// Waits up to `timeout` seconds; true when it has ended.
   @discardableResult
   public func waitForExit(timeout: Double) -> Bool {
-    let start = MonotonicTime.now()
-    while process.isRunning && MonotonicTime.seconds(since: start) < timeout { MonotonicTime.sleep(milliseconds: 2) }
-    return !process.isRunning
+    eventually(timeout: .milliseconds(Int64(timeout * 1000)), interval: .milliseconds(2)) { !process.isRunning }
   }
 
   /// Sends `signal`, waits up to `grace` seconds, then SIGKILLs; returns when it has ended.

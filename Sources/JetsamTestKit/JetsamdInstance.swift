@@ -11,7 +11,8 @@ import JetsamProtocol
 /// On pure cgroup v2 it starts in a cgroup of its own, `/sys/fs/cgroup/<cgroup name>.service`, as systemd starts a
 /// service with `Delegate=yes`; on the hybrid layout, where the test or the bench runs.
 ///
-/// ``stop()`` ends it by pid (SIGTERM, SIGKILL after 20 s) and removes every trace: apps it left behind (killed by
+/// It runs as a ``DaemonProcess``, as a lab's jetsamd does. ``stop()`` ends it through its pidfd (SIGTERM, SIGKILL
+/// after 20 s) and removes every trace: apps it left behind (killed by
 /// pid through their cgroups), the cgroups, the directory. A ``CleanupRegistry`` entry does the same should the
 /// run end first.
 public final class JetsamdInstance: @unchecked Sendable {
@@ -30,7 +31,7 @@ public final class JetsamdInstance: @unchecked Sendable {
   /// The status jetsamd answered when it came up (its device cgroup, cgroup and suspend modes).
   public private(set) var status: StatusInfo
   /// The running daemon (a new one after ``restart()``).
-  public private(set) var process: ChildProcess
+  public private(set) var process: DaemonProcess
   private let realTimeLog: Bool
   private var earlierLogs: [String] = []
   private var cleanupID: Int?
@@ -61,7 +62,7 @@ public final class JetsamdInstance: @unchecked Sendable {
     try JetsamdConfig.merged(config, directory: directory, cgroupName: cgroupName)
       .write(toFile: directory + "/jetsamd.json5", atomically: true, encoding: .utf8)
     let service = CgroupHost.isPureV2 ? CgroupHost.root + "/\(cgroupName).service" : nil
-    let started: (ChildProcess, StatusInfo)
+    let started: (DaemonProcess, StatusInfo)
     do {
       started = try Self.start(
         binaries: binaries, arguments: Self.commandLine(directory: directory, arguments), environment: environment,
@@ -85,10 +86,10 @@ public final class JetsamdInstance: @unchecked Sendable {
   public var recordLogPath: String { stateDirectory + "/exits.jsonl" }
   /// The daemon's pid.
   public var pid: Int32 { process.pid }
-  /// The running daemon's output, line by line with arrival times.
-  public var log: LineLog { process.log }
+  /// The running daemon's output, line by line with arrival times (always read into lines: see ``start``).
+  public var log: LineLog { process.lines! }
   /// Everything every daemon started here wrote so far (after a ``restart()``, both).
-  public var logText: String { (earlierLogs + [process.log.text]).joined(separator: "\n") }
+  public var logText: String { (earlierLogs + [process.logText]).joined(separator: "\n") }
 
   /// A new connection to the control socket.
   public func client() throws -> ControlClient { try ControlClient(path: socketPath) }
@@ -102,7 +103,7 @@ public final class JetsamdInstance: @unchecked Sendable {
 
   /// SIGKILLs the daemon by pid; its apps keep running, as after a crash.
   public func crash() {
-    process.stop(signal: SIGKILL, grace: 5)
+    process.stop(signal: SIGKILL, grace: .seconds(5))
   }
 
   /// SIGKILLs the daemon and starts a new one with the same config and state directory (in the same service cgroup
@@ -118,13 +119,13 @@ public final class JetsamdInstance: @unchecked Sendable {
   /// Stops the daemon as systemd's stop does (SIGTERM), keeping its state and runtime directories for
   /// ``startAgain()``; returns its exit status, nil if it did not exit within `grace` seconds (it is then killed).
   public func terminate(grace: Double = 30) -> Int32? {
-    process.stop(signal: SIGTERM, grace: grace) ? process.terminationStatus : nil
+    process.stop(signal: SIGTERM, grace: .milliseconds(Int64(grace * 1000))) ? process.terminationStatus : nil
   }
 
   /// Starts a new daemon with the same config and state directory after ``terminate(grace:)`` or ``crash()``;
   /// waits until it answers.
   public func startAgain() throws {
-    earlierLogs.append(process.log.text)
+    earlierLogs.append(process.logText)
     (process, status) = try Self.start(
       binaries: binaries, arguments: Self.commandLine(directory: directory, arguments), environment: environment,
       service: serviceCgroup, socket: socketPath, realTimeLog: realTimeLog)
@@ -143,7 +144,9 @@ public final class JetsamdInstance: @unchecked Sendable {
 
   private func stopAndRemove() -> [String] {
     var problems: [String] = []
-    if !process.stop(signal: SIGTERM, grace: 20) { problems.append("jetsamd did not stop within 20 s of SIGTERM") }
+    if !process.stop(signal: SIGTERM, grace: .seconds(20)) {
+      problems.append("jetsamd did not stop within 20 s of SIGTERM")
+    }
     return problems + Self.removeTraces(directory: directory, cgroupName: cgroupName, service: serviceCgroup)
   }
 
@@ -155,34 +158,35 @@ public final class JetsamdInstance: @unchecked Sendable {
   private static func start(
     binaries: Binaries, arguments: [String], environment: [String: String], service: String?, socket: String,
     realTimeLog: Bool
-  ) throws -> (ChildProcess, StatusInfo) {
-    let process: ChildProcess
+  ) throws -> (DaemonProcess, StatusInfo) {
+    let process: DaemonProcess
     let environment =
       environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    if let service {
-      if access(service, F_OK) != 0 { try systemCall("mkdir \(service)") { mkdir(service, 0o755) } }
-      // Join the service cgroup before exec, so that the daemon never runs anywhere else.
-      process = try ChildProcess(
-        "/bin/sh",
-        ["-c", "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", placement(in: service), binaries.jetsamd] + arguments,
-        environment: environment, realTimeLog: realTimeLog)
-    } else {
-      process = try ChildProcess(binaries.jetsamd, arguments, environment: environment, realTimeLog: realTimeLog)
-    }
-    var status: StatusInfo?
     do {
-      try waitUntil("jetsamd to answer on \(socket)", timeout: .seconds(20), interval: .milliseconds(20)) {
-        guard process.isRunning else {
-          throw TestKitError("jetsamd exited during start-up (\(process.terminationStatus))")
-        }
-        status = try? ControlClient(path: socket).send(ControlRequest(verb: .status)).status
-        return status != nil
+      if let service {
+        if access(service, F_OK) != 0 { try systemCall("mkdir \(service)") { mkdir(service, 0o755) } }
+        // Join the service cgroup before exec, so that the daemon never runs anywhere else.
+        process = try DaemonProcess(
+          executable: "/bin/sh",
+          arguments: ["-c", "echo 0 > \"$0/cgroup.procs\" && exec \"$@\"", placement(in: service), binaries.jetsamd]
+            + arguments, environment: environment, output: .lines(realTime: realTimeLog), socket: socket)
+      } else {
+        process = try DaemonProcess(
+          executable: binaries.jetsamd, arguments: arguments, environment: environment,
+          output: .lines(realTime: realTimeLog), socket: socket)
       }
-    } catch {
-      process.stop(signal: SIGKILL, grace: 5)
-      throw TestKitError("\(error):\n\(process.log.text)")
+    } catch let error as DaemonProcessError {
+      throw TestKitError("\(error)")
     }
-    return (process, status!)
+    // Killed should the run end while it comes up; the instance's own entry takes over once it has.
+    let cleanupID = CleanupRegistry.shared.add { _ = process.stop(signal: SIGKILL, grace: .zero) }
+    defer { CleanupRegistry.shared.remove(cleanupID) }
+    do {
+      return (process, try process.waitUntilAnswering(timeout: .seconds(20)))
+    } catch {
+      process.stop(signal: SIGKILL, grace: .seconds(5))
+      throw TestKitError("\(error)\n--- its whole output ---\n\(process.logText)")
+    }
   }
 
   /// Where a (re)started daemon goes on pure v2. Once the first jetsamd has enabled controllers below the service

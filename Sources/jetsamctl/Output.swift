@@ -158,6 +158,7 @@ struct Output {
     case .kill: return "kill \(who): \(change.reason?.rawValue ?? "?")"
     case .appEvent: return "event \(who): \(change.name ?? "?")" + (change.level.map { " (\($0.name))" } ?? "")
     case .signpost: return "signpost \(who): \(change.name ?? "?") \(change.phase?.rawValue ?? "?")"
+    case .acknowledgement: return "acknowledged \(who): \(change.name ?? "?")"
     case .diagnostic: return "diagnostic \(who): \(change.name ?? "?")"
     case .verdict: return "verdict \(who): \(change.name ?? "?") \(change.verdict ?? "?")"
     case .exit:

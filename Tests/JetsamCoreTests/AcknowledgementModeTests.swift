@@ -56,6 +56,6 @@ struct AcknowledgementModeTests {
     #expect(hook?.kind == .willTerminate)
     #expect(!asked.contains(.terminate(app: "a", pid: 10)))
     let ended = policy.observe(.hookEnded(app: "a", pid: 10, event: hook?.id ?? 0, at: t(6)))
-    #expect(ended == [.terminate(app: "a", pid: 10)])
+    #expect(ended == [.acknowledged(app: "a", pid: 10, event: .willTerminate), .terminate(app: "a", pid: 10)])
   }
 }

@@ -267,7 +267,8 @@ struct AppChannelTests {
     #expect(!asked.contains(.terminate(app: "a", pid: 10)))
     let id = try #require(Self.lastEventID(asked, .willTerminate))
     let acked = policy.observe(.appMessage(app: "a", pid: 10, message: .acknowledge(event: id), at: t(2)))
-    #expect(acked == [.terminate(app: "a", pid: 10)])
+    // The acknowledgement is published (a watcher sees the handler end), then the SIGTERM goes out.
+    #expect(acked == [.acknowledged(app: "a", pid: 10, event: .willTerminate), .terminate(app: "a", pid: 10)])
 
     // Without an acknowledgement, the SIGTERM goes out at the deadline — no watchdog kill.
     var silent = Self.policy()

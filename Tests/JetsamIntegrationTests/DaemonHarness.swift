@@ -134,7 +134,8 @@ final class DaemonHarness {
     do {
       try JetsamTestKit.waitUntil(
         what, timeout: .seconds(timeout * TestTiming.slowdown), interval: .milliseconds(20), condition)
-    } catch let error as TestKitError {
+    } catch {
+      // A timeout or the condition's own error, either with the daemon's side of the story.
       throw TestKitError("\(error)\n--- jetsamd log ---\n\(log)")
     }
   }

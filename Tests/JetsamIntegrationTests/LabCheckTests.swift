@@ -19,12 +19,12 @@ struct LabCheckTests {
   }
 
   /// Runs the battery on the demo app with `flags`; its output and exit status.
-  static func check(_ flags: [String]) throws -> CommandResult {
+  static func check(_ flags: [String], timeout: Duration = .seconds(180)) throws -> CommandResult {
     let reports = NSTemporaryDirectory() + "jetsam-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: reports) }
     return try runCommand(
       Binaries.current.directory + "/jetsam-lab",
-      ["check", "notes", "--output", reports, "--", "jetsam-demo-app"] + flags, timeout: .seconds(180))
+      ["check", "notes", "--output", reports, "--", "jetsam-demo-app"] + flags, timeout: timeout)
   }
 
   @Test("the demo app's correct mode passes every check")
@@ -40,6 +40,28 @@ struct LabCheckTests {
         "watchdog didEnterBackground", "watchdog willEnterForeground", "watchdog didBecomeActive (return)",
         "memoryWarning", "restoration", "backgroundTask", "backgroundCPU", "staleness", "crash", "terminate",
       ])
+  }
+
+  @Test("with four busy loops beside it, the battery gives the demo app the same report card as on an idle machine")
+  func sameVerdictsOnABusyMachine() throws {
+    let idle = try Self.check(["--feed-valid-for", "10"])
+    #expect(idle.status == 0, "\(idle.stdout)\(idle.stderr)")
+    let idleCard = Self.card(idle.stdout).map { "\($0.outcome) \($0.check)" }
+    #expect(idleCard.count == 14, "\(idle.stdout)")
+
+    // Four processes that never sleep, on a machine of fewer cores than that: started by pid, killed by pid.
+    var loops: [ChildProcess] = []
+    defer { for loop in loops { loop.stop(signal: SIGKILL, grace: 5) } }
+    for _ in 0..<4 { loops.append(try ChildProcess(Binaries.current.testapp, ["spin"])) }
+    // Each one burning before the battery starts.
+    try waitUntil("the four busy loops to use CPU", timeout: .seconds(30), interval: .milliseconds(50)) {
+      loops.allSatisfy { (cpuSeconds(of: $0.pid) ?? 0) >= 0.2 }
+    }
+    let busy = try Self.check(["--feed-valid-for", "10"], timeout: .seconds(400))
+    let stillBusy = loops.allSatisfy { $0.isRunning }
+    #expect(stillBusy, "a busy loop ended during the battery")
+    #expect(busy.status == 0, "\(busy.stdout)\(busy.stderr)")
+    #expect(Self.card(busy.stdout).map { "\($0.outcome) \($0.check)" } == idleCard, "\(busy.stdout)")
   }
 
   @Test("each misbehaviour fails the battery, first at the check that catches it")

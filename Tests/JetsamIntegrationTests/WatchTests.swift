@@ -41,7 +41,8 @@ extension ControlClient {
 struct WatchTests {
   static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
 
-  @Test("watch pushes a snapshot, then states, signposts, the kill and its record, and memory, in time order")
+  @Test(
+    "watch pushes a snapshot, then states, signposts, acknowledgements, the kill and its record, and memory, in order")
   func watchStreamsChanges() throws {
     let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
@@ -58,7 +59,9 @@ struct WatchTests {
     // The bash example app brackets its save (at didEnterBackground, in its working directory) with signposts.
     let pid = try daemon.launch("notes", [], options: ["--acknowledgements", "always"], executable: Self.bashApp)
     try daemon.ctl(["background", "notes"])
-    var seen = try client.changes(until: "the save's end signpost") { $0.kind == .signpost && $0.phase == .end }
+    var seen = try client.changes(until: "didEnterBackground's acknowledgement") {
+      $0.kind == .acknowledgement && $0.name == "didEnterBackground"
+    }
     try daemon.ctl(["suspend", "notes"])
     try daemon.ctl(["kill", "notes", "--reason", "memoryPressure"])
     seen += try client.changes(until: "the exit record") { $0.kind == .exit && $0.app == "notes" }
@@ -74,6 +77,16 @@ struct WatchTests {
     let signposts = notes.filter { $0.kind == .signpost }.map { "\($0.name ?? "?") \($0.phase?.rawValue ?? "?")" }
     #expect(signposts == ["save begin", "save end"])
     #expect(notes.contains { $0.kind == .appEvent && $0.name == "didEnterBackground" })
+    // Each lifecycle event acknowledged once its handler returned: the save's signposts come before its end.
+    let acknowledged = notes.filter { $0.kind == .acknowledgement }
+    #expect(
+      acknowledged.compactMap(\.name) == [
+        "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+      ])
+    #expect(acknowledged.allSatisfy { $0.pid == pid })
+    let saveEnd = try #require(notes.firstIndex { $0.kind == .signpost && $0.phase == .end })
+    let lastAcknowledgement = try #require(notes.lastIndex { $0.kind == .acknowledgement })
+    #expect(saveEnd < lastAcknowledgement)
     let kill = try #require(notes.first { $0.kind == .kill })
     #expect(kill.reason == .memoryPressure && kill.pid == pid)
     let exit = try #require(notes.first { $0.kind == .exit }?.record)

@@ -418,4 +418,7 @@ final class RecordingAnnouncements: PolicyAnnouncements {
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase) {
     told.append("signpost \(app) \(name) \(phase.rawValue)")
   }
+  func acknowledged(app: String, pid: Int32, event: AppEventKind) {
+    told.append("acknowledged \(app) \(event.rawValue)")
+  }
 }

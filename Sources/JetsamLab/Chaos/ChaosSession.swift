@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamShell
 
@@ -28,7 +29,7 @@ extension LabSession {
     let start = MonotonicClock.now().nanoseconds
     var record = ChaosRecord(seed: plan.seed, durationSeconds: duration.seconds, actions: [])
     for action in plan.actions {
-      pause(Double(start + Int64(action.at * 1e9) - MonotonicClock.now().nanoseconds) / 1e9)
+      pause(.nanoseconds(start + Int64(action.at * 1e9) - MonotonicClock.now().nanoseconds))
       let now = MonotonicClock.now().nanoseconds
       var outcome = "done"
       do {
@@ -55,7 +56,7 @@ extension LabSession {
       }
       record.actions.append(ChaosRecord.Performed(atSeconds: seconds(now), planned: action, outcome: outcome))
     }
-    pause(Double(start + Int64(duration.seconds * 1e9) - MonotonicClock.now().nanoseconds) / 1e9)
+    pause(.nanoseconds(start + duration.nanoseconds - MonotonicClock.now().nanoseconds))
     return record
   }
 

@@ -38,8 +38,11 @@ public final class CheckBattery {
 
   public func run() throws -> LabRun {
     let config: [String: JSONTree]
+    let timings: LifecycleTimings
     do {
       config = try ConfigLoader.json5Object(bytes: Array(Self.config.utf8), file: "check")
+      // The deadlines the checks wait out, read from the config the daemon gets.
+      timings = try ConfigLoader.parse(Self.config, file: "check").lifecycleTimings
     } catch {
       throw LabError("\(error)")
     }
@@ -62,7 +65,7 @@ public final class CheckBattery {
       commands: LabRunner.commandResolver(
         baseDirectory: FileManager.default.currentDirectoryPath, binDirectory: options.binDirectory,
         runDirectory: options.runDirectory), apps: scenario.apps)
-    var probe = CheckProbe(app: name, session: session)
+    var probe = CheckProbe(app: name, session: session, timings: timings)
     var results: [StepResult] = []
     for check in probe.battery() {
       results.append(check)

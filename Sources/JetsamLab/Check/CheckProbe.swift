@@ -2,21 +2,41 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamShell
 
 /// The checks of ``CheckBattery``, in order, each driving the app and judging what jetsamd recorded.
+///
+/// No check judges after a pause of its own: each waits, with a generous bound, for the event it judges in the watch
+/// stream (a state change, an event's delivery or acknowledgement, an exit record, a verdict), and a check that an
+/// app *stays* well (stays up, stays within its budgets, stays suspended) waits until jetsamd's own clock, as its
+/// watch stream carries it, has passed the span judged: by then jetsamd has acted on it, whatever else the machine
+/// is busy with.
 struct CheckProbe {
-  /// How long the background check leaves the app in the background, in seconds.
+  /// How long the background check leaves the app in the background, in seconds of jetsamd's clock.
   static let backgroundStay = 8
+  /// How long a launched app must stay up after its start, on jetsamd's clock: within the launch deadline, so that
+  /// a launch that hangs is the watchdog check's to judge.
+  static let launchStay = Duration.seconds(2)
+  /// The bound of every wait for something the app or jetsamd is to do, on top of any deadline it waits out: only
+  /// a check about to fail (or a machine stalled for that long) waits that long.
+  static let patience = Duration.seconds(30)
+  /// How far past a deadline jetsamd's clock must be seen before the deadline counts as met (its timer has fired).
+  static let deadlineMargin: Int64 = 500_000_000
 
   let app: String
   let session: LabSession
+  /// The watchdog's deadlines, as the battery's jetsamd runs with them.
+  let timings: LifecycleTimings
   private var timeline: Timeline { session.timeline }
+  /// When the launch check began: the launch's events are judged from then.
+  private var launched: Int64 = 0
 
-  init(app: String, session: LabSession) {
+  init(app: String, session: LabSession, timings: LifecycleTimings) {
     self.app = app
     self.session = session
+    self.timings = timings
   }
 
   /// Every check, in the order they run.
@@ -36,61 +56,78 @@ struct CheckProbe {
   // MARK: The checks
 
   /// It starts and stays up.
-  private func launch() -> StepResult {
+  private mutating func launch() -> StepResult {
     let start = now()
+    launched = start
     do {
       try session.launch(app)
     } catch {
       return result("launch", "starts and stays up", start, .failed, "\(error)")
     }
-    session.pause(2)
+    let stayed = staysUp(since: start)
     if let exit = settledExit(since: start) {
       return result("launch", "starts and stays up", start, .failed, "it exited: \(exit.labDetail)")
     }
-    return result("launch", "starts and stays up", start, .passed, "running 2 s after its launch")
+    guard stayed else {
+      return result("launch", "starts and stays up", start, .error, "it did not start, or the watch stream stalled")
+    }
+    guard isRunning else { return result("launch", "starts and stays up", start, .failed, "it is not running") }
+    return result(
+      "launch", "starts and stays up", start, .passed, "running \(Self.launchStay.secondsText) s after its start")
   }
 
   /// Each lifecycle event of a launch and a round trip to the background is acknowledged within its deadline.
   private func watchdog() -> [StepResult] {
-    let start = now()
     var results: [StepResult] = []
-    // didFinishLaunching's deadline (3 s) runs from the launch, which was 2 s ago; a second's margin for the
-    // deadline's timer on a loaded machine (a kill under way is then waited for: see settledExit).
-    session.pause(2)
-    results += judgeWatchdog(["didFinishLaunching", "didBecomeActive"], since: start)
+    // didFinishLaunching's and didBecomeActive's deadlines run from the launch (the launch check began it).
+    results += judgeWatchdog([.didFinishLaunching, .didBecomeActive], since: launched, judgedSince: launched)
     // The second didBecomeActive is a return's: named apart, so that each check has a name of its own.
-    let transitions: [(ControlVerb, [String])] = [
-      (.background, ["willResignActive", "didEnterBackground"]),
-      (.activate, ["willEnterForeground", "didBecomeActive (return)"]),
+    let transitions: [(ControlVerb, [AppEventKind])] = [
+      (.background, [.willResignActive, .didEnterBackground]),
+      (.activate, [.willEnterForeground, .didBecomeActive]),
     ]
     for (verb, events) in transitions {
       let stepStart = now()
       guard isRunning else {
         results += events.map {
-          result("watchdog \($0)", "acknowledged in time", stepStart, .skipped, "not reached: the app is not running")
+          result(
+            "watchdog \(name(of: $0, after: verb))", "acknowledged in time", stepStart, .skipped,
+            "not reached: the app is not running")
         }
         continue
       }
       _ = try? session.send(ControlRequest(verb: verb, app: app))
-      session.pause(3)
-      results += judgeWatchdog(events, since: stepStart)
+      results += judgeWatchdog(events, since: stepStart, judgedSince: stepStart, after: verb)
     }
     return results
   }
 
-  private func judgeWatchdog(_ events: [String], since start: Int64) -> [StepResult] {
+  /// `didBecomeActive (return)` for the return's, else the event's own name.
+  private func name(of event: AppEventKind, after verb: ControlVerb? = nil) -> String {
+    verb == .activate && event == .didBecomeActive ? "didBecomeActive (return)" : event.rawValue
+  }
+
+  /// Waits until `events` (delivered since `since`) are handled (see ``awaitHandled(_:since:)``), then judges each
+  /// by the watchdog kill, if any, since `judgedSince`.
+  private func judgeWatchdog(
+    _ events: [AppEventKind], since: Int64, judgedSince start: Int64, after verb: ControlVerb? = nil
+  ) -> [StepResult] {
+    let handled = awaitHandled(events, since: since)
     let killed = settledExit(since: start)
     return events.map { event in
       let title = "acknowledged in time"
-      if let killed, killed.reason == .appWatchdog,
-        killed.watchdogEvent == event.split(separator: " ").first.map(String.init)
-      {
-        return result("watchdog \(event)", title, start, .failed, "\(killed.labDetail)")
+      let location = "watchdog \(name(of: event, after: verb))"
+      if let killed, killed.reason == .appWatchdog, killed.watchdogEvent == event.rawValue {
+        return result(location, title, start, .failed, "\(killed.labDetail)")
       }
       if let killed {
-        return result("watchdog \(event)", title, start, .skipped, "not judged: it exited first (\(killed.labDetail))")
+        return result(location, title, start, .skipped, "not judged: it exited first (\(killed.labDetail))")
       }
-      return result("watchdog \(event)", title, start, .passed, "no watchdog kill")
+      guard handled else { return result(location, title, start, .error, "not delivered, or the watch stalled") }
+      if let acknowledged = acknowledgement(of: event, since: since) {
+        return result(location, title, start, .passed, "acknowledged\(acknowledged)")
+      }
+      return result(location, title, start, .passed, "no watchdog kill")
     }
   }
 
@@ -99,33 +136,29 @@ struct CheckProbe {
     let title = "a memory warning is survived and memory stops growing"
     let start = now()
     reopen()
-    session.pause(1)
     force(.warning)
-    let warned = now()
-    session.pause(0.6)
-    let before = memory
-    session.pause(2)
-    let after = memory
+    // Judged on jetsamd's samples: the first 0.6 s after the delivery for the app to react, then 2 s.
+    let delivered = awaitChange(since: start) { $0.kind == .appEvent && $0.name == "memoryWarning" }
+    let before = delivered.flatMap { memorySample(from: $0.monotonicNanoseconds + 600_000_000) }
+    let after = before.flatMap { memorySample(from: $0.at + 2_000_000_000) }
     force(nil)
     if let exit = exit(since: start) {
       return result("memoryWarning", title, start, .failed, "it exited: \(exit.labDetail)")
     }
-    guard
-      timeline.all.contains(where: {
-        $0.kind == .appEvent && $0.app == app && $0.name == "memoryWarning"
-          && $0.monotonicNanoseconds >= warned - 1_000_000_000
-      })
-    else {
+    guard delivered != nil else {
       return result("memoryWarning", title, start, .skipped, "not judged: no memory warning was delivered")
     }
-    let grown = after - before
+    guard let before, let after else {
+      return result("memoryWarning", title, start, .error, "jetsamd sent no memory samples of the app")
+    }
+    let grown = after.bytes - before.bytes
     if grown > 16 << 20 {
       return result(
         "memoryWarning", title, start, .failed,
-        "it grew by \(ByteSize.format(grown)) in the 2 s after the warning (\(ByteSize.format(before)) → \(ByteSize.format(after)))"
+        "it grew by \(ByteSize.format(grown)) in the 2 s after the warning (\(ByteSize.format(before.bytes)) → \(ByteSize.format(after.bytes)))"
       )
     }
-    return result("memoryWarning", title, start, .passed, "running, \(ByteSize.format(after))")
+    return result("memoryWarning", title, start, .passed, "running, \(ByteSize.format(after.bytes))")
   }
 
   /// Backgrounded, suspended, killed by memory pressure, relaunched: it restores what it saved.
@@ -133,13 +166,14 @@ struct CheckProbe {
     let title = "relaunched after a memory-pressure kill while suspended, it restores what it saved"
     let start = now()
     reopen()
-    session.pause(0.5)
+    // Suspended once its didEnterBackground (where it saves) is handled.
     _ = try? session.send(ControlRequest(verb: .background, app: app))
-    session.pause(1)
+    _ = awaitHandled([.willResignActive, .didEnterBackground], since: start)
     _ = try? session.send(ControlRequest(verb: .suspend, app: app))
+    _ = awaitChange(since: start) { $0.kind == .state && $0.to == .suspended }
     force(.urgent, wait: 10)
     // A kill waits for a diagnostic being taken of the same process (a CPU exception's samples), within its budget.
-    let killed = wait(8) { exit(since: start) }
+    let killed = waitFor(timeout: Self.patience, interval: .milliseconds(20)) { exit(since: start) }
     force(nil)
     guard let killed else {
       return result("restoration", title, start, .failed, "jetsam did not kill it while suspended")
@@ -149,7 +183,9 @@ struct CheckProbe {
     }
     let relaunched = now()
     reopen()
-    let verdict = wait(5) { latestVerdict("restoration", since: relaunched) }
+    let verdict = waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
+      latestVerdict("restoration", since: relaunched)
+    }
     guard let verdict else {
       return result(
         "restoration", title, start, .failed,
@@ -164,11 +200,12 @@ struct CheckProbe {
   private mutating func background() -> [StepResult] {
     let start = now()
     reopen()
-    session.pause(0.5)
     _ = try? session.send(ControlRequest(verb: .background, app: app))
-    // The task budget (3 s) and its grace, the CPU window (3 s) and killAfter (2 s), and a margin for a loaded
-    // machine (a busy loop given a fifth of a core takes the whole window to go over).
-    session.pause(Double(Self.backgroundStay))
+    // The task budget (3 s) and its grace, the CPU window (3 s) and killAfter (2 s), and a margin (a busy loop given
+    // a fifth of a core takes the whole window to go over): on jetsamd's clock, from the move to the background.
+    if let moved = awaitChange(since: start, { $0.kind == .state && $0.to == .background }) {
+      _ = awaitDaemonClock(moved.monotonicNanoseconds + Int64(Self.backgroundStay) * 1_000_000_000)
+    }
     let exit = settledExit(since: start)
     var results: [StepResult] = []
     for (location, title, reason) in [
@@ -192,17 +229,23 @@ struct CheckProbe {
     let title = "back from a \(Int(CheckBattery.longSuspension)) s suspension, it shows current state"
     let start = now()
     reopen()
-    session.pause(0.5)
     _ = try? session.send(ControlRequest(verb: .background, app: app))
-    session.pause(0.5)
+    _ = awaitHandled([.willResignActive, .didEnterBackground], since: start)
     _ = try? session.send(ControlRequest(verb: .suspend, app: app))
-    session.pause(CheckBattery.longSuspension)
+    // The suspension's length on jetsamd's clock, which is how jetsamd measures it.
+    if let suspended = awaitChange(since: start, { $0.kind == .state && $0.to == .suspended }) {
+      _ = awaitDaemonClock(
+        suspended.monotonicNanoseconds + Int64(CheckBattery.longSuspension * 1e9) + Self.deadlineMargin)
+    }
     let returned = now()
     _ = try? session.send(ControlRequest(verb: .activate, app: app))
     if let exit = exit(since: start) {
       return result("staleness", title, start, .failed, "it exited: \(exit.labDetail)")
     }
-    guard let verdict = wait(3, { latestVerdict("resumption", since: returned) }) else {
+    let verdict = waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
+      latestVerdict("resumption", since: returned)
+    }
+    guard let verdict else {
       return result(
         "staleness", title, start, .skipped,
         "not judged: it reported no resumed digest (stateDigest phase=resumed at didBecomeActive)")
@@ -217,22 +260,26 @@ struct CheckProbe {
     let title = "relaunched after a crash, it starts and restores"
     let start = now()
     reopen()
-    session.pause(0.5)
     guard let pid = pid else { return result("crash", title, start, .failed, "it is not running") }
     kill(pid, SIGSEGV)
-    guard wait(10, { exit(since: start) }) != nil else {
+    guard waitFor(timeout: Self.patience, interval: .milliseconds(20), { exit(since: start) }) != nil else {
       return result("crash", title, start, .failed, "no exit recorded after SIGSEGV to pid \(pid)")
     }
     let relaunched = now()
     reopen()
-    session.pause(2)
-    if let exit = exit(since: relaunched) {
+    let stayed = staysUp(since: relaunched)
+    if let exit = settledExit(since: relaunched) {
       return result("crash", title, start, .failed, "the relaunch exited: \(exit.labDetail)")
     }
+    guard stayed else {
+      return result("crash", title, start, .error, "it did not start again, or the watch stream stalled")
+    }
+    guard isRunning else { return result("crash", title, start, .failed, "the relaunch is not running") }
     if let verdict = latestVerdict("restoration", since: relaunched), verdict.verdict != "match" {
       return result("crash", title, start, .failed, "relaunched, restoration \(verdict.verdict ?? "?")")
     }
-    return result("crash", title, start, .passed, "relaunched and running 2 s later")
+    return result(
+      "crash", title, start, .passed, "relaunched and running \(Self.launchStay.secondsText) s after its start")
   }
 
   /// Told to end, it acknowledges willTerminate and exits.
@@ -240,10 +287,10 @@ struct CheckProbe {
     let title = "ends when told (willTerminate)"
     let start = now()
     reopen()
-    session.pause(0.5)
     _ = try? session.send(ControlRequest(verb: .terminate, app: app))
-    guard let exit = wait(8, { exit(since: start) }) else {
-      return result("terminate", title, start, .failed, "it did not exit within 8 s")
+    guard let exit = waitFor(timeout: Self.patience, interval: .milliseconds(20), { exit(since: start) }) else {
+      return result(
+        "terminate", title, start, .failed, "it did not exit within \(Self.patience.secondsText) s")
     }
     if exit.reason == .appWatchdog {
       return result("terminate", title, start, .failed, exit.labDetail)
@@ -273,9 +320,78 @@ struct CheckProbe {
     return timeline.all.last { $0.kind == .state && $0.app == app && $0.pid != nil }?.pid
   }
 
-  /// The app's memory in the latest sample.
-  private var memory: Int64 {
-    timeline.all.last { $0.kind == .memory && $0.memory?[app] != nil }?.memory?[app] ?? 0
+  /// The app's first change since `start` that `matches`, waited for up to ``patience``.
+  private func awaitChange(since start: Int64, _ matches: (LiveChange) -> Bool) -> LiveChange? {
+    waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
+      timeline.all.first { $0.app == app && $0.monotonicNanoseconds >= start && matches($0) }
+    }
+  }
+
+  /// Waits until jetsamd's watch stream carries a change stamped `instant` or later: jetsamd's loop has run past
+  /// it, and whatever it did until then (a deadline's kill) is in the timeline. Memory samples keep the stream
+  /// going. False when it does not get there within ``patience`` of the instant.
+  private func awaitDaemonClock(_ instant: Int64) -> Bool {
+    let wait = Duration.nanoseconds(max(0, instant - now())) + Self.patience
+    return eventually(timeout: wait, interval: .milliseconds(20)) {
+      (timeline.all.last?.monotonicNanoseconds ?? .min) >= instant
+    }
+  }
+
+  /// Waits until `events` (delivered in that order since `since`) are handled: each acknowledged, or the app killed
+  /// or gone, or, for an app that does not acknowledge, their deadlines past on jetsamd's clock (each one's watchdog
+  /// starts when the one before is acknowledged, so the last is due at the latest by the sum of their deadlines
+  /// after the first's delivery). False when the first was not delivered or the stream stalled.
+  private func awaitHandled(_ events: [AppEventKind], since start: Int64) -> Bool {
+    guard let first = events.first,
+      let delivered = awaitChange(since: start, { $0.kind == .appEvent && $0.name == first.rawValue })
+    else { return false }
+    let allowed = events.map { timings.deadline(for: $0).nanoseconds }.reduce(0, +)
+    let due = delivered.monotonicNanoseconds + allowed + Self.deadlineMargin
+    return eventually(timeout: .nanoseconds(max(0, due - now())) + Self.patience, interval: .milliseconds(20)) {
+      let changes = timeline.all
+      let acknowledged = events.allSatisfy { event in
+        changes.contains {
+          $0.kind == .acknowledgement && $0.app == app && $0.name == event.rawValue && $0.monotonicNanoseconds >= start
+        }
+      }
+      let ending = changes.contains {
+        ($0.kind == .kill || $0.kind == .exit) && $0.app == app
+          && $0.monotonicNanoseconds >= start
+      }
+      return acknowledged || ending || (changes.last?.monotonicNanoseconds ?? .min) >= due
+    }
+  }
+
+  /// ` 0.12 s after its delivery` for `event`'s first acknowledgement since `start`; nil when it has none.
+  private func acknowledgement(of event: AppEventKind, since start: Int64) -> String? {
+    let changes = timeline.all
+    let matches = { (change: LiveChange, kind: LiveChange.Kind) in
+      change.kind == kind && change.app == app && change.name == event.rawValue && change.monotonicNanoseconds >= start
+    }
+    guard let acknowledged = changes.first(where: { matches($0, .acknowledgement) }) else { return nil }
+    guard let delivered = changes.first(where: { matches($0, .appEvent) }) else { return "" }
+    return String(
+      format: " %.2f s after its delivery",
+      Double(acknowledged.monotonicNanoseconds - delivered.monotonicNanoseconds) / 1e9)
+  }
+
+  /// Waits until the app launched since `start` has been up for ``launchStay`` after its start on jetsamd's clock,
+  /// or has ended. False when it never started or the stream stalled.
+  private func staysUp(since start: Int64) -> Bool {
+    guard let started = awaitChange(since: start, { $0.kind == .state && $0.from == .launching }) else {
+      return false
+    }
+    guard started.to?.isRunning == true else { return true }
+    return awaitDaemonClock(started.monotonicNanoseconds + Self.launchStay.nanoseconds)
+  }
+
+  /// The first memory sample of the app stamped `instant` or later, waited for.
+  private func memorySample(from instant: Int64) -> (at: Int64, bytes: Int64)? {
+    guard awaitDaemonClock(instant) else { return nil }
+    return waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
+      timeline.all.first { $0.kind == .memory && $0.monotonicNanoseconds >= instant && $0.memory?[app] != nil }
+        .map { ($0.monotonicNanoseconds, $0.memory![app]!) }
+    }
   }
 
   /// The app's first exit record since `start`.
@@ -284,17 +400,17 @@ struct CheckProbe {
   }
 
   /// The app's first exit since `start`, once settled. When none is recorded yet but one is under way (a kill or a
-  /// diagnostic of the app was seen since, or its process is gone), it waits up to `settle` seconds for the
-  /// record: a hang's stacks and a crash's report are taken before the exit is recorded, which a loaded machine
-  /// may draw out. An app still running with nothing under way costs no wait.
-  private func settledExit(since start: Int64, settle: Double = 10) -> ExitRecord? {
+  /// diagnostic of the app was seen since, or its process is gone), it waits up to ``patience`` for the record: a
+  /// hang's stacks and a crash's report are taken before the exit is recorded, which a loaded machine may draw
+  /// out. An app still running with nothing under way costs no wait.
+  private func settledExit(since start: Int64) -> ExitRecord? {
     if let exit = exit(since: start) { return exit }
     let underWay = timeline.all.contains {
       ($0.kind == .kill || $0.kind == .diagnostic) && $0.app == app && $0.monotonicNanoseconds >= start
     }
     let gone = pid.map { Glibc.kill($0, 0) != 0 && errno == ESRCH } ?? false
     guard underWay || gone else { return nil }
-    return wait(settle) { exit(since: start) }
+    return waitFor(timeout: Self.patience, interval: .milliseconds(20)) { exit(since: start) }
   }
 
   private func latestVerdict(_ kind: String, since start: Int64) -> LiveChange? {
@@ -303,18 +419,11 @@ struct CheckProbe {
     }
   }
 
-  /// Brings the app to the foreground, launching it again if it is not running.
+  /// Brings the app to the foreground, launching it again if it is not running, and waits until it is there.
   private mutating func reopen() {
     try? session.open(app)
-  }
-
-  /// Polls `value` until it gives something or `seconds` pass.
-  private func wait<T>(_ seconds: Double, _ value: () -> T?) -> T? {
-    let deadline = now() + Int64(seconds * 1e9)
-    while true {
-      if let found = value() { return found }
-      if now() >= deadline { return nil }
-      usleep(20_000)
+    _ = waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
+      timeline.all.last { $0.kind == .state && $0.app == app }?.to == .foregroundActive ? true : nil
     }
   }
 

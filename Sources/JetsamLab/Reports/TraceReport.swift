@@ -86,6 +86,9 @@ enum TraceReport {
         var args: [String: Any] = ["launch": change.launch ?? 0]
         if let level = change.level { args["level"] = level.name }
         events.append(instant(name, pid: pid, tid: 1, ts: ts, args: args))
+      case .acknowledgement:
+        guard let pid, let name = change.name else { continue }
+        events.append(instant("acknowledged \(name)", pid: pid, tid: 1, ts: ts, args: ["launch": change.launch ?? 0]))
       case .diagnostic:
         guard let pid else { continue }
         events.append(instant("diagnostic: \(change.name ?? "?")", pid: pid, tid: 1, ts: ts, args: [:]))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamShell
@@ -19,7 +20,7 @@ final class LabDaemon {
   let directory: String
   let socketPath: String
   let logPath: String
-  private let process = Process()
+  private let process: DaemonProcess
 
   /// Starts `jetsamd` with the scenario's config (and profile) and waits until it answers.
   init(jetsamd: String, scenario: Scenario, directory: String) throws {
@@ -45,11 +46,6 @@ final class LabDaemon {
     let configPath = directory + "/jetsamd.json5"
     try Data(JSONTree.object(config).json).write(to: URL(fileURLWithPath: configPath))
 
-    guard FileManager.default.createFile(atPath: logPath, contents: nil),
-      let log = FileHandle(forWritingAtPath: logPath)
-    else { throw LabError("cannot create \(logPath)") }
-    process.executableURL = URL(fileURLWithPath: jetsamd)
-    process.arguments = ["--config", configPath, "--foreground", "--exit-with-parent"]
     // The lab's daemon is the lab's, not a service of the systemd that may run the lab: it must neither talk to
     // that systemd (READY, STATUS, its descriptor store) nor take the lab service's restart for one of its own
     // (and leave its apps running).
@@ -59,31 +55,20 @@ final class LabDaemon {
     ] {
       environment[name] = nil
     }
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = log
-    process.standardError = log
     do {
-      try process.run()
+      process = try DaemonProcess(
+        executable: jetsamd, arguments: ["--config", configPath, "--foreground", "--exit-with-parent"],
+        environment: environment, output: .file(logPath), socket: socketPath)
     } catch {
-      throw LabError("cannot start \(jetsamd): \(error)")
+      throw LabError("\(error)")
     }
+    // Stopped on SIGINT and SIGTERM from now on, while it comes up too.
+    LabInterruption.daemonStarted(process)
     do {
-      // Opened at once, before it can be reaped: a pidfd cannot signal another process that took its pid later.
-      LabInterruption.daemonStarted(try openPidfd(pid: process.processIdentifier))
+      try process.waitUntilAnswering(timeout: .seconds(20))
     } catch {
-      throw LabError("jetsamd exited at once (\(error)):\n\(logTail())")
-    }
-    let deadline = Date(timeIntervalSinceNow: 20)
-    while (try? ControlClient(path: socketPath).send(ControlRequest(verb: .status)).ok) != true {
-      guard process.isRunning else {
-        throw LabError("jetsamd exited during start-up (status \(process.terminationStatus)):\n\(logTail())")
-      }
-      guard Date() < deadline else {
-        stop()
-        throw LabError("jetsamd did not answer on \(socketPath) within 20 s:\n\(logTail())")
-      }
-      usleep(20_000)
+      stop()
+      throw LabError("\(error)")
     }
   }
 
@@ -105,39 +90,16 @@ final class LabDaemon {
   }
 
   /// jetsamd's process ID.
-  var pid: Int32 { process.processIdentifier }
+  var pid: Int32 { process.pid }
 
-  /// Stops jetsamd and returns once it has ended (see ``stop(pidfd:)``).
+  /// Stops jetsamd (see ``stopGrace``) and returns once it has ended.
   func stop() {
     LabInterruption.stopDaemon()
-    process.waitUntilExit()
   }
 
   /// How long jetsamd has to end its apps and remove its cgroups before it is killed.
-  static let stopGrace: Int32 = 30_000
-
-  /// Stops the jetsamd of `pidfd`: SIGTERM (it ends its apps and removes its cgroups), SIGKILL after
-  /// ``stopGrace`` milliseconds; returns once it has ended.
-  static func stop(pidfd: FileDescriptor) {
-    try? sendSignal(pidfd: pidfd, .terminate)
-    if !waitForEnd(of: pidfd, milliseconds: stopGrace) {
-      try? sendSignal(pidfd: pidfd, .kill)
-      _ = waitForEnd(of: pidfd, milliseconds: -1)
-    }
-  }
-
-  /// Whether the process of `pidfd` ended within `milliseconds` (-1: no limit); a pidfd polls readable once it has.
-  private static func waitForEnd(of pidfd: FileDescriptor, milliseconds: Int32) -> Bool {
-    var entry = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
-    while true {
-      let ready = poll(&entry, 1, milliseconds)
-      if ready >= 0 || errno != EINTR { return ready > 0 }
-    }
-  }
+  static let stopGrace = Duration.seconds(30)
 
   /// The end of jetsamd's log, for errors.
-  func logTail() -> String {
-    let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(20).joined(separator: "\n")
-  }
+  func logTail() -> String { process.logTail() }
 }

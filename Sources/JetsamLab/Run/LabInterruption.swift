@@ -1,18 +1,19 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamShell
 import Synchronization
 
 /// SIGINT and SIGTERM end a lab cleanly: its private jetsamd is stopped (its apps and cgroups with it, see
-/// ``LabDaemon/stop(pidfd:)``) before jetsam-lab exits with the conventional status, 128 + the signal's number.
+/// ``LabDaemon/stop()``) before jetsam-lab exits with the conventional status, 128 + the signal's number.
 ///
 /// The signals are blocked and taken by a thread of their own (`sigwait`), not by a handler: stopping jetsamd
 /// waits, which a handler may not. SIGKILL cannot be caught: then jetsamd sees the lab end itself
 /// (`--exit-with-parent`).
 public enum LabInterruption {
-  /// The pidfd of the private jetsamd running now, if any.
-  private static let daemon = Mutex<FileDescriptor?>(nil)
+  /// The private jetsamd running now, if any.
+  private static let daemon = Mutex<DaemonProcess?>(nil)
   /// Who ends the process: 0 not decided yet, ``exiting`` the main thread, else the signal's number.
   private static let ending = Atomic<Int32>(0)
   private static let exiting: Int32 = -1
@@ -49,20 +50,19 @@ public enum LabInterruption {
     Glibc.exit(status)
   }
 
-  /// The private jetsamd has started: `pidfd` (now owned here) is what ``stopDaemon()`` stops. One at a time.
-  static func daemonStarted(_ pidfd: FileDescriptor) {
-    daemon.withLock { $0 = pidfd }
+  /// The private jetsamd has started: it is what ``stopDaemon()`` stops. One at a time.
+  static func daemonStarted(_ process: DaemonProcess) {
+    daemon.withLock { $0 = process }
   }
 
-  /// Stops the private jetsamd if one runs, and returns once it has ended. Under the lock: the main thread's stop
-  /// at the end of a run and the signal thread's wait for each other, and the pidfd is closed by the one that used
-  /// it.
+  /// Stops the private jetsamd if one runs (SIGTERM: it ends its apps and removes its cgroups; SIGKILL after
+  /// ``LabDaemon/stopGrace``), and returns once it has ended. Under the lock: the main thread's stop at the end of a
+  /// run and the signal thread's wait for each other.
   static func stopDaemon() {
-    daemon.withLock { pidfd in
-      guard let running = pidfd else { return }
-      LabDaemon.stop(pidfd: running)
-      running.close()
-      pidfd = nil
+    daemon.withLock { process in
+      guard let running = process else { return }
+      running.stop(grace: LabDaemon.stopGrace)
+      process = nil
     }
   }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamShell
 
@@ -60,14 +61,11 @@ struct LabSession {
 
   /// Polls the timeline until the expectation holds or `within` runs out (`noExit` is judged at once).
   func wait(for expectation: Expectation, within: Duration) -> ExpectationCheck {
-    let deadline = MonotonicClock.now().nanoseconds + Int64(within.seconds * 1e9)
-    while true {
-      let check = ExpectationCheck.evaluate(expectation, changes: timeline.all, snapshot: timeline.snapshot)
-      if check.holds { return check }
-      if case .noExit = expectation { return check }
-      if MonotonicClock.now().nanoseconds >= deadline { return check }
-      usleep(20_000)
+    func check() -> ExpectationCheck {
+      ExpectationCheck.evaluate(expectation, changes: timeline.all, snapshot: timeline.snapshot)
     }
+    if case .noExit = expectation { return check() }
+    return waitFor(timeout: within, interval: .milliseconds(20)) { check().holds ? check() : nil } ?? check()
   }
 
   private mutating func act(_ step: Step) throws {
@@ -89,7 +87,7 @@ struct LabSession {
       request.reason = reason
       try send(request)
       endedByStep.append((app, since))
-    case .wait(let duration): pause(duration.seconds)
+    case .wait(let duration): pause(duration)
     case .pressure(let level):
       var request = ControlRequest(verb: .pressure)
       request.action = level == nil ? "clear" : "set"
@@ -104,11 +102,11 @@ struct LabSession {
         try allocate(to / Int64(steps) * Int64(index), within: within)
         // Evenly spread: each size is held until its share of the ramp's time has passed.
         let due = start + Int64(over.seconds * 1e9) * Int64(index) / Int64(steps)
-        pause(Double(due - MonotonicClock.now().nanoseconds) / 1e9)
+        pause(.nanoseconds(due - MonotonicClock.now().nanoseconds))
       }
     case .spike(let size, let duration):
       try allocate(size, within: within)
-      pause(duration.seconds)
+      pause(duration)
       try release()
     case .charging(let on):
       var request = ControlRequest(verb: .device)
@@ -172,27 +170,14 @@ struct LabSession {
     return answer
   }
 
-  /// Sleeps `seconds` (nothing when not positive), in slices a UInt32 of microseconds can hold: a `wait` of two
-  /// hours waits two hours.
-  func pause(_ seconds: Double) {
-    var left = seconds
-    while left > 0 {
-      let slice = min(left, 1000)
-      usleep(UInt32(slice * 1_000_000))
-      left -= slice
-    }
-  }
-
-  /// Waits briefly for the exits that killed or ended apps still owe (their records become durable shortly after).
+  /// Waits for the exits that killed or ended apps still owe (their records become durable shortly after), for a
+  /// while: an exit that never comes is the checks' to report.
   func settle() {
-    let deadline = MonotonicClock.now().nanoseconds + 5_000_000_000
-    while MonotonicClock.now().nanoseconds < deadline {
+    _ = eventually(timeout: .seconds(15), interval: .milliseconds(20)) {
       let changes = timeline.all
-      let owed = endedByStep.contains { ended in
-        !changes.contains { $0.kind == .exit && $0.app == ended.app && $0.monotonicNanoseconds >= ended.since }
+      return endedByStep.allSatisfy { ended in
+        changes.contains { $0.kind == .exit && $0.app == ended.app && $0.monotonicNanoseconds >= ended.since }
       }
-      if !owed { return }
-      usleep(20_000)
     }
   }
 

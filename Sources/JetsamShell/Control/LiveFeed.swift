@@ -91,6 +91,9 @@ final class LiveFeed {
       change.launch = launch
       change.name = name
       change.phase = phase
+    case .acknowledged(let app, let pid, let event):
+      change = about(.acknowledgement, app: app, pid: pid)
+      change.name = event.rawValue
     case .diagnose(let app, let pid, let request):
       change = about(.diagnostic, app: app, pid: pid)
       change.name =

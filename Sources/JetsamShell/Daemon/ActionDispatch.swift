@@ -9,6 +9,7 @@ protocol PolicyAnnouncements: AnyObject {
   func resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement)
   func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase)
+  func acknowledged(app: String, pid: Int32, event: AppEventKind)
 }
 
 /// Each of the policy's actions to its one owner: the app supervisor carries out what touches apps (processes,
@@ -48,6 +49,7 @@ enum ActionDispatch {
       announcements.suspensionDeferred(app: app, pid: pid, locks: locks)
     case .signposted(let app, let pid, _, let name, let phase):
       announcements.signposted(app: app, pid: pid, name: name, phase: phase)
+    case .acknowledged(let app, let pid, let event): announcements.acknowledged(app: app, pid: pid, event: event)
     }
   }
 }

@@ -65,4 +65,8 @@ final class PolicyAnnouncer: PolicyAnnouncements {
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase) {
     log.debug("\(app) pid \(pid) signpost \(name) \(phase.rawValue)")
   }
+
+  func acknowledged(app: String, pid: Int32, event: AppEventKind) {
+    log.debug("\(app) pid \(pid) acknowledged \(event.rawValue)")
+  }
 }
