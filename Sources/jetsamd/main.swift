@@ -1,6 +1,7 @@
 import CJetsamShim
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamShell
 

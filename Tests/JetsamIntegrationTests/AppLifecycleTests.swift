@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Real apps on their channel (PROTOCOL.md): the events they receive, the watchdog, background tasks, memory

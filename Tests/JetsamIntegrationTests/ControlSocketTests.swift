@@ -3,6 +3,7 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The control socket answers bad input with precise errors and keeps serving everyone else.

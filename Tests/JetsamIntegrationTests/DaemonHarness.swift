@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// How much slower than a bare host the tests run (`JETSAM_TEST_SLOWDOWN`, e.g. 4 inside the emulated cgroup

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Exit records are durable before they are reported: a daemon SIGKILLed in the middle of a kill storm has

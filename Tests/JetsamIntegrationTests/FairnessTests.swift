@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Synchronization

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Jetsam under real memory pressure: 20 suspended apps holding real memory, a foreground app that grows,

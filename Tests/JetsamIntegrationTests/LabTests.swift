@@ -2,6 +2,7 @@ import Foundation
 import FoundationXML
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The record log over a long life and a full disk: no record torn, lost or reported before it is whole on disk;

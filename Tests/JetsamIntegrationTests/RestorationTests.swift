@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The restoration check a developer runs: save at didEnterBackground, get killed while suspended, relaunch,

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// jetsamd with a spawner service (`spawnerSocket`): the service starts and reaps the apps, jetsamd keeps their

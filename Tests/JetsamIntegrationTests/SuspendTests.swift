@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Suspend and resume act on every process of an app, in both modes.

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 import JetsamTestKit
 import Testing
 

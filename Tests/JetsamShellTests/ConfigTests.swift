@@ -4,6 +4,7 @@ import JetsamTestKit
 import JetsamWire
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 @Suite("Config files")

@@ -1,9 +1,11 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamTestKit
 import Testing
 
 @testable import JetsamShell
+@testable import JetsamSpawning
 
 /// Pure parts of process control and spawning: no root, no child processes.
 @Suite struct ProcessControlTests {

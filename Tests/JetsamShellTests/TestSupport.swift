@@ -1,6 +1,8 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamShell
+import JetsamSpawning
 import JetsamTestKit
 import Testing
 

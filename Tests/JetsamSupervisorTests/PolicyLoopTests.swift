@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 import Testing
 
 @testable import JetsamShell

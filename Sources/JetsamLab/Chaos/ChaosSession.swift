@@ -1,7 +1,7 @@
 import Foundation
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// What a chaos session did: its seed, each planned action with when it ran and how it went.
 public struct ChaosRecord: Codable, Sendable {

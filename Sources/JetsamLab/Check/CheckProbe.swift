@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// The checks of ``CheckBattery``, in order, each driving the app and judging what jetsamd recorded.
 struct CheckProbe {

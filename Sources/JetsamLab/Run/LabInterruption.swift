@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import JetsamPlatform
-import JetsamShell
 import Synchronization
 
 /// SIGINT and SIGTERM end a lab cleanly: its private jetsamd is stopped (its apps and cgroups with it, see

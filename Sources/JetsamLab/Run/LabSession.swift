@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// One run's moving parts: the control connection, the timeline, and which exits the steps asked for.
 struct LabSession {

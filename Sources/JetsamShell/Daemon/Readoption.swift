@@ -1,4 +1,6 @@
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 
 /// Start-up after a daemon restart: takes over every app the previous jetsamd left running (from the state
 /// file, checked against the cgroup tree), and records honestly the ones that ended meanwhile.

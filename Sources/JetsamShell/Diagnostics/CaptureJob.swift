@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 
 /// One diagnostic to take, as it runs on a helper thread: the stacks (within the budget), the MetricKit layout,

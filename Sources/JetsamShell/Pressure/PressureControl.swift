@@ -1,4 +1,6 @@
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 
 /// The device's memory pressure as jetsamd measures and makes it: the monitor, whose samples go to the policy, the

@@ -1,5 +1,7 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
 
 /// Watches the device's memory counter and reports each fresh reading, driven by the kernel where it can be.
 ///

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// The supervisor's side of one running app: its cgroup, its main process, its channel, and what is known
 /// about its end. Only ``AppSupervisor`` changes it.

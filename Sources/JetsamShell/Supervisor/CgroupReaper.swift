@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// Removes the cgroups of apps that ended, without ever waiting on the loop: one attempt now, and while the
 /// kernel still counts exiting processes, more attempts on a timer that backs off.

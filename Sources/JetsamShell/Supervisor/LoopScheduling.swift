@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// What the supervisor needs of the event loop: watch a descriptor, arm a timer, read the clock. The daemon
 /// hands it the real ``EventLoop``; unit tests hand it a fake whose time they move by hand.
