@@ -31,7 +31,8 @@ build-tests: deps
 # cost jetsamd (and jetsam-spawner) 6 MB of RSS; and the layering (scripts/check-layering.sh): no @_exported, every
 # import declared in Package.swift. test-unit adds that jetsam-lab and jetsam-spawner link no libcgroup/libsystemd.
 DAEMON_SOURCES := Sources/JetsamShell Sources/JetsamCore Sources/JetsamProtocol Sources/JetsamPlatform \
-  Sources/JetsamWire Sources/JetsamConfig Sources/JetsamSpawning Sources/jetsamd Sources/jetsam-spawner
+  Sources/JetsamWire Sources/JetsamValues Sources/JetsamConfig Sources/JetsamSpawning Sources/jetsamd \
+  Sources/jetsam-spawner
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 	@! grep -rn --include='*.swift' -E '^import (Foundation|struct Foundation\.|class Foundation\.)$$' $(DAEMON_SOURCES) \

@@ -26,27 +26,31 @@ let package = Package(
 
     // The app protocol's lines (PROTOCOL.md, *Lines*), one definition for jetsamd and the clients. Stdlib only.
     .target(name: "JetsamWire"),
+    // Plain values the core, the platform layer and the spawner share: Instant, Signal, ProcessEnd. Stdlib only.
+    .target(name: "JetsamValues"),
     // The pure policy core: events in, actions out. No I/O, no clock.
-    .target(name: "JetsamCore", dependencies: ["JetsamWire"]),
+    .target(name: "JetsamCore", dependencies: ["JetsamValues", "JetsamWire"]),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamWire"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
     // System errors, file descriptors, /proc parsing, the monotonic clock and the log over Glibc, below the shell,
     // the spawner, the lab, the test kit and the bench.
-    .target(name: "JetsamPlatform", dependencies: ["JetsamCore", "CJetsamShim"]),
+    .target(name: "JetsamPlatform", dependencies: ["JetsamValues", "CJetsamShim"]),
     // The daemon's config: JSON5, the tree and its decoder, DaemonConfig and its settings, the loader. Shared by
     // jetsamd and the lab; no libcgroup, no libsystemd.
-    .target(name: "JetsamConfig", dependencies: ["JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform"]),
+    .target(
+      name: "JetsamConfig",
+      dependencies: ["JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform"]),
     // Starting processes (clone3 into a cgroup, as a user) and the spawner service with its messages: all that
     // jetsam-spawner, the most privileged process, links.
-    .target(name: "JetsamSpawning", dependencies: ["JetsamCore", "JetsamPlatform", "CJetsamShim"]),
+    .target(name: "JetsamSpawning", dependencies: ["JetsamValues", "JetsamPlatform", "CJetsamShim"]),
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
       dependencies: [
-        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig", "JetsamSpawning",
-        "CJetsamShim", "CCgroup", "CSystemd",
+        "JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig",
+        "JetsamSpawning", "CJetsamShim", "CCgroup", "CSystemd",
       ]
     ),
     // What the tests and the bench share: scratch cgroups, a real jetsamd, the built binaries, waiting, cleanup.
@@ -55,10 +59,12 @@ let package = Package(
 
     .executableTarget(
       name: "jetsamd",
-      dependencies: ["JetsamShell", "JetsamConfig", "JetsamCore", "JetsamPlatform", "JetsamSpawning", "CJetsamShim"]),
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamCore", "JetsamValues", "JetsamPlatform", "JetsamSpawning", "CJetsamShim",
+      ]),
     // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
     .executableTarget(
-      name: "jetsam-spawner", dependencies: ["JetsamSpawning", "JetsamPlatform", "JetsamCore", "CJetsamShim"]),
+      name: "jetsam-spawner", dependencies: ["JetsamSpawning", "JetsamPlatform", "JetsamValues", "CJetsamShim"]),
     .executableTarget(
       name: "jetsamctl",
       dependencies: ["JetsamProtocol", "JetsamCore", "JetsamWire", "JetsamControlClient", "CJetsamShim"]),
@@ -81,7 +87,9 @@ let package = Package(
     // a replayer of saved inputs otherwise. `-parse-as-library`: under libFuzzer, libFuzzer owns main.
     .target(
       name: "JetsamFuzzing",
-      dependencies: ["JetsamShell", "JetsamConfig", "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamLab"]),
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamLab",
+      ]),
     .executableTarget(
       name: "jetsam-fuzz", dependencies: ["JetsamFuzzing"], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
@@ -100,7 +108,7 @@ let package = Package(
       name: "jetsam-lab",
       dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
-    .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
+    .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore", "JetsamValues"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),
@@ -108,8 +116,9 @@ let package = Package(
     .testTarget(
       name: "JetsamShellTests",
       dependencies: [
-        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamWire",
-        "JetsamTestKit",
+        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
+        "JetsamProtocol",
+        "JetsamWire", "JetsamTestKit",
       ]),
     // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
     .testTarget(
@@ -120,7 +129,9 @@ let package = Package(
     .testTarget(
       name: "JetsamSupervisorTests",
       dependencies: [
-        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamWire",
+        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
+        "JetsamProtocol",
+        "JetsamWire",
       ]),
     // Every saved fuzz input (Tests/Fuzz: seeds and past crashers) through its target, in the unit run.
     .testTarget(name: "JetsamFuzzingTests", dependencies: ["JetsamFuzzing"], exclude: ["Inputs"]),

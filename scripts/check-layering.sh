@@ -3,7 +3,9 @@
 #   - no `@_exported import`: every file imports what it uses;
 #   - every import of a module of this package is a declared dependency of its target (check-imports.py);
 #   - with --bin-dir DIR (the debug build's binaries): jetsam-lab and jetsam-spawner link neither libcgroup nor
-#     libsystemd, and hold none of the shell's code (jetsam-spawner none of the config's either).
+#     libsystemd; jetsam-lab holds none of the shell's code (nor the spawner's), and jetsam-spawner, the most
+#     privileged process, none but its own, the platform layer's and the shared values' (no policy, no config,
+#     no protocol, no shell).
 # `make lint` runs the first two, `make test-unit` all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +28,8 @@ scripts/check-imports.py || status=1
 
 if [[ -n "$bin_dir" ]]; then
   # program, then the modules whose code it must not hold (their mangled names start with <length><name>).
-  for entry in "jetsam-lab JetsamShell" "jetsam-spawner JetsamShell JetsamConfig JetsamLab"; do
+  for entry in "jetsam-lab JetsamShell JetsamSpawning" \
+    "jetsam-spawner JetsamShell JetsamConfig JetsamLab JetsamCore JetsamWire JetsamProtocol JetsamControlClient"; do
     read -r program forbidden <<<"$entry"
     binary="$bin_dir/$program"
     [[ -x "$binary" ]] || { fail "$binary is not built"; continue; }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JetsamCore
+import JetsamValues
 
 /// What to do for a program that cannot answer a lifecycle event itself.
 public struct LifecycleHook: Sendable, Codable, Equatable {

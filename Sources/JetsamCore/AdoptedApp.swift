@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// An app found running at start-up, as the previous daemon left it.
 public struct AdoptedApp: Sendable, Equatable, Codable {
   public var name: String

@@ -1,3 +1,4 @@
+import JetsamValues
 import JetsamWire
 
 /// How an app is run, as far as the policy's decisions go: its band lift, whether its acknowledgements are

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// A read-only view of one app as the policy sees it (for `ps`, snapshots and the shell).
 public struct AppStatus: Sendable, Equatable {
   public var name: String

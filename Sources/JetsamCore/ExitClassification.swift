@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// A kill the policy asked the shell for; it decides how the SIGKILL that follows is recorded.
 public enum RequestedKill: Sendable, Equatable, Codable {
   /// Jetsam chose the app as its victim under memory pressure.

@@ -1,3 +1,4 @@
+import JetsamValues
 import JetsamWire
 
 /// The app side: lifecycle events, acknowledgements and their watchdog, background tasks, memory warnings.

@@ -1,3 +1,4 @@
+import JetsamValues
 import JetsamWire
 
 /// What the policy decides the shell must do, in order.

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Everything that can happen to the policy: requests from users, results of the shell's I/O, kernel
 /// observations, and the passing of time. Each carries the instant it happened.
 public enum PolicyEvent: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Glibc
-import JetsamCore
+import JetsamValues
 
 /// Reads CLOCK_MONOTONIC, the only clock the shell hands to the policy.
 public enum MonotonicClock {

@@ -1,5 +1,5 @@
 internal import CJetsamShim
-import JetsamCore
+import JetsamValues
 
 /// Opens a pidfd for a process jetsam did not spawn itself (one adopted after a daemon restart, a victim the bench
 /// watches). The corresponding C function is `pidfd_open`.

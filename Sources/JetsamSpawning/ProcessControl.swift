@@ -1,7 +1,7 @@
 import CJetsamShim
 import Glibc
-import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// Frees a killed process's memory now, on the caller's time, instead of waiting for its exit path
 /// (`process_mrelease`, Linux 5.15+).

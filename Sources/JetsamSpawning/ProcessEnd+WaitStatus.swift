@@ -1,4 +1,4 @@
-import JetsamCore
+import JetsamValues
 
 extension ProcessEnd {
   /// A waitpid(2) status.

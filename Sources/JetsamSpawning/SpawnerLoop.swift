@@ -1,7 +1,7 @@
 import CJetsamShim
 import Glibc
-import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// jetsam-spawner's event loop: plain epoll, with signals through a signalfd each. jetsamd's ``EventLoop`` is
 /// sd-event's; the spawner, the most privileged process, serves one connection and its children and links no

@@ -1,8 +1,8 @@
 import CJetsamShim
 import FoundationEssentials
 import Glibc
-import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// The spawner service (`jetsam-spawner`): starts the programs jetsamd asks for and reaps them, so that jetsamd
 /// itself can run in a tighter sandbox than its apps (no network, no namespaces, no setuid) and its apps are

@@ -1,9 +1,9 @@
 import CJetsamShim
 import FoundationEssentials
 import Glibc
-import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamValues
 
 /// jetsam-spawner's command line.
 let usage = """

@@ -4,6 +4,7 @@ import Glibc
 import JetsamConfig
 import JetsamCore
 import JetsamShell
+import JetsamValues
 
 /// jetsamd's command line.
 let usage = """

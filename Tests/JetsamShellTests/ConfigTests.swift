@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamTestKit
+import JetsamValues
 import JetsamWire
 import Testing
 

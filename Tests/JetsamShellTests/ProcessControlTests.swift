@@ -2,6 +2,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamTestKit
+import JetsamValues
 import Testing
 
 @testable import JetsamShell

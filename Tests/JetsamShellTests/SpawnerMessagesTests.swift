@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamValues
 import Testing
 
 @testable import JetsamShell

@@ -3,6 +3,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
+import JetsamValues
 import JetsamWire
 
 @testable import JetsamConfig

@@ -5,6 +5,7 @@ import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
 import JetsamSpawning
+import JetsamValues
 
 /// Command-line choices that override the config file.
 public struct DaemonOptions: Sendable {

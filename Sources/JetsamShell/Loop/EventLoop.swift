@@ -2,6 +2,7 @@ import CSystemd
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// The daemon's one event loop (sd-event): every kernel source feeds it and every handler runs on its thread,
 /// so the policy's state needs no lock.

@@ -4,6 +4,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamValues
 
 /// Starts apps through the spawner service (`jetsam-spawner`, ``SpawnerService``) and learns their ends from it,
 /// so that jetsamd can run without the privileges and the reach its apps need (the network, namespaces, other

@@ -5,6 +5,7 @@ import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
 import JetsamSpawning
+import JetsamValues
 import JetsamWire
 
 /// Carries out the policy's actions on real apps — spawn, stop, continue, kill, signal, hooks, records — and

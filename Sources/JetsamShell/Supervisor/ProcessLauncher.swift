@@ -3,6 +3,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamValues
 
 /// Starts processes and learns how they ended: the kernel's launcher (clone3 and pidfds, jetsamd the parent), or
 /// the spawner service's (``RemoteProcessLauncher``), whose answers come later through the loop.

@@ -2,6 +2,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamValues
 
 /// Sends signals and reads scheduler states (the real one uses kill(2), pidfds and /proc).
 public protocol SignalSender: AnyObject {
