@@ -1,33 +1,3 @@
-/// A file lock one of an app's processes holds, as the shell found it (`/proc/PID/fdinfo`).
-public struct HeldLock: Codable, Hashable, Sendable {
-  /// The locked file's path (what the holder's descriptor points at).
-  public var path: String
-  /// `posix` (fcntl F_SETLK), `flock`, or `ofd` (open file description locks, F_OFD_SETLK).
-  public var type: String
-  /// `read` (shared) or `write` (exclusive).
-  public var access: String
-  /// The process that holds it.
-  public var pid: Int32
-
-  public init(path: String, type: String, access: String, pid: Int32) {
-    self.path = path
-    self.type = type
-    self.access = access
-    self.pid = pid
-  }
-}
-
-/// What an app that holds file locks as it is suspended gets.
-public enum LockedFileAction: String, Sendable, Codable, Equatable, CaseIterable {
-  /// iOS: killed as `suspendedWithLockedFile` (`RUNNINGBOARD 0xdead10cc`), so that it cannot block others while it
-  /// sleeps.
-  case kill
-  /// Android's freezer: left running in the background, and the suspension tried again later.
-  case `defer`
-  /// Suspended with its locks.
-  case ignore
-}
-
 /// An app's rule for locks held at suspension.
 public struct LockedFileRule: Sendable, Equatable {
   public var action: LockedFileAction
@@ -58,11 +28,4 @@ public struct LockedFileRule: Sendable, Equatable {
     if path == root { return true }
     return path.hasPrefix(root == "/" ? "/" : root + "/")
   }
-}
-
-/// When the locks of a suspending app are looked at: before its processes are told to stop, and once they all
-/// have (a lock taken in between, or while a freezer was still at work, is caught then).
-public enum LockCheckStage: String, Sendable, Codable, Equatable {
-  case beforeStop
-  case stopped
 }
