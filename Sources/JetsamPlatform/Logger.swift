@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Glibc
 
 /// The daemon's log: priority-tagged lines on stderr (`<3>message`, the prefix journald and systemd parse).
