@@ -28,13 +28,16 @@ build-tests: deps
 
 # Any finding of swift format (configured by .swift-format) fails; `make format` fixes most.
 # Also: the daemon's modules import FoundationEssentials, never the whole of Foundation, whose ICU data would
-# cost jetsamd (and jetsam-spawner) 6 MB of RSS.
+# cost jetsamd (and jetsam-spawner) 6 MB of RSS; and the layering (scripts/check-layering.sh): no @_exported, every
+# import declared in Package.swift. test-unit adds that jetsam-lab and jetsam-spawner link no libcgroup/libsystemd.
 DAEMON_SOURCES := Sources/JetsamShell Sources/JetsamCore Sources/JetsamProtocol Sources/JetsamPlatform \
-  Sources/JetsamWire Sources/jetsamd Sources/jetsam-spawner
+  Sources/JetsamWire Sources/JetsamValues Sources/JetsamConfig Sources/JetsamSpawning Sources/jetsamd \
+  Sources/jetsam-spawner
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 	@! grep -rn --include='*.swift' -E '^import (Foundation|struct Foundation\.|class Foundation\.)$$' $(DAEMON_SOURCES) \
 	  || { echo "lint: the daemon's modules import FoundationEssentials, not Foundation (see above)" >&2; exit 1; }
+	scripts/check-layering.sh
 
 release: deps
 	$(SWIFT) build -c release $(BUILD_FLAGS)
@@ -46,6 +49,7 @@ test: deps test-deps lint build-tests test-unit test-fuzz test-host test-v2
 # the supervisor through its fakes) and the Python client. Seconds; runs without root.
 UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests|JetsamFuzzingTests)\.
 test-unit: build-tests
+	scripts/check-layering.sh --bin-dir $(BIN_DIR)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	python3 -m unittest discover -s clients/python
 

@@ -26,19 +26,31 @@ let package = Package(
 
     // The app protocol's lines (PROTOCOL.md, *Lines*), one definition for jetsamd and the clients. Stdlib only.
     .target(name: "JetsamWire"),
+    // Plain values the core, the platform layer and the spawner share: Instant, Signal, ProcessEnd. Stdlib only.
+    .target(name: "JetsamValues"),
     // The pure policy core: events in, actions out. No I/O, no clock.
-    .target(name: "JetsamCore", dependencies: ["JetsamWire"]),
+    .target(name: "JetsamCore", dependencies: ["JetsamValues", "JetsamWire"]),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamWire"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
-    // System errors, file descriptors and /proc parsing over Glibc, below the shell, the test kit and the bench.
-    .target(name: "JetsamPlatform", dependencies: ["CJetsamShim"]),
+    // System errors, file descriptors, /proc parsing, the monotonic clock and the log over Glibc, below the shell,
+    // the spawner, the lab, the test kit and the bench.
+    .target(name: "JetsamPlatform", dependencies: ["JetsamValues", "CJetsamShim"]),
+    // The daemon's config: JSON5, the tree and its decoder, DaemonConfig and its settings, the loader. Shared by
+    // jetsamd and the lab; no libcgroup, no libsystemd.
+    .target(
+      name: "JetsamConfig",
+      dependencies: ["JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform"]),
+    // Starting processes (clone3 into a cgroup, as a user) and the spawner service with its messages: all that
+    // jetsam-spawner, the most privileged process, links.
+    .target(name: "JetsamSpawning", dependencies: ["JetsamValues", "JetsamPlatform", "CJetsamShim"]),
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
       dependencies: [
-        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "CJetsamShim", "CCgroup", "CSystemd",
+        "JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig",
+        "JetsamSpawning", "CJetsamShim", "CCgroup", "CSystemd",
       ]
     ),
     // A jetsamd as a child process (started, awaited until it answers, stopped with escalation, its output) and the
@@ -48,16 +60,22 @@ let package = Package(
       dependencies: ["JetsamPlatform", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]
     ),
     // What the tests and the bench share: scratch cgroups, a real jetsamd (on JetsamDaemonProcess), the built binaries,
-    // cleanup; it re-exports JetsamDaemonProcess's waiting.
+    // cleanup.
     .target(
       name: "JetsamTestKit",
       dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamDaemonProcess"]),
 
-    .executableTarget(name: "jetsamd", dependencies: ["JetsamShell", "JetsamCore"]),
-    // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
-    .executableTarget(name: "jetsam-spawner", dependencies: ["JetsamShell", "CJetsamShim"]),
     .executableTarget(
-      name: "jetsamctl", dependencies: ["JetsamProtocol", "JetsamWire", "JetsamControlClient", "CJetsamShim"]),
+      name: "jetsamd",
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamCore", "JetsamValues", "JetsamPlatform", "JetsamSpawning", "CJetsamShim",
+      ]),
+    // The spawner service: starts and reaps apps for a jetsamd that runs in a tighter sandbox than they do.
+    .executableTarget(
+      name: "jetsam-spawner", dependencies: ["JetsamSpawning", "JetsamPlatform", "JetsamValues", "CJetsamShim"]),
+    .executableTarget(
+      name: "jetsamctl",
+      dependencies: ["JetsamProtocol", "JetsamCore", "JetsamWire", "JetsamControlClient", "CJetsamShim"]),
     // Call stacks of a live process with elfutils' libdwfl (libdw-dev): jetsamd's diagnostics run it as a child
     // process with a time budget, so that a capture that hangs never holds the daemon.
     .executableTarget(name: "jetsam-stack", linkerSettings: [.linkedLibrary("dw"), .linkedLibrary("elf")]),
@@ -69,12 +87,18 @@ let package = Package(
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.
     .executableTarget(
       name: "jetsam-bench",
-      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit", "CJetsamShim"]),
+      dependencies: [
+        "JetsamCore", "JetsamProtocol", "JetsamPlatform", "JetsamControlClient", "JetsamTestKit", "JetsamDaemonProcess",
+        "CJetsamShim",
+      ]),
 
     // The fuzz targets (every input jetsamd takes from outside) and their driver: libFuzzer under `make fuzz`,
     // a replayer of saved inputs otherwise. `-parse-as-library`: under libFuzzer, libFuzzer owns main.
     .target(
-      name: "JetsamFuzzing", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamLab"]),
+      name: "JetsamFuzzing",
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamLab",
+      ]),
     .executableTarget(
       name: "jetsam-fuzz", dependencies: ["JetsamFuzzing"], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
@@ -87,24 +111,39 @@ let package = Package(
     .target(
       name: "JetsamLab",
       dependencies: [
-        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamShell", "JetsamControlClient",
+        "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig", "JetsamControlClient",
         "JetsamDaemonProcess",
       ]),
     .executableTarget(
-      name: "jetsam-lab", dependencies: ["JetsamLab", "JetsamCore", "JetsamShell", "JetsamProtocol", "CJetsamShim"]),
+      name: "jetsam-lab",
+      dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
-    .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore"]),
+    .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore", "JetsamValues"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),
     .testTarget(name: "JetsamProtocolTests", dependencies: ["JetsamProtocol", "JetsamCore"]),
-    .testTarget(name: "JetsamShellTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamTestKit"]),
+    .testTarget(
+      name: "JetsamShellTests",
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
+        "JetsamProtocol", "JetsamWire", "JetsamTestKit", "JetsamDaemonProcess",
+      ]),
     // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
     .testTarget(
       name: "JetsamIntegrationTests",
-      dependencies: ["JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamTestKit"], exclude: ["Fixtures"]),
+      dependencies: [
+        "JetsamCore", "JetsamProtocol", "JetsamPlatform", "JetsamControlClient", "JetsamTestKit", "JetsamDaemonProcess",
+      ],
+      exclude: ["Fixtures"]),
     // How the app supervisor carries out actions, through recording fakes: no root, no kernel.
-    .testTarget(name: "JetsamSupervisorTests", dependencies: ["JetsamShell", "JetsamCore", "JetsamProtocol"]),
+    .testTarget(
+      name: "JetsamSupervisorTests",
+      dependencies: [
+        "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
+        "JetsamProtocol",
+        "JetsamWire",
+      ]),
     // Every saved fuzz input (Tests/Fuzz: seeds and past crashers) through its target, in the unit run.
     .testTarget(name: "JetsamFuzzingTests", dependencies: ["JetsamFuzzing"], exclude: ["Inputs"]),
   ],

@@ -73,6 +73,80 @@ _Static_assert(JETSAM_EPOLLIN == EPOLLIN && JETSAM_EPOLLPRI == EPOLLPRI && JETSA
                    JETSAM_EPOLLERR == EPOLLERR && JETSAM_EPOLLHUP == EPOLLHUP,
                "epoll bits");
 
+#include <sys/signalfd.h>
+
+int jetsam_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static int jetsam_epoll_control(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+  struct epoll_event event = {.events = events, .data = {.u64 = token}};
+  return epoll_ctl(epfd, op, fd, &event);
+}
+
+int jetsam_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {
+  return jetsam_epoll_control(epfd, EPOLL_CTL_ADD, fd, events, token);
+}
+
+int jetsam_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token) {
+  return jetsam_epoll_control(epfd, EPOLL_CTL_MOD, fd, events, token);
+}
+
+int jetsam_epoll_delete(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int jetsam_epoll_wait(int epfd, uint32_t *events, uint64_t *tokens, int capacity) {
+  struct epoll_event ready[64];
+  if (capacity > 64) capacity = 64;
+  int count = epoll_wait(epfd, ready, capacity, -1);
+  for (int i = 0; i < count; i++) {
+    events[i] = ready[i].events;
+    tokens[i] = ready[i].data.u64;
+  }
+  return count;
+}
+
+int jetsam_signalfd(int signal) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signal);
+  return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int jetsam_signalfd_read(int fd, int *code) {
+  struct signalfd_siginfo info;
+  ssize_t n = read(fd, &info, sizeof info);
+  if (n < 0) return -1;
+  if (n != sizeof info) {
+    errno = EIO;
+    return -1;
+  }
+  *code = info.ssi_code;
+  return 0;
+}
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/un.h>
+
+int jetsam_notify(const char *state) {
+  const char *path = getenv("NOTIFY_SOCKET");
+  if (path == NULL || path[0] == 0) return 0;
+  struct sockaddr_un address = {.sun_family = AF_UNIX};
+  size_t length = strlen(path);
+  if ((path[0] != '/' && path[0] != '@') || length >= sizeof address.sun_path) {
+    errno = EINVAL;
+    return -1;
+  }
+  memcpy(address.sun_path, path, length);
+  if (path[0] == '@') address.sun_path[0] = 0;
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  ssize_t sent = sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&address,
+                        (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length));
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return sent < 0 ? -1 : 1;
+}
+
 int jetsam_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 
 ssize_t jetsam_send_nonblocking(int fd, const void *bytes, size_t length) {

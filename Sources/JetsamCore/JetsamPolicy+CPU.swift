@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// One app's CPU watch: the budget of its state and the samples of its CPU time inside the window.
 struct CPUWatch: Sendable {
   /// One reading of the app's cumulative CPU time.

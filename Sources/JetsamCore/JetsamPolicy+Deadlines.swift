@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Timed work: terminate escalation, background grace, the jetsam kill timeout.
 extension JetsamPolicy {
   /// The earliest instant at which the policy needs a `.tick`, or nil when nothing is pending.

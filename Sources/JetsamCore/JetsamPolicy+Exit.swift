@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// The end of an app's process: classify it, record it, and let jetsam move on.
 extension JetsamPolicy {
   mutating func exited(_ name: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant) -> [PolicyAction] {

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// A jetsam kill waiting for its victim to exit.
 struct JetsamKill: Sendable {
   var app: String

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Kills and terminates a user asks for.
 extension JetsamPolicy {
   mutating func kill(_ name: String, reason: ExitReason) throws(PolicyError) -> [PolicyAction] {

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// App lifecycle: launching, the foreground slots, background, suspension.
 extension JetsamPolicy {
   mutating func configure(_ name: String, _ settings: AppSettings, launchCount: Int) throws(PolicyError) {

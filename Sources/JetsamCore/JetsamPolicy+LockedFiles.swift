@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Locked files at suspension (iOS's 0xdead10cc): an app about to be suspended, and again once it is, has its file
 /// locks looked at; what it holds decides, by its rule, whether it is killed, left running for now, or suspended.
 extension JetsamPolicy {

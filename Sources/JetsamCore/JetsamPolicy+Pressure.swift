@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// The device's pressure level: measured from samples with hysteresis, or forced by a user.
 extension JetsamPolicy {
   mutating func memorySampled(available: Int64, at: Instant) -> [PolicyAction] {

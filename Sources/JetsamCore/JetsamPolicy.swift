@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// The whole jetsam policy as a value: events in, actions out, no I/O and no clock.
 ///
 /// The shell feeds it every request, result, observation and timer tick, and performs the actions it

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Whether an app that came back to the foreground without a relaunch showed current state.
 public enum ResumptionVerdict: String, Sendable, Codable, Equatable {
   /// Within its saved state's `validFor`, or it showed something newer than what it saved.

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Everything the policy remembers about one app; ``AppStatus`` is its public view.
 struct TrackedApp: Sendable {
   let name: String

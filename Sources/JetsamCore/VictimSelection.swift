@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Jetsam's choice of whom to kill next, as a pure function of the apps and the pressure level.
 public enum VictimSelection {
   /// Whether `a` dies before `b`: lower effective band first, then the one longest in its band (so suspended

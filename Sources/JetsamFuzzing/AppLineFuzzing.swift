@@ -1,5 +1,6 @@
 import JetsamCore
 import JetsamShell
+import JetsamValues
 import JetsamWire
 
 /// Bytes from an app's channel, as jetsamd takes them: cut into bounded lines, each decoded and handed to the

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JetsamConfig
 import JetsamCore
 import JetsamProtocol
 import JetsamShell

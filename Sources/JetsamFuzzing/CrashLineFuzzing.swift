@@ -1,5 +1,6 @@
 import JetsamCore
 import JetsamShell
+import JetsamValues
 
 /// Messages on an app's crash socket, as jetsamd takes them: each line a message from one of the app's processes or
 /// from a process outside it (as the kernel's credentials would say), parsed, checked against the sender, and the

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 
 /// The policy the app-side fuzz targets drive: small thresholds, and one app launched into the foreground and
 /// spawned, whose channel or crash socket the bytes come from.

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamDaemonProcess
 import JetsamPlatform
 
 /// Removes a cgroup directory and every cgroup below it, deepest first, whatever was left running inside: the one

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamPlatform
 
 /// A program started for a test or the bench: its pid, its stdout and stderr together as a ``LineLog``, and a

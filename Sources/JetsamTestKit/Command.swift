@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 
 /// What a finished program printed and how it ended.
 public struct CommandResult: Sendable {

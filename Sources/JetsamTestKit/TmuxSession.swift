@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 
 /// A terminal program run in a tmux session on a private tmux server: keys in (`send-keys`), the screen out
 /// (`capture-pane`). For tests of full-screen views (`jetsamctl top`).

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamControlClient
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// What diagnostics cost: one call-stack capture of a 20-thread app (jetsam-stack, as jetsamd runs it), and the CPU

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// Times earlyoom 1.7 on the same kind of kill as ``JetsamdVictimBench``, with the threshold set on the host's

@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamTestKit
 
 /// Notes the moment a process (not necessarily a child) ends, from a pidfd that becomes readable when it exits.

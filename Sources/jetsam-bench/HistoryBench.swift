@@ -1,6 +1,7 @@
 import Foundation
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// A process's resident memory and CPU use over a quiet window.

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// An earlyoom started only to measure its own cost next to the idle daemon: alone in a PID namespace (so there is

@@ -1,5 +1,6 @@
 import Foundation
 import JetsamControlClient
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
 

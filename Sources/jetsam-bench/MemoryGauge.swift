@@ -1,4 +1,5 @@
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// One memory figure read at high rate through a descriptor kept open (one pread per reading: ~10–30 µs for a

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// Reads one or more ``MemoryGauge``s on a thread of its own every ``interval`` microseconds and keeps every

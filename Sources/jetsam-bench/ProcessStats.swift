@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamPlatform
 import JetsamTestKit
 
 /// Per-process figures from /proc: resident memory, CPU time, children.

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import JetsamControlClient
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 

@@ -1,3 +1,4 @@
+import JetsamDaemonProcess
 import JetsamTestKit
 
 /// One measured kill: every instant on CLOCK_MONOTONIC (ns).

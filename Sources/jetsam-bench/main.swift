@@ -1,6 +1,7 @@
 import CJetsamShim
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 
 // jetsam-bench (`make bench`): jetsamd against earlyoom 1.7 on this machine, in one run.

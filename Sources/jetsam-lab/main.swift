@@ -1,10 +1,10 @@
 import CJetsamShim
 import Foundation
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamLab
 import JetsamProtocol
-import JetsamShell
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
 let usage = """

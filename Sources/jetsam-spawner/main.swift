@@ -1,7 +1,9 @@
 import CJetsamShim
 import FoundationEssentials
 import Glibc
-import JetsamShell
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// jetsam-spawner's command line.
 let usage = """
@@ -46,10 +48,10 @@ do {
   _ = (stopSignals + [.childStatusChanged]).map(\.rawValue).withUnsafeBufferPointer {
     jetsam_block_signals($0.baseAddress, Int32($0.count))
   }
-  let loop = try EventLoop()
+  let loop = try SpawnerLoop()
   let listener: FileDescriptor
-  if let passed = ServiceManager.takePassedDescriptors().first {
-    listener = FileDescriptor(rawValue: passed.fd)
+  if let passed = ServiceNotification.takePassedDescriptor() {
+    listener = FileDescriptor(rawValue: passed)
   } else {
     try FileManager.default.createDirectory(
       atPath: String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)]),
@@ -63,7 +65,7 @@ do {
       loop.exit(code: 0)
     }
   }
-  ServiceManager().ready(status: "serving on \(socketPath)")
+  ServiceNotification.ready(status: "serving on \(socketPath)")
   logger.notice("serving on \(socketPath)")
   let code = try withExtendedLifetime(stops) { try loop.run() }
   exit(code)

@@ -1,8 +1,10 @@
 import CJetsamShim
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamShell
+import JetsamValues
 
 /// jetsamd's command line.
 let usage = """

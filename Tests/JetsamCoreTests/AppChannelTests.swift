@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// The app side of the policy: lifecycle events, acknowledgements and their watchdog, background tasks,

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// What the policy remembers of an app across its exits: the last record (a launch's reason), its state summary

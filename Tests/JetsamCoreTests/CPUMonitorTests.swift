@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// The CPU monitor: which apps are sampled and when, the sliding window, the exception and the kill.

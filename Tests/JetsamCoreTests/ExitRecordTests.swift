@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 @Suite struct ExitRecordTests {

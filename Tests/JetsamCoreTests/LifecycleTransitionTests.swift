@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// Where an app is before a request: every resting state a request can find it in.

@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// Locked files at suspension: the check before the stop and once stopped, and what `kill`, `defer` and `ignore` do.

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// Returns to the foreground without a relaunch: how long the app was away and suspended (in the events of its

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 // Shared fixtures: a manual clock, small byte thresholds, and shortcuts for driving the policy.

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 import Testing
 
 /// A running app as victim selection sees it.

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Real apps on their channel (PROTOCOL.md): the events they receive, the watchdog, background tasks, memory

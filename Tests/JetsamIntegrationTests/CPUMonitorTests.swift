@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
 import Testing

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// An app is its whole cgroup: what it forks lives and dies with it, and a fork bomb stays capped.

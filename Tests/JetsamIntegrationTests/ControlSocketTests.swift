@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The control socket answers bad input with precise errors and keeps serving everyone else.

@@ -2,7 +2,10 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// How much slower than a bare host the tests run (`JETSAM_TEST_SLOWDOWN`, e.g. 4 inside the emulated cgroup
@@ -132,7 +135,7 @@ final class DaemonHarness {
   /// ``TestTiming/slowdown``) with the daemon's log.
   func waitUntil(_ what: String, timeout: Double = 15, _ condition: () throws -> Bool) throws {
     do {
-      try JetsamTestKit.waitUntil(
+      try JetsamDaemonProcess.waitUntil(
         what, timeout: .seconds(timeout * TestTiming.slowdown), interval: .milliseconds(20), condition)
     } catch {
       // A timeout or the condition's own error, either with the daemon's side of the story.

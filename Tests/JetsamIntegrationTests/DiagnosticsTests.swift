@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Testing

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Exit records are durable before they are reported: a daemon SIGKILLed in the middle of a kill storm has

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Real apps that end in every way the foundation classifies, each checked in the durable record log.

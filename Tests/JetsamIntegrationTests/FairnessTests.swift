@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// `ram: "host"`: the device is the whole machine and available memory is MemAvailable.

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Every jetsamctl verb against a real daemon, with its --json output checked against /proc, cgroup files and

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamTestKit
 import Testing
 
 /// jetsamd's own command line, run as a binary.

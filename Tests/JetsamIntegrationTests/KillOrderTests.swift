@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Jetsam under real memory pressure: 20 suspended apps holding real memory, a foreground app that grows,

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamTestKit
 import Testing
 

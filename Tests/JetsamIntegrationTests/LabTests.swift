@@ -2,6 +2,8 @@ import Foundation
 import FoundationXML
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import Testing

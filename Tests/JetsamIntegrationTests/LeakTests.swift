@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import JetsamControlClient
+import JetsamDaemonProcess
+import JetsamTestKit
 import Testing
 
 /// jetsamd holds a few descriptors per app (pidfd, cgroup files, channel) and per kill (a memory release in flight) and

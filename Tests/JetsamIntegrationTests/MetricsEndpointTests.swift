@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
 import Testing

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The record log over a long life and a full disk: no record torn, lost or reported before it is whole on disk;

@@ -2,7 +2,10 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// A crashed jetsamd's successor re-adopts the apps it left running and records what happened meanwhile.

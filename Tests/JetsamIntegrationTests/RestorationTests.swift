@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// The restoration check a developer runs: save at didEnterBackground, get killed while suspended, relaunch,

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// jetsamd with a spawner service (`spawnerSocket`): the service starts and reaps the apps, jetsamd keeps their

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 /// Suspend and resume act on every process of an app, in both modes.

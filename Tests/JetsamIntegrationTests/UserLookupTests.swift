@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JetsamControlClient
+import JetsamDaemonProcess
 import JetsamTestKit
 import Testing
 

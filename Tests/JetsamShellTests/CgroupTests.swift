@@ -1,4 +1,6 @@
 import Glibc
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamTestKit
 import Testing
 

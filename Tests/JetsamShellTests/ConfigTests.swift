@@ -1,9 +1,11 @@
 import Foundation
 import JetsamCore
 import JetsamTestKit
+import JetsamValues
 import JetsamWire
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 @Suite("Config files")

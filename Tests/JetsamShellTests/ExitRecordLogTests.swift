@@ -5,6 +5,7 @@ import JetsamProtocol
 import Synchronization
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 @Suite("Exit record log")

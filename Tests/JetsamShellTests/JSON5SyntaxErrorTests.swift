@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 /// Config syntax errors say where: ``JSON5Parser`` names the line and column of each.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 @Suite("Strict JSON parsing of control requests")

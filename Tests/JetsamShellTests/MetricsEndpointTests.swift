@@ -1,3 +1,4 @@
+import JetsamConfig
 import JetsamShell
 import Testing
 

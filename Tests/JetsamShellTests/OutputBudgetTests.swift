@@ -1,3 +1,4 @@
+import JetsamPlatform
 import Testing
 
 @testable import JetsamShell

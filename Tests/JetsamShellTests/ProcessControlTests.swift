@@ -1,9 +1,13 @@
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamTestKit
+import JetsamValues
 import Testing
 
 @testable import JetsamShell
+@testable import JetsamSpawning
 
 /// Pure parts of process control and spawning: no root, no child processes.
 @Suite struct ProcessControlTests {

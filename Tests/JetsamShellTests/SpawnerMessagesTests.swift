@@ -1,9 +1,12 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 import Testing
 
 @testable import JetsamShell
+@testable import JetsamSpawning
 
 /// The spawner service's messages: a spawn request travels with its descriptors in a stated order and comes out
 /// the same on the other side; replies keep what jetsamd needs.

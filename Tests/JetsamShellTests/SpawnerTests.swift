@@ -1,9 +1,13 @@
 import Glibc
 import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamTestKit
+import JetsamValues
 import Testing
 
 @testable import JetsamShell
+@testable import JetsamSpawning
 
 /// Real spawns of `jetsam-testapp` into cgroups made for each test. Every process is killed and every cgroup
 /// removed in `defer`, also when an expectation fails.

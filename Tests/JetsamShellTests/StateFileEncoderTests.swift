@@ -2,6 +2,7 @@ import Foundation
 import JetsamCore
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 /// The state file is written by a hand-made encoder (``StateFileEncoder``) and read by `JSONDecoder`: these tests

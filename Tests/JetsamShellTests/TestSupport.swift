@@ -1,7 +1,10 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamShell
+import JetsamSpawning
 import JetsamTestKit
+import JetsamValues
 import Testing
 
 /// `CAP_SYS_RESOURCE` from `<linux/capability.h>` (not in the Glibc module): needed to lower `oom_score_adj`.

@@ -1,7 +1,10 @@
 import Foundation
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
 import Testing
 
+@testable import JetsamConfig
 @testable import JetsamShell
 
 /// How the supervisor carries out the policy's actions, seen through recording fakes: what it asks of cgroups,

@@ -1,9 +1,14 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamValues
+import JetsamWire
 
+@testable import JetsamConfig
 @testable import JetsamShell
+@testable import JetsamSpawning
 
 // Recording fakes behind the supervisor's seams: no root, no cgroups, no real processes. What the supervisor
 // asked for is recorded; what the kernel would say is scripted by the test.

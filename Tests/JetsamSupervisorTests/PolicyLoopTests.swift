@@ -1,4 +1,6 @@
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 import Testing
 
 @testable import JetsamShell

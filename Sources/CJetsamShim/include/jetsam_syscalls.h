@@ -62,6 +62,26 @@ enum {
   JETSAM_EPOLLHUP = 0x010,
 };
 
+/// epoll_create1(EPOLL_CLOEXEC), for jetsam-spawner's loop (jetsamd's is sd-event's).
+int jetsam_epoll_create(void);
+/// epoll_ctl(2) EPOLL_CTL_ADD of `fd` for `events`, with `token` as the event's data.
+int jetsam_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+/// epoll_ctl(2) EPOLL_CTL_MOD: `fd` now waits for `events`, with `token` as the event's data.
+int jetsam_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token);
+/// epoll_ctl(2) EPOLL_CTL_DEL of `fd`.
+int jetsam_epoll_delete(int epfd, int fd);
+/// epoll_wait(2) with no timeout: up to `capacity` ready events, each as its events and its token.
+int jetsam_epoll_wait(int epfd, uint32_t *events, uint64_t *tokens, int capacity);
+/// signalfd(2) for `signal` alone, with SFD_NONBLOCK | SFD_CLOEXEC (the signal must be blocked in every thread).
+int jetsam_signalfd(int signal);
+/// Reads one pending signal from a signalfd: 0 with its si_code in *code, or -1 with errno (EAGAIN: none pending).
+int jetsam_signalfd_read(int fd, int *code);
+
+/// sd_notify(3)'s protocol without libsystemd (for jetsam-spawner): sends `state` as one datagram to the socket
+/// NOTIFY_SOCKET names (a path, or an abstract name after '@'). 1 when sent, 0 when NOTIFY_SOCKET is unset, -1 with
+/// errno on failure.
+int jetsam_notify(const char *state);
+
 /// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC).
 int jetsam_accept_nonblocking(int fd);
 

@@ -1,8 +1,8 @@
 import Foundation
 import JetsamCore
 import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// What a chaos session did: its seed, each planned action with when it ran and how it went.
 public struct ChaosRecord: Codable, Sendable {

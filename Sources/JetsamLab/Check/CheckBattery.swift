@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
+import JetsamConfig
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
-import JetsamShell
 
 /// `jetsam-lab check NAME -- CMD ARGS...`: one program through the standard battery a phone puts apps through, on
 /// a private jetsamd with short deadlines, each check judged by the exit record or verdict it produced.

@@ -3,8 +3,8 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// The checks of ``CheckBattery``, in order, each driving the app and judging what jetsamd recorded.
 ///

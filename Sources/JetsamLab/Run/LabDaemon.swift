@@ -1,11 +1,11 @@
 import Foundation
 import Glibc
+import JetsamConfig
 import JetsamControlClient
 import JetsamCore
 import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// A failure to set up or run a lab (not an expectation that failed): jetsamd would not start, a request failed.
 public struct LabError: Error, CustomStringConvertible, Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import JetsamDaemonProcess
 import JetsamPlatform
-import JetsamShell
 import Synchronization
 
 /// SIGINT and SIGTERM end a lab cleanly: its private jetsamd is stopped (its apps and cgroups with it, see

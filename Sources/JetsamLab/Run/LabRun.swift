@@ -2,7 +2,6 @@ import Foundation
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// What a lab run did and found: the input of every report (JUnit XML, the JSON summary, the trace, the HTML page).
 public struct LabRun: Codable, Sendable {

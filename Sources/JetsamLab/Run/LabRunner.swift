@@ -3,7 +3,6 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamProtocol
-import JetsamShell
 
 /// Runs a scenario's steps against a jetsamd, one at a time, waiting for each one's effect, and checks its
 /// expectations against what jetsamd pushed (``Timeline``).

@@ -3,8 +3,8 @@ import Glibc
 import JetsamControlClient
 import JetsamCore
 import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
-import JetsamShell
 
 /// One run's moving parts: the control connection, the timeline, and which exits the steps asked for.
 struct LabSession {

@@ -1,7 +1,7 @@
 import Foundation
+import JetsamConfig
 import JetsamCore
 import JetsamProtocol
-import JetsamShell
 
 /// A lab scenario (LABS.md): the device, the apps, and a script of steps with expectations, read from a JSON5 file.
 public struct Scenario: Sendable {

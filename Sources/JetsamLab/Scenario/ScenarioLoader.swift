@@ -1,7 +1,7 @@
 import Foundation
+import JetsamConfig
 import JetsamCore
 import JetsamProtocol
-import JetsamShell
 
 /// A scenario that cannot be run, naming the file, where in it (the key path, or for text that is not JSON5 the line
 /// and column), and why, with the value as written:

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 import Synchronization
 
 /// The state bits of a cgroup2 `cgroup.events` file.

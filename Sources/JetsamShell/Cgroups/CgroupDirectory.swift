@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 
 /// One directory of a jetsam cgroup in one mounted hierarchy.
 ///

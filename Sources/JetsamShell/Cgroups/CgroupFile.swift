@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 
 /// A cgroup control file kept open for repeated reads with `pread` at offset 0 (kernfs regenerates the content on
 /// every read from offset 0, so one descriptor serves for the cgroup's lifetime).

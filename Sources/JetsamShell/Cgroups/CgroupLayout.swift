@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 
 /// How the host mounts its cgroup hierarchies, detected once at start-up.
 public enum CgroupLayout: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import CJetsamShim
 import Glibc
+import JetsamPlatform
 
 /// Kernel notifications on cgroup files that libcgroup has no API for: v1 memory thresholds (an eventfd registered
 /// through `cgroup.event_control`) and PSI triggers (`memory.pressure`).

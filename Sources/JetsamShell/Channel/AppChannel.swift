@@ -1,4 +1,6 @@
 import Glibc
+import JetsamPlatform
+import JetsamWire
 
 /// What the supervisor needs of an app's channel: send a line, close it. (Unit tests record the lines.)
 protocol AppChannelEndpoint: AnyObject {

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamWire
 
 /// The app protocol's vocabulary (PROTOCOL.md): lines from an app become policy messages, and the policy's
 /// events, replies and errors become lines. Pure encoding and decoding; what a message means is the policy's.
@@ -171,12 +172,6 @@ package enum AppProtocolCodec {
 
   private static func previousExitFields(_ previous: PreviousExit) -> [(AppProtocolField, String)] {
     [(.reason, previous.reason.rawValue), (.state, previous.state), (.time, previous.time)]
-  }
-
-  /// Variables of jetsamd's own environment that must not leak into apps (they describe jetsamd, not them).
-  static func isDaemonVariable(_ key: String) -> Bool {
-    key.hasPrefix("JETSAM_")
-      || ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(key)
   }
 }
 

@@ -1,7 +1,9 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
 
 /// Answers control requests (PROTOCOL-CONTROL.md): validates them, turns them into policy requests through
 /// the daemon's one entry point, and reports what the policy and the supervisor know. It decides nothing.

@@ -3,7 +3,9 @@ import CSystemd
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
 
 /// The control socket: a Unix stream socket speaking one JSON object per line (see PROTOCOL-CONTROL.md).
 ///

@@ -1,5 +1,7 @@
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamValues
 import JetsamWire
 
 /// What `watch` clients are pushed (PROTOCOL-CONTROL.md, *Watching*): the policy's actions as changes the moment

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamWire
 
 /// What the policy's actions that only tell (a level change, a verdict, a signpost) go to: the log, the journal, the
 /// counters. The daemon's ``PolicyAnnouncer``; a recording fake in the supervisor's tests.

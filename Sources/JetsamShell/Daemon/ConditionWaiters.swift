@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 
 /// Requests answered once something comes true (`pressure allocate|set --wait`): each waiter's check runs

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamProtocol
 

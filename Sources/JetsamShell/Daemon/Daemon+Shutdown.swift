@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 
 extension Daemon {

@@ -1,7 +1,11 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
+import JetsamValues
 
 /// Command-line choices that override the config file.
 public struct DaemonOptions: Sendable {
@@ -85,7 +89,7 @@ public final class Daemon {
     // The daemon must never be what dies under pressure. Lowering oom_score_adj needs CAP_SYS_RESOURCE; without
     // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
     try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
-    let oomScoreFloor = (try? JetsamShell.oomScoreAdj(pid: getpid())) ?? 0
+    let oomScoreFloor = (try? JetsamPlatform.oomScoreAdj(pid: getpid())) ?? 0
     if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, config.daemonNice) != 0 {
       log.warning("could not set own nice value to \(config.daemonNice) (\(SystemError.current("setpriority")))")
     }

@@ -1,6 +1,7 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamSpawning
 
 /// `--exit-with-parent`: jetsamd stops, as on SIGTERM (its apps ended, their records written, its cgroups removed),
 /// once the process that started it has ended, however it ended. A lab's private jetsamd runs with it, so that a

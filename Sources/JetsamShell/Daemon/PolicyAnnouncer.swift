@@ -1,5 +1,7 @@
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamWire
 
 /// Tells the world what the policy decided and what the records say: the log, the journal, and the counters the
 /// Prometheus exposition reads. It decides nothing; it only words what it is handed.

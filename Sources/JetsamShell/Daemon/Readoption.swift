@@ -1,4 +1,7 @@
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// Start-up after a daemon restart: takes over every app the previous jetsamd left running (from the state
 /// file, checked against the cgroup tree), and records honestly the ones that ended meanwhile.

@@ -1,4 +1,6 @@
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 import Synchronization
 
 /// Keeps the state file (``DaemonState``) current, so that a successor can re-adopt the apps this daemon

@@ -1,7 +1,9 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamValues
 
 /// One diagnostic to take, as it runs on a helper thread: the stacks (within the budget), the MetricKit layout,
 /// the durable write. Everything it needs travels with it.

@@ -1,6 +1,7 @@
 import CJetsamShim
 import Glibc
 import JetsamCore
+import JetsamPlatform
 
 /// Whether a crash report may make jetsamd act on the process it names: only what the kernel says counts, never
 /// the app's words. A report line is the app's to write, so its `pid` and `tid` could name any process on the

@@ -1,6 +1,8 @@
 import CJetsamShim
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
 
 /// jetsamd's end of an app's crash socket: the crash handler preloaded into the app (libjetsam-crash) writes
 /// `crash pid=P tid=T signal=S code=C address=0xA` when one of its processes gets a fatal signal, then waits for one

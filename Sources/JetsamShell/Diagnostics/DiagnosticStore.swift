@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
 
 /// Where diagnostics are kept: one JSON file each in `<stateDirectory>/diagnostics`, written whole and fsync'd
 /// before anything refers to them, at most ``limit`` of them (the oldest go first). Thread-safe in the sense that

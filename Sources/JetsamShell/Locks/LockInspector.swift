@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 
 /// Finds the file locks (POSIX, flock and OFD) a set of processes holds.
 ///

@@ -1,6 +1,8 @@
 import CJetsamShim
 import Dispatch
 import Glibc
+import JetsamPlatform
+import JetsamSpawning
 import Synchronization
 
 /// Runs blocking work (a large file read, a record's fdatasync) off the loop, and hands its result back on the

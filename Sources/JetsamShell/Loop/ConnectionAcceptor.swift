@@ -2,6 +2,7 @@ import CJetsamShim
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamSpawning
 
 /// Accepts connections on a listening socket from the loop, for the control socket and the metrics listener, so
 /// that no flood of connections and no shortage of descriptors can take the loop over.

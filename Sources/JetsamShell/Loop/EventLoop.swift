@@ -1,6 +1,8 @@
 import CSystemd
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// The daemon's one event loop (sd-event): every kernel source feeds it and every handler runs on its thread,
 /// so the policy's state needs no lock.
@@ -168,5 +170,12 @@ public final class EventSource {
     if let source { sd_event_source_disable_unref(source) }
     source = nil
     callbacks = nil
+  }
+}
+
+extension MonotonicClock {
+  /// An instant as sd-event's microsecond timestamps on CLOCK_MONOTONIC.
+  static func microseconds(_ instant: Instant) -> UInt64 {
+    UInt64(max(0, instant.nanoseconds / 1000))
   }
 }

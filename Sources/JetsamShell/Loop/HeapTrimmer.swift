@@ -1,6 +1,7 @@
 import CJetsamShim
 import Glibc
 import JetsamCore
+import JetsamPlatform
 
 /// Gives freed heap memory back to the kernel a while after activity: glibc keeps what a burst freed (a batch
 /// answer for 1,000 apps, a state file) mapped, so an idle daemon would hold its busiest moment's heap. Measured

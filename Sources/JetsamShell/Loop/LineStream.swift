@@ -1,5 +1,8 @@
 import CJetsamShim
 import Glibc
+import JetsamPlatform
+import JetsamSpawning
+import JetsamWire
 
 /// A non-blocking, newline-delimited byte stream on a socket, watched by the event loop: the control
 /// socket's connections and the apps' channels both speak through one.

@@ -1,3 +1,5 @@
+import JetsamPlatform
+
 /// A client connection that queues output in jetsamd's memory: a control connection, a metrics connection.
 protocol OutputHolder: AnyObject {
   /// Who the client is, for the log (`control client (uid 1000)`).

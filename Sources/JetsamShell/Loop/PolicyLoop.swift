@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// The one way into the policy. It owns the ``JetsamPolicy``, feeds it every request (``submit(_:)``, all or
 /// nothing) and every observation (``observe(_:)``), has each action it decides carried out by its owner, in order,

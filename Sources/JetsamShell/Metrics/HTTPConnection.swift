@@ -2,6 +2,7 @@ import CJetsamShim
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamSpawning
 
 /// One connection to the metrics listener, served on the loop without ever blocking it: it reads one request head
 /// (at most ``HTTPRequestHead/maxBytes``), answers it, and closes.

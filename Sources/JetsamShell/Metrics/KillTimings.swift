@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 
 /// jetsam's memory-pressure kills, timed: from the observation that made jetsam kill (a memory sample past a threshold,
 /// a forced level, the previous victim's exit while the level still calls for a kill) to the SIGKILL, and from the

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 

@@ -1,3 +1,5 @@
+import JetsamConfig
+
 /// Where the Prometheus exposition goes besides `jetsamctl metrics --prometheus`: the textfile for node_exporter and
 /// the HTTP `/metrics` endpoint, each on when the config (or systemd's socket) asks for it.
 struct MetricsOutputs {

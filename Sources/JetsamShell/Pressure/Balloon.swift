@@ -2,6 +2,9 @@ import CJetsamShim
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// Real memory charged to the device on request (`jetsamctl pressure allocate SIZE`): a process that touches
 /// SIZE bytes and holds them, in a cgroup inside the device that is not an app, so jetsam never picks it.

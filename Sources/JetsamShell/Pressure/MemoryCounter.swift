@@ -1,4 +1,5 @@
 import Glibc
+import JetsamPlatform
 
 /// The single counter pressure is computed from: memory available to the emulated device.
 public enum MemoryCounter {

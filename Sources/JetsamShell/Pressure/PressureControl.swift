@@ -1,5 +1,8 @@
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamValues
 
 /// The device's memory pressure as jetsamd measures and makes it: the monitor, whose samples go to the policy, the
 /// thresholds it reads them against, the balloon of `pressure allocate`, and the requests waiting on pressure

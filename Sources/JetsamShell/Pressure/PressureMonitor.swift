@@ -1,5 +1,8 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// Watches the device's memory counter and reports each fresh reading, driven by the kernel where it can be.
 ///

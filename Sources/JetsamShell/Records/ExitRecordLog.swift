@@ -1,7 +1,10 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
 import Synchronization
 
 /// The append-only exit record log: one JSON object per line, each fsync'd before it is reported anywhere, rotated

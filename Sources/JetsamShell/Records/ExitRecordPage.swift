@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
 
 /// One answer to `exits`: the newest records that match, read from the end of the log and its rotated

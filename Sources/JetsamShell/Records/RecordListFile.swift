@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
 
 /// A small file of exit records kept beside the log, one JSON object per line, replaced whole and durably:
 /// `last-exits.jsonl` (every app's last exit, written at each rotation) and `unwritten-exits.jsonl` (records a

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 
 /// What jetsamd must remember across its own restart to re-adopt the apps it leaves running: written
 /// atomically (temp file, rename) shortly after an app's state changes.

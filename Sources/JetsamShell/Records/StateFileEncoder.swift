@@ -1,6 +1,9 @@
 import FoundationEssentials
+import JetsamConfig
 import JetsamCore
 import JetsamProtocol
+import JetsamSpawning
+import JetsamValues
 
 /// Encodes ``DaemonState`` as the JSON that `JSONDecoder` reads back, fast enough to run on the loop after every
 /// batch: each app's spec is encoded once and reused while it is unchanged, and the few fields that do change

@@ -2,6 +2,9 @@ import CJetsamShim
 import FoundationEssentials
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// Starts apps through the spawner service (`jetsam-spawner`, ``SpawnerService``) and learns their ends from it,
 /// so that jetsamd can run without the privileges and the reach its apps need (the network, namespaces, other
@@ -92,7 +95,7 @@ public final class RemoteProcessLauncher: ProcessLauncher {
     source?.setIOEvents(EpollEvents.readable | EpollEvents.writable)
   }
 
-  public func openPidfd(pid: pid_t) throws -> FileDescriptor { try JetsamShell.openPidfd(pid: pid) }
+  public func openPidfd(pid: pid_t) throws -> FileDescriptor { try JetsamPlatform.openPidfd(pid: pid) }
 
   public func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? { end(of: pid, pidfd: pidfd, startTime: 0) }
 

@@ -1,5 +1,7 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// Learns how each app's process ended and reports the app once it is wholly gone: its main process ended (reaped,
 /// or told by the spawner service, or by the kernel for an adopted one), whatever it left in its cgroup killed, the

@@ -1,4 +1,6 @@
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// The supervisor's side of one running app: its cgroup, its main process, its channel, and what is known
 /// about its end. Only ``AppSupervisor`` changes it.

@@ -1,7 +1,12 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 import JetsamProtocol
+import JetsamSpawning
+import JetsamValues
+import JetsamWire
 
 /// Carries out the policy's actions on real apps — spawn, stop, continue, kill, signal, hooks, records — and
 /// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) back

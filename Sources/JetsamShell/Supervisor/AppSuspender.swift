@@ -1,4 +1,6 @@
+import JetsamConfig
 import JetsamCore
+import JetsamPlatform
 
 /// Suspends and resumes apps — SIGSTOP to every process, or the cgroup freezer — and watches that they stop and stay
 /// stopped: the ``StopWatcher`` checks a stop until every process is seen stopped (``PolicyEvent/suspendCompleted``),

@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 
 /// Where the supervisor makes and finds the apps' cgroups (the real one is the ``DeviceCgroup``).
 public protocol CgroupBackend: AnyObject {

@@ -1,4 +1,6 @@
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// Removes the cgroups of apps that ended, without ever waiting on the loop: one attempt now, and while the
 /// kernel still counts exiting processes, more attempts on a timer that backs off.

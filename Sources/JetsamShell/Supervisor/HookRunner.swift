@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamSpawning
 
 /// Runs the command hooks of apps that do not speak the protocol: each runs inside its app's cgroup, and its
 /// end (seen through its pidfd, never waited for) answers the event it ran for.

@@ -1,4 +1,6 @@
 import JetsamCore
+import JetsamPlatform
+import JetsamValues
 
 /// What the supervisor needs of the event loop: watch a descriptor, arm a timer, read the clock. The daemon
 /// hands it the real ``EventLoop``; unit tests hand it a fake whose time they move by hand.

@@ -2,6 +2,9 @@ import CJetsamShim
 import Dispatch
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 import Synchronization
 
 /// Frees a killed process's memory off the loop: `process_mrelease` blocks while the kernel frees, so it runs

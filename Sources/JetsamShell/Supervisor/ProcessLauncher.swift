@@ -1,6 +1,9 @@
 import CJetsamShim
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// Starts processes and learns how they ended: the kernel's launcher (clone3 and pidfds, jetsamd the parent), or
 /// the spawner service's (``RemoteProcessLauncher``), whose answers come later through the loop.
@@ -47,7 +50,7 @@ public final class KernelProcessLauncher: ProcessLauncher {
     completion(Result { () throws(SpawnError) in try spawnProcess(request) })
   }
 
-  public func openPidfd(pid: pid_t) throws -> FileDescriptor { try JetsamShell.openPidfd(pid: pid) }
+  public func openPidfd(pid: pid_t) throws -> FileDescriptor { try JetsamPlatform.openPidfd(pid: pid) }
 
   public func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? { try reapExit(pidfd: pidfd) }
 
@@ -69,21 +72,4 @@ public final class KernelProcessLauncher: ProcessLauncher {
   public func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
 
   public func startTime(of pid: pid_t) -> UInt64 { ProcessStat.startTime(pid: pid) ?? 0 }
-}
-
-extension ProcessEnd {
-  /// A waitpid(2) status.
-  init(waitStatus status: Int32) {
-    let signal = status & 0x7f
-    self = signal == 0 ? .exited(code: (status >> 8) & 0xff) : .signaled(signal: signal, dumpedCore: status & 0x80 != 0)
-  }
-
-  /// As a waitpid(2) status (nil for an end nobody saw).
-  var waitStatus: Int32? {
-    switch self {
-    case .exited(let code): (code & 0xff) << 8
-    case .signaled(let signal, let dumpedCore): (signal & 0x7f) | (dumpedCore ? 0x80 : 0)
-    case .unobserved: nil
-    }
-  }
 }

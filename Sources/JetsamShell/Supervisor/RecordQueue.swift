@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// The exit records decided and not yet durable, written one at a time in order through the ``RecordSink``; each is
 /// told (``written``) only once it survives a crash. What cannot be written (a full disk) is tried again on a timer,

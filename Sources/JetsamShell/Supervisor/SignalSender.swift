@@ -1,5 +1,8 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
 
 /// Sends signals and reads scheduler states (the real one uses kill(2), pidfds and /proc).
 public protocol SignalSender: AnyObject {
@@ -29,9 +32,11 @@ public final class KernelSignals: SignalSender {
 
   public func state(of pid: pid_t) -> Character? { processState(pid: pid) }
 
-  public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamShell.isStoppedChild(pidfd: pidfd) }
+  public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamSpawning.isStoppedChild(pidfd: pidfd) }
 
-  public func isContinuedChild(pidfd: FileDescriptor) -> Bool? { JetsamShell.isContinuedChild(pidfd: pidfd) }
+  public func isContinuedChild(pidfd: FileDescriptor) -> Bool? { JetsamSpawning.isContinuedChild(pidfd: pidfd) }
 
-  public func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws { try JetsamShell.setOOMScoreAdj(pid: pid, value) }
+  public func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws {
+    try JetsamPlatform.setOOMScoreAdj(pid: pid, value)
+  }
 }

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamValues
 
 /// Sees suspended apps' processes stop, without waiting on the loop: checks run right after the actions that
 /// sent the stops, then on a loop timer that backs off, until every process of the app is stopped (each app is

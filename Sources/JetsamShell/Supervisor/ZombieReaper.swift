@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamPlatform
 
 /// Reaps children whose end is known but who could not be reaped when it was: a tracer (a debugger) attached to an
 /// app is told of its death first, and until it lets go, `waitid` on the app's pidfd finds nothing although the

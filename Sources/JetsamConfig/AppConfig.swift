@@ -1,0 +1,130 @@
+import FoundationEssentials
+import JetsamCore
+
+/// One configured app.
+public struct AppConfig: Sendable, Codable, Equatable {
+  /// The program and its arguments.
+  public var command: [String]
+  /// Extra environment variables.
+  public var env: [String: String] = [:]
+  /// Working directory (default: `apps/NAME` in the state directory for an app of jetsamd's user, else the user's home).
+  public var workingDirectory: String? = nil
+  /// Run as this user (name); default: the daemon's user.
+  public var user: String? = nil
+  /// The app's band floor, e.g. `audio` for an app that must survive background kills.
+  public var band: Band? = nil
+  /// Caps overriding the defaults.
+  public var caps: AppCaps? = nil
+  /// Whether acknowledgements of lifecycle events are expected; nil: the config's `appAcknowledgements`.
+  public var acknowledgements: AcknowledgementMode? = nil
+  /// Lifecycle events mapped to a signal or a command, for programs that do not speak the protocol.
+  public var hooks: [AppEventKind: LifecycleHook] = [:]
+  /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
+  public var lockedFiles: LockedFilesSettings? = nil
+
+  public init(command: [String]) { self.command = command }
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
+    case lockedFiles
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    command = try c.decode([String].self, forKey: .command)
+    env = try c.decodeIfPresent([String: String].self, forKey: .env) ?? [:]
+    if let problem = AppConfig.problemKeys(command: command, env: env) {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(codingPath: c.codingPath + problem.keys, debugDescription: problem.reason))
+    }
+    workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
+    user = try c.decodeIfPresent(String.self, forKey: .user)
+    band = try c.decodeIfPresent(Band.self, forKey: .band)
+    if let text = try c.decodeIfPresent(String.self, forKey: .acknowledgements) {
+      acknowledgements = try AcknowledgementMode(text, forKey: .acknowledgements, in: c)
+    }
+    if c.contains(.hooks) {
+      let raw = try c.decode([String: LifecycleHook].self, forKey: .hooks)
+      for (event, hook) in raw {
+        guard let kind = AppEventKind(rawValue: event) else {
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: c.codingPath + [CodingKeys.hooks, AnyCodingKey(stringValue: event)],
+              debugDescription:
+                "unknown lifecycle event (known: \(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"))
+        }
+        hooks[kind] = hook
+      }
+    }
+    if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
+      caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
+    }
+    lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(command, forKey: .command)
+    try c.encode(env, forKey: .env)
+    try c.encodeIfPresent(workingDirectory, forKey: .workingDirectory)
+    try c.encodeIfPresent(user, forKey: .user)
+    try c.encodeIfPresent(band, forKey: .band)
+    try c.encodeIfPresent(caps?.memoryLimit, forKey: .memoryLimit)
+    try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
+    try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
+    try c.encodeIfPresent(acknowledgements?.rawValue, forKey: .acknowledgements)
+    if !hooks.isEmpty {
+      try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
+    }
+    try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
+  }
+}
+
+extension AppConfig {
+  /// What an environment variable's name must be.
+  public static let variableNameRule = "a variable name must be non-empty, without '=' or NUL"
+
+  /// Whether `name` can name an environment variable (`NAME=value` in a process's environment).
+  public static func isVariableName(_ name: String) -> Bool {
+    !name.isEmpty && !name.contains("=") && !name.utf8.contains(0)
+  }
+
+  /// Variables of jetsamd's own environment that must not leak into apps (they describe jetsamd, not them).
+  static func isDaemonVariable(_ key: String) -> Bool {
+    key.hasPrefix("JETSAM_")
+      || ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_USEC", "WATCHDOG_PID"].contains(key)
+  }
+
+  /// What is wrong with a command line and environment that execve could not take, naming the key; nil when
+  /// nothing is. (NUL ends a C string: `"/bin/sleep\0x"` would run something else than was asked.)
+  public static func problem(command: [String], env: [String: String]) -> (key: String, reason: String)? {
+    problemKeys(command: command, env: env).map { (ConfigKeyPath.string($0.keys), $0.reason) }
+  }
+
+  /// ``problem(command:env:)`` with the key path as coding keys, for a decoding error.
+  static func problemKeys(command: [String], env: [String: String]) -> (keys: [AnyCodingKey], reason: String)? {
+    let commandKey = AnyCodingKey(stringValue: "command")
+    let envKey = AnyCodingKey(stringValue: "env")
+    if command.isEmpty || command[0].isEmpty { return ([commandKey], "must name a program") }
+    if let index = command.firstIndex(where: { $0.utf8.contains(0) }) {
+      return ([commandKey, AnyCodingKey(intValue: index)!], "must not contain a NUL byte")
+    }
+    for key in env.keys.sorted() {
+      if !isVariableName(key) { return ([envKey, AnyCodingKey(stringValue: key)], variableNameRule) }
+      if env[key]!.utf8.contains(0) {
+        return ([envKey, AnyCodingKey(stringValue: key)], "must not contain a NUL byte")
+      }
+    }
+    return nil
+  }
+
+  /// What the policy needs to know of the app: its band lift, acknowledgement mode and hooked events.
+  public var policySettings: AppSettings {
+    AppSettings(
+      bandFloor: band, acknowledgements: acknowledgements ?? .auto,
+      hooks: hooks.mapValues { hook in
+        if let signal = hook.signal { .signal(signal) } else { .command(timeout: hook.timeout?.duration) }
+      }, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
+  }
+}

@@ -1,0 +1,62 @@
+import JetsamValues
+import JetsamWire
+
+/// What the policy decides the shell must do, in order.
+public enum PolicyAction: Sendable, Equatable {
+  /// Start the app's process in its cgroup; answer with `spawned` or `spawnFailed`. `previousExit` is
+  /// what the launch is told of the app's last exit (nil: a fresh launch).
+  case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil)
+  /// Stop every process of the app (SIGSTOP or freezer); answer with `suspendCompleted` once every process
+  /// is seen stopped. Until then the shell keeps watching; the policy's suspend timeout decides what an
+  /// app that does not stop in time counts as (``suspendIncomplete(app:pid:)``).
+  case suspend(app: String, pid: Int32)
+  /// The app's processes did not all stop within the suspend timeout: it counts as suspended from the
+  /// request (first in line for jetsam, as any suspended app), marked incomplete until they do stop.
+  case suspendIncomplete(app: String, pid: Int32)
+  /// Continue every process of the app.
+  case resume(app: String, pid: Int32)
+  /// Kill the app's whole cgroup now, then answer with `killSignalled` (the instant and the memory of the
+  /// victim and of every app in `snapshot`, which is set for jetsam (pressure) kills).
+  case kill(app: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?)
+  /// Ask the app to end (SIGTERM to its main process).
+  case terminate(app: String, pid: Int32)
+  /// The app moved to a new state and band (the shell follows with oom_score_adj, notifications).
+  case stateChanged(app: String, from: LifecycleState, to: LifecycleState, band: Band)
+  /// The device's pressure level changed.
+  case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
+  /// Write this exit record durably (after filling in the measured fields), then report it.
+  case recordExit(ExitRecord)
+  /// A launch's restoration was judged (journal and log; the verdict is also kept in that launch's exit record).
+  case restorationJudged(
+    app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?,
+    restoredDigest: String?)
+  /// A return to the foreground was judged (journal and log; also kept in that launch's exit record).
+  case resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement)
+  /// The ended ad-hoc app is no longer remembered (``PolicyConfig/rememberedEndedApps``): drop what is kept of it.
+  case forget(app: String)
+  /// Send a lifecycle event on the app's channel.
+  case deliver(app: String, pid: Int32, event: AppEvent)
+  /// List the file locks the app's processes hold (POSIX, flock and OFD) and answer with `locksInspected`.
+  case inspectLocks(app: String, pid: Int32, stage: LockCheckStage)
+  /// A suspension was put off because the app holds file locks (the `defer` rule): it stays in the background and
+  /// is tried again at `retryAt`'s grace (log, journal).
+  case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
+  /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
+  case sampleCPU([AppProcessRef])
+  /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
+  /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
+  case diagnose(app: String, pid: Int32, DiagnosticRequest)
+  /// The app passed a signpost (publish it with the time it was handled; it changes nothing).
+  case signposted(app: String, pid: Int32, launch: Int, name: String, phase: SignpostPhase)
+  /// The app acknowledged lifecycle event `event` (its handler returned, or its command hook ended; in time or
+  /// late): publish it, so that a watcher sees the handler end; it changes nothing.
+  case acknowledged(app: String, pid: Int32, event: AppEventKind)
+  /// Send `signal` to every process of the app (a signal hook).
+  case signal(app: String, pid: Int32, signal: Signal)
+  /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
+  case runHook(app: String, pid: Int32, event: AppEvent)
+  /// Answer the app's request `requestID`.
+  case reply(app: String, pid: Int32, requestID: Int, AppReply)
+  /// Tell the app a message of its could not be taken.
+  case appError(app: String, pid: Int32, requestID: Int?, code: AppProtocolErrorCode, message: String)
+}
