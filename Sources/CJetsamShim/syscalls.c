@@ -30,16 +30,19 @@ int jetsam_process_mrelease(int pidfd) { return (int)syscall(SYS_process_mreleas
 
 int jetsam_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
+// Closes both ends of a pair whose set-up failed, keeping the failure's errno; returns -1.
+static int close_pair(int fds[2]) {
+  int saved = errno;
+  close(fds[0]);
+  close(fds[1]);
+  errno = saved;
+  return -1;
+}
+
 int jetsam_pipe_nonblocking_read(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   int flags = fcntl(fds[0], F_GETFL);
-  if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) != 0) {
-    int saved = errno;
-    close(fds[0]);
-    close(fds[1]);
-    errno = saved;
-    return -1;
-  }
+  if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) != 0) return close_pair(fds);
   return 0;
 }
 
@@ -233,11 +236,7 @@ int jetsam_credentials_pair(int fds[2]) {
   int on = 1;
   if (setsockopt(fds[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0 ||
       fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK) < 0) {
-    int saved = errno;
-    close(fds[0]);
-    close(fds[1]);
-    errno = saved;
-    return -1;
+    return close_pair(fds);
   }
   return 0;
 }
