@@ -34,7 +34,7 @@ extension Daemon {
 
     metricsOutputs.apply(config.metrics)
     supervisor.suspender.mode = config.suspend.mode
-    supervisor.passedEnvironment = Self.passedEnvironment(config)
+    supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
     var events: [PolicyEvent] = [
       .reconfigure(
         Daemon.policyConfig(

@@ -149,19 +149,19 @@ public final class Daemon {
         releaser: ThreadMemoryReleaser(loop: loop), users: users,
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
-    supervisor.passedEnvironment = Self.passedEnvironment(config)
+    supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
     // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
     // `appUser` is what keeps them in their cgroups.
     // With a spawner service, its capabilities decide (it says in its hello).
-    supervisor.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
+    supervisor.requests.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
     supervisor.diagnostics = try DiagnosticsService(
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
       keep: config.diagnostics.keep, log: log, journal: journal)
     if config.diagnostics.crashes {
-      supervisor.crashHandler = Self.crashHandlerLibrary
-      if supervisor.crashHandler == nil {
+      supervisor.requests.crashHandler = Self.crashHandlerLibrary
+      if supervisor.requests.crashHandler == nil {
         log.warning("libjetsam-crash.so is not installed beside jetsamd or in ../lib/jetsam: crashes get no stacks")
       }
     }
@@ -261,7 +261,7 @@ public final class Daemon {
     log.notice(
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
-        + "app cgroup namespaces \(supervisor.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
+        + "app cgroup namespaces \(supervisor.requests.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
         + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.log.path)")
     service.ready(statusLine())
   }

@@ -75,18 +75,12 @@ final class AppSupervisor {
   var observers = Observers()
   /// The oom_score_adj of a band (the policy's mapping).
   var oomScore: (Band) -> Int32 = { _ in 0 }
-  /// Where app logs go, and below which each app of jetsamd's own user gets a directory to start in (`apps/NAME`).
-  let stateDirectory: String
-  /// jetsamd's own variables that every app gets (the config's `passEnvironment`, with their values at start).
-  var passedEnvironment: [String: String] = [:]
+  /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
+  let requests: SpawnRequests
   /// How each app is started; set by the daemon before it asks the policy for a launch.
   var specs: [String: LaunchSpec] = [:]
-  /// Whether apps and their hooks start in a cgroup namespace of their own (when jetsamd may make one).
-  var cgroupNamespaces = false
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
-  /// The crash reporter preloaded into apps (libjetsam-crash.so), when crash diagnostics are on.
-  var crashHandler: String?
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -109,7 +103,7 @@ final class AppSupervisor {
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
     self.log = log
-    self.stateDirectory = stateDirectory
+    requests = SpawnRequests(stateDirectory: stateDirectory)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
     ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
@@ -174,49 +168,6 @@ final class AppSupervisor {
 
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   private func report(_ event: PolicyEvent) { reportEvents([event]) }
-
-  /// Where app `name` starts when its config names no directory: another user's app in that user's home (or /);
-  /// an app of jetsamd's own user in its own directory below the state directory (created here, 0700), never in
-  /// the state directory itself, whose files an app writing relative paths would overwrite.
-  private func defaultWorkingDirectory(for user: SpawnUser?, app name: String) throws(SystemError) -> String {
-    if let user, user.uid != geteuid() {
-      var st = stat()
-      return stat(user.home, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR ? user.home : "/"
-    }
-    var path = stateDirectory
-    for part in ["apps", name] {
-      path += "/" + part
-      if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError.current("mkdir \(path)") }
-      // Only a real directory: a symlink planted in its place would send the app elsewhere.
-      var st = stat()
-      guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-        throw SystemError(code: ENOTDIR, "\(path) is not a directory (a symlink?)")
-      }
-    }
-    return path
-  }
-
-  /// The environment an app starts with: its user's (PATH, HOME, USER, LOGNAME; only PATH when the user is not
-  /// known), jetsamd's variables that the config passes on, the app's own from the config or the launch, and the
-  /// launch's JETSAM_ variables, each over the last. Never jetsamd's whole environment: it is not the app's business
-  /// (nor are its secrets).
-  private func environment(
-    for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?,
-    crashReporter: String?
-  ) -> [String] {
-    var environment = user?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
-    for (key, value) in passedEnvironment { environment[key] = value }
-    for (key, value) in spec.config.env { environment[key] = value }
-    for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
-      environment[key] = value
-    }
-    // The crash reporter goes first among what the app preloads.
-    if let crashReporter {
-      let variables = CrashSocket.environment(library: crashReporter, preloaded: environment["LD_PRELOAD"])
-      for (key, value) in variables { environment[key] = value }
-    }
-    return environment.map { "\($0.key)=\($0.value)" }.sorted()
-  }
 
   func finishBatch() {
     suspender.checkNow()
@@ -290,26 +241,26 @@ final class AppSupervisor {
         name: name,
         limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
       cgroup = appCgroup
-      let output = try openLog(name)
+      let output = try requests.openLog(name)
       defer { output.close() }
       let pair = try AppChannel.makePair()
       defer { pair.app.close() }  // the app has its own copy once spawned
       // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
-      let crashPair = try crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
+      let crashPair = try requests.crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
       defer { crashPair?.app.close() }
       let (user, environmentUser) = try found.get()
       var request = SpawnRequest(
         arguments: spec.config.command,
-        environment: environment(
+        environment: requests.environment(
           for: spec, user: environmentUser, app: name, launch: launch, previousExit: previousExit,
-          crashReporter: crashPair == nil ? nil : crashHandler),
-        workingDirectory: try spec.config.workingDirectory ?? defaultWorkingDirectory(for: user, app: name),
+          crashReporter: crashPair == nil ? nil : requests.crashHandler),
+        workingDirectory: try spec.config.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
       if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
-      request.ownCgroupNamespace = cgroupNamespaces
+      request.ownCgroupNamespace = requests.cgroupNamespaces
       spawnsInFlight.insert(name)
       seams.launcher.spawn(request) { [unowned self] result in
         self.spawnsInFlight.remove(name)
@@ -392,12 +343,6 @@ final class AppSupervisor {
 
   private func tellSpawnWaiters(_ name: String) {
     for waiter in spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
-  }
-
-  private func openLog(_ name: String) throws -> FileDescriptor {
-    // Never through a symlink planted in its place: jetsamd opens it as root.
-    try FileDescriptor.open(
-      "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
   }
 
   /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
@@ -517,17 +462,11 @@ final class AppSupervisor {
       return ended()
     }
     do {
-      let output = try openLog(name)
+      let output = try requests.openLog(name)
       defer { output.close() }
-      var request = SpawnRequest(
-        arguments: command,
-        environment: [
-          "PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.kind.rawValue)",
-        ],
-        workingDirectory: try specs[name]?.config.workingDirectory ?? defaultWorkingDirectory(for: nil, app: name),
-        cgroupDirectory: app.cgroup.spawnDirectory, joinProcsFiles: app.cgroup.joinProcsFiles,
-        oomScoreAdj: oomScore(.foreground), stdout: output, stderr: output)
-      request.ownCgroupNamespace = cgroupNamespaces
+      let request = try requests.hook(
+        command, event: event.kind, app: name, workingDirectory: specs[name]?.config.workingDirectory,
+        cgroup: app.cgroup, oomScoreAdj: oomScore(.foreground), output: output)
       hooks.run(request, for: name) { [unowned self] error in
         if let error {
           self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
