@@ -32,10 +32,11 @@ enum ActionDispatch {
     case .stateChanged(let app, let from, let to, let band): apps.stateChanged(app, from: from, to: to, band: band)
     case .recordExit(let record): apps.recordExit(record)
     case .forget(let app): apps.forget(app)
-    case .deliver(let app, let pid, let event): apps.deliver(event, to: app, pid: pid)
-    case .reply(let app, let pid, let requestID, let reply): apps.reply(to: app, pid: pid, requestID: requestID, reply)
+    case .deliver(let app, let pid, let event): apps.channels.deliver(event, to: app, pid: pid)
+    case .reply(let app, let pid, let requestID, let reply):
+      apps.channels.reply(to: app, pid: pid, requestID: requestID, reply)
     case .appError(let app, let pid, let requestID, let code, let message):
-      apps.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
+      apps.channels.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
     case .sampleCPU(let refs): apps.sampleCPU(refs)
     case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)

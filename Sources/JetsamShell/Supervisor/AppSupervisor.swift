@@ -77,6 +77,8 @@ final class AppSupervisor {
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
+  /// The apps' channels: lines in, events, replies and errors out.
+  let channels: AppChannels
   /// How each app is started; set by the daemon before it asks the policy for a launch.
   var specs: [String: LaunchSpec] = [:]
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
@@ -104,10 +106,13 @@ final class AppSupervisor {
     self.seams = seams
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
+    channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
     ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
     suspender.report = { [unowned self] events in self.reportEvents(events) }
+    channels.report = { [unowned self] event in self.report(event) }
+    channels.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     suspender.running = { [unowned self] in Array(self.processes.values) }
     ends.report = { [unowned self] event in self.report(event) }
@@ -149,23 +154,6 @@ final class AppSupervisor {
     spawnFailures[name] = nil
   }
 
-  /// Sends a lifecycle event down the app's channel.
-  func deliver(_ event: AppEvent, to name: String, pid: Int32) {
-    let line = AppProtocolCodec.event(event)
-    log.debug("\(name) ← \(line.encoded)")
-    channel(of: name, pid: pid)?.send(line)
-  }
-
-  /// Answers an app's request.
-  func reply(to name: String, pid: Int32, requestID: Int, _ reply: AppReply) {
-    channel(of: name, pid: pid)?.send(AppProtocolCodec.reply(requestID: requestID, reply))
-  }
-
-  /// Tells an app what was wrong with its line.
-  func appError(to name: String, pid: Int32, requestID: Int?, code: AppProtocolErrorCode, message: String) {
-    channel(of: name, pid: pid)?.send(AppProtocolCodec.error(code: code, message: message, requestID: requestID))
-  }
-
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   private func report(_ event: PolicyEvent) { reportEvents([event]) }
 
@@ -188,8 +176,6 @@ final class AppSupervisor {
     guard let app = processes[name], app.pid == pid else { return nil }
     return app
   }
-
-  private func channel(of name: String, pid: Int32) -> (any AppChannelEndpoint)? { process(name, pid: pid)?.channel }
 
   // MARK: Launch
 
@@ -313,7 +299,7 @@ final class AppSupervisor {
         log.error("\(name)'s crash socket: \(error); its crashes get no stacks")
       }
     }
-    if attachChannel(channel, to: app) {
+    if channels.attach(channel, to: app) {
       // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
       observers.channelOpened(name, channel)
       app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
@@ -366,42 +352,6 @@ final class AppSupervisor {
       }
     } catch {
       log.error("watching \(name): \(error)")
-    }
-  }
-
-  /// Watches `fd` as the app's channel; false (and the fd closed) if it cannot be watched.
-  @discardableResult
-  func attachChannel(_ fd: FileDescriptor, to app: AppProcess) -> Bool {
-    let name = app.name
-    let pid = app.pid
-    _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
-    do {
-      app.channel = try seams.openChannel(fd) { [unowned self] input in self.received(input, from: name, pid: pid) }
-      return true
-    } catch {
-      fd.close()
-      log.error("\(name)'s channel: \(error)")
-      return false
-    }
-  }
-
-  /// A line from an app's channel: decoded into a policy message, or answered with an error.
-  private func received(_ input: LineStream.Input, from name: String, pid: Int32) {
-    guard let channel = channel(of: name, pid: pid) else { return }
-    switch input {
-    case .tooLong:
-      channel.send(AppProtocolCodec.tooLong)
-    case .line(let bytes):
-      do {
-        let decoded = try AppProtocolCodec.decode(bytes)
-        report(.appMessage(app: name, pid: pid, message: decoded.message, at: loop.now()))
-        // hello is answered by the channel itself, whatever the policy makes of it.
-        if decoded.message == .hello, let id = decoded.requestID {
-          channel.send(AppProtocolCodec.reply(requestID: id))
-        }
-      } catch {
-        channel.send(AppProtocolCodec.error(code: error.code, message: error.message, requestID: error.requestID))
-      }
     }
   }
 
@@ -585,7 +535,7 @@ final class AppSupervisor {
   func adopt(_ app: AppProcess, channel: FileDescriptor?) {
     app.adopted = true
     register(app)
-    if let channel { attachChannel(channel, to: app) }
+    if let channel { channels.attach(channel, to: app) }
   }
 
   /// Whether every process of `cgroup` is stopped (SIGSTOP or frozen): what a re-adopted app really is.
