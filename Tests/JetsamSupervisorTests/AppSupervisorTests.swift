@@ -69,14 +69,14 @@ struct AppSupervisorTests {
     fixture.supervisor.specs["mail"]?.user = "nobody"
     fixture.perform(.spawn(app: "mail", launch: 1))
     #expect(fixture.launcher.requests.isEmpty && fixture.reported.isEmpty, "nothing starts before the user is known")
-    #expect(fixture.supervisor.isSpawnInFlight("mail"))
+    #expect(fixture.supervisor.launches.isSpawnInFlight("mail"))
     var settled = false
-    fixture.supervisor.whenSpawnSettled("mail") { settled = true }
+    fixture.supervisor.launches.whenSpawnSettled("mail") { settled = true }
     fixture.users.answerAll()
     let request = try #require(fixture.launcher.requests.first)
     #expect(request.user == nobody)
     #expect(request.environment.contains("USER=nobody") && request.environment.contains("HOME=/nonexistent"))
-    #expect(settled && !fixture.supervisor.isSpawnInFlight("mail"))
+    #expect(settled && !fixture.supervisor.launches.isSpawnInFlight("mail"))
     guard case .spawned("mail", _, _)? = fixture.reported.last else {
       Issue.record("expected spawned, got \(fixture.reported)")
       return
@@ -87,9 +87,9 @@ struct AppSupervisorTests {
     fixture.supervisor.specs["stranger"]?.user = "stranger"
     fixture.perform(.spawn(app: "stranger", launch: 1))
     var strangerSettled = false
-    fixture.supervisor.whenSpawnSettled("stranger") { strangerSettled = true }
+    fixture.supervisor.launches.whenSpawnSettled("stranger") { strangerSettled = true }
     fixture.users.answerAll()
-    #expect(strangerSettled && !fixture.supervisor.isSpawnInFlight("stranger"))
+    #expect(strangerSettled && !fixture.supervisor.launches.isSpawnInFlight("stranger"))
     guard case .spawnFailed("stranger", let message, _)? = fixture.reported.last else {
       Issue.record("expected spawnFailed, got \(fixture.reported)")
       return
@@ -110,11 +110,11 @@ struct AppSupervisorTests {
   @Test("with a spawner service: the launch is reported once answered, the end once told, not guessed")
   func spawnerService() throws {
     let fixture = try Self.launchThroughService("mail")
-    #expect(fixture.reported.isEmpty && fixture.supervisor.isSpawnInFlight("mail"))
+    #expect(fixture.reported.isEmpty && fixture.supervisor.launches.isSpawnInFlight("mail"))
     var settled = false
-    fixture.supervisor.whenSpawnSettled("mail") { settled = true }
+    fixture.supervisor.launches.whenSpawnSettled("mail") { settled = true }
     fixture.launcher.answerSpawns()
-    #expect(settled && !fixture.supervisor.hasSpawnsInFlight)
+    #expect(settled && !fixture.supervisor.launches.hasSpawnsInFlight)
     guard case .spawned("mail", let pid, _)? = fixture.reported.last else {
       Issue.record("expected spawned, got \(fixture.reported)")
       return
@@ -134,7 +134,7 @@ struct AppSupervisorTests {
   @Test("a launch the spawner service answers after jetsamd began to stop is ended at once, never left running")
   func spawnAnsweredWhileClosing() throws {
     let fixture = try Self.launchThroughService("late")
-    fixture.supervisor.isClosing = true
+    fixture.supervisor.launches.isClosing = true
     fixture.launcher.answerSpawns()
     guard case .spawnFailed("late", _, _)? = fixture.reported.last else {
       Issue.record("expected spawnFailed, got \(fixture.reported)")

@@ -79,8 +79,8 @@ final class ControlRequestHandler {
       throw error
     }
     // A spawner service answers later: so does the request, with the pid or the failure.
-    guard daemon.supervisor.isSpawnInFlight(name) else { return try launchAnswer(name) }
-    daemon.supervisor.whenSpawnSettled(name) { [weak connection, unowned self] in
+    guard daemon.supervisor.launches.isSpawnInFlight(name) else { return try launchAnswer(name) }
+    daemon.supervisor.launches.whenSpawnSettled(name) { [weak connection, unowned self] in
       do {
         connection?.reply(try self.launchAnswer(name))
       } catch {

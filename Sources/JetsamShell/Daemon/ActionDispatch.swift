@@ -21,7 +21,8 @@ enum ActionDispatch {
     _ action: PolicyAction, apps: AppSupervisor, announcements: any PolicyAnnouncements
   ) {
     switch action {
-    case .spawn(let app, let launch, let previousExit): apps.spawn(app, launch: launch, previousExit: previousExit)
+    case .spawn(let app, let launch, let previousExit):
+      apps.launches.spawn(app, launch: launch, previousExit: previousExit)
     case .suspend(let app, let pid): apps.suspender.suspend(app, pid: pid)
     case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
     case .resume(let app, let pid): apps.suspender.resume(app, pid: pid)

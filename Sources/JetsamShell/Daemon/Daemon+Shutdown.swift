@@ -10,7 +10,7 @@ extension Daemon {
     guard stopPhase == .running else { return }
     if StopOrRestart.isRestart { return exitForRestart() }
     stopPhase = .stopping
-    supervisor.isClosing = true
+    supervisor.launches.isClosing = true
     let count = supervisor.processes.count
     log.notice("stopping: terminating \(count) app(s)")
     service.manager.stopping(status: "stopping: terminating \(count) app(s)")
@@ -26,7 +26,7 @@ extension Daemon {
   func exitForRestart() {
     log.notice("restarting: leaving \(supervisor.processes.count) app(s) running for the next jetsamd to re-adopt")
     service.manager.stopping(status: "restarting: \(supervisor.processes.count) app(s) left running")
-    supervisor.isClosing = true
+    supervisor.launches.isClosing = true
     pressure.releaseBalloon()
     pressure.stop()
     control.close()
@@ -43,7 +43,7 @@ extension Daemon {
   /// Once every app is gone and its cgroup removed: remove the device and exit.
   func finishShutdownIfDone() {
     // A launch the spawner service has not answered yet is waited for: it must not start after jetsamd is gone.
-    guard supervisor.processes.isEmpty, !supervisor.hasSpawnsInFlight, stopPhase == .stopping else { return }
+    guard supervisor.processes.isEmpty, !supervisor.launches.hasSpawnsInFlight, stopPhase == .stopping else { return }
     stopPhase = .finishing
     pressure.stop()
     control.close()

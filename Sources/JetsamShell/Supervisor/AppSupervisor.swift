@@ -86,8 +86,6 @@ final class AppSupervisor {
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
-  /// Each app's last spawn that failed, and why (for the launch request's answer).
-  private var spawnFailures: [String: (launch: Int, message: String)] = [:]
   /// The exit records not durable yet, and the cgroups of their apps, held until they are.
   let records: RecordQueue
   /// Writes each app's band to its processes' oom_score_adj.
@@ -96,7 +94,9 @@ final class AppSupervisor {
     processes: { [unowned self] name in self.processes[name] }, score: { [unowned self] band in self.oomScore(band) })
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
-  private lazy var reaper = CgroupReaper(loop: loop, log: log)
+  private let reaper: CgroupReaper
+  /// Launches apps, and knows which launches are in flight.
+  let launches: AppLaunches
   private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
   private let locks = LockInspector()
   /// Learns how apps ended and reports them once wholly gone.
@@ -107,9 +107,22 @@ final class AppSupervisor {
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
+    reaper = CgroupReaper(loop: seams.loop, log: log)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
     ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
+    launches = AppLaunches(
+      loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
+      signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
+    launches.supervisor.spec = { [unowned self] name in self.specs[name] }
+    launches.supervisor.isRunning = { [unowned self] name in self.processes[name] != nil }
+    launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
+    launches.supervisor.register = { [unowned self] app in self.register(app) }
+    launches.supervisor.channelOpened = { [unowned self] name, fd in self.observers.channelOpened(name, fd) }
+    launches.supervisor.refusedCrashReport = { [unowned self] app, pid, reason in
+      self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
+    }
+    launches.supervisor.report = { [unowned self] event in self.report(event) }
     suspender.report = { [unowned self] events in self.reportEvents(events) }
     channels.report = { [unowned self] event in self.report(event) }
     channels.process = { [unowned self] name, pid in self.process(name, pid: pid) }
@@ -135,11 +148,6 @@ final class AppSupervisor {
     }
   }
 
-  /// Set when jetsamd stops or restarts: a launch the spawner service answers after that is ended at once.
-  var isClosing = false
-  private var spawnsInFlight: Set<String> = []
-  private var spawnWaiters: [String: [() -> Void]] = [:]
-
   // MARK: Small actions (the rest have their own sections)
 
   /// The app's processes did not all stop in time; the policy counts it suspended all the same.
@@ -151,7 +159,7 @@ final class AppSupervisor {
   func forget(_ name: String) {
     guard processes[name] == nil else { return }
     specs[name] = nil
-    spawnFailures[name] = nil
+    launches.forgetFailure(of: name)
   }
 
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
@@ -170,165 +178,11 @@ final class AppSupervisor {
 
   /// The app's process if it is the one with `pid`.
   /// The launch and reason of app `name`'s last failed spawn.
-  func spawnFailure(of name: String) -> (launch: Int, message: String)? { spawnFailures[name] }
+  func spawnFailure(of name: String) -> (launch: Int, message: String)? { launches.failures[name] }
 
   func process(_ name: String, pid: Int32) -> AppProcess? {
     guard let app = processes[name], app.pid == pid else { return nil }
     return app
-  }
-
-  // MARK: Launch
-
-  func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
-    // The last launch's cgroup may still be held for its record (which stays queued and in the state file): it goes
-    // now. A relaunch right after an exit may find it still on its way out: start once it is gone.
-    records.releaseCgroups(of: name)
-    if reaper.isRemoving(name) {
-      return reaper.whenRemoved(name) { [unowned self] removed in
-        guard removed else {
-          return self.report(
-            .spawnFailed(
-              app: name, message: "the cgroup of \(name)'s previous launch could not be removed", at: self.loop.now()))
-        }
-        self.spawn(name, launch: launch, previousExit: previousExit)
-      }
-    }
-    guard let spec = specs[name] else {
-      return report(.spawnFailed(app: name, message: "no command for \(name)", at: loop.now()))
-    }
-    // Whom it runs as comes from the user database, which may be seconds away (sssd, LDAP): looked up off the
-    // loop, the spawn goes on with the answer. Meanwhile the launch counts as in flight (its answer and a stop
-    // wait for it); a spawn that fails at once has its waiters told here, one that waits for the launcher later.
-    spawnsInFlight.insert(name)
-    lookUpUser(of: spec) { [unowned self] found in
-      self.spawnsInFlight.remove(name)
-      self.spawn(name, spec: spec, launch: launch, previousExit: previousExit, as: found)
-      if !self.spawnsInFlight.contains(name) { self.tellSpawnWaiters(name) }
-    }
-  }
-
-  /// Whom `spec` runs as (nil: jetsamd's own user) and whose environment it starts with.
-  private func lookUpUser(
-    of spec: LaunchSpec, then: @escaping (Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>) -> Void
-  ) {
-    guard let user = spec.user else { return seams.users.user(id: geteuid()) { own in then(.success((nil, own))) } }
-    seams.users.user(named: user) { found in then(found.map { ($0, $0) }) }
-  }
-
-  /// Starts app `name` as `found` says, once its user is known.
-  private func spawn(
-    _ name: String, spec: LaunchSpec, launch: Int, previousExit: PreviousExit?,
-    as found: Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>
-  ) {
-    var cgroup: (any AppCgroupControl)?
-    do {
-      let caps = spec.caps
-      let appCgroup = try seams.cgroups.makeAppCgroup(
-        name: name,
-        limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
-      cgroup = appCgroup
-      let output = try requests.openLog(name)
-      defer { output.close() }
-      let pair = try AppChannel.makePair()
-      defer { pair.app.close() }  // the app has its own copy once spawned
-      // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
-      let crashPair = try requests.crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
-      defer { crashPair?.app.close() }
-      let (user, environmentUser) = try found.get()
-      var request = SpawnRequest(
-        arguments: spec.config.command,
-        environment: requests.environment(
-          for: spec, user: environmentUser, app: name, launch: launch, previousExit: previousExit,
-          crashReporter: crashPair == nil ? nil : requests.crashHandler),
-        workingDirectory: try spec.config.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
-        user: user,
-        cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
-        oomScoreAdj: oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
-        passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
-      if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
-      request.ownCgroupNamespace = requests.cgroupNamespaces
-      spawnsInFlight.insert(name)
-      seams.launcher.spawn(request) { [unowned self] result in
-        self.spawnsInFlight.remove(name)
-        switch result {
-        case .success(let spawned):
-          self.started(
-            spawned, name: name, launch: launch, cgroup: appCgroup, channel: pair.daemon, crash: crashPair?.daemon)
-        case .failure(let error):
-          pair.daemon.close()
-          crashPair?.daemon.close()
-          self.launchFailed(name, launch: launch, cgroup: appCgroup, error)
-        }
-        self.tellSpawnWaiters(name)
-      }
-    } catch {
-      launchFailed(name, launch: launch, cgroup: cgroup, error)
-    }
-  }
-
-  /// The app's process runs: watch it, open its channel, and tell the policy.
-  private func started(
-    _ spawned: SpawnedProcess, name: String, launch: Int, cgroup: any AppCgroupControl, channel: FileDescriptor,
-    crash: FileDescriptor?
-  ) {
-    guard !isClosing else {
-      crash?.close()
-      // Started by the spawner service while jetsamd stops: nobody would watch it, so it does not stay.
-      try? seams.signals.send(.kill, pidfd: spawned.pidfd)
-      try? cgroup.killAll()
-      spawned.pidfd.close()
-      channel.close()
-      seams.launcher.discardExit(of: spawned.pid)
-      return launchFailed(name, launch: launch, cgroup: cgroup, SpawnError(stage: .spawnerService, errno: ECANCELED))
-    }
-    let app = AppProcess(name: name, launch: launch, cgroup: cgroup, pid: spawned.pid, pidfd: spawned.pidfd)
-    app.startTime = seams.launcher.startTime(of: spawned.pid)
-    register(app)
-    if let crash {
-      do {
-        app.crashSocket = try CrashSocket(
-          fd: crash, loop: loop, appProcesses: { (try? cgroup.processIDs()) ?? [] },
-          onReport: { [unowned self] report in
-            self.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
-          },
-          onRefused: { [unowned self] reason in
-            self.diagnostics?.refusedCrashReport(app: name, pid: spawned.pid, reason: reason)
-          })
-      } catch {
-        crash.close()
-        log.error("\(name)'s crash socket: \(error); its crashes get no stacks")
-      }
-    }
-    if channels.attach(channel, to: app) {
-      // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
-      observers.channelOpened(name, channel)
-      app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
-    }
-    log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(cgroup.displayPath)")
-    report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
-  }
-
-  private func launchFailed(_ name: String, launch: Int, cgroup: (any AppCgroupControl)?, _ error: any Error) {
-    if let cgroup, processes[name] == nil { reaper.remove(cgroup) }
-    log.error("launch of \(name) failed: \(error)")
-    spawnFailures[name] = (launch, "\(error)")
-    report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
-  }
-
-  /// Whether a launch waits for its user's lookup or the spawner service's answer (a stop waits for it too).
-  var hasSpawnsInFlight: Bool { !spawnsInFlight.isEmpty }
-
-  /// Whether `name`'s launch waits for its user's lookup or the spawner service's answer.
-  func isSpawnInFlight(_ name: String) -> Bool { spawnsInFlight.contains(name) }
-
-  /// Calls `body` once `name`'s launch has started or failed (at once when it is not waiting).
-  func whenSpawnSettled(_ name: String, _ body: @escaping () -> Void) {
-    guard spawnsInFlight.contains(name) else { return body() }
-    spawnWaiters[name, default: []].append(body)
-  }
-
-  private func tellSpawnWaiters(_ name: String) {
-    for waiter in spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
   }
 
   /// Starts watching a running app: its exit (pidfd) and its cgroup's events.

@@ -1,0 +1,220 @@
+import Glibc
+import JetsamConfig
+import JetsamCore
+import JetsamPlatform
+import JetsamSpawning
+
+/// Launches apps: the previous launch's cgroup let go, the user looked up off the loop, the app's cgroup, channel and
+/// crash socket made, the process started through the ``ProcessLauncher``, and the app registered and reported
+/// (`spawned`, or `spawnFailed` with why). A launch the launcher has not answered is "in flight": its request's answer
+/// and a stop wait for it.
+final class AppLaunches {
+  private let loop: any LoopScheduling
+  private let log: Logger
+  private let cgroups: any CgroupBackend
+  private let launcher: any ProcessLauncher
+  private let users: any UserDirectory
+  private let signals: any SignalSender
+  private let records: RecordQueue
+  private let reaper: CgroupReaper
+  private let requests: SpawnRequests
+  private let channels: AppChannels
+  /// What the supervisor lends a launch.
+  struct Supervisor {
+    /// How app `name` is started (nil: not known).
+    var spec: (_ name: String) -> AppSupervisor.LaunchSpec? = { _ in nil }
+    /// Whether app `name` has a running process.
+    var isRunning: (_ name: String) -> Bool = { _ in false }
+    /// The oom_score_adj a new process starts with (the foreground band's).
+    var foregroundScore: () -> Int32 = { 0 }
+    /// Watches a started app.
+    var register: (AppProcess) -> Void = { _ in }
+    /// An app's channel opened (kept in systemd's descriptor store).
+    var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
+    /// A crash report from app `app`'s process `pid` was refused.
+    var refusedCrashReport: (_ app: String, _ pid: Int32, _ reason: String) -> Void = { _, _, _ in }
+    /// The supervisor's way into the policy.
+    var report: (PolicyEvent) -> Void = { _ in }
+  }
+
+  var supervisor = Supervisor()
+  /// Set when jetsamd stops or restarts: a launch the spawner service answers after that is ended at once.
+  var isClosing = false
+  /// Each app's last spawn that failed, and why (for the launch request's answer).
+  private(set) var failures: [String: (launch: Int, message: String)] = [:]
+  private var spawnsInFlight: Set<String> = []
+  private var spawnWaiters: [String: [() -> Void]] = [:]
+
+  init(
+    loop: any LoopScheduling, log: Logger, cgroups: any CgroupBackend, launcher: any ProcessLauncher,
+    users: any UserDirectory, signals: any SignalSender, records: RecordQueue, reaper: CgroupReaper,
+    requests: SpawnRequests, channels: AppChannels
+  ) {
+    self.loop = loop
+    self.log = log
+    self.cgroups = cgroups
+    self.launcher = launcher
+    self.users = users
+    self.signals = signals
+    self.records = records
+    self.reaper = reaper
+    self.requests = requests
+    self.channels = channels
+  }
+
+  /// Forgets app `name`'s last failed spawn (the policy no longer remembers the app).
+  func forgetFailure(of name: String) { failures[name] = nil }
+
+  func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
+    // The last launch's cgroup may still be held for its record (which stays queued and in the state file): it goes
+    // now. A relaunch right after an exit may find it still on its way out: start once it is gone.
+    records.releaseCgroups(of: name)
+    if reaper.isRemoving(name) {
+      return reaper.whenRemoved(name) { [unowned self] removed in
+        guard removed else {
+          return self.supervisor.report(
+            .spawnFailed(
+              app: name, message: "the cgroup of \(name)'s previous launch could not be removed", at: self.loop.now()))
+        }
+        self.spawn(name, launch: launch, previousExit: previousExit)
+      }
+    }
+    guard let spec = supervisor.spec(name) else {
+      return supervisor.report(.spawnFailed(app: name, message: "no command for \(name)", at: loop.now()))
+    }
+    // Whom it runs as comes from the user database, which may be seconds away (sssd, LDAP): looked up off the
+    // loop, the spawn goes on with the answer. Meanwhile the launch counts as in flight (its answer and a stop
+    // wait for it); a spawn that fails at once has its waiters told here, one that waits for the launcher later.
+    spawnsInFlight.insert(name)
+    lookUpUser(of: spec) { [unowned self] found in
+      self.spawnsInFlight.remove(name)
+      self.spawn(name, spec: spec, launch: launch, previousExit: previousExit, as: found)
+      if !self.spawnsInFlight.contains(name) { self.tellSpawnWaiters(name) }
+    }
+  }
+
+  /// Whom `spec` runs as (nil: jetsamd's own user) and whose environment it starts with.
+  private func lookUpUser(
+    of spec: AppSupervisor.LaunchSpec,
+    then: @escaping (Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>) -> Void
+  ) {
+    guard let user = spec.user else { return users.user(id: geteuid()) { own in then(.success((nil, own))) } }
+    users.user(named: user) { found in then(found.map { ($0, $0) }) }
+  }
+
+  /// Starts app `name` as `found` says, once its user is known.
+  private func spawn(
+    _ name: String, spec: AppSupervisor.LaunchSpec, launch: Int, previousExit: PreviousExit?,
+    as found: Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>
+  ) {
+    var cgroup: (any AppCgroupControl)?
+    do {
+      let caps = spec.caps
+      let appCgroup = try cgroups.makeAppCgroup(
+        name: name,
+        limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+      cgroup = appCgroup
+      let output = try requests.openLog(name)
+      defer { output.close() }
+      let pair = try AppChannel.makePair()
+      defer { pair.app.close() }  // the app has its own copy once spawned
+      // The crash socket is made as the channel is (the app's end placed at CrashSocket.appDescriptor).
+      let crashPair = try requests.crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
+      defer { crashPair?.app.close() }
+      let (user, environmentUser) = try found.get()
+      var request = SpawnRequest(
+        arguments: spec.config.command,
+        environment: requests.environment(
+          for: spec, user: environmentUser, app: name, launch: launch, previousExit: previousExit,
+          crashReporter: crashPair == nil ? nil : requests.crashHandler),
+        workingDirectory: try spec.config.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
+        user: user,
+        cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
+        oomScoreAdj: supervisor.foregroundScore(), stdin: nil, stdout: output, stderr: output,
+        passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
+      if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
+      request.ownCgroupNamespace = requests.cgroupNamespaces
+      spawnsInFlight.insert(name)
+      launcher.spawn(request) { [unowned self] result in
+        self.spawnsInFlight.remove(name)
+        switch result {
+        case .success(let spawned):
+          self.started(
+            spawned, name: name, launch: launch, cgroup: appCgroup, channel: pair.daemon, crash: crashPair?.daemon)
+        case .failure(let error):
+          pair.daemon.close()
+          crashPair?.daemon.close()
+          self.launchFailed(name, launch: launch, cgroup: appCgroup, error)
+        }
+        self.tellSpawnWaiters(name)
+      }
+    } catch {
+      launchFailed(name, launch: launch, cgroup: cgroup, error)
+    }
+  }
+
+  /// The app's process runs: watch it, open its channel, and tell the policy.
+  private func started(
+    _ spawned: SpawnedProcess, name: String, launch: Int, cgroup: any AppCgroupControl, channel: FileDescriptor,
+    crash: FileDescriptor?
+  ) {
+    guard !isClosing else {
+      crash?.close()
+      // Started by the spawner service while jetsamd stops: nobody would watch it, so it does not stay.
+      try? signals.send(.kill, pidfd: spawned.pidfd)
+      try? cgroup.killAll()
+      spawned.pidfd.close()
+      channel.close()
+      launcher.discardExit(of: spawned.pid)
+      return launchFailed(name, launch: launch, cgroup: cgroup, SpawnError(stage: .spawnerService, errno: ECANCELED))
+    }
+    let app = AppProcess(name: name, launch: launch, cgroup: cgroup, pid: spawned.pid, pidfd: spawned.pidfd)
+    app.startTime = launcher.startTime(of: spawned.pid)
+    supervisor.register(app)
+    if let crash {
+      do {
+        app.crashSocket = try CrashSocket(
+          fd: crash, loop: loop, appProcesses: { (try? cgroup.processIDs()) ?? [] },
+          onReport: { [unowned self] report in
+            self.supervisor.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
+          },
+          onRefused: { [unowned self] reason in
+            self.supervisor.refusedCrashReport(name, spawned.pid, reason)
+          })
+      } catch {
+        crash.close()
+        log.error("\(name)'s crash socket: \(error); its crashes get no stacks")
+      }
+    }
+    if channels.attach(channel, to: app) {
+      // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
+      supervisor.channelOpened(name, channel)
+      app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
+    }
+    log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(cgroup.displayPath)")
+    supervisor.report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
+  }
+
+  private func launchFailed(_ name: String, launch: Int, cgroup: (any AppCgroupControl)?, _ error: any Error) {
+    if let cgroup, !supervisor.isRunning(name) { reaper.remove(cgroup) }
+    log.error("launch of \(name) failed: \(error)")
+    failures[name] = (launch, "\(error)")
+    supervisor.report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
+  }
+
+  /// Whether a launch waits for its user's lookup or the spawner service's answer (a stop waits for it too).
+  var hasSpawnsInFlight: Bool { !spawnsInFlight.isEmpty }
+
+  /// Whether `name`'s launch waits for its user's lookup or the spawner service's answer.
+  func isSpawnInFlight(_ name: String) -> Bool { spawnsInFlight.contains(name) }
+
+  /// Calls `body` once `name`'s launch has started or failed (at once when it is not waiting).
+  func whenSpawnSettled(_ name: String, _ body: @escaping () -> Void) {
+    guard spawnsInFlight.contains(name) else { return body() }
+    spawnWaiters[name, default: []].append(body)
+  }
+
+  private func tellSpawnWaiters(_ name: String) {
+    for waiter in spawnWaiters.removeValue(forKey: name) ?? [] { waiter() }
+  }
+}
