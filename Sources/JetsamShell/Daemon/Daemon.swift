@@ -353,7 +353,9 @@ public final class Daemon {
     announcer.performed(action)
     stateKeeper.note(action)
     ActionDispatch.carryOut(action, apps: supervisor, announcements: announcer)
-    live.publish(action)
+    // Not there yet while start-up feeds the policy the records of earlier runs (forgetting the oldest ad-hoc apps
+    // is an action too): there is no watcher to tell then.
+    live?.publish(action)
     // An exit recorded, or a launch that failed while stopping, may have been the last thing the stop waited for.
     if shuttingDown {
       switch action {
