@@ -119,12 +119,17 @@ extension AppConfig {
     return nil
   }
 
-  /// What the policy needs to know of the app: its band lift, acknowledgement mode and hooked events.
-  public var policySettings: AppSettings {
-    AppSettings(
-      bandFloor: band, acknowledgements: acknowledgements ?? .auto,
+  /// The app as the policy keeps it: how it is started (its caps over `defaults`, its user or else `defaultUser`),
+  /// its band lift, acknowledgement mode, hooked events and locked-file rule.
+  public func settings(defaults: AppCaps, defaultUser: String?, adHoc: Bool = false) -> AppSettings {
+    let caps = defaults.overridden(by: self.caps)
+    let launch = LaunchSpec(
+      command: command, environment: env, workingDirectory: workingDirectory, user: user ?? defaultUser,
+      limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+    return AppSettings(
+      launch: launch, bandFloor: band, acknowledgements: acknowledgements ?? .auto,
       hooks: hooks.mapValues { hook in
-        if let signal = hook.signal { .signal(signal) } else { .command(timeout: hook.timeout?.duration) }
-      }, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
+        if let signal = hook.signal { .signal(signal) } else { .command(hook.command ?? [], timeout: hook.timeout?.duration) }
+      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
   }
 }

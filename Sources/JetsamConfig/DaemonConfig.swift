@@ -169,3 +169,11 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
   }
 }
+
+extension DaemonConfig {
+  /// `app` as the policy keeps it, with this config's default caps and app user filled in; `adHoc` unless this
+  /// config declares an app called `name`.
+  public func settings(of app: AppConfig, named name: String) -> AppSettings {
+    app.settings(defaults: defaults, defaultUser: appUser, adHoc: apps[name] == nil)
+  }
+}

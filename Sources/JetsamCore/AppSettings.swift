@@ -1,6 +1,9 @@
-/// How an app is run, as far as the policy's decisions go: its band lift, whether its acknowledgements are
-/// watched, and which lifecycle events a hook answers for it.
-public struct AppSettings: Sendable, Equatable {
+/// How an app is configured: how its process is started, and what the policy's decisions need of it (its band lift,
+/// whether its acknowledgements are watched, which lifecycle events a hook answers for it).
+public struct AppSettings: Sendable, Equatable, Codable {
+  /// How its process is started; nil for an app taken over without its config (found running after a restart,
+  /// with no state and no config naming it): it cannot be launched again until it is configured.
+  public var launch: LaunchSpec?
   /// The configured band lift (e.g. `audio`), if any.
   public var bandFloor: Band?
   /// Whether the app's acknowledgements of lifecycle events are expected and watched.
@@ -14,9 +17,10 @@ public struct AppSettings: Sendable, Equatable {
   public var lockedFiles: LockedFileRule
 
   public init(
-    bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto, hooks: [AppEventKind: AppHook] = [:],
-    adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
+    launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
   ) {
+    self.launch = launch
     self.bandFloor = bandFloor
     self.acknowledgements = acknowledgements
     self.hooks = hooks
@@ -26,14 +30,17 @@ public struct AppSettings: Sendable, Equatable {
 }
 
 extension PolicyEvent {
-  /// `configure` with settings given one by one (the rest default).
+  /// `configure` with settings given one by one (the rest default; without a `launch` spec, the app's name is its
+  /// command: for tests and fuzzing, where nothing is started).
   public static func configure(
     app: String, bandFloor: Band?, launchCount: Int, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, launch: LaunchSpec? = nil
   ) -> PolicyEvent {
     .configure(
       app: app,
-      settings: AppSettings(bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks, adHoc: adHoc),
+      settings: AppSettings(
+        launch: launch ?? LaunchSpec(command: [app]), bandFloor: bandFloor, acknowledgements: acknowledgements,
+        hooks: hooks, adHoc: adHoc),
       launchCount: launchCount)
   }
 }

@@ -76,7 +76,7 @@ extension JetsamPolicy {
     if event.kind.needsAcknowledgement {
       var allowance = config.lifecycle.deadline(for: event.kind)
       var answeredByHook = false
-      if case .command(let timeout) = hook {
+      if case .command(_, let timeout) = hook {
         allowance = timeout ?? allowance
         answeredByHook = true
       }
@@ -87,7 +87,9 @@ extension JetsamPolicy {
     var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
     switch hook {
     case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
-    case .command: actions.append(.runHook(app: name, pid: pid, event: event))
+    case .command(let command, _):
+      let directory = trackedApps[name]!.launchSpec?.workingDirectory
+      actions.append(.runHook(app: name, pid: pid, event: event, command: command, workingDirectory: directory))
     case nil: break
     }
     return actions

@@ -2,31 +2,42 @@ import JetsamValues
 
 /// App lifecycle: launching, the foreground slots, background, suspension.
 extension JetsamPolicy {
-  mutating func configure(_ name: String, _ settings: AppSettings, launchCount: Int) throws(PolicyError) {
+  mutating func configure(_ name: String, _ settings: AppSettings, launchCount: Int) -> [PolicyAction] {
     // Declared before anything happened to it: its times start at the clock's origin.
     var app =
       trackedApps[name] ?? TrackedApp(name: name, bandFloor: nil, launch: 0, at: Instant(nanoseconds: 0))
-    guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "configure") }
-    app.bandFloor = settings.bandFloor
-    app.acknowledgements = settings.acknowledgements
-    app.hooks = settings.hooks
-    app.adHoc = settings.adHoc
-    app.lockedFiles = settings.lockedFiles
+    var actions: [PolicyAction] = []
+    if app.state.isRunning, let pid = app.pid {
+      // A reload while it runs: the process keeps how it was started and treated, but for its caps, which the kernel
+      // can change under it; the rest applies from its next launch.
+      let limits = settings.launch?.limits
+      if let limits, limits != app.launchSpec?.limits { actions.append(.setLimits(app: name, pid: pid, limits)) }
+      app.launchSpec?.limits = limits ?? .unlimited
+      app.nextSettings = settings
+    } else {
+      app.apply(settings)
+    }
     // After a daemon restart the counter must not go back, or two records would share a launch number.
     app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
     trackedApps[name] = app
+    return actions
   }
 
   mutating func launch(_ name: String, foreground: Bool, at: Instant) throws(PolicyError) -> [PolicyAction] {
-    let app = try known(name)
+    var app = try known(name)
     guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "launch") }
+    if let next = app.nextSettings { app.apply(next) }
+    guard let spec = app.launchSpec else { throw .notLaunchable(app: name) }
+    trackedApps[name] = app
     let changed = move(name, to: .launching, at: at)
     trackedApps[name]!.launch += 1
     trackedApps[name]!.launchesToForeground = foreground
     let previous = lastExits[name]
     trackedApps[name]!.previousDigest = previous?.stateDigest
     return [
-      changed, .spawn(app: name, launch: trackedApps[name]!.launch, previousExit: previous.map(PreviousExit.init)),
+      changed,
+      .spawn(
+        app: name, launch: trackedApps[name]!.launch, previousExit: previous.map(PreviousExit.init), spec: spec),
     ]
   }
 

@@ -47,6 +47,10 @@ public struct JetsamPolicy: Sendable {
   /// The app called `name`, if it has been configured.
   public func app(named name: String) -> AppStatus? { trackedApps[name]?.status }
 
+  /// How app `name` is configured as it runs now (its launch spec, the one its process was started with, and the
+  /// settings the policy treats it by); a reload's settings are not among them until its next launch.
+  public func settings(of name: String) -> AppSettings? { trackedApps[name]?.settings }
+
   /// Every configured app, sorted by name.
   public var apps: [AppStatus] { trackedApps.keys.sorted().map { trackedApps[$0]!.status } }
 
@@ -79,8 +83,7 @@ public struct JetsamPolicy: Sendable {
   private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     switch event {
     case .configure(let name, let settings, let launchCount):
-      try configure(name, settings, launchCount: launchCount)
-      return []
+      return configure(name, settings, launchCount: launchCount)
     case .launch(let name, let foreground, let at):
       return try launch(name, foreground: foreground, at: at)
     case .activate(let name, let at):

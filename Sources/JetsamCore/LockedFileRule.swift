@@ -1,5 +1,5 @@
 /// An app's rule for locks held at suspension.
-public struct LockedFileRule: Sendable, Equatable {
+public struct LockedFileRule: Sendable, Equatable, Codable {
   public var action: LockedFileAction
   /// Only locks on files at or below these absolute paths count (iOS punishes only locks on files shared with
   /// other processes, e.g. in an app group container); empty: every lock counts.

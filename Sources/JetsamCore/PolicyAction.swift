@@ -3,9 +3,12 @@ import JetsamWire
 
 /// What the policy decides the shell must do, in order.
 public enum PolicyAction: Sendable, Equatable {
-  /// Start the app's process in its cgroup; answer with `spawned` or `spawnFailed`. `previousExit` is
-  /// what the launch is told of the app's last exit (nil: a fresh launch).
-  case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil)
+  /// Start the app's process in its cgroup as `spec` says; answer with `spawned` or `spawnFailed`. `previousExit`
+  /// is what the launch is told of the app's last exit (nil: a fresh launch).
+  case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil, spec: LaunchSpec)
+  /// Write new caps to the running app's cgroup (a config reload; the rest of its new settings wait for its next
+  /// launch).
+  case setLimits(app: String, pid: Int32, AppLimits)
   /// Stop every process of the app (SIGSTOP or freezer); answer with `suspendCompleted` once every process
   /// is seen stopped. Until then the shell keeps watching; the policy's suspend timeout decides what an
   /// app that does not stop in time counts as (``suspendIncomplete(app:pid:)``).
@@ -53,8 +56,9 @@ public enum PolicyAction: Sendable, Equatable {
   case acknowledged(app: String, pid: Int32, event: AppEventKind)
   /// Send `signal` to every process of the app (a signal hook).
   case signal(app: String, pid: Int32, signal: Signal)
-  /// Run the app's command hook for `event`; answer with `hookEnded` when it ends.
-  case runHook(app: String, pid: Int32, event: AppEvent)
+  /// Run `command`, the app's hook for `event`, in its cgroup from `workingDirectory` (nil: the shell's default);
+  /// answer with `hookEnded` when it ends.
+  case runHook(app: String, pid: Int32, event: AppEvent, command: [String], workingDirectory: String?)
   /// Answer the app's request `requestID`.
   case reply(app: String, pid: Int32, requestID: Int, AppReply)
   /// Tell the app a message of its could not be taken.

@@ -5,9 +5,10 @@ import JetsamValues
 public enum PolicyEvent: Sendable, Equatable {
   // MARK: Requests (may be refused with a PolicyError; the state is then unchanged)
 
-  /// Declares an app (or updates it while not running): its settings (band lift, how its lifecycle events are
-  /// acknowledged, hooks, locked-file rule) and, after a daemon restart, how many launches it already had (the
-  /// policy never counts below the last recorded exit's launch).
+  /// Declares or updates an app: its settings (launch spec, band lift, how its lifecycle events are acknowledged,
+  /// hooks, locked-file rule) and, after a daemon restart, how many launches it already had (the policy never counts
+  /// below the last recorded exit's launch). A running app gets its new caps at once (``PolicyAction/setLimits``)
+  /// and the rest at its next launch.
   case configure(app: String, settings: AppSettings, launchCount: Int)
   /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
   /// foreground app moves to the background if the slots are full); otherwise it launches into the background.

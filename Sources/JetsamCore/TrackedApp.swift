@@ -10,6 +10,10 @@ struct TrackedApp: Sendable {
   var adHoc = false
   /// What holding a file lock at suspension costs it.
   var lockedFiles = LockedFileRule()
+  /// How its process is started (nil: not known, so it cannot be launched).
+  var launchSpec: LaunchSpec?
+  /// Settings a reload gave it while it ran: they apply from its next launch.
+  var nextSettings: AppSettings?
   var state: LifecycleState = .notRunning
   var launch: Int
   var stateEnteredAt: Instant
@@ -108,6 +112,24 @@ struct TrackedApp: Sendable {
     self.launch = launch
     self.stateEnteredAt = instant
     self.bandEnteredAt = instant
+  }
+
+  /// Takes `settings` for its next launch.
+  mutating func apply(_ settings: AppSettings) {
+    launchSpec = settings.launch
+    bandFloor = settings.bandFloor
+    acknowledgements = settings.acknowledgements
+    hooks = settings.hooks
+    adHoc = settings.adHoc
+    lockedFiles = settings.lockedFiles
+    nextSettings = nil
+  }
+
+  /// The settings in force (those a reload gave it apply from its next launch).
+  var settings: AppSettings {
+    AppSettings(
+      launch: launchSpec, bandFloor: bandFloor, acknowledgements: acknowledgements, hooks: hooks, adHoc: adHoc,
+      lockedFiles: lockedFiles)
   }
 
   /// The effective band: the state's natural band lifted by the floor; a dead app has no band to protect.

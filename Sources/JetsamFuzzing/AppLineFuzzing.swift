@@ -12,7 +12,8 @@ enum AppLineFuzzing {
 
   static func run(_ bytes: [UInt8]) {
     var now = Instant.seconds(1)
-    var (policy, launched) = FuzzPolicy.running(settings: AppSettings(acknowledgements: .always), at: now)
+    var (policy, launched) = FuzzPolicy.running(
+      settings: AppSettings(launch: LaunchSpec(command: [FuzzPolicy.app]), acknowledgements: .always), at: now)
     encode(launched)
     var framer = LineFramer()
     for output in framer.append(bytes) {

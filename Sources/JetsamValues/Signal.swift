@@ -3,7 +3,7 @@
 /// A plain value with the Linux numbers written out, so that the pure core can name signals without importing
 /// Glibc; x86-64 and arm64 number them alike, and JetsamShellTests checks every number against Glibc's `SIG*`
 /// constant.
-public struct Signal: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct Signal: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
   /// The C signal number.
   public let rawValue: Int32
 

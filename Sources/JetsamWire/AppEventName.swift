@@ -2,7 +2,7 @@
 /// delegate calls. One list for jetsamd's policy (as `AppEventKind`) and the Swift client.
 ///
 /// Listed in `Tests/Fixtures/wire-lines.json` (`vocabulary.events`), which the tests hold equal to ``allCases``.
-public enum AppEventName: String, Sendable, Codable, CaseIterable {
+public enum AppEventName: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable {
   case didFinishLaunching, willEnterForeground, didBecomeActive, willResignActive, didEnterBackground
   case memoryWarning, backgroundTaskWillExpire, willTerminate
 

@@ -50,9 +50,9 @@ struct AcknowledgementModeTests {
   @Test("a willTerminate command hook runs before the SIGTERM, which follows its end")
   func terminateHook() throws {
     var policy = JetsamPolicy()
-    _ = try Self.launch(&policy, mode: .never, hooks: [.willTerminate: .command(timeout: .seconds(3))])
+    _ = try Self.launch(&policy, mode: .never, hooks: [.willTerminate: .command(["/bin/true"], timeout: .seconds(3))])
     let asked = try policy.handle(.terminate(app: "a", at: t(5)))
-    let hook = asked.compactMap { if case .runHook(_, _, let event) = $0 { event } else { nil } }.first
+    let hook = asked.compactMap { if case .runHook(_, _, let event, _, _) = $0 { event } else { nil } }.first
     #expect(hook?.kind == .willTerminate)
     #expect(!asked.contains(.terminate(app: "a", pid: 10)))
     let ended = policy.observe(.hookEnded(app: "a", pid: 10, event: hook?.id ?? 0, at: t(6)))

@@ -24,7 +24,7 @@ struct AppMemoryTests {
     let actions = try policy.handle(.launch(app: "notes", foreground: true, at: t(0)))
     let expected = PreviousExit(
       reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
-    #expect(actions.last == .spawn(app: "notes", launch: 5, previousExit: expected))
+    #expect(actions.last == .spawn(app: "notes", launch: 5, previousExit: expected, spec: LaunchSpec(command: ["notes"])))
     let spawned = policy.observe(.spawned(app: "notes", pid: 10, at: t(0)))
     let launched = spawned.events.first
     #expect(launched?.kind == .didFinishLaunching && launched?.previousExit == expected)
@@ -38,7 +38,7 @@ struct AppMemoryTests {
     let record = try #require(policy.exits("a", .exited(code: 3), at: t(1)).records.first)
     #expect(policy.lastExit(of: "a") == record)
     let relaunch = try policy.handle(.launch(app: "a", foreground: false, at: t(2)))
-    guard case .spawn("a", 2, let previous?)? = relaunch.last else {
+    guard case .spawn("a", 2, let previous?, _)? = relaunch.last else {
       Issue.record("expected a spawn with the previous exit: \(relaunch)")
       return
     }

@@ -49,7 +49,8 @@ enum Request: String, CaseIterable, CustomTestStringConvertible {
 /// The states a request walks an app through, or nil where the request is refused.
 func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]? {
   switch (start, request) {
-  case (.notRunning, .configure), (.terminated, .configure): []
+  // A running app takes a configure too (a reload): its caps at once, the rest at its next launch.
+  case (_, .configure): []
   case (.notRunning, .launch), (.terminated, .launch): [.launching]
   case (.notRunning, .activate), (.terminated, .activate): [.launching]
   case (.launching, .activate): []  // only marks the pending launch for the foreground
@@ -87,6 +88,39 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
     }
   }
 
+  @Test("a reload while the app runs: its new caps at once, its new command and settings from its next launch")
+  func configureWhileRunning() throws {
+    var policy = JetsamPolicy()
+    let old = LaunchSpec(command: ["old"], limits: AppLimits(memoryBytes: 64 << 20))
+    _ = try policy.handle(.configure(app: "a", bandFloor: nil, launchCount: 0, launch: old))
+    _ = try policy.handle(.launch(app: "a", foreground: false, at: t(0)))
+    policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
+    let new = LaunchSpec(command: ["new"], limits: AppLimits(memoryBytes: 128 << 20))
+    let reloaded = try policy.handle(.configure(app: "a", bandFloor: .audio, launchCount: 0, launch: new))
+    #expect(reloaded == [.setLimits(app: "a", pid: 10, AppLimits(memoryBytes: 128 << 20))])
+    #expect(policy.settings(of: "a")?.launch?.command == ["old"], "the running process keeps how it was started")
+    #expect(policy.app(named: "a")?.bandFloor == nil)
+    #expect(try policy.handle(.configure(app: "a", bandFloor: .audio, launchCount: 0, launch: new)).isEmpty)
+    _ = policy.exits("a", .exited(code: 0), at: t(1))
+    let relaunch = try policy.handle(.launch(app: "a", foreground: false, at: t(2)))
+    guard case .spawn("a", 2, _, let spec)? = relaunch.last else {
+      Issue.record("expected a spawn: \(relaunch)")
+      return
+    }
+    #expect(spec == new)
+    #expect(policy.app(named: "a")?.bandFloor == .audio)
+  }
+
+  @Test("an app taken over without its config cannot be launched again: its command is not known")
+  func notLaunchable() throws {
+    var policy = JetsamPolicy()
+    _ = try policy.handle(.configure(app: "a", settings: AppSettings(launch: nil, adHoc: true), launchCount: 0))
+    #expect(throws: PolicyError.notLaunchable(app: "a")) {
+      try policy.handle(.launch(app: "a", foreground: true, at: t(0)))
+    }
+    #expect(policy.app(named: "a")?.state == .notRunning)
+  }
+
   @Test("Requests about an unknown app are refused", arguments: Request.allCases.filter { $0 != .configure })
   func unknownApp(request: Request) {
     var policy = JetsamPolicy()
@@ -100,7 +134,7 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
     let launch = try policy.handle(.launch(app: "a", foreground: true, at: t(1)))
     #expect(
       launch == [
-        .stateChanged(app: "a", from: .notRunning, to: .launching, band: .foreground), .spawn(app: "a", launch: 1),
+        .stateChanged(app: "a", from: .notRunning, to: .launching, band: .foreground), .spawn(app: "a", launch: 1, spec: LaunchSpec(command: ["a"])),
       ])
     let spawned = policy.observe(.spawned(app: "a", pid: 42, at: t(2)))
     #expect(
@@ -136,7 +170,7 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
     #expect(policy.app(named: "a")?.launch == 1)
     #expect(policy.app(named: "a")?.pid == nil)
     let relaunch = try policy.handle(.launch(app: "a", foreground: true, at: t(3)))
-    #expect(relaunch.last == .spawn(app: "a", launch: 2))
+    #expect(relaunch.last == .spawn(app: "a", launch: 2, spec: LaunchSpec(command: ["a"])))
   }
 
   @Test func configureNeverLowersTheLaunchCounter() throws {
@@ -148,7 +182,7 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
     #expect(policy.app(named: "a")?.bandFloor == .mail)
     #expect(policy.app(named: "a")?.state == .notRunning)
     let launch = try policy.handle(.launch(app: "a", foreground: false, at: t(1)))
-    #expect(launch.last == .spawn(app: "a", launch: 8))
+    #expect(launch.last == .spawn(app: "a", launch: 8, spec: LaunchSpec(command: ["a"])))
   }
 
   @Test func appsAreListedByName() throws {

@@ -10,7 +10,7 @@ struct RememberedAppsTests {
   private func runAndEnd(_ policy: inout JetsamPolicy, _ name: String, adHoc: Bool, at: Int64) throws -> [PolicyAction]
   {
     _ = try policy.handle(
-      .configure(app: name, settings: AppSettings(adHoc: adHoc), launchCount: 0))
+      .configure(app: name, settings: AppSettings(launch: LaunchSpec(command: [name]), adHoc: adHoc), launchCount: 0))
     _ = try policy.handle(.launch(app: name, foreground: false, at: t(at)))
     policy.observe(.spawned(app: name, pid: Int32(100 + at), at: t(at)))
     let record = try #require(policy.exits(name, .exited(code: 0), at: t(at, ms: 500)).records.first)

@@ -76,6 +76,44 @@ struct ContainmentTests {
     #expect(try uid(own) == "0")
   }
 
+  @Test("a reload gives a running app its new caps at once, and its new command and band from its next launch")
+  func reloadWhileRunning() throws {
+    func config(command: String, pids: Int, band: String) -> String {
+      """
+      { suspend: { backgroundGrace: null },
+        apps: { a: { command: ["/bin/sleep", "\(command)"], pidsLimit: \(pids), band: "\(band)" } } }
+      """
+    }
+    let daemon = try DaemonHarness(config: config(command: "301", pids: 50, band: "background"))
+    defer { daemon.stop() }
+    /// The pids cap of the cgroup `pid` is in, as the kernel has it.
+    func pidsMax(_ pid: Int32) throws -> String {
+      let membership = CgroupHost.membership(of: pid)
+      let path =
+        CgroupHost.isPureV2
+        ? CgroupHost.root + (membership[""] ?? "?") : CgroupHost.root + "/pids" + (membership["pids"] ?? "?")
+      return try readTextFile(path + "/pids.max").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    func commandLine(_ pid: Int32) throws -> [String] {
+      try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")).split(separator: 0).map {
+        String(decoding: $0, as: UTF8.self)
+      }
+    }
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    #expect(try pidsMax(first) == "50")
+    try daemon.reload(config(command: "302", pids: 60, band: "audio"))
+    try daemon.waitUntil("the running app's cgroup to take the new cap") { (try? pidsMax(first)) == "60" }
+    #expect(try daemon.apps()["a"]?.pid == first, "the running process goes on")
+    #expect(try daemon.apps()["a"]?.band == .background, "its band lift waits for its next launch")
+    #expect(try commandLine(first) == ["/bin/sleep", "301"])
+    #expect(try daemon.ctl(["terminate", "a"]).status == 0)
+    _ = try daemon.waitForRecords(1)
+    let second = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    #expect(try commandLine(second) == ["/bin/sleep", "302"])
+    #expect(try pidsMax(second) == "60")
+    #expect(try daemon.apps()["a"]?.band == .audio)
+  }
+
   @Test(
     "apps start in a cgroup namespace of their own: their cgroups are their root",
     .enabled(if: hasCapability(capabilitySystemAdministration), "needs CAP_SYS_ADMIN to make cgroup namespaces"))

@@ -56,6 +56,13 @@ final class DaemonHarness {
   func crash() { jetsamd.crash() }
 
   /// Stops the daemon gracefully and removes every trace of it; what went wrong becomes an issue of the test.
+  /// Writes `config` as the daemon's and sends SIGHUP, as `systemctl reload` does.
+  func reload(_ config: String) throws {
+    try JetsamdConfig.merged(config, directory: directory, cgroupName: cgroupName)
+      .write(toFile: jetsamd.configPath, atomically: true, encoding: .utf8)
+    kill(pid, SIGHUP)
+  }
+
   func stop() {
     for problem in jetsamd.stop() { Issue.record(Comment(rawValue: problem)) }
   }

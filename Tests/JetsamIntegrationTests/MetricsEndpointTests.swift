@@ -193,22 +193,15 @@ struct MetricsEndpointIntegrationTests {
 
     // A reload to another port: the old one is closed, the new one serves.
     let other = try MetricsIntegrationTests.freeLoopbackPort()
-    try Self.reload(daemon, #"{ suspend: { backgroundGrace: null }, metrics: { listen: "[::1]:\#(other)" } }"#)
+    try daemon.reload(#"{ suspend: { backgroundGrace: null }, metrics: { listen: "[::1]:\#(other)" } }"#)
     try daemon.waitUntil("the listener to move to [::1]:\(other)") {
       try MetricsIntegrationTests.fetch("http://[::1]:\(other)/metrics")?.contains("jetsam_info{") == true
     }
     #expect(!Self.accepts(port: port), "the old port is closed")
     // A reload without it: nothing listens.
-    try Self.reload(daemon, #"{ suspend: { backgroundGrace: null } }"#)
+    try daemon.reload(#"{ suspend: { backgroundGrace: null } }"#)
     try daemon.waitUntil("the listener to close") { !Self.accepts(port: other, host: "::1") }
     #expect(try daemon.ctl(["status"]).status == 0)
-  }
-
-  /// Writes `config` as the daemon's and sends SIGHUP, as `systemctl reload` does.
-  static func reload(_ daemon: DaemonHarness, _ config: String) throws {
-    try JetsamdConfig.merged(config, directory: daemon.directory, cgroupName: daemon.cgroupName)
-      .write(toFile: daemon.jetsamd.configPath, atomically: true, encoding: .utf8)
-    kill(daemon.pid, SIGHUP)
   }
 
   /// Whether something accepts TCP connections on `host`:`port`.

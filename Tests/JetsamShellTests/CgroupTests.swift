@@ -1,4 +1,5 @@
 import Glibc
+import JetsamCore
 import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamTestKit

@@ -143,10 +143,10 @@ struct ConfigTests {
       { appAcknowledgements: "always",
         apps: { a: { command: ["x"] }, b: { command: ["x"], acknowledgements: "never" } } }
       """, file: "jetsamd.json5")
-    #expect(config.apps["a"]?.policySettings.acknowledgements == .always)
-    #expect(config.apps["b"]?.policySettings.acknowledgements == .never)
+    #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.acknowledgements == .always)
+    #expect(config.apps["b"].map { config.settings(of: $0, named: "b") }?.acknowledgements == .never)
     let plain = try ConfigLoader.parse(#"{ apps: { a: { command: ["x"] } } }"#, file: "jetsamd.json5")
-    #expect(plain.apps["a"]?.policySettings.acknowledgements == .auto, "auto when nothing says")
+    #expect(plain.apps["a"].map { plain.settings(of: $0, named: "a") }?.acknowledgements == .auto, "auto when nothing says")
   }
 
   @Test("an app's lockedFiles keys override the config's, key by key; iOS's kill when nothing says")
@@ -157,10 +157,10 @@ struct ConfigTests {
         apps: { a: { command: ["x"] }, b: { command: ["x"], lockedFiles: { action: "defer" } } } }
       """, file: "jetsamd.json5")
     #expect(
-      config.apps["a"]?.policySettings.lockedFiles
+      config.apps["a"].map { config.settings(of: $0, named: "a") }?.lockedFiles
         == LockedFileRule(action: .kill, paths: ["/srv/shared"], retry: .seconds(2)))
     #expect(
-      config.apps["b"]?.policySettings.lockedFiles
+      config.apps["b"].map { config.settings(of: $0, named: "b") }?.lockedFiles
         == LockedFileRule(action: .defer, paths: ["/srv/shared"], retry: .seconds(2)))
   }
 
@@ -169,7 +169,29 @@ struct ConfigTests {
     let config = try ConfigLoader.parse(
       #"{ apps: { a: { command: ["x"], hooks: { didEnterBackground: { signal: "usr1" } } } } }"#, file: "j.json5")
     #expect(config.apps["a"]?.hooks[.didEnterBackground]?.signal == .user1)
-    #expect(config.apps["a"]?.policySettings.hooks[.didEnterBackground] == .signal(.user1))
+    #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.hooks[.didEnterBackground] == .signal(.user1))
+  }
+
+  @Test("an app's launch spec: its command, env and directory, its caps over the defaults, its user or the appUser")
+  func launchSpec() throws {
+    let config = try ConfigLoader.parse(
+      """
+      { defaults: { memoryLimit: "64M", cpuLimit: 50, pidsLimit: 100 }, appUser: "nobody",
+        apps: { a: { command: ["x", "-v"], env: { K: "v" }, workingDirectory: "/srv", cpuLimit: 150 },
+                b: { command: ["y"], user: "daemon", pidsLimit: 9,
+                     hooks: { willTerminate: { command: ["/bin/save"], timeout: "2s" } } } } }
+      """, file: "jetsamd.json5")
+    let a = try #require(config.apps["a"].map { config.settings(of: $0, named: "a") })
+    #expect(
+      a.launch
+        == LaunchSpec(
+          command: ["x", "-v"], environment: ["K": "v"], workingDirectory: "/srv", user: "nobody",
+          limits: AppLimits(memoryBytes: 64 << 20, cpuPercent: 150, pids: 100)))
+    #expect(!a.adHoc)
+    let b = try #require(config.apps["b"].map { config.settings(of: $0, named: "b") })
+    #expect(b.launch?.user == "daemon" && b.launch?.limits == AppLimits(memoryBytes: 64 << 20, cpuPercent: 50, pids: 9))
+    #expect(b.hooks[.willTerminate] == .command(["/bin/save"], timeout: .seconds(2)))
+    #expect(config.settings(of: AppConfig(command: ["z"]), named: "z").adHoc, "an app the config does not declare")
   }
 
   @Test("a bad config names the file, the key path and the reason", arguments: badConfigs)

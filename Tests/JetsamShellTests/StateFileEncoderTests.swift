@@ -33,14 +33,15 @@ struct StateFileEncoderTests {
     return app
   }
 
-  static func spec() throws -> AppConfig {
+  static func settings() throws -> AppSettings {
     let text = """
       {"command": ["/bin/sleep", "100"], "env": {"A": "1", "B": "two words"}, "band": 3,
        "memoryLimit": "64M", "cpuLimit": 50.5, "pidsLimit": 12, "acknowledgements": "always",
        "hooks": {"didEnterBackground": {"signal": "SIGUSR1"},
                  "willTerminate": {"command": ["/bin/true"], "timeout": "2s"}}}
       """
-    return try JSONDecoder().decode(AppConfig.self, from: Data(text.utf8))
+    return try JSONDecoder().decode(AppConfig.self, from: Data(text.utf8)).settings(
+      defaults: AppCaps(), defaultUser: "nobody")
   }
 
   @Test("AdoptedApp comes out byte for byte as JSONEncoder writes it (sorted keys), every field set or none")
@@ -49,22 +50,22 @@ struct StateFileEncoderTests {
     json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for full in [false, true] {
       let app = Self.adopted(full: full)
-      let state = DaemonState(bootID: "boot", apps: [.init(adopted: app, startTime: 99, spec: try Self.spec())])
+      let state = DaemonState(bootID: "boot", apps: [.init(adopted: app, startTime: 99, settings: try Self.settings())])
       let text = String(decoding: try StateFileEncoder().encode(state), as: UTF8.self)
       let expected = String(decoding: try json.encode(app), as: UTF8.self)
-      #expect(text.contains("{\"adopted\":\(expected),\"spec\":"), "full: \(full)\n\(text)\nexpected \(expected)")
+      #expect(text.contains("{\"adopted\":\(expected),\"settings\":"), "full: \(full)\n\(text)\nexpected \(expected)")
     }
   }
 
-  @Test("JSONDecoder reads back exactly what was encoded, across saves that reuse cached specs")
+  @Test("JSONDecoder reads back exactly what was encoded, across saves that reuse cached settings")
   func roundTrip() throws {
     let encoder = StateFileEncoder()
     var state = DaemonState(
       bootID: "b\"oot",
       apps: [
-        .init(adopted: Self.adopted(full: true, name: "one"), startTime: 1, spec: try Self.spec()),
+        .init(adopted: Self.adopted(full: true, name: "one"), startTime: 1, settings: try Self.settings()),
         .init(
-          adopted: Self.adopted(full: false, name: "two/ü"), startTime: UInt64.max, spec: AppConfig(command: ["x"])),
+          adopted: Self.adopted(full: false, name: "two/ü"), startTime: UInt64.max, settings: AppSettings(launch: LaunchSpec(command: ["x"]))),
       ])
     for round in 0..<3 {
       let decoded = try JSONDecoder().decode(DaemonState.self, from: Data(try encoder.encode(state)))
@@ -73,8 +74,8 @@ struct StateFileEncoderTests {
       #expect(decoded.apps == state.apps, "round \(round)")
       #expect(decoded.deviceCharging == state.deviceCharging, "round \(round)")
       #expect(decoded.pendingRecords == state.pendingRecords, "round \(round)")
-      // The next save changes a spec, drops an app and changes a state: the cache must not serve stale text.
-      state.apps[0].spec.command.append("--round=\(round)")
+      // The next save changes the settings, drops an app and changes a state: the cache must not serve stale text.
+      state.apps[0].settings.launch?.command.append("--round=\(round)")
       state.apps[0].adopted.state = .background
       if round == 1 { state.apps.removeLast() }
       // The lab's charging switch is kept while on (and left out while off).

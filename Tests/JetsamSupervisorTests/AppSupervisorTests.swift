@@ -49,7 +49,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.configure("broken")
     fixture.launcher.failSpawns = true
-    fixture.perform(.spawn(app: "broken", launch: 1))
+    fixture.spawn("broken")
     guard case .spawnFailed("broken", _, _)? = fixture.reported.last else {
       Issue.record("expected spawnFailed, got \(fixture.reported)")
       return
@@ -66,8 +66,8 @@ struct AppSupervisorTests {
     fixture.users.known = ["nobody": nobody]
     fixture.users.answersLater = true
     fixture.configure("mail")
-    fixture.supervisor.specs["mail"]?.user = "nobody"
-    fixture.perform(.spawn(app: "mail", launch: 1))
+    fixture.specs["mail"]?.user = "nobody"
+    fixture.spawn("mail")
     #expect(fixture.launcher.requests.isEmpty && fixture.reported.isEmpty, "nothing starts before the user is known")
     #expect(fixture.supervisor.launches.isSpawnInFlight("mail"))
     var settled = false
@@ -84,8 +84,8 @@ struct AppSupervisorTests {
 
     // A user the directory does not know: the launch fails, its waiters hear, nothing is left in flight.
     fixture.configure("stranger")
-    fixture.supervisor.specs["stranger"]?.user = "stranger"
-    fixture.perform(.spawn(app: "stranger", launch: 1))
+    fixture.specs["stranger"]?.user = "stranger"
+    fixture.spawn("stranger")
     var strangerSettled = false
     fixture.supervisor.launches.whenSpawnSettled("stranger") { strangerSettled = true }
     fixture.users.answerAll()
@@ -103,7 +103,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.launcher.answersLater = true
     fixture.configure(name)
-    fixture.perform(.spawn(app: name, launch: 1))
+    fixture.spawn(name)
     return fixture
   }
 
@@ -288,15 +288,18 @@ struct AppSupervisorTests {
     #expect(fixture.signals.count(.resume, to: pid) == 1 && fixture.signals.count(.resume, to: pid + 500) == 1)
   }
 
-  @Test("forget drops an ended app's launch spec; a running app keeps it")
+  @Test("forget drops what is kept of an ended app (its failed spawn); a running app is kept")
   func forget() throws {
     let fixture = try SupervisorFixture()
-    fixture.configure("ended")
+    fixture.launcher.failSpawns = true
+    fixture.spawn("ended")
+    #expect(fixture.supervisor.spawnFailure(of: "ended") != nil)
+    fixture.launcher.failSpawns = false
     let pid = try fixture.launch("running")
     fixture.perform(.forget(app: "ended"))
     fixture.perform(.forget(app: "running"))
-    #expect(fixture.supervisor.specs["ended"] == nil)
-    #expect(fixture.supervisor.specs["running"] != nil && fixture.supervisor.process("running", pid: pid) != nil)
+    #expect(fixture.supervisor.spawnFailure(of: "ended") == nil)
+    #expect(fixture.supervisor.process("running", pid: pid) != nil)
   }
 
   @Test("kill: SIGKILL, cgroup.kill, the instant and memory reported; the exit only once released, reaped and empty")
@@ -377,7 +380,7 @@ struct AppSupervisorTests {
     let held = try #require(fixture.cgroups.cgroup("b"))
     fixture.perform(.recordExit(Self.record("b", pid: second)))
     fixture.clearReports()
-    fixture.perform(.spawn(app: "b", launch: 2))
+    fixture.spawn("b", launch: 2)
     #expect(held.removed, "the relaunch waited for a record (a full disk could hold it for ever)")
     #expect(fixture.cgroups.made.filter { $0.name == "b" }.count == 2)
     #expect(fixture.supervisor.records.unwritten.map(\.app) == ["b"], "its record stays queued")
@@ -393,7 +396,7 @@ struct AppSupervisorTests {
       signal: nil, exitCode: 0, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
     fixture.perform(.recordExit(decided))
     fixture.clearReports()
-    fixture.perform(.spawn(app: "a", launch: 2))
+    fixture.spawn("a", launch: 2)
     #expect(fixture.reported.isEmpty, "spawned before the old cgroup was removed")
     #expect(fixture.cgroups.made.count == 1)
     fixture.loop.advance(by: .milliseconds(100))
@@ -471,13 +474,10 @@ struct AppSupervisorTests {
   @Test("a command hook runs in the app's cgroup; its end answers the event")
   func commandHook() throws {
     let fixture = try SupervisorFixture()
-    var config = AppConfig(command: ["/bin/app"])
-    config.hooks = [.didEnterBackground: try hook(#"{ command: ["/bin/flush"], timeout: "2s" }"#)]
-    fixture.supervisor.specs["a"] = AppSupervisor.LaunchSpec(config: config, caps: AppCaps())
     let pid = try fixture.launch("a")
     fixture.clearReports()
     let event = AppEvent(id: 4, kind: .didEnterBackground)
-    fixture.perform(.runHook(app: "a", pid: pid, event: event))
+    fixture.perform(.runHook(app: "a", pid: pid, event: event, command: ["/bin/flush"], workingDirectory: nil))
     let request = try #require(fixture.launcher.requests.last)
     #expect(request.arguments == ["/bin/flush"])
     #expect(request.environment.contains("JETSAM_EVENT=didEnterBackground"))
@@ -489,13 +489,12 @@ struct AppSupervisorTests {
   @Test("a hook that cannot start answers its event at once rather than leave it to its deadline")
   func failedHook() throws {
     let fixture = try SupervisorFixture()
-    var config = AppConfig(command: ["/bin/app"])
-    config.hooks = [.willTerminate: try hook(#"{ command: ["/bin/save"] }"#)]
-    fixture.supervisor.specs["a"] = AppSupervisor.LaunchSpec(config: config, caps: AppCaps())
     let pid = try fixture.launch("a")
     fixture.clearReports()
     fixture.launcher.failSpawns = true
-    fixture.perform(.runHook(app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate)))
+    fixture.perform(
+      .runHook(
+        app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate), command: ["/bin/save"], workingDirectory: nil))
     #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock)])
   }
 
@@ -582,11 +581,5 @@ struct AppSupervisorTests {
     let count = channel.lines.count
     fixture.perform(.reply(app: "a", pid: pid + 1, requestID: 9, .done))
     #expect(channel.lines.count == count)
-  }
-
-  private func hook(_ json5: String) throws -> LifecycleHook {
-    let decoder = JSONDecoder()
-    decoder.allowsJSON5 = true
-    return try decoder.decode(LifecycleHook.self, from: Data(json5.utf8))
   }
 }

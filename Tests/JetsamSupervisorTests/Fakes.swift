@@ -333,6 +333,8 @@ final class SupervisorFixture {
   private(set) var recorded: [ExitRecord] = []
   let stateDirectory: String
   let supervisor: AppSupervisor
+  /// How each app is started, as the policy's spawn action would carry it.
+  var specs: [String: LaunchSpec] = [:]
 
   init(mode: SuspendConfig.Mode = .signal) throws {
     stateDirectory = NSTemporaryDirectory() + "jetsam-supervisor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -365,18 +367,19 @@ final class SupervisorFixture {
     ActionDispatch.carryOut(action, apps: supervisor, announcements: announcements)
   }
   func configure(_ name: String, command: [String] = ["/bin/app"], memoryLimit: Int64? = nil) {
-    var config = AppConfig(command: command)
-    config.hooks = [:]
-    supervisor.specs[name] = AppSupervisor.LaunchSpec(
-      config: config,
-      caps: AppCaps(memoryLimit: memoryLimit.map { ByteSize(bytes: $0) }, cpuLimit: nil, pidsLimit: 64))
+    specs[name] = LaunchSpec(command: command, limits: AppLimits(memoryBytes: memoryLimit, pids: 64))
+  }
+
+  /// Carries out the policy's spawn of app `name` with its spec (configured with the defaults if it was not).
+  func spawn(_ name: String, launch: Int = 1, previousExit: PreviousExit? = nil) {
+    if specs[name] == nil { configure(name) }
+    perform(.spawn(app: name, launch: launch, previousExit: previousExit, spec: specs[name]!))
   }
 
   /// Launches app `name` and returns its pid.
   @discardableResult
   func launch(_ name: String, previousExit: PreviousExit? = nil) throws -> Int32 {
-    if supervisor.specs[name] == nil { configure(name) }
-    perform(.spawn(app: name, launch: 1, previousExit: previousExit))
+    spawn(name, previousExit: previousExit)
     guard case .spawned(name, let pid, _)? = reported.last else {
       throw FixtureError("no spawned report for \(name): \(reported)")
     }

@@ -46,7 +46,7 @@ struct PolicyLoopTests {
     /// Configures and launches `name` into the background, its process spawned as `pid`.
     func start(_ name: String, pid: Int32) throws {
       try loop.submit([
-        .configure(app: name, settings: AppSettings(), launchCount: 0), .launch(app: name, foreground: false, at: now),
+        .configure(app: name, settings: AppSettings(launch: LaunchSpec(command: [name])), launchCount: 0), .launch(app: name, foreground: false, at: now),
       ])
       loop.observe(.spawned(app: name, pid: pid, at: now))
     }
@@ -57,7 +57,7 @@ struct PolicyLoopTests {
     let harness = try Harness()
     #expect(throws: PolicyError.self) {
       try harness.loop.submit([
-        .configure(app: "a", settings: AppSettings(), launchCount: 0),
+        .configure(app: "a", settings: AppSettings(launch: LaunchSpec(command: ["a"])), launchCount: 0),
         .launch(app: "a", foreground: false, at: harness.now), .suspend(app: "nobody", at: harness.now),
       ])
     }
@@ -70,10 +70,10 @@ struct PolicyLoopTests {
     let harness = try Harness()
     // The supervisor reports the spawn at once, from inside carrying out the spawn action.
     harness.onPerform = { action in
-      if case .spawn(let app, _, _) = action { harness.loop.observe(.spawned(app: app, pid: 42, at: harness.now)) }
+      if case .spawn(let app, _, _, _) = action { harness.loop.observe(.spawned(app: app, pid: 42, at: harness.now)) }
     }
     try harness.loop.submit([
-      .configure(app: "a", settings: AppSettings(), launchCount: 0),
+      .configure(app: "a", settings: AppSettings(launch: LaunchSpec(command: ["a"])), launchCount: 0),
       .launch(app: "a", foreground: false, at: harness.now),
     ])
     let spawnIndex = try #require(harness.performed.firstIndex { if case .spawn = $0 { true } else { false } })

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamCore
 import JetsamPlatform
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Glibc
+import JetsamCore
 import JetsamPlatform
 
 /// The emulated device: the parent cgroup of all apps, placed next to the daemon's own cgroup in every hierarchy

@@ -41,6 +41,7 @@ final class ControlRequestHandler {
       switch error {
       case .unknownApp: return .failure(ControlError(.unknownApp, error.description))
       case .illegalTransition: return .failure(ControlError(.illegalTransition, error.description))
+      case .notLaunchable: return .failure(ControlError(.launchFailed, error.description))
       }
     } catch {
       return .failure(ControlError(.internalError, "\(error)"))
@@ -64,20 +65,10 @@ final class ControlRequestHandler {
     if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
-    // The spec is in place before the policy decides to spawn; a refusal puts the old one back.
-    let previous = daemon.supervisor.specs[name]
-    daemon.supervisor.specs[name] = daemon.launchSpec(spec)
-    var settings = spec.policySettings
-    settings.adHoc = daemon.config.apps[name] == nil
-    do {
-      try daemon.submit([
-        .configure(app: name, settings: settings, launchCount: 0),
-        .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
-      ])
-    } catch {
-      daemon.supervisor.specs[name] = previous
-      throw error
-    }
+    try daemon.submit([
+      .configure(app: name, settings: daemon.config.settings(of: spec, named: name), launchCount: 0),
+      .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
+    ])
     // A spawner service answers later: so does the request, with the pid or the failure.
     guard daemon.supervisor.launches.isSpawnInFlight(name) else { return try launchAnswer(name) }
     daemon.supervisor.launches.whenSpawnSettled(name) { [weak connection, unowned self] in

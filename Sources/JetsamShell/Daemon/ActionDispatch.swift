@@ -21,15 +21,17 @@ enum ActionDispatch {
     _ action: PolicyAction, apps: AppSupervisor, announcements: any PolicyAnnouncements
   ) {
     switch action {
-    case .spawn(let app, let launch, let previousExit):
-      apps.launches.spawn(app, launch: launch, previousExit: previousExit)
+    case .spawn(let app, let launch, let previousExit, let spec):
+      apps.launches.spawn(app, launch: launch, previousExit: previousExit, spec: spec)
+    case .setLimits(let app, let pid, let limits): apps.setLimits(of: app, pid: pid, limits)
     case .suspend(let app, let pid): apps.suspender.suspend(app, pid: pid)
     case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
     case .resume(let app, let pid): apps.suspender.resume(app, pid: pid)
     case .kill(let app, let pid, let reason, let snapshot): apps.kill(app, pid: pid, reason: reason, snapshot: snapshot)
     case .terminate(let app, let pid): apps.terminate(app, pid: pid)
     case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)
-    case .runHook(let app, let pid, let event): apps.runHook(for: event, app: app, pid: pid)
+    case .runHook(let app, let pid, let event, let command, let directory):
+      apps.runHook(for: event, app: app, pid: pid, command: command, workingDirectory: directory)
     case .stateChanged(let app, let from, let to, let band): apps.stateChanged(app, from: from, to: to, band: band)
     case .recordExit(let record): apps.recordExit(record)
     case .forget(let app): apps.forget(app)

@@ -41,14 +41,11 @@ extension Daemon {
           config, thresholds: config.device.thresholds.resolved(ram: pressure.monitor.counter.ramBytes),
           oomScoreFloor: policy.config.oomScoreFloor))
     ]
+    // The device's cap first: the apps' caps are clamped to it as they are written.
+    if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
+    // A running app gets its new caps now and the rest at its next launch (the policy's call).
     for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
-      if policy.app(named: name)?.state.isRunning == true {
-        // Running: new caps now, the rest at its next launch.
-        supervisor.specs[name]?.config.caps = app.caps
-      } else {
-        supervisor.specs[name] = launchSpec(app)
-        events.append(.configure(app: name, settings: app.policySettings, launchCount: 0))
-      }
+      events.append(.configure(app: name, settings: config.settings(of: app, named: name), launchCount: 0))
     }
     do {
       try submit(events)
@@ -59,16 +56,6 @@ extension Daemon {
       try pressure.reconfigure(config.device.thresholds)
     } catch {
       log.error("reload: restarting the pressure monitor: \(error)")
-    }
-    if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
-    for name in supervisor.processes.keys.sorted() {
-      guard let spec = supervisor.specs[name].map({ launchSpec($0.config) }) else { continue }
-      supervisor.specs[name] = spec
-      do {
-        try supervisor.setLimits(of: name, spec.caps)
-      } catch {
-        log.error("reload: new caps for \(name): \(error)")
-      }
     }
     log.notice(
       "reloaded \(options.configPath ?? "the built-in defaults"): \(supervisor.processes.count) running app(s) updated")

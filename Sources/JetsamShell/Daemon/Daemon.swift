@@ -181,7 +181,7 @@ public final class Daemon {
     // apps, of which the policy remembers a bounded number.
     try submit(
       config.apps.keys.sorted().map { name in
-        .configure(app: name, settings: config.apps[name]!.policySettings, launchCount: 0)
+        .configure(app: name, settings: config.settings(of: config.apps[name]!, named: name), launchCount: 0)
       })
     try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
 
@@ -291,18 +291,15 @@ public final class Daemon {
         self.service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
       },
       backlogWritten: { [unowned self] in self.removeLeftoverRecords() })
-    for (name, app) in config.apps { supervisor.specs[name] = launchSpec(app) }
-  }
-
-  /// How `app` is started: its config, with the default caps filled in.
-  func launchSpec(_ app: AppConfig) -> AppSupervisor.LaunchSpec {
-    AppSupervisor.LaunchSpec(app, defaults: config.defaults, defaultUser: config.appUser)
   }
 
   /// The state file the previous jetsamd left, if any (a damaged one is logged and ignored).
   private func readSavedState() -> DaemonState? {
     do {
       return try DaemonState.read(path: stateKeeper.path)
+    } catch let error as StateFileVersionError {
+      log.warning("ignoring \(stateKeeper.path): \(error)")
+      return nil
     } catch {
       log.error("ignoring damaged \(stateKeeper.path): \(error)")
       return nil
@@ -312,7 +309,7 @@ public final class Daemon {
   private func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
     let readoption = Readoption(
       cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
-      configuredApps: config.apps, launchSpec: { [unowned self] app in self.launchSpec(app) },
+      configured: { [unowned self] name in self.config.apps[name].map { self.config.settings(of: $0, named: name) } },
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
       lastExit: { [unowned self] name in
         self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
@@ -391,18 +388,16 @@ public final class Daemon {
 
   // MARK: State
 
-  /// What a successor needs to re-adopt the running apps: the policy's own saved form of each, with what only the
-  /// shell knows (the process's start time, its launch spec).
+  /// What a successor needs to re-adopt the running apps: the policy's own saved form of each and its settings, with
+  /// what only the shell knows (the process's start time).
   private func savedState() -> DaemonState {
     var saved: [DaemonState.SavedApp] = []
     for var adopted in policy.savedApps {
       guard let app = supervisor.process(adopted.name, pid: adopted.pid) else { continue }
       // Only a kill that went out: one still waiting for its hang's stacks has not (a successor decides anew).
       if !app.killed { adopted.killInFlight = nil }
-      saved.append(
-        DaemonState.SavedApp(
-          adopted: adopted, startTime: app.startTime,
-          spec: supervisor.specs[adopted.name]?.config ?? AppConfig(command: ["?"])))
+      guard let settings = policy.settings(of: adopted.name) else { continue }
+      saved.append(DaemonState.SavedApp(adopted: adopted, startTime: app.startTime, settings: settings))
     }
     var state = DaemonState(bootID: DaemonState.currentBootID, apps: saved)
     if policy.deviceCharging { state.deviceCharging = true }

@@ -13,9 +13,8 @@ struct Readoption {
   let launcher: any ProcessLauncher
   let supervisor: AppSupervisor
   let log: Logger
-  let configuredApps: [String: AppConfig]
-  /// How an app's config becomes its launch spec (the daemon's caps and user defaults filled in).
-  let launchSpec: (AppConfig) -> AppSupervisor.LaunchSpec
+  /// How the config declares app `name` (the daemon's caps and user defaults filled in); nil: it does not.
+  let configured: (_ name: String) -> AppSettings?
   /// The daemon's entry point.
   let submit: ([PolicyEvent]) throws(PolicyError) -> Void
   /// The last recorded exit of an app.
@@ -47,7 +46,6 @@ struct Readoption {
   private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
     let name = saved.adopted.name
     let pid = saved.adopted.pid
-    supervisor.specs[name] = launchSpec(saved.spec)
     // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
     if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
     let cgroup = try? cgroups.adoptAppCgroup(name: name)
@@ -57,7 +55,7 @@ struct Readoption {
     if let cgroup, pidfd != nil { found.observedStopped = supervisor.allStopped(cgroup) }
     do {
       try submit([
-        .configure(app: name, settings: settings(saved.spec), launchCount: found.launch - 1),
+        .configure(app: name, settings: saved.settings, launchCount: found.launch - 1),
         .adopt(app: found, at: now),
       ])
     } catch {
@@ -98,17 +96,15 @@ struct Readoption {
       supervisor.removeLeftover(cgroup)
       return false
     }
-    let configured = configuredApps[name]
-    if let configured {
-      supervisor.specs[name] = launchSpec(configured)
-    }
+    // Not in the config either: it runs on, but cannot be launched again until it is configured.
+    let settings = configured(name) ?? AppSettings(launch: nil, adHoc: true)
     var found = AdoptedApp(
       name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,
-      bandFloor: configured?.band, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
+      bandFloor: settings.bandFloor, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
     found.observedStopped = supervisor.allStopped(cgroup)
     do {
       try submit([
-        .configure(app: name, settings: settings(configured), launchCount: found.launch - 1),
+        .configure(app: name, settings: settings, launchCount: found.launch - 1),
         .adopt(app: found, at: now),
       ])
     } catch {
@@ -123,6 +119,4 @@ struct Readoption {
     log.warning("adopted \(name) pid \(main) from the cgroup tree alone (no state was saved for it)")
     return true
   }
-
-  private func settings(_ spec: AppConfig?) -> AppSettings { spec?.policySettings ?? AppSettings(adHoc: true) }
 }

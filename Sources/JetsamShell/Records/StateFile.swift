@@ -14,7 +14,8 @@ import JetsamPlatform
 /// Instants are CLOCK_MONOTONIC, which runs on across a daemon restart within one boot; the boot id guards
 /// against reading a file from an earlier boot (whose processes are gone anyway).
 public struct DaemonState: Codable, Sendable {
-  public static let currentVersion = 1
+  /// 2: each app's settings, launch spec included, as the policy keeps them (1 held the app's config).
+  public static let currentVersion = 2
 
   public var version = DaemonState.currentVersion
   public var bootID: String
@@ -30,14 +31,17 @@ public struct DaemonState: Codable, Sendable {
     public var adopted: AdoptedApp
     /// The process's start time in clock ticks since boot: with the pid it names one process across pid reuse.
     public var startTime: UInt64
-    /// How it was launched (so that it can be relaunched after a kill).
-    public var spec: AppConfig
+    /// How it is configured, its launch spec included (so that it can be relaunched after a kill).
+    public var settings: AppSettings
   }
 
   public init(bootID: String, apps: [SavedApp]) {
     self.bootID = bootID
     self.apps = apps
   }
+
+  /// Just the file's version, read before the rest.
+  private struct Version: Decodable { var version: Int }
 
   /// This boot's id (/proc/sys/kernel/random/boot_id).
   public static var currentBootID: String {
@@ -47,6 +51,8 @@ public struct DaemonState: Codable, Sendable {
   /// Reads the state file; nil when there is none. A damaged file is an error for the caller to log.
   public static func read(path: String) throws -> DaemonState? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    let version = try JSONDecoder().decode(Version.self, from: data).version
+    guard version == currentVersion else { throw StateFileVersionError(found: version) }
     return try JSONDecoder().decode(DaemonState.self, from: data)
   }
 }

@@ -6,15 +6,15 @@ import JetsamSpawning
 import JetsamValues
 
 /// Encodes ``DaemonState`` as the JSON that `JSONDecoder` reads back, fast enough to run on the loop after every
-/// batch: each app's spec is encoded once and reused while it is unchanged, and the few fields that do change
+/// batch: each app's settings are encoded once and reused while it is unchanged, and the few fields that do change
 /// (state, band, instants, digests) are written directly.
 ///
 /// Why not `JSONEncoder` for all of it: it spent ~20 µs per app (generic metadata, dynamic casts), so with 1,000 apps
 /// one save held the loop for ~20 ms, and one save per app exit made a shutdown quadratic. The output has the same
 /// keys and shape (sorted keys); `StateFileEncoderTests` decodes it with `JSONDecoder` to keep the two in step.
 final class StateFileEncoder {
-  /// Each app's last spec and its JSON text.
-  private var specs: [String: (spec: AppConfig, text: [UInt8])] = [:]
+  /// Each app's last settings and their JSON text.
+  private var settings: [String: (settings: AppSettings, text: [UInt8])] = [:]
   private let recordEncoder: JSONEncoder = {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
@@ -31,8 +31,8 @@ final class StateFileEncoder {
       present.insert(app.adopted.name)
       out.raw("{\"adopted\":{")
       try out.adopted(app.adopted)
-      out.raw("},\"spec\":")
-      out.raw(try specText(app.adopted.name, app.spec))
+      out.raw("},\"settings\":")
+      out.raw(try settingsText(app.adopted.name, app.settings))
       out.raw(",\"startTime\":")
       out.number(app.startTime)
       out.raw("}")
@@ -49,16 +49,14 @@ final class StateFileEncoder {
     out.number(state.version)
     out.raw("}")
     // Forget the apps that are gone, so the cache never outgrows the running apps.
-    if specs.count > present.count { specs = specs.filter { present.contains($0.key) } }
+    if settings.count > present.count { settings = settings.filter { present.contains($0.key) } }
     return out.bytes
   }
 
-  private func specText(_ name: String, _ spec: AppConfig) throws -> [UInt8] {
-    if let cached = specs[name], cached.spec == spec { return cached.text }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    let text = [UInt8](try encoder.encode(spec))
-    specs[name] = (spec, text)
+  private func settingsText(_ name: String, _ app: AppSettings) throws -> [UInt8] {
+    if let cached = settings[name], cached.settings == app { return cached.text }
+    let text = [UInt8](try recordEncoder.encode(app))
+    settings[name] = (app, text)
     return text
   }
 }

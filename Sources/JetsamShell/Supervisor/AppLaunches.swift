@@ -21,8 +21,6 @@ final class AppLaunches {
   private let channels: AppChannels
   /// What the supervisor lends a launch.
   struct Supervisor {
-    /// How app `name` is started (nil: not known).
-    var spec: (_ name: String) -> AppSupervisor.LaunchSpec? = { _ in nil }
     /// Whether app `name` has a running process.
     var isRunning: (_ name: String) -> Bool = { _ in false }
     /// The oom_score_adj a new process starts with (the foreground band's).
@@ -65,7 +63,8 @@ final class AppLaunches {
   /// Forgets app `name`'s last failed spawn (the policy no longer remembers the app).
   func forgetFailure(of name: String) { failures[name] = nil }
 
-  func spawn(_ name: String, launch: Int, previousExit: PreviousExit?) {
+  /// Starts app `name` as `spec` says.
+  func spawn(_ name: String, launch: Int, previousExit: PreviousExit?, spec: LaunchSpec) {
     // The last launch's cgroup may still be held for its record (which stays queued and in the state file): it goes
     // now. A relaunch right after an exit may find it still on its way out: start once it is gone.
     records.releaseCgroups(of: name)
@@ -76,11 +75,8 @@ final class AppLaunches {
             .spawnFailed(
               app: name, message: "the cgroup of \(name)'s previous launch could not be removed", at: self.loop.now()))
         }
-        self.spawn(name, launch: launch, previousExit: previousExit)
+        self.spawn(name, launch: launch, previousExit: previousExit, spec: spec)
       }
-    }
-    guard let spec = supervisor.spec(name) else {
-      return supervisor.report(.spawnFailed(app: name, message: "no command for \(name)", at: loop.now()))
     }
     // Whom it runs as comes from the user database, which may be seconds away (sssd, LDAP): looked up off the
     // loop, the spawn goes on with the answer. Meanwhile the launch counts as in flight (its answer and a stop
@@ -95,7 +91,7 @@ final class AppLaunches {
 
   /// Whom `spec` runs as (nil: jetsamd's own user) and whose environment it starts with.
   private func lookUpUser(
-    of spec: AppSupervisor.LaunchSpec,
+    of spec: LaunchSpec,
     then: @escaping (Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>) -> Void
   ) {
     guard let user = spec.user else { return users.user(id: geteuid()) { own in then(.success((nil, own))) } }
@@ -104,15 +100,12 @@ final class AppLaunches {
 
   /// Starts app `name` as `found` says, once its user is known.
   private func spawn(
-    _ name: String, spec: AppSupervisor.LaunchSpec, launch: Int, previousExit: PreviousExit?,
+    _ name: String, spec: LaunchSpec, launch: Int, previousExit: PreviousExit?,
     as found: Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>
   ) {
     var cgroup: (any AppCgroupControl)?
     do {
-      let caps = spec.caps
-      let appCgroup = try cgroups.makeAppCgroup(
-        name: name,
-        limits: AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+      let appCgroup = try cgroups.makeAppCgroup(name: name, limits: spec.limits)
       cgroup = appCgroup
       let output = try requests.openLog(name)
       defer { output.close() }
@@ -123,11 +116,11 @@ final class AppLaunches {
       defer { crashPair?.app.close() }
       let (user, environmentUser) = try found.get()
       var request = SpawnRequest(
-        arguments: spec.config.command,
+        arguments: spec.command,
         environment: requests.environment(
           for: spec, user: environmentUser, app: name, launch: launch, previousExit: previousExit,
           crashReporter: crashPair == nil ? nil : requests.crashHandler),
-        workingDirectory: try spec.config.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
+        workingDirectory: try spec.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
         oomScoreAdj: supervisor.foregroundScore(), stdin: nil, stdout: output, stderr: output,

@@ -31,26 +31,6 @@ final class AppSupervisor {
     var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
   }
 
-  /// How one app is started (from the config, merged with the launch request's options).
-  struct LaunchSpec {
-    var config: AppConfig
-    /// The caps in force: the app's own over the config's defaults.
-    var caps: AppCaps
-    /// Whom it runs as: the app's own `user`, else the config's `appUser`; nil: jetsamd's own user.
-    var user: String?
-
-    init(config: AppConfig, caps: AppCaps, user: String? = nil) {
-      self.config = config
-      self.caps = caps
-      self.user = config.user ?? user
-    }
-
-    /// `config` with its caps filled in from `defaults`, and its user from `defaultUser` if it names none.
-    init(_ config: AppConfig, defaults: AppCaps, defaultUser: String?) {
-      self.init(config: config, caps: defaults.overridden(by: config.caps), user: defaultUser)
-    }
-  }
-
   /// What the daemon is told about as it happens (beyond policy events).
   struct Observers {
     /// A record is durable: journal, log, control-socket followers.
@@ -79,8 +59,6 @@ final class AppSupervisor {
   let requests: SpawnRequests
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
-  /// How each app is started; set by the daemon before it asks the policy for a launch.
-  var specs: [String: LaunchSpec] = [:]
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
 
@@ -114,7 +92,6 @@ final class AppSupervisor {
     launches = AppLaunches(
       loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
       signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
-    launches.supervisor.spec = { [unowned self] name in self.specs[name] }
     launches.supervisor.isRunning = { [unowned self] name in self.processes[name] != nil }
     launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
     launches.supervisor.register = { [unowned self] app in self.register(app) }
@@ -155,10 +132,9 @@ final class AppSupervisor {
     log.warning("\(name)'s processes did not all stop in time; it counts as suspended (incomplete)")
   }
 
-  /// An ended ad-hoc app the policy no longer remembers; a running one (launched again) keeps its spec.
+  /// An ended ad-hoc app the policy no longer remembers; a running one (launched again) is kept.
   func forget(_ name: String) {
     guard processes[name] == nil else { return }
-    specs[name] = nil
     launches.forgetFailure(of: name)
   }
 
@@ -257,19 +233,15 @@ final class AppSupervisor {
     for pid in (try? app.cgroup.processIDs()) ?? [] { seams.signals.send(signal, to: pid) }
   }
 
-  /// Runs the app's command hook for `event`; its end answers the event.
-  func runHook(for event: AppEvent, app name: String, pid: Int32) {
+  /// Runs `command`, the app's hook for `event`, from `workingDirectory`; its end answers the event.
+  func runHook(for event: AppEvent, app name: String, pid: Int32, command: [String], workingDirectory: String?) {
     guard let app = process(name, pid: pid) else { return }
     let ended = { [unowned self] in self.report(.hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now())) }
-    guard let command = specs[name]?.config.hooks[event.kind]?.command else {
-      log.error("\(name) has no command hook for \(event.kind.rawValue)")
-      return ended()
-    }
     do {
       let output = try requests.openLog(name)
       defer { output.close() }
       let request = try requests.hook(
-        command, event: event.kind, app: name, workingDirectory: specs[name]?.config.workingDirectory,
+        command, event: event.kind, app: name, workingDirectory: workingDirectory,
         cgroup: app.cgroup, oomScoreAdj: oomScore(.foreground), output: output)
       hooks.run(request, for: name) { [unowned self] error in
         if let error {
@@ -409,9 +381,12 @@ final class AppSupervisor {
   func whenCgroupsRemoved(_ then: @escaping () -> Void) { reaper.whenIdle(then) }
 
   /// Re-caps a running app (after a reload).
-  func setLimits(of name: String, _ caps: AppCaps) throws {
-    guard let app = processes[name] else { return }
-    try app.cgroup.setLimits(
-      AppLimits(memoryBytes: caps.memoryLimit?.bytes, cpuPercent: caps.cpuLimit, pids: caps.pidsLimit))
+  func setLimits(of name: String, pid: Int32, _ limits: AppLimits) {
+    guard let app = process(name, pid: pid) else { return }
+    do {
+      try app.cgroup.setLimits(limits)
+    } catch {
+      log.error("new caps for \(name): \(error)")
+    }
   }
 }

@@ -46,12 +46,12 @@ final class SpawnRequests {
   /// launch's JETSAM_ variables, each over the last. Never jetsamd's whole environment: it is not the app's business
   /// (nor are its secrets).
   func environment(
-    for spec: AppSupervisor.LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?,
+    for spec: LaunchSpec, user: SpawnUser?, app name: String, launch: Int, previousExit: PreviousExit?,
     crashReporter: String?
   ) -> [String] {
     var environment = user?.cleanEnvironment ?? ["PATH": defaultExecutableSearchPath]
     for (key, value) in passedEnvironment { environment[key] = value }
-    for (key, value) in spec.config.env { environment[key] = value }
+    for (key, value) in spec.environment { environment[key] = value }
     for (key, value) in AppProtocolCodec.launchEnvironment(app: name, launch: launch, previousExit: previousExit) {
       environment[key] = value
     }
