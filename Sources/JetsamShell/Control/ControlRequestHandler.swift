@@ -312,7 +312,7 @@ final class ControlRequestHandler {
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     if try request.wantsPrometheus() {
       var response = ControlResponse(ok: true)
-      response.exposition = MetricsExposition.text(daemon)
+      response.exposition = DaemonMetricsView(daemon: daemon).expositionText()
       return response
     }
     // Every field checked before the log is opened: a refusal must leave no descriptor behind.

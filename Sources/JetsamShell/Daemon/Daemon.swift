@@ -55,18 +55,14 @@ public final class Daemon {
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
   var policy: JetsamPolicy { policyLoop.policy }
   /// Tells the log, the journal and the counters what the policy decided and what the records say.
-  private let announcer: PolicyAnnouncer
+  let announcer: PolicyAnnouncer
   /// The device's memory pressure: the monitor, the thresholds, the balloon, the requests waiting on pressure.
   private(set) var pressure: PressureControl!
   var control: ControlServer!
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
-  /// What the Prometheus exposition counts (durable records, verdicts).
-  var counters: ExitCounters { announcer.counters }
   /// The exposition's textfile and HTTP endpoint, when the config asks for them.
   var metricsOutputs: MetricsOutputs!
-  /// Jetsam's pressure kills timed, for the exposition's histograms.
-  var killTimings: KillTimings { announcer.killTimings }
   var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
   private let locks: [DaemonLock]
@@ -215,11 +211,12 @@ public final class Daemon {
       loop: loop, path: socketPath, allowedGroup: config.controlGroup, users: users, log: log,
       budget: outputBudget, inherited: listener,
       handler: { request, connection in requests.handle(request, from: connection) })
+    let metrics = DaemonMetricsView(daemon: self)
     metricsOutputs = MetricsOutputs(
-      textfile: try MetricsTextfile(daemon: self),
+      textfile: try MetricsTextfile(
+        view: metrics, loop: loop, writer: try BackgroundWork(loop: loop, label: "jetsamd.metrics-textfile"), log: log),
       listener: try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
-        [unowned self] in
-        MetricsExposition.text(self)
+        metrics.expositionText()
       })
     live = try LiveFeed(
       loop: loop, control: control,
