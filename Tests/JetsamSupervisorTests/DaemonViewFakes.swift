@@ -6,13 +6,24 @@ import JetsamValues
 // What the fakes of the daemon's narrow views (the control handler's, the exposition's, the textfile's) share:
 // blocking work run in place, and a real policy brought to the state a test needs.
 
-/// Runs the work in place and hands its result over at once, so that what it leads to can be checked right after.
-final class InlineBackground: BackgroundRunning {
+/// Runs the work in place and hands its result over at once, so that what it leads to can be checked right after;
+/// while `holding`, only once the test calls ``finish()`` (a request answered after it returned).
+final class FakeBackground: BackgroundRunning {
+  var holding = false
   private(set) var runs = 0
+  private var held: [() -> Void] = []
 
   func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result, then: @escaping (Result) -> Void) {
     runs += 1
-    then(work())
+    guard holding else { return then(work()) }
+    held.append { then(work()) }
+  }
+
+  /// Runs the work held, in order, and hands each result over.
+  func finish() {
+    let work = held
+    held = []
+    for item in work { item() }
   }
 }
 

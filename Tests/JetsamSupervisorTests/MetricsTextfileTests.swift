@@ -24,7 +24,7 @@ struct MetricsTextfileTests {
   struct Fixture {
     let view = View()
     let loop = FakeLoop()
-    let writer = InlineBackground()
+    let writer = FakeBackground()
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jetsam-textfile-\(UUID())").path
     let textfile: MetricsTextfile
     /// In a directory of its own that does not exist yet: the textfile makes it.

@@ -39,14 +39,11 @@ public final class Daemon {
   let log: Logger
   let loop: EventLoop
   let device: DeviceCgroup
-  /// The host's cgroup layout (v1 with the unified hierarchy beside it, or pure v2).
-  var layout: CgroupLayout { device.layout }
   /// The exit record log, written off the loop.
   let records: RecordWriter
   /// Where records, state and app logs live, and the control socket's path (neither changes at a reload).
   var stateDirectory: String { options.stateDirectory ?? config.stateDirectory }
   var socketPath: String { options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock" }
-  let startedAt = MonotonicClock.now()
   let supervisor: AppSupervisor
   /// What systemd hears of jetsamd.
   let service = ServiceStatus()
@@ -71,10 +68,10 @@ public final class Daemon {
   private var parentWatch: ParentWatch?
   /// Where a stop is (Daemon+Shutdown.swift).
   var stopPhase = StopPhase.running
-  var shuttingDown: Bool { stopPhase != .running }
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
+    let startedAt = MonotonicClock.now()
     self.config = config
     self.options = options
     log = options.logger
@@ -204,7 +201,8 @@ public final class Daemon {
         Glibc.close(passed.fd)
       }
     }
-    let requests = try ControlRequestHandler(daemon: self)
+    let requests = ControlRequestHandler(
+      daemon: DaemonControlView(daemon: self, startedAt: startedAt), background: try BackgroundWork(loop: loop))
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
@@ -354,7 +352,7 @@ public final class Daemon {
     // is an action too): there is no watcher to tell then.
     live?.publish(action)
     // An exit recorded, or a launch that failed while stopping, may have been the last thing the stop waited for.
-    if shuttingDown {
+    if stopPhase != .running {
       switch action {
       case .recordExit, .stateChanged(_, _, .terminated, _): finishShutdownIfDone()
       default: break
@@ -408,10 +406,7 @@ public final class Daemon {
     return state
   }
 
-  // MARK: Pressure
-
-  /// Whether jetsam has done what the level asks and the records of its kills are durable (`pressure set --wait`).
-  var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.records.unwritten.isEmpty }
+  // MARK: Programs
 
   /// The helper program that allocates memory on request (installed beside jetsamd).
   static var helperPath: String { siblingProgram("jetsam-testapp") }
