@@ -112,8 +112,8 @@ struct ControlRequestHandlerTests {
     }
 
     deinit {
+      // The stream closes its own descriptor.
       connection.close()
-      connection.stream.fd.close()
       client.close()
       try? FileManager.default.removeItem(atPath: directory)
     }
