@@ -129,7 +129,11 @@ extension AppConfig {
     return AppSettings(
       launch: launch, bandFloor: band, acknowledgements: acknowledgements ?? .auto,
       hooks: hooks.mapValues { hook in
-        if let signal = hook.signal { .signal(signal) } else { .command(hook.command ?? [], timeout: hook.timeout?.duration) }
+        if let signal = hook.signal {
+          .signal(signal)
+        } else {
+          .command(hook.command ?? [], timeout: hook.timeout?.duration)
+        }
       }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
   }
 }

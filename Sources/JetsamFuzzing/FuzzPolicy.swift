@@ -8,7 +8,9 @@ enum FuzzPolicy {
   static let pid: Int32 = 4242
 
   /// A policy with `app` running as `pid` since `at`, configured with `settings`, and the actions its launch led to.
-  static func running(settings: AppSettings = AppSettings(launch: LaunchSpec(command: [app])), at: Instant) -> (JetsamPolicy, [PolicyAction]) {
+  static func running(settings: AppSettings = AppSettings(launch: LaunchSpec(command: [app])), at: Instant) -> (
+    JetsamPolicy, [PolicyAction]
+  ) {
     var policy = JetsamPolicy(
       config: PolicyConfig(
         thresholds: PressureThresholds(

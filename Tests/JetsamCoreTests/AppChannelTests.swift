@@ -185,12 +185,15 @@ struct AppChannelTests {
     var policy = Self.policy()
     _ = try policy.handle(
       .configure(
-        app: "a", bandFloor: nil, launchCount: 0, hooks: [.didEnterBackground: .command(["/bin/true"], timeout: .seconds(2))]))
+        app: "a", bandFloor: nil, launchCount: 0,
+        hooks: [.didEnterBackground: .command(["/bin/true"], timeout: .seconds(2))]))
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(0)))
     policy.observe(.spawned(app: "a", pid: 10, at: t(0)))
     let moved = try policy.handle(.moveToBackground(app: "a", at: t(1)))
     let id = try #require(Self.lastEventID(moved, .didEnterBackground))
-    #expect(moved.contains { if case .runHook("a", 10, let event, ["/bin/true"], nil) = $0 { event.id == id } else { false } })
+    #expect(
+      moved.contains { if case .runHook("a", 10, let event, ["/bin/true"], nil) = $0 { event.id == id } else { false } }
+    )
     #expect(policy.nextDeadline == t(3))
     policy.observe(.hookEnded(app: "a", pid: 10, event: id, at: t(2)))
     #expect(policy.nextDeadline == t(11), "only the background grace is left")

@@ -24,7 +24,8 @@ struct AppMemoryTests {
     let actions = try policy.handle(.launch(app: "notes", foreground: true, at: t(0)))
     let expected = PreviousExit(
       reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
-    #expect(actions.last == .spawn(app: "notes", launch: 5, previousExit: expected, spec: LaunchSpec(command: ["notes"])))
+    #expect(
+      actions.last == .spawn(app: "notes", launch: 5, previousExit: expected, spec: LaunchSpec(command: ["notes"])))
     let spawned = policy.observe(.spawned(app: "notes", pid: 10, at: t(0)))
     let launched = spawned.events.first
     #expect(launched?.kind == .didFinishLaunching && launched?.previousExit == expected)

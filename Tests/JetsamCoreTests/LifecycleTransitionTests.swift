@@ -134,7 +134,8 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
     let launch = try policy.handle(.launch(app: "a", foreground: true, at: t(1)))
     #expect(
       launch == [
-        .stateChanged(app: "a", from: .notRunning, to: .launching, band: .foreground), .spawn(app: "a", launch: 1, spec: LaunchSpec(command: ["a"])),
+        .stateChanged(app: "a", from: .notRunning, to: .launching, band: .foreground),
+        .spawn(app: "a", launch: 1, spec: LaunchSpec(command: ["a"])),
       ])
     let spawned = policy.observe(.spawned(app: "a", pid: 42, at: t(2)))
     #expect(

@@ -11,7 +11,9 @@ struct LockedFileTests {
   /// App `a` (pid 10) in the background, with `rule`.
   static func policy(_ rule: LockedFileRule) throws -> JetsamPolicy {
     var policy = JetsamPolicy()
-    _ = try policy.handle(.configure(app: "a", settings: AppSettings(launch: LaunchSpec(command: ["a"]), lockedFiles: rule), launchCount: 0))
+    _ = try policy.handle(
+      .configure(app: "a", settings: AppSettings(launch: LaunchSpec(command: ["a"]), lockedFiles: rule), launchCount: 0)
+    )
     _ = try policy.handle(.launch(app: "a", foreground: false, at: t(0)))
     _ = try policy.handle(.spawned(app: "a", pid: 10, at: t(0)))
     return policy

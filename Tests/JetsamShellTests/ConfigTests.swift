@@ -146,7 +146,8 @@ struct ConfigTests {
     #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.acknowledgements == .always)
     #expect(config.apps["b"].map { config.settings(of: $0, named: "b") }?.acknowledgements == .never)
     let plain = try ConfigLoader.parse(#"{ apps: { a: { command: ["x"] } } }"#, file: "jetsamd.json5")
-    #expect(plain.apps["a"].map { plain.settings(of: $0, named: "a") }?.acknowledgements == .auto, "auto when nothing says")
+    #expect(
+      plain.apps["a"].map { plain.settings(of: $0, named: "a") }?.acknowledgements == .auto, "auto when nothing says")
   }
 
   @Test("an app's lockedFiles keys override the config's, key by key; iOS's kill when nothing says")

@@ -65,7 +65,8 @@ struct StateFileEncoderTests {
       apps: [
         .init(adopted: Self.adopted(full: true, name: "one"), startTime: 1, settings: try Self.settings()),
         .init(
-          adopted: Self.adopted(full: false, name: "two/ü"), startTime: UInt64.max, settings: AppSettings(launch: LaunchSpec(command: ["x"]))),
+          adopted: Self.adopted(full: false, name: "two/ü"), startTime: UInt64.max,
+          settings: AppSettings(launch: LaunchSpec(command: ["x"]))),
       ])
     for round in 0..<3 {
       let decoded = try JSONDecoder().decode(DaemonState.self, from: Data(try encoder.encode(state)))

@@ -494,7 +494,8 @@ struct AppSupervisorTests {
     fixture.launcher.failSpawns = true
     fixture.perform(
       .runHook(
-        app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate), command: ["/bin/save"], workingDirectory: nil))
+        app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate), command: ["/bin/save"], workingDirectory: nil)
+    )
     #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock)])
   }
 

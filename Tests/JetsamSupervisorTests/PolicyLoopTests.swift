@@ -46,7 +46,8 @@ struct PolicyLoopTests {
     /// Configures and launches `name` into the background, its process spawned as `pid`.
     func start(_ name: String, pid: Int32) throws {
       try loop.submit([
-        .configure(app: name, settings: AppSettings(launch: LaunchSpec(command: [name])), launchCount: 0), .launch(app: name, foreground: false, at: now),
+        .configure(app: name, settings: AppSettings(launch: LaunchSpec(command: [name])), launchCount: 0),
+        .launch(app: name, foreground: false, at: now),
       ])
       loop.observe(.spawned(app: name, pid: pid, at: now))
     }

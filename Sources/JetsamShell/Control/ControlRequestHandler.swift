@@ -8,13 +8,14 @@ import JetsamSpawning
 /// Answers control requests (PROTOCOL-CONTROL.md): validates them, turns them into policy requests through
 /// the daemon's one entry point, and reports what the policy and the supervisor know. It decides nothing.
 final class ControlRequestHandler {
-  private unowned let daemon: Daemon
+  /// All it sees of the daemon, and all it may ask of it.
+  private let daemon: any ControlView
   /// Blocking work (reading the whole record log, the diagnostics kept) runs here, off the loop.
-  private let background: BackgroundWork
+  private let background: any BackgroundRunning
 
-  init(daemon: Daemon) throws {
+  init(daemon: any ControlView, background: any BackgroundRunning) {
     self.daemon = daemon
-    background = try BackgroundWork(loop: daemon.loop)
+    self.background = background
   }
 
   /// Answers one control request, or returns nil and answers through `connection` later (a suspend is answered
@@ -70,8 +71,8 @@ final class ControlRequestHandler {
       .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
     ])
     // A spawner service answers later: so does the request, with the pid or the failure.
-    guard daemon.supervisor.launches.isSpawnInFlight(name) else { return try launchAnswer(name) }
-    daemon.supervisor.launches.whenSpawnSettled(name) { [weak connection, unowned self] in
+    guard daemon.isSpawnInFlight(name) else { return try launchAnswer(name) }
+    daemon.whenSpawnSettled(name) { [weak connection, unowned self] in
       do {
         connection?.reply(try self.launchAnswer(name))
       } catch {
@@ -84,7 +85,7 @@ final class ControlRequestHandler {
   /// An honest answer: a spawn that failed (no such program, a bad directory, exec refused) is an error naming
   /// the stage, not an app that is quietly "terminated".
   private func launchAnswer(_ name: String) throws(ControlError) -> ControlResponse {
-    if let status = daemon.policy.app(named: name), let failure = daemon.supervisor.spawnFailure(of: name),
+    if let status = daemon.policy.app(named: name), let failure = daemon.spawnFailure(of: name),
       failure.launch == status.launch, !status.state.isRunning
     {
       throw ControlError(.launchFailed, "launch of \(name) failed: \(failure.message)")
@@ -112,7 +113,7 @@ final class ControlRequestHandler {
       response.apps = names.compactMap { self.daemon.policy.app(named: $0).map(self.appInfo) }
       return response
     }
-    guard request.verb == .suspend, names.contains(where: daemon.supervisor.isStopPending) else { return answer() }
+    guard request.verb == .suspend, names.contains(where: daemon.isStopPending) else { return answer() }
     daemon.afterSuspensions(of: names) { [weak connection] in connection?.reply(answer()) }
     return nil
   }
@@ -124,12 +125,12 @@ final class ControlRequestHandler {
   }
 
   private func appInfo(_ status: AppStatus) -> AppInfo {
-    let process = status.state.isRunning ? status.pid.flatMap { daemon.supervisor.process(status.name, pid: $0) } : nil
+    let cgroup = status.state.isRunning ? status.pid.flatMap { daemon.cgroup(of: status.name, pid: $0) } : nil
     var info = AppInfo(
       name: status.name, pid: status.state.isRunning ? status.pid : nil, state: status.state.coarseName,
       lifecycleState: status.state, band: status.band,
-      memoryBytes: (try? process?.cgroup.memoryUsage()) ?? 0,
-      memoryLimitBytes: (try? process?.cgroup.memoryLimit()) ?? nil,
+      memoryBytes: (try? cgroup?.memoryUsage()) ?? 0,
+      memoryLimitBytes: (try? cgroup?.memoryLimit()) ?? nil,
       // An app this daemon has not seen change state yet (never launched, or ended before a restart) has no
       // time in its state to speak of.
       stateSeconds: status.stateEnteredAt.nanoseconds == 0
@@ -145,7 +146,7 @@ final class ControlRequestHandler {
       if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true
-      } else if status.state == .suspended && daemon.supervisor.isStopPending(status.name) {
+      } else if status.state == .suspended && daemon.isStopPending(status.name) {
         info.stopping = true
       }
     }
@@ -155,7 +156,7 @@ final class ControlRequestHandler {
 
   private func psResponse() -> ControlResponse {
     // A suspended app someone else continued is stopped again before the answer, which then says "stopping".
-    daemon.supervisor.suspender.noticeContinued()
+    daemon.noticeContinued()
     var response = ControlResponse(ok: true)
     response.apps = daemon.policy.apps.map(appInfo)
     return response
@@ -167,22 +168,22 @@ final class ControlRequestHandler {
     var response = ControlResponse(ok: true)
     response.status = StatusInfo(
       version: Daemon.version, uptimeSeconds: MonotonicClock.now().seconds(since: daemon.startedAt),
-      cgroupMode: daemon.layout.modeName, suspendMode: daemon.config.suspend.mode.rawValue,
-      deviceCgroup: daemon.device.displayPath, appsByState: counts, recordsWritten: daemon.records.written,
-      recordLog: daemon.records.log.path)
+      cgroupMode: daemon.cgroupMode, suspendMode: daemon.config.suspend.mode.rawValue,
+      deviceCgroup: daemon.deviceCgroup, appsByState: counts, recordsWritten: daemon.recordsWritten,
+      recordLog: daemon.recordLog.path)
     return response
   }
 
   /// The whole picture now; from then on, every change is pushed on this connection (``LiveFeed``).
   private func watch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse {
     let interval = try request.watchInterval()
-    daemon.supervisor.suspender.noticeContinued()
+    daemon.noticeContinued()
     var response = ControlResponse(ok: true)
     response.watch = WatchSnapshot(
       monotonicNanoseconds: MonotonicClock.now().nanoseconds, apps: daemon.policy.apps.map(appInfo),
       pressure: pressureInfo(), device: DeviceInfo(charging: daemon.policy.deviceCharging),
       intervalSeconds: interval.seconds)
-    daemon.live.watch(connection, interval: interval)
+    daemon.watch(connection, interval: interval)
     return response
   }
 
@@ -191,7 +192,7 @@ final class ControlRequestHandler {
     if let charging = request.charging {
       try daemon.submit([.setCharging(charging, at: MonotonicClock.now())])
       daemon.log.notice("device \(charging ? "idle and charging" : "no longer charging")")
-      daemon.live.publishDevice(charging: daemon.policy.deviceCharging)
+      daemon.publishDevice(charging: daemon.policy.deviceCharging)
     }
     var response = ControlResponse(ok: true)
     response.device = DeviceInfo(charging: daemon.policy.deviceCharging)
@@ -202,21 +203,21 @@ final class ControlRequestHandler {
   private func pressure(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let now = MonotonicClock.now()
     let wait = try request.pressureWait()
-    let action = try request.pressureRequest(ram: daemon.pressure.monitor.counter.ramBytes)
+    let action = try request.pressureRequest(ram: daemon.ramBytes)
     switch action {
     case .get: break
     case .set(let level): try daemon.submit([.forceLevel(level, at: now)])
     case .clear: try daemon.submit([.forceLevel(nil, at: now)])
-    case .allocate(let bytes): try daemon.pressure.inflateBalloon(bytes: bytes, helper: Daemon.helperPath)
-    case .release: daemon.pressure.releaseBalloon()
+    case .allocate(let bytes): try daemon.inflateBalloon(bytes: bytes)
+    case .release: daemon.releaseBalloon()
     }
     guard let wait else { return pressureResponse() }
     let what: String
     let check: ConditionWaiters.Check
-    if case .allocate = action, let balloon = daemon.pressure.balloon {
+    if case .allocate = action, let balloon = daemon.balloon {
       what = "the balloon to be charged"
       check = { [weak balloon, unowned daemon] in
-        guard let balloon, daemon.pressure.balloon === balloon else {
+        guard let balloon, daemon.balloon === balloon else {
           return .failure(ControlError(.launchFailed, "the balloon was released before it was charged"))
         }
         switch balloon.charge {
@@ -236,7 +237,7 @@ final class ControlRequestHandler {
       case .failure(let error): .failure(error)
       }
     }
-    let known = daemon.pressure.waiters.add(timeout: wait, what: what, check: check) { [weak connection] outcome in
+    let known = daemon.addWaiter(timeout: wait, what: what, check: check) { [weak connection] outcome in
       connection?.reply(answer(outcome))
     }
     return known.map(answer)
@@ -253,8 +254,8 @@ final class ControlRequestHandler {
     return PressureInfo(
       level: policy.level, forcedLevel: policy.forcedLevel,
       mode: { if case .host = daemon.config.device.ram { "host" } else { "device" } }(),
-      ramBytes: daemon.pressure.monitor.counter.ramBytes, availableBytes: daemon.pressure.monitor.lastAvailable,
-      thresholds: daemon.pressure.thresholds, balloonBytes: daemon.pressure.balloon?.bytes ?? 0)
+      ramBytes: daemon.ramBytes, availableBytes: daemon.availableBytes,
+      thresholds: daemon.thresholds, balloonBytes: daemon.balloon?.bytes ?? 0)
   }
 
   /// The newest records, read from the end of the log on a background thread (the loop never reads the log) and
@@ -264,10 +265,10 @@ final class ControlRequestHandler {
     let since = try request.sinceDate()
     let limit = try request.exitsLimit()
     var query = ExitRecordPage.Query(
-      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: request.app,
+      files: try daemon.recordLog.openForReading(), currentSize: daemon.recordLog.size(), app: request.app,
       since: since, limit: limit)
     query.judgedOnly = request.verdicts == true
-    let path = daemon.records.log.path
+    let path = daemon.recordLog.path
     if request.follow == true {
       connection.follow = FollowFilter(app: request.app, judgedOnly: request.verdicts == true)
     }
@@ -303,18 +304,18 @@ final class ControlRequestHandler {
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     if try request.wantsPrometheus() {
       var response = ControlResponse(ok: true)
-      response.exposition = MetricsExposition.text(daemon)
+      response.exposition = daemon.expositionText()
       return response
     }
     // Every field checked before the log is opened: a refusal must leave no descriptor behind.
     let since = try request.sinceDate()
     let app = try request.optionalApp()
     let query = ExitRecordPage.Query(
-      files: try daemon.records.log.openForReading(), currentSize: daemon.records.log.size(), app: app,
+      files: try daemon.recordLog.openForReading(), currentSize: daemon.recordLog.size(), app: app,
       since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
-    let path = daemon.records.log.path
+    let path = daemon.recordLog.path
     let count = { @Sendable [query] () -> Result<[UInt8], SystemError> in
       Result { () throws(SystemError) in
         var byApp: [String: (metrics: AppExitMetrics, oldest: String)] = [:]
@@ -345,7 +346,7 @@ final class ControlRequestHandler {
   private func diagnostics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     let since = try request.sinceDate()
     let app = try request.optionalApp()
-    guard let store = daemon.supervisor.diagnostics?.reader else {
+    guard let store = daemon.diagnostics else {
       var response = ControlResponse(ok: true)
       response.diagnostics = []
       return response

@@ -71,7 +71,7 @@ extension Daemon {
 
   /// Where a stopping jetsamd leaves the records it could not write (a full disk): the runtime directory, on
   /// another filesystem (tmpfs), read back at the next start.
-  var leftoverRecordsPath: String { directoryPart(of: socketPath) + "/unwritten-exits.jsonl" }
+  var leftoverRecordsPath: String { directoryPart(of: options.socketPath(in: config)) + "/unwritten-exits.jsonl" }
 
   /// Writes what the previous jetsamd had not made durable, before any new record, each once: the records its stop
   /// left in the runtime directory (a full disk), and those its state file held when it ended (a crash: the apps

@@ -7,21 +7,6 @@ import JetsamProtocol
 import JetsamSpawning
 import JetsamValues
 
-/// Command-line choices that override the config file.
-public struct DaemonOptions: Sendable {
-  /// Where the config came from, so that SIGHUP can read it again.
-  public var configPath: String?
-  public var profilePath: String?
-  public var socketPath: String?
-  public var stateDirectory: String?
-  /// The spawner service's socket, overriding the config's `spawnerSocket` (the systemd unit names it).
-  public var spawnerSocket: String?
-  /// Stop (as on SIGTERM) once the process that started jetsamd ends (`--exit-with-parent`, see ``ParentWatch``).
-  public var exitWithParent = false
-  public var logger = Logger()
-  public init() {}
-}
-
 /// jetsamd: one event loop that owns the policy, feeds it every event through one entry point, and has the
 /// ``AppSupervisor`` carry out what it decides.
 ///
@@ -39,14 +24,8 @@ public final class Daemon {
   let log: Logger
   let loop: EventLoop
   let device: DeviceCgroup
-  /// The host's cgroup layout (v1 with the unified hierarchy beside it, or pure v2).
-  var layout: CgroupLayout { device.layout }
   /// The exit record log, written off the loop.
   let records: RecordWriter
-  /// Where records, state and app logs live, and the control socket's path (neither changes at a reload).
-  var stateDirectory: String { options.stateDirectory ?? config.stateDirectory }
-  var socketPath: String { options.socketPath ?? config.runtimeDirectory + "/jetsamd.sock" }
-  let startedAt = MonotonicClock.now()
   let supervisor: AppSupervisor
   /// What systemd hears of jetsamd.
   let service = ServiceStatus()
@@ -54,35 +33,32 @@ public final class Daemon {
   let policyLoop: PolicyLoop
   /// The policy: read it anywhere, change it only through ``submit(_:)`` and ``observe(_:)``.
   var policy: JetsamPolicy { policyLoop.policy }
-  /// Tells the log, the journal and the counters what the policy decided and what the records say.
-  private let announcer: PolicyAnnouncer
+  /// Tells the log, the journal and the counters what the policy decided and what the records say (the metrics
+  /// view reads its counters).
+  let announcer: PolicyAnnouncer
   /// The device's memory pressure: the monitor, the thresholds, the balloon, the requests waiting on pressure.
   private(set) var pressure: PressureControl!
   var control: ControlServer!
   /// What `watch` clients are pushed.
   private(set) var live: LiveFeed!
-  /// What the Prometheus exposition counts (durable records, verdicts).
-  var counters: ExitCounters { announcer.counters }
   /// The exposition's textfile and HTTP endpoint, when the config asks for them.
   var metricsOutputs: MetricsOutputs!
-  /// Jetsam's pressure kills timed, for the exposition's histograms.
-  var killTimings: KillTimings { announcer.killTimings }
   var stateKeeper: StateKeeper!
   /// Held for life: one daemon per state directory and per device (``DaemonLock``).
   private let locks: [DaemonLock]
   private lazy var heapTrimmer = HeapTrimmer(loop: loop)
-  private var signalSources: [EventSource] = []
-  private var parentWatch: ParentWatch?
+  /// Stop, reload, a continued child, the parent's end.
+  private var signals: DaemonSignals?
   /// Where a stop is (Daemon+Shutdown.swift).
   var stopPhase = StopPhase.running
-  var shuttingDown: Bool { stopPhase != .running }
 
   /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
+    let startedAt = MonotonicClock.now()
     self.config = config
     self.options = options
     log = options.logger
-    let stateDirectory = options.stateDirectory ?? config.stateDirectory
+    let stateDirectory = options.stateDirectory(in: config)
     loop = try EventLoop()
     Daemon.raiseDescriptorLimit()
 
@@ -167,7 +143,7 @@ public final class Daemon {
     }
     stateKeeper = try StateKeeper(
       path: stateDirectory + "/state.json", loop: loop, log: log,
-      isBusy: { [unowned self] in !self.supervisor.areStopsIdle },
+      isBusy: { [unowned self] in !self.supervisor.suspender.isIdle },
       snapshot: { [unowned self] in self.savedState() })
     connectSupervisor()
 
@@ -208,18 +184,20 @@ public final class Daemon {
         Glibc.close(passed.fd)
       }
     }
-    let requests = try ControlRequestHandler(daemon: self)
+    let requests = ControlRequestHandler(
+      daemon: DaemonControlView(daemon: self, startedAt: startedAt), background: try BackgroundWork(loop: loop))
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
-      loop: loop, path: socketPath, allowedGroup: config.controlGroup, users: users, log: log,
+      loop: loop, path: options.socketPath(in: config), allowedGroup: config.controlGroup, users: users, log: log,
       budget: outputBudget, inherited: listener,
       handler: { request, connection in requests.handle(request, from: connection) })
+    let metrics = DaemonMetricsView(daemon: self)
     metricsOutputs = MetricsOutputs(
-      textfile: try MetricsTextfile(daemon: self),
+      textfile: try MetricsTextfile(
+        view: metrics, loop: loop, writer: try BackgroundWork(loop: loop, label: "jetsamd.metrics-textfile"), log: log),
       listener: try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
-        [unowned self] in
-        MetricsExposition.text(self)
+        metrics.expositionText()
       })
     live = try LiveFeed(
       loop: loop, control: control,
@@ -230,22 +208,11 @@ public final class Daemon {
         appMemory: { [unowned self] in self.runningAppMemory() },
         availableBytes: { [unowned self] in self.pressure.monitor.lastAvailable }))
 
-    for signal in [Signal.terminate, .interrupt] {
-      signalSources.append(try loop.onSignal(signal) { [unowned self] in self.beginShutdown() })
-    }
-    signalSources.append(try loop.onSignal(.hangup) { [unowned self] in self.reload() })
-    if options.exitWithParent {
-      parentWatch = try ParentWatch(loop: loop) { [unowned self] in
-        self.log.notice("the process that started jetsamd has ended")
-        self.beginShutdown()
-      }
-    }
-    // A child's state changed. Exits are seen through pidfds; a continuation may be someone's SIGCONT to a
-    // suspended app. (Merged signals keep the first code: `ps` checks again before it answers.)
-    signalSources.append(
-      try loop.onSignal(.childStatusChanged) { [unowned self] code in
-        if code == childContinuedCode { self.supervisor.suspender.noticeContinued() }
-      })
+    signals = try DaemonSignals(
+      loop: loop, exitWithParent: options.exitWithParent, log: log,
+      handlers: DaemonSignals.Handlers(
+        stop: { [unowned self] in self.beginShutdown() }, reload: { [unowned self] in self.reload() },
+        childContinued: { [unowned self] in self.supervisor.suspender.noticeContinued() }))
 
     let saved = readSavedState()
     takeOverUnwrittenRecords(pending: saved?.pendingRecords ?? [])
@@ -262,7 +229,8 @@ public final class Daemon {
       "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
         + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
         + "app cgroup namespaces \(supervisor.requests.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
-        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(socketPath), records \(records.log.path)")
+        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(options.socketPath(in: config)), records \(records.log.path)"
+    )
     service.ready(statusLine())
   }
 
@@ -354,7 +322,7 @@ public final class Daemon {
     // is an action too): there is no watcher to tell then.
     live?.publish(action)
     // An exit recorded, or a launch that failed while stopping, may have been the last thing the stop waited for.
-    if shuttingDown {
+    if stopPhase != .running {
       switch action {
       case .recordExit, .stateChanged(_, _, .terminated, _): finishShutdownIfDone()
       default: break
@@ -406,10 +374,7 @@ public final class Daemon {
     return state
   }
 
-  // MARK: Pressure
-
-  /// Whether jetsam has done what the level asks and the records of its kills are durable (`pressure set --wait`).
-  var isJetsamSettled: Bool { policy.isJetsamSettled && supervisor.records.unwritten.isEmpty }
+  // MARK: Programs
 
   /// The helper program that allocates memory on request (installed beside jetsamd).
   static var helperPath: String { siblingProgram("jetsam-testapp") }

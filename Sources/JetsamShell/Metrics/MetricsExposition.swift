@@ -1,28 +1,28 @@
 import JetsamCore
 import JetsamProtocol
 
-/// jetsamd's state and counters in Prometheus' text format (README, "Metrics"): built on the loop from what the
-/// daemon holds (the policy's apps, the last memory sample, the counters of durable records) and one read of each
+/// jetsamd's state and counters in Prometheus' text format (README, "Metrics"): built on the loop from the figures
+/// the daemon holds (the policy's apps, the last memory sample, the counters of durable records) and one read of each
 /// running app's memory and CPU counters.
 enum MetricsExposition {
-  static func text(_ daemon: Daemon) -> String {
+  static func text(_ figures: some MetricsFigures) -> String {
     var out = PrometheusText()
-    let policy = daemon.policy
+    let policy = figures.policy
     out.family(
       "jetsam_info", .gauge, help: "jetsamd's version and modes (always 1).",
       [
         .init(
           [
-            ("version", Daemon.version), ("cgroup_mode", daemon.layout.modeName),
-            ("suspend_mode", daemon.config.suspend.mode.rawValue),
+            ("version", Daemon.version), ("cgroup_mode", figures.cgroupMode),
+            ("suspend_mode", figures.suspendMode.rawValue),
           ], 1)
       ])
     out.family(
       "jetsam_device_ram_bytes", .gauge, help: "The emulated device's RAM (the host's in host mode).",
-      [.init(Double(daemon.pressure.monitor.counter.ramBytes))])
+      [.init(Double(figures.ramBytes))])
     out.family(
       "jetsam_device_available_bytes", .gauge, help: "The device's available memory at the last sample.",
-      [.init(Double(daemon.pressure.monitor.lastAvailable))])
+      [.init(Double(figures.availableBytes))])
     out.family(
       "jetsam_pressure_level", .gauge, help: "The pressure level: 0 normal, 1 warning, 2 urgent, 3 critical.",
       [.init(Double(PressureLevel.allCases.firstIndex(of: policy.level) ?? 0))])
@@ -43,16 +43,16 @@ enum MetricsExposition {
     var memory: [PrometheusText.Sample] = []
     var cpu: [PrometheusText.Sample] = []
     for status in policy.apps where status.state.isRunning {
-      guard let pid = status.pid, let process = daemon.supervisor.process(status.name, pid: pid) else { continue }
-      let app = daemon.counters.currentLabel(for: status.name, configured: daemon.config.apps[status.name] != nil)
-      if let bytes = try? process.cgroup.memoryUsage() { memory.append(.init([("app", app)], Double(bytes))) }
-      if let seconds = try? process.cgroup.cpuSeconds() { cpu.append(.init([("app", app)], seconds)) }
+      guard let pid = status.pid, let cgroup = figures.cgroup(of: status.name, pid: pid) else { continue }
+      let app = figures.counters.currentLabel(for: status.name, configured: figures.isConfigured(status.name))
+      if let bytes = try? cgroup.memoryUsage() { memory.append(.init([("app", app)], Double(bytes))) }
+      if let seconds = try? cgroup.cpuSeconds() { cpu.append(.init([("app", app)], seconds)) }
     }
     out.family("jetsam_app_memory_bytes", .gauge, help: "Memory charged to each running app's cgroup.", memory)
     out.family(
       "jetsam_app_cpu_seconds_total", .counter, help: "CPU time of each running app's cgroup, this launch.", cpu)
 
-    let counters = daemon.counters
+    let counters = figures.counters
     out.family(
       "jetsam_exits_total", .counter, help: "Exit records written, by app, MetricKit reason and state at death.",
       counters.exits.keys.sorted { ($0.app, $0.reason.rawValue, $0.state) < ($1.app, $1.reason.rawValue, $1.state) }
@@ -73,21 +73,21 @@ enum MetricsExposition {
         .map { .init([("app", $0.app), ("verdict", $0.verdict)], Double(counters.verdicts[$0]!)) })
     out.family(
       "jetsam_exit_records_written_total", .counter, help: "Exit records made durable since jetsamd started.",
-      [.init(Double(daemon.records.written))])
+      [.init(Double(figures.recordsWritten))])
     out.family(
       "jetsam_crash_reports_refused_total", .counter,
       help: "Crash report lines refused because the kernel did not bear them out (a sender other than the process "
         + "named, a process outside the app's cgroup, a thread not its own).",
-      [.init(Double(daemon.supervisor.diagnostics?.refusedCrashReports ?? 0))])
+      [.init(Double(figures.refusedCrashReports))])
     out.histogram(
       "jetsam_kill_latency_seconds",
       help: "From the observation that made jetsam kill (a memory sample past a threshold, a forced level, or the "
         + "previous victim's exit while the level still calls for a kill) to the SIGKILL.",
-      daemon.killTimings.killLatency)
+      figures.killTimings.killLatency)
     out.histogram(
       "jetsam_memory_back_seconds",
       help: "From a jetsam kill's SIGKILL to the killed process's exit (its memory back).",
-      daemon.killTimings.memoryBack)
+      figures.killTimings.memoryBack)
     return out.text
   }
 }

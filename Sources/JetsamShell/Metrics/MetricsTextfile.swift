@@ -7,30 +7,34 @@ import JetsamPlatform
 /// on a helper thread (write, rename: a scrape sees the old file or the new, never part of one), readable by all
 /// (mode 0644, its directory 0755) whatever jetsamd's umask, as the collector runs as another user.
 final class MetricsTextfile {
-  private unowned let daemon: Daemon
-  private var timer: EventSource!
-  /// Writes the file, off the loop (a queue of its own: a long `exits` query never delays it).
-  private let writer: BackgroundWork
+  private let view: any MetricsTextfileView
+  private let loop: any LoopScheduling
+  private let log: Logger
+  private var timer: (any LoopSource)!
+  /// Writes the file, off the loop (jetsamd gives it a queue of its own: a long `exits` query never delays it).
+  private let writer: any BackgroundRunning
   /// The last failure reported, so that a file that cannot be written is logged once, not every interval.
   private var lastFailure: String?
 
-  init(daemon: Daemon) throws {
-    self.daemon = daemon
-    writer = try BackgroundWork(loop: daemon.loop, label: "jetsamd.metrics-textfile")
-    timer = try daemon.loop.timer(at: nil) { [unowned self] in self.write() }
+  init(view: any MetricsTextfileView, loop: any LoopScheduling, writer: any BackgroundRunning, log: Logger) throws {
+    self.view = view
+    self.loop = loop
+    self.writer = writer
+    self.log = log
+    timer = try loop.addTimer(at: nil) { [unowned self] in self.write() }
   }
 
   /// Writes now, then every interval (or stops, when the config names no file).
   func restart() {
-    guard daemon.config.metrics.textfile != nil else { return timer.schedule(at: nil) }
+    guard view.metricsSettings.textfile != nil else { return timer.schedule(at: nil) }
     write()
   }
 
   private func write() {
-    let settings = daemon.config.metrics
+    let settings = view.metricsSettings
     guard let path = settings.textfile else { return timer.schedule(at: nil) }
-    timer.schedule(at: MonotonicClock.now().advanced(by: settings.interval.duration))
-    let text = MetricsExposition.text(daemon)
+    timer.schedule(at: loop.now().advanced(by: settings.interval.duration))
+    let text = view.expositionText()
     let work = { @Sendable () -> String? in
       do throws(SystemError) {
         try Self.write(text, to: path)
@@ -43,9 +47,9 @@ final class MetricsTextfile {
       guard let self, failure != self.lastFailure else { return }
       self.lastFailure = failure
       if let failure {
-        self.daemon.log.warning("metrics textfile \(path): \(failure)")
+        self.log.warning("metrics textfile \(path): \(failure)")
       } else {
-        self.daemon.log.notice("metrics textfile: writing \(path) every \(settings.interval.duration)")
+        self.log.notice("metrics textfile: writing \(path) every \(settings.interval.duration)")
       }
     }
   }

@@ -146,9 +146,6 @@ final class AppSupervisor {
     locks.forgetTurn()
   }
 
-  /// Whether no app's stop is being checked.
-  var areStopsIdle: Bool { suspender.isIdle }
-
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
   func isStopPending(_ name: String) -> Bool { suspender.isPending(name) }
 

@@ -1,0 +1,40 @@
+import JetsamPlatform
+import JetsamSpawning
+import JetsamValues
+
+/// What jetsamd hears from outside its sockets: SIGTERM and SIGINT (stop), SIGHUP (reload), SIGCHLD (a child's state
+/// changed) and, with `--exit-with-parent`, the end of the process that started it. Each ends in one of the daemon's
+/// handlers; the sources are held for as long as this is.
+final class DaemonSignals {
+  /// What each signal asks of the daemon.
+  struct Handlers {
+    /// SIGTERM, SIGINT, or the parent's end (`--exit-with-parent`).
+    var stop: () -> Void
+    /// SIGHUP.
+    var reload: () -> Void
+    /// A child was continued: maybe someone's SIGCONT to a suspended app.
+    var childContinued: () -> Void
+  }
+
+  private var sources: [EventSource] = []
+  private var parentWatch: ParentWatch?
+
+  init(loop: EventLoop, exitWithParent: Bool, log: Logger, handlers: Handlers) throws {
+    for signal in [Signal.terminate, .interrupt] {
+      sources.append(try loop.onSignal(signal) { handlers.stop() })
+    }
+    sources.append(try loop.onSignal(.hangup) { handlers.reload() })
+    if exitWithParent {
+      parentWatch = try ParentWatch(loop: loop) {
+        log.notice("the process that started jetsamd has ended")
+        handlers.stop()
+      }
+    }
+    // Exits are seen through pidfds: only continuations matter here. (Merged signals keep the first code: `ps`
+    // checks again before it answers.)
+    sources.append(
+      try loop.onSignal(.childStatusChanged) { code in
+        if code == childContinuedCode { handlers.childContinued() }
+      })
+  }
+}
