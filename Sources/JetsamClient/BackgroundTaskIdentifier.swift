@@ -1,4 +1,4 @@
-/// A background task handed out by ``JetsamApplication/beginBackgroundTask(withName:expirationHandler:)``.
+/// A background task handed out by ``JetsamApplication/beginBackgroundTask(withName:kind:expirationHandler:)``.
 ///
 /// The counterpart of UIKit's `UIBackgroundTaskIdentifier`; the raw value is the daemon's `task=T`.
 public struct BackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -8,17 +8,25 @@ extension JetsamApplication {
   /// end the task, or the app is killed (`backgroundTaskAssertionTimeout`). Tasks begun in the foreground start
   /// their budget when the app enters the background. Blocks for the daemon's reply.
   ///
+  /// A ``BackgroundTaskKind/processing`` task (like `BGProcessingTask`) is deferrable heavy work: while the device
+  /// is idle and charging it is bound by neither the budget nor the CPU monitor.
+  ///
   /// - Parameters:
   ///   - name: A name shown in jetsam's records, e.g. if the task is never ended.
+  ///   - kind: What the task is for: ``BackgroundTaskKind/finishing`` (the default) or
+  ///     ``BackgroundTaskKind/processing``.
   ///   - expirationHandler: Called on the event loop's thread when the task's time is nearly up.
   /// - Returns: The task, or ``BackgroundTaskIdentifier/invalid`` if the daemon refused or did not answer (the
   ///   reason goes to ``errorHandler``).
   public func beginBackgroundTask(
-    withName name: String? = nil, expirationHandler: (@Sendable () -> Void)? = nil
+    withName name: String? = nil, kind: BackgroundTaskKind = .finishing,
+    expirationHandler: (@Sendable () -> Void)? = nil
   ) -> BackgroundTaskIdentifier {
     let reply: AppLine
+    // A finishing task is what a line without kind= asks for: the line stays as short as before.
+    let kindField: [(AppProtocolField, String)] = kind == .finishing ? [] : [(.kind, kind.rawValue)]
     do throws(JetsamClientError) {
-      reply = try request(.beginBackgroundTask, [(.name, name ?? "unnamed")])
+      reply = try request(.beginBackgroundTask, [(.name, name ?? "unnamed")] + kindField)
     } catch {
       report(error)
       return .invalid
@@ -36,7 +44,7 @@ extension JetsamApplication {
 
   /// Ends a background task: the work is done. Ending ``BackgroundTaskIdentifier/invalid`` does nothing.
   ///
-  /// - Parameter task: A task from ``beginBackgroundTask(withName:expirationHandler:)``.
+  /// - Parameter task: A task from ``beginBackgroundTask(withName:kind:expirationHandler:)``.
   public func endBackgroundTask(_ task: BackgroundTaskIdentifier) {
     guard task != .invalid else { return }
     state.withLock { _ = $0.expirationHandlers.removeValue(forKey: task) }

@@ -28,7 +28,7 @@ import Synchronization
 /// ```
 ///
 /// The instance is thread-safe. Requests that need the daemon's answer
-/// (``beginBackgroundTask(withName:expirationHandler:)``, ``backgroundTimeRemaining``) block the calling
+/// (``beginBackgroundTask(withName:kind:expirationHandler:)``, ``backgroundTimeRemaining``) block the calling
 /// thread for a round trip; they may be called from delegate methods, because replies are read on a thread of
 /// their own.
 public final class JetsamApplication: Sendable {

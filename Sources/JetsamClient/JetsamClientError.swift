@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// What can go wrong between an app and jetsamd.
 public enum JetsamClientError: Error, Equatable, Sendable, CustomStringConvertible {
   /// `JETSAM_FD` is not set: the program was not launched by jetsamd.
@@ -19,13 +21,15 @@ public enum JetsamClientError: Error, Equatable, Sendable, CustomStringConvertib
   /// The daemon refused a line: `error code=CODE message=TEXT`.
   case daemonError(code: String, message: String)
 
+  private static let channelVariable = AppEnvironmentVariable.channelDescriptor.rawValue
+
   /// A sentence for a log or an error message.
   public var description: String {
     switch self {
     case .notLaunchedByJetsam:
-      "JETSAM_FD is not set: this program was not launched by jetsamd. Run it as a jetsamd app, which hands it "
-        + "its channel to the daemon (see PROTOCOL.md)."
-    case .invalidDescriptor(let detail): "JETSAM_FD does not name a usable channel: \(detail)"
+      "\(Self.channelVariable) is not set: this program was not launched by jetsamd. Run it as a jetsamd app, "
+        + "which hands it its channel to the daemon (see PROTOCOL.md)."
+    case .invalidDescriptor(let detail): "\(Self.channelVariable) does not name a usable channel: \(detail)"
     case .channelClosed: "the channel to jetsamd is closed"
     case .writeFailed(let errno): "writing to the channel to jetsamd failed (errno \(errno))"
     case .lineTooLong(let word): "a \(word) line would exceed the protocol's 4096 bytes"

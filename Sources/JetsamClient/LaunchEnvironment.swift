@@ -21,7 +21,7 @@ struct LaunchEnvironment: Equatable, Sendable {
   /// - Throws: ``JetsamClientError/notLaunchedByJetsam`` without `JETSAM_FD`,
   ///   ``JetsamClientError/invalidDescriptor(_:)`` if it is not a descriptor number.
   init(_ environment: [String: String]) throws(JetsamClientError) {
-    guard let text = environment["JETSAM_FD"] else { throw .notLaunchedByJetsam }
+    guard let text = environment[.channelDescriptor] else { throw .notLaunchedByJetsam }
     guard let descriptor = Int32(text), descriptor >= 0 else {
       throw .invalidDescriptor("\"\(text)\" is not a descriptor number")
     }
@@ -35,15 +35,20 @@ struct LaunchEnvironment: Equatable, Sendable {
   ///   - environment: The variables to read; missing ones are left unknown.
   init(descriptor: Int32, details environment: [String: String]) {
     self.descriptor = descriptor
-    protocolVersion = environment["JETSAM_PROTOCOL"].flatMap { Int($0) }
-    appName = environment["JETSAM_APP"]
-    launchNumber = environment["JETSAM_LAUNCH"].flatMap { Int($0) }
-    let previous = environment["JETSAM_PREVIOUS_EXIT"].flatMap { try? AppLine.parseFields($0) } ?? []
+    protocolVersion = environment[.protocolVersion].flatMap { Int($0) }
+    appName = environment[.app]
+    launchNumber = environment[.launch].flatMap { Int($0) }
+    let previous = environment[.previousExit].flatMap { try? AppLine.parseFields($0) } ?? []
     func field(_ field: AppProtocolField) -> String? { previous.first { $0.key == field.rawValue }?.value }
     launchReason = LaunchReason(
-      reason: environment["JETSAM_LAUNCH_REASON"], previousReason: field(.reason), previousState: field(.state),
+      reason: environment[.launchReason], previousReason: field(.reason), previousState: field(.state),
       time: field(.time))
     // A summary that is not valid percent-encoding is kept as it is rather than lost.
-    stateSummary = environment["JETSAM_STATE_SUMMARY"].map { AppLine.percentDecode($0[...]) ?? $0 }
+    stateSummary = environment[.stateSummary].map { AppLine.percentDecode($0[...]) ?? $0 }
   }
+}
+
+extension [String: String] {
+  /// The value of one of the variables jetsamd starts apps with.
+  fileprivate subscript(variable: AppEnvironmentVariable) -> String? { self[variable.rawValue] }
 }

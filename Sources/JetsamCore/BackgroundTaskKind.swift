@@ -1,9 +1,5 @@
-/// What a background task is for, as iOS tells them apart.
-public enum BackgroundTaskKind: String, Sendable, Equatable, CaseIterable {
-  /// Time to finish work the user started (`beginBackgroundTask`): bound by the background budget and the CPU
-  /// monitor.
-  case finishing
-  /// Deferrable heavy work (like `BGProcessingTask`): while the device is idle and charging it is bound by neither
-  /// the background budget nor the CPU monitor; otherwise it is a `finishing` task.
-  case processing
-}
+import JetsamWire
+
+/// What a background task is for: the protocol's own (``JetsamWire/BackgroundTaskKind``), named here too so that the
+/// policy and its users need not import JetsamWire to name it.
+public typealias BackgroundTaskKind = JetsamWire.BackgroundTaskKind

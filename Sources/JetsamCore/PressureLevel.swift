@@ -1,3 +1,5 @@
+import JetsamWire
+
 /// How short memory is on the emulated device, from the memory available to it.
 public enum PressureLevel: Int, Comparable, Codable, Sendable, CaseIterable, CustomStringConvertible {
   /// Plenty of memory.
@@ -20,6 +22,16 @@ public enum PressureLevel: Int, Comparable, Codable, Sendable, CaseIterable, Cus
     case .warning: "warning"
     case .urgent: "urgent"
     case .critical: "critical"
+    }
+  }
+
+  /// The level as a `memoryWarning` names it (`level=`); nil for normal, which warns no one.
+  public var memoryWarningLevel: MemoryWarningLevelName? {
+    switch self {
+    case .normal: nil
+    case .warning: .warning
+    case .urgent: .urgent
+    case .critical: .critical
     }
   }
 

@@ -23,6 +23,16 @@ import Testing
     #expect(daemon.readLine(timeout: .milliseconds(200)) == nil)
   }
 
+  @Test func aProcessingTaskSaysItsKind() throws {
+    let daemon = try FakeDaemon()
+    let app = try daemon.connectApp()
+    let begin = Background { app.beginBackgroundTask(withName: "index", kind: .processing) }
+    let request = try daemon.readRequest()
+    #expect(request.line.encoded == "beginBackgroundTask id=\(request.id) name=index kind=processing")
+    daemon.send("reply id=\(request.id) task=2")
+    #expect(begin.value() == BackgroundTaskIdentifier(rawValue: 2))
+  }
+
   @Test func concurrentRequestsAreMatchedToTheirRepliesById() throws {
     let daemon = try FakeDaemon()
     let app = try daemon.connectApp()

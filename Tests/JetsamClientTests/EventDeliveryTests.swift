@@ -107,6 +107,25 @@ import Testing
     #expect(daemon.readLine(timeout: .milliseconds(200)) == nil)
   }
 
+  @Test func everyLevelOfTheProtocolReadsAsItsConstant() async throws {
+    let daemon = try FakeDaemon()
+    let app = try daemon.connectApp()
+    for (index, level) in MemoryWarningLevelName.allCases.enumerated() {
+      daemon.send("event id=\(index + 1) name=memoryWarning level=\(level.rawValue)")
+    }
+    // Without a level it is a warning; a level from a newer daemon is kept as it came.
+    daemon.send("event id=10 name=memoryWarning")
+    daemon.send("event id=11 name=memoryWarning level=dire")
+    daemon.close()
+    var seen: [JetsamEvent.Kind] = []
+    for await event in app.events { seen.append(event.kind) }
+    #expect(
+      seen == [.memoryWarning(.warning), .memoryWarning(.urgent), .memoryWarning(.critical)] + [
+        .memoryWarning(.warning), .memoryWarning(MemoryWarningLevel(rawValue: "dire")),
+      ])
+    #expect(MemoryWarningLevel(rawValue: "dire").name == nil && MemoryWarningLevel.urgent.name == .urgent)
+  }
+
   @Test func theEventsSequenceEndsWhenTheDaemonHangsUp() async throws {
     let daemon = try FakeDaemon()
     let app = try daemon.connectApp()

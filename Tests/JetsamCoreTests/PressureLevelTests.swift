@@ -95,4 +95,11 @@ import Testing
     policy.sample(Available.warning, at: t(2))
     #expect(policy.level == .critical)
   }
+
+  @Test func memoryWarningsNameEveryLevelAboveNormalAsTheConfigDoes() {
+    #expect(PressureLevel.normal.memoryWarningLevel == nil, "normal warns no one")
+    for level in PressureLevel.allCases where level > .normal {
+      #expect(level.memoryWarningLevel?.rawValue == level.name)
+    }
+  }
 }

@@ -37,8 +37,11 @@ final class FakeLoop: LoopScheduling {
   private(set) var watches: [Int32: Source] = [:]
   /// How many times timer handlers ran.
   private(set) var timerFirings = 0
+  /// Whether watches fail (descriptors used up, say).
+  var failWatches = false
 
   func addWatch(fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws -> any LoopSource {
+    if failWatches { throw SystemError(code: EMFILE, "epoll_ctl") }
     let source = Source(fire: handler)
     watches[fd] = source
     return source
@@ -92,6 +95,8 @@ final class FakeCgroup: AppCgroupControl {
   var oomKills = 0
   /// How many removal attempts answer "still busy" before one succeeds.
   var busyRemovals = 0
+  /// What removal attempts throw (a cgroup that cannot be removed at all), if anything.
+  var removalError: (any Error)?
   private(set) var calls: [String] = []
   private(set) var removed = false
 
@@ -118,6 +123,7 @@ final class FakeCgroup: AppCgroupControl {
   func oomKillCount() throws -> Int { oomKills }
   func removeIfEmpty() throws -> Bool {
     calls.append("remove")
+    if let removalError { throw removalError }
     if busyRemovals > 0 {
       busyRemovals -= 1
       return false
@@ -149,6 +155,10 @@ final class FakeLauncher: ProcessLauncher {
   var failSpawns = false
   /// How each pid ended (what reaping its pidfd says).
   var ends: [Int32: ProcessEnd] = [:]
+  /// Pids that cannot be reaped although they ended (a tracer holds them); the kernel still tells how they ended.
+  var unreapable: Set<pid_t> = []
+  /// The pids whose exit status was to be dropped.
+  private(set) var discarded: [pid_t] = []
 
   var exitKnown: ((pid_t) -> Void)?
   var childContinued: ((pid_t) -> Void)?
@@ -195,10 +205,12 @@ final class FakeLauncher: ProcessLauncher {
     completion(.success(process))
   }
   func openPidfd(pid: pid_t) throws -> FileDescriptor { scratchDescriptor() }
-  func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? { reporting.contains(pid) ? nil : ends[pid] }
+  func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? {
+    reporting.contains(pid) || unreapable.contains(pid) ? nil : ends[pid]
+  }
   func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? { ends[pid] }
   func reportsExit(of pid: pid_t) -> Bool { reporting.contains(pid) }
-  func discardExit(of pid: pid_t) {}
+  func discardExit(of pid: pid_t) { discarded.append(pid) }
   func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
   func startTime(of pid: pid_t) -> UInt64 { 1 }
 }
@@ -213,7 +225,13 @@ final class FakeSignals: SignalSender {
   var childStopped: [Int32: Bool] = [:]
 
   func send(_ signal: Signal, to pid: pid_t) { sent.append((signal, pid)) }
-  func send(_ signal: Signal, pidfd: FileDescriptor) throws { sentThroughPidfd.append(signal) }
+  /// Whether signals through a pidfd fail (the process is gone).
+  var failPidfdSignals = false
+
+  func send(_ signal: Signal, pidfd: FileDescriptor) throws {
+    if failPidfdSignals { throw SystemError(code: ESRCH, "pidfd_send_signal") }
+    sentThroughPidfd.append(signal)
+  }
   func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
   func isStoppedChild(pidfd: FileDescriptor) -> Bool? { childStopped[pidfd.rawValue] }
   /// What waitid says of a child's continuation, by descriptor number.
@@ -234,8 +252,11 @@ final class FakeRecords: RecordSink {
   /// Writes on their way (held), oldest first.
   private(set) var inFlight: [(record: ExitRecord, done: (Result<Void, SystemError>) -> Void)] = []
   var written: Int { records.count }
+  /// Every write asked for, failed ones included.
+  private(set) var attempts = 0
 
   func write(_ record: ExitRecord, done: @escaping (Result<Void, SystemError>) -> Void) {
+    attempts += 1
     if holding { return inFlight.append((record, done)) }
     complete(record, done)
   }
@@ -429,4 +450,14 @@ final class RecordingAnnouncements: PolicyAnnouncements {
   func acknowledged(app: String, pid: Int32, event: AppEventKind) {
     told.append("acknowledged \(app) \(event.rawValue)")
   }
+}
+
+/// App `name` as the supervisor holds it while it runs: its main process `pid`, in a fake cgroup that lists `pid` and
+/// `others`.
+func runningApp(_ name: String, pid: Int32 = 1000, others: [Int32] = [], pidfd: FileDescriptor = scratchDescriptor())
+  -> (app: AppProcess, cgroup: FakeCgroup)
+{
+  let cgroup = FakeCgroup(name: name, limits: AppLimits())
+  cgroup.pids = [pid] + others
+  return (AppProcess(name: name, launch: 1, cgroup: cgroup, pid: pid, pidfd: pidfd), cgroup)
 }

@@ -22,7 +22,8 @@ final class TestAppProcess {
   private var lines: [[UInt8]] = []
   private var reaped = false
 
-  /// Starts `jetsam-testapp ARGUMENTS` with `JETSAM_FD=3` and its standard output on a pipe.
+  /// Starts `jetsam-testapp ARGUMENTS` with `JETSAM_FD=3` (``AppEnvironmentVariable``) and its standard output on a
+  /// pipe.
   init(_ arguments: [String]) throws {
     let path = Self.path
     try #require(FileManager.default.isExecutableFile(atPath: path), "build jetsam-testapp first: \(path)")
@@ -43,7 +44,11 @@ final class TestAppProcess {
     posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    let environment = ["JETSAM_FD=3", "JETSAM_PROTOCOL=1", "JETSAM_APP=testapp"]
+    // Named as jetsamd names them: a program that spells them otherwise finds no channel.
+    let environment = [
+      "\(AppEnvironmentVariable.channelDescriptor.rawValue)=3", "\(AppEnvironmentVariable.protocolVersion.rawValue)=1",
+      "\(AppEnvironmentVariable.app.rawValue)=testapp",
+    ]
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
     defer {
       for pointer in argv + envp { free(pointer) }

@@ -1,9 +1,9 @@
 import JetsamWire
 import Testing
 
-/// The table's `vocabulary` lists exactly JetsamWire's words, keys, events, error codes and values: a word added to
-/// an enum and not to the table (which the Python client's and the C test app's tests read) fails here, and so
-/// does one listed and not in the enums.
+/// The table's `vocabulary` lists exactly JetsamWire's words, keys, events, error codes, values and environment
+/// variables: a word added to an enum and not to the table (which the Python client's and the C test app's tests
+/// read) fails here, and so does one listed and not in the enums.
 @Suite struct VocabularyTests {
   @Test func appWordsAreTheTables() throws {
     try expectSame(WireVocabulary.load().appToDaemon.words, AppMessageWord.allCases.map(\.rawValue))
@@ -41,6 +41,27 @@ import Testing
     expectSame(values.launchState, LaunchDestination.allCases.map(\.rawValue))
     expectSame(values.digestPhase, StateDigestPhase.allCases.map(\.rawValue))
     expectSame(values.signpostPhase, SignpostPhase.allCases.map(\.rawValue))
+    expectSame(values.memoryWarningLevel, MemoryWarningLevelName.allCases.map(\.rawValue))
+    expectSame(values.backgroundTaskKind, BackgroundTaskKind.allCases.map(\.rawValue))
+  }
+
+  @Test func environmentVariablesAreTheTables() throws {
+    let environment = try WireVocabulary.load().environment
+    expectSame(environment.app, AppEnvironmentVariable.allCases.filter(\.isSetForApps).map(\.rawValue))
+    expectSame(environment.hook, AppEnvironmentVariable.allCases.filter(\.isSetForHooks).map(\.rawValue))
+  }
+
+  @Test func everyVariableIsSetForSomeone() {
+    #expect(AppEnvironmentVariable.allCases.filter { !$0.isSetForApps && !$0.isSetForHooks } == [])
+  }
+
+  @Test func variablesAreJetsamsOwnPortableNames() {
+    // Upper-case letters, digits and underscores after JETSAM_: a name any shell and C's getenv take as it is.
+    for variable in AppEnvironmentVariable.allCases {
+      let rest = variable.rawValue.utf8.dropFirst("JETSAM_".utf8.count)
+      #expect(variable.rawValue.hasPrefix("JETSAM_") && !rest.isEmpty, "\(variable.rawValue)")
+      #expect(rest.allSatisfy { (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F })
+    }
   }
 
   @Test func wordsAndKeysAreWhatALineTakes() throws {

@@ -492,14 +492,19 @@ class JetsamApp:
 
     # --- Background tasks ---
 
-    def begin_background_task(self, name="unnamed", expiration_handler=None):
+    def begin_background_task(self, name="unnamed", expiration_handler=None, kind="finishing"):
         """Asks for time to finish work in the background; returns the task number, or INVALID_TASK.
 
         ``expiration_handler`` is called on the event loop's thread when the task's time is nearly up; it must
-        end the task. Blocks for the daemon's reply.
+        end the task. ``kind="processing"`` (like BGProcessingTask) marks deferrable heavy work, bound by neither
+        the background budget nor the CPU monitor while the device is idle and charging. Blocks for the daemon's
+        reply.
         """
+        if kind not in ("finishing", "processing"):
+            raise ValueError("kind must be 'finishing' or 'processing'")
+        fields = [("name", name)] + ([("kind", kind)] if kind != "finishing" else [])
         try:
-            reply = self._request("beginBackgroundTask", {"name": name})
+            reply = self._request("beginBackgroundTask", fields)
             task = int(reply["task"])
         except (JetsamError, KeyError, ValueError) as error:
             self._report(error if isinstance(error, JetsamError) else JetsamError("malformed reply: %r" % error))

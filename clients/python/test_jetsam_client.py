@@ -175,6 +175,7 @@ class VocabularyTests(unittest.TestCase):
     def test_the_lines_the_client_writes(self):
         app = self.connect()
         task = self.answer(lambda: app.begin_background_task("upload"), "reply id=%s task=1")
+        self.answer(lambda: app.begin_background_task("index", kind="processing"), "reply id=%s task=2")
         self.answer(lambda: app.background_time_remaining(), "reply id=%s seconds=inf")
         app.end_background_task(task)
         app.state_summary = "page=3"
@@ -185,13 +186,22 @@ class VocabularyTests(unittest.TestCase):
         self.written += [self.daemon.read_line() for _ in range(5)]
         words = self.vocabulary["appToDaemon"]["words"]
         self.assertEqual(sorted({jc.parse_line(line)[0] for line in self.written}), sorted(words), self.written)
-        phases = {"stateDigest": "digestPhase", "signpost": "signpostPhase"}
+        # The fields that take one of a few values, and the table's list of them.
+        values = {
+            ("stateDigest", "phase"): "digestPhase",
+            ("signpost", "phase"): "signpostPhase",
+            ("beginBackgroundTask", "kind"): "backgroundTaskKind",
+        }
+        checked = set()
         for line in self.written:
             with self.subTest(line=line):
                 word, fields = jc.parse_line(line)
                 self.assertLessEqual(set(fields), set(self.vocabulary["appToDaemon"]["fields"]))
-                if word in phases:
-                    self.assertIn(fields["phase"], self.vocabulary["values"][phases[word]])
+                for (value_word, key), listed in values.items():
+                    if word == value_word and key in fields:
+                        self.assertIn(fields[key], self.vocabulary["values"][listed])
+                        checked.add(listed)
+        self.assertEqual(checked, set(values.values()), "a value of each kind was written")
 
     def test_the_words_keys_and_events_the_client_reads(self):
         seen = {}
@@ -223,6 +233,47 @@ class VocabularyTests(unittest.TestCase):
         self.assertLessEqual(seen["reason"], set(self.vocabulary["values"]["launchReason"]))
         self.assertLessEqual(seen["state"], set(self.vocabulary["values"]["launchState"]))
         self.assertLessEqual(set(jc._SIMPLE_HANDLERS) | jc._UNACKNOWLEDGED, set(events))
+
+    def test_the_environment_variables_the_client_reads(self):
+        self.daemon = FakeDaemon()
+        self.addCleanup(self.daemon.close)
+        read = set()
+
+        class RecordingEnviron(dict):
+            def get(self, key, default=None):
+                read.add(key)
+                return super().get(key, default)
+
+            def __getitem__(self, key):
+                read.add(key)
+                return super().__getitem__(key)
+
+            def __contains__(self, key):
+                read.add(key)
+                return super().__contains__(key)
+
+        environ = RecordingEnviron(JETSAM_FD=str(self.daemon.app_fd()))
+        app = jc.JetsamApp(environ=environ, reply_timeout=5.0)
+        self.addCleanup(app.disconnect)
+        self.assertEqual(self.daemon.read_line(), "hello version=1")
+        variables = self.vocabulary["environment"]["app"]
+        self.assertLessEqual(read, set(variables))
+        # Every variable jetsamd sets for the app but the protocol version and the crash reporter's own.
+        self.assertEqual(read, set(variables) - {"JETSAM_PROTOCOL", "JETSAM_CRASH_FD"})
+
+    def test_a_memory_warning_without_a_level_is_one_of_the_tables_levels(self):
+        app = self.connect()
+        levels = []
+
+        class Delegate:
+            def did_receive_memory_warning(self, level):
+                levels.append(level)
+
+        self.daemon.send("event id=1 name=memoryWarning")
+        self.daemon.send("event id=2 name=willTerminate")
+        app.run(Delegate())
+        self.assertEqual(len(levels), 1)
+        self.assertIn(levels[0], self.vocabulary["values"]["memoryWarningLevel"])
 
 
 class LineFramerTests(unittest.TestCase):
@@ -353,6 +404,19 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(results, {"first": 10, "second": 20})
         app.end_background_task(10)
         self.assertEqual(self.daemon.read_line(), "endBackgroundTask task=10")
+
+    def test_a_processing_task_says_its_kind(self):
+        app = self.connect()
+        result = []
+        thread = threading.Thread(target=lambda: result.append(app.begin_background_task("index", kind="processing")))
+        thread.start()
+        word, fields = jc.parse_line(self.daemon.read_line())
+        self.assertEqual((word, fields["name"], fields["kind"]), ("beginBackgroundTask", "index", "processing"))
+        self.daemon.send("reply id=%s task=3" % fields["id"])
+        thread.join(5)
+        self.assertEqual(result, [3])
+        with self.assertRaises(ValueError):
+            app.begin_background_task("x", kind="urgent")
 
     def test_a_refused_or_unanswered_request_gives_an_invalid_task(self):
         app = self.connect(reply_timeout=0.3)

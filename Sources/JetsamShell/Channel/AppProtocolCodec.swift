@@ -4,7 +4,7 @@ import JetsamWire
 /// The app protocol's vocabulary (PROTOCOL.md): lines from an app become policy messages, and the policy's
 /// events, replies and errors become lines. Pure encoding and decoding; what a message means is the policy's.
 package enum AppProtocolCodec {
-  /// The descriptor number the channel has in every app (`JETSAM_FD`).
+  /// The descriptor number the channel has in every app (``AppEnvironmentVariable/channelDescriptor``).
   static let channelDescriptor: Int32 = 3
   /// The protocol version jetsamd speaks.
   static let version = "1"
@@ -66,7 +66,8 @@ package enum AppProtocolCodec {
       var kind = BackgroundTaskKind.finishing
       if let text = line[.kind] {
         guard let parsed = BackgroundTaskKind(rawValue: text) else {
-          throw LineError(code: .badLine, message: "kind=\(text) is not a task kind (finishing, processing)")
+          let kinds = BackgroundTaskKind.allCases.map(\.rawValue).joined(separator: ", ")
+          throw LineError(code: .badLine, message: "kind=\(text) is not a task kind (\(kinds))")
         }
         kind = parsed
       }
@@ -127,7 +128,8 @@ package enum AppProtocolCodec {
       let destination: LaunchDestination = event.launchesToForeground == false ? .background : .foreground
       fields.append((.state, destination.rawValue))
     case .memoryWarning:
-      fields.append((.level, (event.level ?? .warning).name))
+      // A warning is sent only at warning or above; one without a level reads as a warning.
+      fields.append((.level, (event.level?.memoryWarningLevel ?? .warning).rawValue))
     case .backgroundTaskWillExpire:
       fields.append((.task, String(event.task ?? 0)))
       fields.append((.taskName, event.taskName ?? ""))
@@ -158,16 +160,16 @@ package enum AppProtocolCodec {
   /// `JETSAM_*` variables for a launch: the channel, the counter, and why it is starting.
   static func launchEnvironment(app: String, launch: Int, previousExit: PreviousExit?) -> [String: String] {
     let reason: LaunchReasonName = previousExit == nil ? .fresh : .afterExit
-    var environment = [
-      "JETSAM_FD": String(channelDescriptor), "JETSAM_PROTOCOL": version, "JETSAM_APP": app,
-      "JETSAM_LAUNCH": String(launch), "JETSAM_LAUNCH_REASON": reason.rawValue,
+    var environment: [AppEnvironmentVariable: String] = [
+      .channelDescriptor: String(channelDescriptor), .protocolVersion: version, .app: app, .launch: String(launch),
+      .launchReason: reason.rawValue,
     ]
     if let previousExit {
       let fields = previousExitFields(previousExit).map { ($0.0.rawValue, $0.1) }
-      environment["JETSAM_PREVIOUS_EXIT"] = AppLine("", fields).encoded.trimmingSpaces()
-      if let summary = previousExit.summary { environment["JETSAM_STATE_SUMMARY"] = AppLine.percentEncode(summary) }
+      environment[.previousExit] = AppLine("", fields).encoded.trimmingSpaces()
+      if let summary = previousExit.summary { environment[.stateSummary] = AppLine.percentEncode(summary) }
     }
-    return environment
+    return Dictionary(uniqueKeysWithValues: environment.map { ($0.key.rawValue, $0.value) })
   }
 
   private static func previousExitFields(_ previous: PreviousExit) -> [(AppProtocolField, String)] {

@@ -18,8 +18,15 @@ final class StateKeeper {
   /// How long a coalesced save may be held back while ``isBusy`` says so.
   static let longestHold: Duration = .milliseconds(250)
 
+  /// Runs a write of the file off the loop and hands its result back on the loop: a thread of its own
+  /// (``BackgroundWork``) in the daemon, the test's hand in tests.
+  typealias Writer = (
+    _ write: @escaping @Sendable () -> Result<Void, SystemError>,
+    _ then: @escaping (Result<Void, SystemError>) -> Void
+  ) -> Void
+
   let path: String
-  private let loop: EventLoop
+  private let loop: any LoopScheduling
   private let log: Logger
   /// Builds the state to save.
   private let snapshot: () -> DaemonState
@@ -27,7 +34,7 @@ final class StateKeeper {
   /// apps takes milliseconds.
   private let isBusy: () -> Bool
   private let encoder = StateFileEncoder()
-  private let writer: BackgroundWork
+  private let writer: Writer
   private var dirty = false
   /// The newest encoded state not yet taken by the writer thread.
   private let newest = NewestState()
@@ -35,16 +42,28 @@ final class StateKeeper {
   private var savesInFlight = 0
   /// Who waits for the file to hold the state as it is now (a stop, before the daemon exits).
   private var waitingForSave: [() -> Void] = []
-  private var timer: EventSource?
+  private var timer: (any LoopSource)?
   private var timerArmed = false
   /// When the coalesced save was first due (it is held back at most ``longestHold`` past it).
   private var dueSince: Instant?
 
-  init(
+  /// Keeps the file at `path`, written on a thread of its own.
+  convenience init(
     path: String, loop: EventLoop, log: Logger, isBusy: @escaping () -> Bool,
     snapshot: @escaping () -> DaemonState
   ) throws {
-    writer = try BackgroundWork(loop: loop, label: "jetsamd.state", qos: .userInitiated)
+    let thread = try BackgroundWork(loop: loop, label: "jetsamd.state", qos: .userInitiated)
+    self.init(
+      path: path, loop: loop, log: log, isBusy: isBusy, snapshot: snapshot,
+      writer: { write, then in thread.run(write, then: then) })
+  }
+
+  /// Keeps the file at `path`, timed by `loop` and written through `writer`.
+  init(
+    path: String, loop: any LoopScheduling, log: Logger, isBusy: @escaping () -> Bool,
+    snapshot: @escaping () -> DaemonState, writer: @escaping Writer
+  ) {
+    self.writer = writer
     self.path = path
     self.loop = loop
     self.log = log
@@ -91,14 +110,14 @@ final class StateKeeper {
     if urgent { return saveNow() }
     guard !timerArmed else { return }
     if timer == nil {
-      timer = try? loop.timer(at: nil) { [unowned self] in self.due() }
+      timer = try? loop.addTimer(at: nil) { [unowned self] in self.due() }
     }
     timerArmed = true
-    timer?.schedule(at: MonotonicClock.now().advanced(by: StateKeeper.saveDelay))
+    timer?.schedule(at: loop.now().advanced(by: StateKeeper.saveDelay))
   }
 
   private func due() {
-    let now = MonotonicClock.now()
+    let now = loop.now()
     let since = dueSince ?? now
     if isBusy(), since.advanced(by: StateKeeper.longestHold) > now {
       dueSince = since
@@ -121,13 +140,13 @@ final class StateKeeper {
       return savesSettled()
     }
     savesInFlight += 1
-    writer.run(
+    writer(
       { [path, newest] in
         // An earlier save may have taken this state already, with whatever was newer.
         guard let bytes = newest.take() else { return .success(()) }
         return Result { () throws(SystemError) in try replaceFile(at: path, with: bytes, durable: false) }
       },
-      then: { [unowned self] (result: Result<Void, SystemError>) in
+      { [unowned self] (result: Result<Void, SystemError>) in
         self.savesInFlight -= 1
         if case .failure(let error) = result {
           // Tried again with the next change, not at once: a full disk would make it a loop.

@@ -3,6 +3,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamWire
 
 /// jetsamd's end of an app's crash socket: the crash handler preloaded into the app (libjetsam-crash) writes
 /// `crash pid=P tid=T signal=S code=C address=0xA` when one of its processes gets a fatal signal, then waits for one
@@ -48,7 +49,10 @@ final class CrashSocket {
   /// the app's own environment preloads).
   static func environment(library: String, preloaded: String?) -> [String: String] {
     let preload = [library] + (preloaded.map { [$0] } ?? [])
-    return ["JETSAM_CRASH_FD": String(appDescriptor), "LD_PRELOAD": preload.joined(separator: ":")]
+    return [
+      AppEnvironmentVariable.crashDescriptor.rawValue: String(appDescriptor),
+      "LD_PRELOAD": preload.joined(separator: ":"),
+    ]
   }
 
   /// Lets the crashed process go on (and die of its signal).

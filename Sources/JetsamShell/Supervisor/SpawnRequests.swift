@@ -2,6 +2,7 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamSpawning
+import JetsamWire
 
 /// How an app's process and its hooks' are described to the process launcher: the environment, the working
 /// directory, the log their output goes to, whether they get a cgroup namespace of their own. Pure assembly from
@@ -77,7 +78,10 @@ final class SpawnRequests {
   ) throws -> SpawnRequest {
     var request = SpawnRequest(
       arguments: command,
-      environment: ["PATH=/usr/local/bin:/usr/bin:/bin", "JETSAM_APP=\(name)", "JETSAM_EVENT=\(event.rawValue)"],
+      environment: [
+        "PATH=/usr/local/bin:/usr/bin:/bin", "\(AppEnvironmentVariable.app.rawValue)=\(name)",
+        "\(AppEnvironmentVariable.event.rawValue)=\(event.rawValue)",
+      ],
       workingDirectory: try workingDirectory ?? defaultWorkingDirectory(for: nil, app: name),
       cgroupDirectory: cgroup.spawnDirectory, joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: oomScoreAdj,
       stdout: output, stderr: output)

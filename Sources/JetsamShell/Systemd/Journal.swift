@@ -48,6 +48,11 @@ public struct Journal: Sendable {
     enabled = access("/run/systemd/journal/socket", F_OK) == 0
   }
 
+  /// A journal that sends only when `enabled` (off in tests, whatever the host runs).
+  init(enabled: Bool) {
+    self.enabled = enabled
+  }
+
   /// The MESSAGE_ID for an exit record.
   public static func messageID(for record: ExitRecord) -> String {
     switch record.reason {

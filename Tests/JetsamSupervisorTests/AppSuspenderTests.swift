@@ -1,0 +1,146 @@
+import JetsamConfig
+import JetsamCore
+import JetsamPlatform
+import Testing
+
+@testable import JetsamShell
+
+/// Suspending and resuming, seen through the signals and the cgroup: what is told to stop or go on, and what the
+/// policy hears of it (a completed stop, a continuation jetsamd did not send).
+@Suite("App suspender")
+struct AppSuspenderTests {
+  final class Harness {
+    let loop = FakeLoop()
+    let signals = FakeSignals()
+    let suspender: AppSuspender
+    var apps: [String: AppProcess] = [:]
+    private(set) var reported: [PolicyEvent] = []
+
+    init(mode: SuspendConfig.Mode = .signal) {
+      suspender = AppSuspender(loop: loop, signals: signals, log: Logger(threshold: .error), mode: mode)
+      suspender.report = { [unowned self] events in self.reported += events }
+      suspender.process = { [unowned self] name, pid in self.apps[name].flatMap { $0.pid == pid ? $0 : nil } }
+      suspender.running = { [unowned self] in self.apps.values.sorted { $0.name < $1.name } }
+    }
+
+    /// App `name` running as `pid` with `others` in its cgroup.
+    @discardableResult
+    func run(_ name: String, pid: Int32, others: [Int32] = []) -> (app: AppProcess, cgroup: FakeCgroup) {
+      let running = runningApp(name, pid: pid, others: others)
+      apps[name] = running.app
+      return running
+    }
+  }
+
+  @Test("signal mode: the main process through its pidfd; the batch's check stops the rest and reports the stop")
+  func signalStop() {
+    let harness = Harness()
+    harness.run("a", pid: 10, others: [11])
+    let start = harness.loop.now()
+    harness.suspender.suspend("a", pid: 10)
+    #expect(harness.signals.sentThroughPidfd == [.stop] && harness.signals.sent.isEmpty)
+    #expect(harness.suspender.isPending("a") && !harness.suspender.isIdle)
+    harness.suspender.checkNow()
+    #expect(harness.signals.count(.stop, to: 11) == 1 && harness.reported.isEmpty)
+    #expect(harness.signals.count(.stop, to: 10) == 0, "the main process was told microseconds ago, through its pidfd")
+    harness.loop.advance(by: .microseconds(200))
+    #expect(harness.signals.count(.stop, to: 10) == 1, "still running at a later check: told again")
+    harness.signals.states = [10: "T", 11: "t"]
+    harness.loop.advance(by: .milliseconds(1))
+    // Seen at the check after that, 400 µs later, and reported with that instant.
+    #expect(harness.reported == [.suspendCompleted(app: "a", at: start.advanced(by: .microseconds(600)))])
+    #expect(harness.suspender.isIdle)
+  }
+
+  @Test("an app whose processes cannot be told to stop (it is ending) is not watched")
+  func cannotStop() {
+    let harness = Harness()
+    harness.run("a", pid: 10)
+    harness.signals.failPidfdSignals = true
+    harness.suspender.suspend("a", pid: 10)
+    #expect(!harness.suspender.isPending("a") && harness.suspender.isIdle)
+    harness.suspender.suspend("gone", pid: 99)
+    #expect(harness.suspender.isIdle)
+  }
+
+  @Test("forgetting an app ends the checks of its stop: nothing is reported")
+  func forget() {
+    let harness = Harness()
+    harness.run("a", pid: 10)
+    harness.suspender.suspend("a", pid: 10)
+    harness.suspender.forget("a")
+    harness.signals.states = [10: "T"]
+    harness.suspender.checkNow()
+    harness.loop.advance(by: .seconds(1))
+    #expect(harness.reported.isEmpty && harness.suspender.isIdle)
+  }
+
+  @Test("an app frozen before a reload switched to signals is thawed, not signalled")
+  func modeChangedWhileFrozen() {
+    let harness = Harness(mode: .freezer)
+    let (_, cgroup) = harness.run("a", pid: 10, others: [11])
+    harness.suspender.suspend("a", pid: 10)
+    #expect(cgroup.calls == ["freeze"] && harness.signals.sentThroughPidfd.isEmpty)
+    harness.suspender.mode = .signal
+    harness.suspender.resume("a", pid: 10)
+    #expect(cgroup.calls == ["freeze", "thaw"])
+    #expect(harness.signals.sent.isEmpty && harness.signals.sentThroughPidfd.isEmpty)
+    #expect(!harness.suspender.isPending("a"))
+  }
+
+  @Test("an adopted app's main process is judged by its state in /proc, not by waitid on its pidfd")
+  func adopted() {
+    let harness = Harness()
+    let (app, _) = harness.run("a", pid: 10)
+    app.adopted = true
+    // waitid would say running, but the process is no child of this daemon's: its word does not count.
+    harness.signals.childStopped[app.pidfd.rawValue] = false
+    harness.signals.states = [10: "T"]
+    #expect(harness.suspender.isStopped(app))
+    harness.signals.states = [10: "R"]
+    #expect(!harness.suspender.isStopped(app))
+    #expect(harness.signals.count(.stop, to: 10) == 1, "told again to stop, by pid")
+  }
+
+  @Test("someone else's SIGCONT to a stopped app is reported once; adopted apps and apps jetsamd did not stop are not")
+  func continuedByAnother() {
+    let harness = Harness()
+    let (stopped, _) = harness.run("a", pid: 10)
+    let (adopted, _) = harness.run("b", pid: 20)
+    let (running, _) = harness.run("c", pid: 30)
+    stopped.stop.signalStopped = true
+    adopted.stop.signalStopped = true
+    adopted.adopted = true
+    for app in [stopped, adopted, running] { harness.signals.childContinued[app.pidfd.rawValue] = true }
+    harness.suspender.noticeContinued()
+    #expect(harness.reported == [.continuedWhileSuspended(app: "a", pid: 10, at: harness.loop.now())])
+    harness.suspender.noticeContinued()
+    #expect(harness.reported.count == 1, "reported once until seen stopped again")
+  }
+
+  @Test("the spawner service's word that an app was continued is reported only for an app jetsamd stopped")
+  func continuedThroughService() {
+    let harness = Harness()
+    let (app, _) = harness.run("a", pid: 10)
+    harness.suspender.continuedByOthers(app)
+    #expect(harness.reported.isEmpty, "not stopped by jetsamd: nothing to undo")
+    app.stop.signalStopped = true
+    harness.suspender.continuedByOthers(app)
+    harness.suspender.continuedByOthers(app)
+    #expect(harness.reported == [.continuedWhileSuspended(app: "a", pid: 10, at: harness.loop.now())])
+  }
+
+  @Test("resume continues every process of the cgroup, or the main one alone through its pidfd if it was alone")
+  func resume() {
+    let harness = Harness()
+    let (app, _) = harness.run("a", pid: 10, others: [11])
+    harness.suspender.resume("a", pid: 10)
+    #expect(harness.signals.count(.resume, to: 10) == 1 && harness.signals.count(.resume, to: 11) == 1)
+    #expect(harness.signals.sentThroughPidfd.isEmpty)
+    app.stop.stoppedAlone = true
+    app.stop.signalStopped = true
+    harness.suspender.resume("a", pid: 10)
+    #expect(harness.signals.sentThroughPidfd == [.resume] && harness.signals.sent.count == 2)
+    #expect(!app.stop.stoppedAlone && !app.stop.signalStopped, "a later SIGCONT is no longer someone else's")
+  }
+}
