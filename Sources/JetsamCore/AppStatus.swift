@@ -45,9 +45,7 @@ public struct AppStatus: Sendable, Equatable {
 
   /// Whether this launch restored the state the previous one saved; nil when there is nothing to judge.
   public var restoration: RestorationVerdict? {
-    guard let previousDigest else { return restoredDigest == nil ? nil : .unsaved }
-    guard let restoredDigest else { return restorationLost ? .lost : .pending }
-    return restoredDigest == previousDigest ? .match : .mismatch
+    RestorationVerdict(previousDigest: previousDigest, restoredDigest: restoredDigest, lost: restorationLost)
   }
 
   public init(
