@@ -214,8 +214,10 @@ extension JetsamPolicy {
 
   /// An app that survived a daemon restart joins the policy in the state it was left in. A launching app
   /// counts as background (its launch outcome was lost with the old daemon); a background app's grace starts
-  /// over.
-  mutating func adopt(_ adopted: AdoptedApp, at: Instant) -> [PolicyAction] {
+  /// over. Everything its saved status holds comes back, but whether a suspension completed: the processes the
+  /// new daemon saw (`observedStopped`) decide that.
+  mutating func adopt(_ adopted: AppStatus, at: Instant) -> [PolicyAction] {
+    guard let pid = adopted.pid, let spawnedAt = adopted.spawnedAt else { return [] }
     var state: LifecycleState
     switch adopted.state {
     case .notRunning, .terminated: return []
@@ -239,8 +241,7 @@ extension JetsamPolicy {
     app.summary = adopted.summary
     app.state = state
     app.bandEnteredAt = bandEnteredAt
-    var process = RunningProcess(
-      pid: adopted.pid, spawnedAt: adopted.spawnedAt, previousDigest: adopted.previousDigest)
+    var process = RunningProcess(pid: pid, spawnedAt: spawnedAt, previousDigest: adopted.previousDigest)
     process.restoration.savedDigest = adopted.savedDigest
     process.restoration.restoredDigest = adopted.restoredDigest
     process.restoration.savedAt = adopted.savedAt
@@ -250,7 +251,8 @@ extension JetsamPolicy {
     process.restoration.resumption = adopted.resumption
     // A restore still owed keeps its deadline (the successor's ticks judge it `lost` in time).
     process.restoration.deadline = adopted.restorationDeadline
-    process.restoration.lost = adopted.restorationLost ?? false
+    process.restoration.lost = adopted.restorationLost
+    process.continuedByOthers = adopted.continuedByOthers
     // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
     // suspensions of the same stay, rare, are not in the state file).
     process.away = adopted.awaySince.map { AwayStint(since: $0) }
@@ -273,7 +275,7 @@ extension JetsamPolicy {
     }
     // A jetsam victim holds back the next kill until it is gone, as it would have.
     if inFlight.kill == .jetsam {
-      jetsamKill = JetsamKill(app: adopted.name, pid: adopted.pid, deadline: at.advanced(by: config.killTimeout))
+      jetsamKill = JetsamKill(app: adopted.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
     }
     return []
   }

@@ -1,6 +1,6 @@
 import JetsamValues
 
-/// Everything the policy remembers about one app; ``AppStatus`` is its public view.
+/// Everything the policy remembers about one app; ``AppStatus`` is its public view and saved form.
 ///
 /// What exists only in some states is kept where it exists only then: ``pendingLaunch`` from a launch request
 /// until the spawn, ``process`` while a process runs. Nothing of a process outlives it but the app's ``summary``.
@@ -39,7 +39,7 @@ struct TrackedApp: Sendable {
 
   var status: AppStatus {
     var status = AppStatus(
-      name: name, state: state, band: band, bandFloor: settings.bandFloor, pid: process?.pid, launch: launch,
+      name: name, state: state, bandFloor: settings.bandFloor, pid: process?.pid, launch: launch,
       stateEnteredAt: stateEnteredAt, bandEnteredAt: bandEnteredAt, spawnedAt: process?.spawnedAt)
     status.summary = summary
     status.previousDigest = pendingLaunch?.previousDigest

@@ -396,7 +396,7 @@ public final class Daemon {
   private func savedState() -> DaemonState {
     var saved: [DaemonState.SavedApp] = []
     for var adopted in policy.savedApps {
-      guard let app = supervisor.process(adopted.name, pid: adopted.pid) else { continue }
+      guard let pid = adopted.pid, let app = supervisor.process(adopted.name, pid: pid) else { continue }
       // Only a kill that went out: one still waiting for its hang's stacks has not (a successor decides anew).
       if !app.killed { adopted.killInFlight = nil }
       saved.append(

@@ -46,7 +46,7 @@ struct Readoption {
   /// Re-adopts one app from the state file, or records its end if it is gone. True when adopted.
   private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
     let name = saved.adopted.name
-    let pid = saved.adopted.pid
+    guard let pid = saved.adopted.pid else { return false }
     supervisor.specs[name] = launchSpec(saved.spec)
     // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
     if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
@@ -102,9 +102,9 @@ struct Readoption {
     if let configured {
       supervisor.specs[name] = launchSpec(configured)
     }
-    var found = AdoptedApp(
-      name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,
-      bandFloor: configured?.band, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
+    var found = AppStatus(
+      name: name, state: .background, bandFloor: configured?.band, pid: main,
+      launch: (lastExit(name)?.launch ?? 0) + 1, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
     found.observedStopped = supervisor.allStopped(cgroup)
     do {
       try submit([

@@ -27,7 +27,7 @@ public struct DaemonState: Codable, Sendable {
 
   /// One running app.
   public struct SavedApp: Codable, Sendable, Equatable {
-    public var adopted: AdoptedApp
+    public var adopted: AppStatus
     /// The process's start time in clock ticks since boot: with the pid it names one process across pid reuse.
     public var startTime: UInt64
     /// How it was launched (so that it can be relaunched after a kill).
