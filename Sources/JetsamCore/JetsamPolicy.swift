@@ -48,7 +48,7 @@ public struct JetsamPolicy: Sendable {
   public func app(named name: String) -> AppStatus? { trackedApps[name]?.status }
 
   /// Every configured app, sorted by name.
-  public var apps: [AppStatus] { trackedApps.sorted { $0.key < $1.key }.map(\.value.status) }
+  public var apps: [AppStatus] { trackedApps.keys.sorted().compactMap { trackedApps[$0]?.status } }
 
   /// Whether the app counts as suspended and is neither seen stopped yet nor counted incomplete by the suspend
   /// timeout (cheap: checked for every waiting app after every batch).
@@ -151,7 +151,7 @@ public struct JetsamPolicy: Sendable {
   public func lastExit(of name: String) -> ExitRecord? { lastExits[name] }
 
   /// The last recorded exit of every app known, by name.
-  public var allLastExits: [ExitRecord] { lastExits.sorted { $0.key < $1.key }.map(\.value) }
+  public var allLastExits: [ExitRecord] { lastExits.keys.sorted().compactMap { lastExits[$0] } }
 
   /// The oom_score_adj for an app in `band`: lower bands are the kernel's first choice, as they are jetsam's
   /// (idle 900, background 660, foreground 100, audio and above at the floor), never below the floor.

@@ -6,5 +6,5 @@ extension TrackedApp {
 
 extension JetsamPolicy {
   /// Every running app as a successor daemon adopts it, by name.
-  public var savedApps: [AppStatus] { trackedApps.sorted { $0.key < $1.key }.compactMap(\.value.saved) }
+  public var savedApps: [AppStatus] { trackedApps.keys.sorted().compactMap { trackedApps[$0]?.saved } }
 }
