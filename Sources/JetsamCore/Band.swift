@@ -49,6 +49,13 @@ public struct Band: RawRepresentable, Comparable, Hashable, Sendable, Codable, C
     }
   }
 
+  /// The band an app in `state` sits in with its configured lift: the natural band lifted by `floor`; an app with
+  /// no process has no band to protect.
+  static func effective(for state: LifecycleState, floor: Band?) -> Band {
+    guard state.isRunning else { return .idle }
+    return max(natural(for: state), floor ?? .idle)
+  }
+
   public static func < (lhs: Band, rhs: Band) -> Bool { lhs.rawValue < rhs.rawValue }
 
   public var description: String {

@@ -48,13 +48,13 @@ struct CPUWatch: Sendable {
 extension JetsamPolicy {
   /// The budget that app `name` is held to in its present state and tasks, if any.
   func cpuBudget(for app: borrowing TrackedApp) -> (budget: CPUBudget, state: String)? {
-    guard app.pid != nil, app.requestedKill == nil else { return nil }
+    guard app.process != nil, app.requestedKill == nil else { return nil }
     switch app.state {
     case .foregroundActive, .foregroundInactive:
       return config.cpu.foreground.map { ($0, "foreground") }
     case .background:
       // A processing task while the device is idle and charging is what such tasks are for (BGProcessingTask).
-      if deviceCharging && !app.processingTasks.isEmpty { return nil }
+      if deviceCharging && app.process?.tasks.processing.isEmpty == false { return nil }
       return config.cpu.background.map { ($0, "background") }
     case .launching, .suspended, .notRunning, .terminated:
       return nil
@@ -64,16 +64,18 @@ extension JetsamPolicy {
   /// Starts, changes or ends app `name`'s CPU watch to fit its state: called whenever the state, its tasks, the
   /// device's charging or the config changes. A new budget starts a new window.
   mutating func rewatchCPU(_ name: String, at: Instant) {
-    let wanted = cpuBudget(for: trackedApps[name]!)
-    let current = trackedApps[name]!.cpuWatch
+    // Read and changed in place, through the app's index: this runs at every state change.
+    guard let index = trackedApps.index(forKey: name) else { return }
+    let wanted = cpuBudget(for: trackedApps.values[index])
+    let current = trackedApps.values[index].process?.cpuWatch
     if let wanted {
       guard current?.budget != wanted.budget || current?.state != wanted.state else { return }
-      trackedApps[name]!.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
+      trackedApps.values[index].process?.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
       // Its window needs an anchor: the next sampling round (which reads every watched app) is brought forward to
       // now; later rounds follow the cadence.
       if nextCPUSampleAt.map({ $0 > at }) ?? true { nextCPUSampleAt = at }
     } else if current != nil {
-      trackedApps[name]!.cpuWatch = nil
+      trackedApps.values[index].process?.cpuWatch = nil
     }
   }
 
@@ -95,8 +97,8 @@ extension JetsamPolicy {
   mutating func cpuSamplingTick(at: Instant) -> [PolicyAction] {
     guard let due = nextCPUSampleAt, due <= at else { return [] }
     var watched: [AppProcessRef] = []
-    for index in trackedApps.values.indices where trackedApps.values[index].cpuWatch != nil {
-      if let pid = trackedApps.values[index].pid {
+    for index in trackedApps.values.indices where trackedApps.values[index].process?.cpuWatch != nil {
+      if let pid = trackedApps.values[index].process?.pid {
         watched.append(AppProcessRef(app: trackedApps.values[index].name, pid: pid))
       }
     }
@@ -113,8 +115,10 @@ extension JetsamPolicy {
   mutating func cpuSampled(_ samples: [CPUSample], at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     for sample in samples {
-      guard let app = trackedApps[sample.app], app.pid == sample.pid, app.cpuWatch != nil else { continue }
-      trackedApps[sample.app]!.cpuWatch!.add(CPUWatch.Point(at: at, cpuSeconds: sample.cpuSeconds))
+      // In place: a copy of the process would make adding the point copy the watch's samples.
+      guard trackedApps[sample.app]?.process?.pid == sample.pid, trackedApps[sample.app]?.process?.cpuWatch != nil
+      else { continue }
+      trackedApps[sample.app]?.process?.cpuWatch?.add(CPUWatch.Point(at: at, cpuSeconds: sample.cpuSeconds))
       actions += judgeCPU(sample.app, at: at)
     }
     return actions
@@ -123,19 +127,19 @@ extension JetsamPolicy {
   /// Over the budget: the first time a CPU exception (non-fatal), and once it has stayed over for the budget's
   /// `killAfter`, a `cpuResourceLimit` kill. Back within it, a later run over it is a new exception.
   private mutating func judgeCPU(_ name: String, at: Instant) -> [PolicyAction] {
-    guard let watch = trackedApps[name]!.cpuWatch, let pid = trackedApps[name]!.pid,
-      let usage = watch.usage()
-    else { return [] }
+    guard let process = trackedApps[name]?.process, let watch = process.cpuWatch, let usage = watch.usage() else {
+      return []
+    }
     guard usage.cpuSeconds > watch.budget.allowedSeconds else {
-      trackedApps[name]!.cpuWatch!.overSince = nil
+      trackedApps[name]?.process?.cpuWatch?.overSince = nil
       return []
     }
     var report = CPUUsageReport(
       state: watch.state, cpuSeconds: usage.cpuSeconds, windowSeconds: watch.budget.window.seconds,
       sampledSeconds: usage.sampled.seconds, limitPercent: watch.budget.limitPercent, overSeconds: 0)
     guard let overSince = watch.overSince else {
-      trackedApps[name]!.cpuWatch!.overSince = at
-      return [.diagnose(app: name, pid: pid, .cpuException(report))]
+      trackedApps[name]?.process?.cpuWatch?.overSince = at
+      return [.diagnose(app: name, pid: process.pid, .cpuException(report))]
     }
     guard let killAfter = watch.budget.killAfter, at.duration(since: overSince) >= killAfter else { return [] }
     report.overSeconds = at.seconds(since: overSince)

@@ -13,11 +13,11 @@ extension JetsamPolicy {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
     for index in trackedApps.values.indices {
-      consider(trackedApps.values[index].graceDeadline)
-      consider(trackedApps.values[index].terminateDeadline)
-      consider(trackedApps.values[index].suspendDeadline)
+      consider(trackedApps.values[index].process?.graceDeadline)
+      consider(trackedApps.values[index].process?.terminateDeadline)
+      consider(trackedApps.values[index].process?.suspendDeadline)
       consider(appChannelDeadline(trackedApps.values[index]))
-      consider(trackedApps.values[index].restorationDeadline)
+      consider(trackedApps.values[index].process?.restoration.deadline)
     }
     return earliest
   }
@@ -26,26 +26,26 @@ extension JetsamPolicy {
     var actions: [PolicyAction] = []
     // Name order keeps the actions deterministic when several deadlines fall due together.
     for name in trackedApps.keys.sorted() {
-      if let deadline = trackedApps[name]!.terminateDeadline, deadline <= at {
+      if let deadline = trackedApps[name]?.process?.terminateDeadline, deadline <= at {
         actions += escalateTerminate(name)
       }
       actions += appChannelTick(name, at: at)
-      if let deadline = trackedApps[name]!.suspendDeadline, deadline <= at {
+      if let deadline = trackedApps[name]?.process?.suspendDeadline, deadline <= at {
         actions += suspendTimedOut(name)
       }
-      if let deadline = trackedApps[name]!.restorationDeadline, deadline <= at {
-        trackedApps[name]!.restorationDeadline = nil
-        trackedApps[name]!.restorationLost = true
+      if let deadline = trackedApps[name]?.process?.restoration.deadline, deadline <= at {
+        trackedApps[name]?.process?.restoration.deadline = nil
+        trackedApps[name]?.process?.restoration.lost = true
         actions += restorationJudged(name)
       }
-      if let deadline = trackedApps[name]!.graceDeadline, deadline <= at {
+      if let process = trackedApps[name]?.process, let deadline = process.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).
-        trackedApps[name]!.graceDeadline = nil
-        if trackedApps[name]!.requestedKill != nil {
+        trackedApps[name]?.process?.graceDeadline = nil
+        if process.requestedKill != nil {
           // Stopping a process that is being killed would gain nothing.
-        } else if trackedApps[name]!.isBusy {
+        } else if process.isBusy {
           // Not while a background task runs or a handler has not returned: once idle, the grace starts over.
-          trackedApps[name]!.suspendWhenIdle = true
+          trackedApps[name]?.process?.backgroundStint?.suspendWhenIdle = true
         } else {
           actions += suspendNow(name, at: at)
         }

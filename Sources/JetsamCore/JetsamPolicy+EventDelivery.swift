@@ -16,11 +16,11 @@ extension JetsamPolicy {
           event.launchesToForeground = to != .background
           event.previousExit = lastExits[name].map(PreviousExit.init)
         }
-        if kind == .willEnterForeground || kind == .didBecomeActive, let since = trackedApps[name]!.awaySince {
-          event.backgroundFor = at.duration(since: since)
-          event.suspendedFor = trackedApps[name]!.suspendedWhileAway
+        if kind == .willEnterForeground || kind == .didBecomeActive, let away = trackedApps[name]?.process?.away {
+          event.backgroundFor = at.duration(since: away.since)
+          event.suspendedFor = away.suspended
           // didBecomeActive ends the return; a later one (after willResignActive only) was never away.
-          if kind == .didBecomeActive { trackedApps[name]!.awaySince = nil }
+          if kind == .didBecomeActive { trackedApps[name]?.process?.away = nil }
         }
         result += deliver(name, event, at: at)
       }
@@ -30,34 +30,34 @@ extension JetsamPolicy {
 
   /// The action that tells of the app's verdict, once it has one.
   func restorationJudged(_ name: String) -> [PolicyAction] {
-    let app = trackedApps[name]!
-    guard let verdict = app.status.restoration, verdict != .pending else { return [] }
+    guard let app = trackedApps[name], let restoration = app.process?.restoration,
+      let verdict = restoration.verdict, verdict != .pending
+    else { return [] }
     return [
       .restorationJudged(
-        app: name, launch: app.launch, verdict: verdict, savedDigest: app.previousDigest,
-        restoredDigest: app.restoredDigest)
+        app: name, launch: app.launch, verdict: verdict, savedDigest: restoration.previousDigest,
+        restoredDigest: restoration.restoredDigest)
     ]
   }
 
   /// Judges what a returning app showed against what it saved in this launch, if it said how long that stays
   /// current. The first stale verdict of a launch is kept (a bug seen stays seen); later ones are still told.
   private mutating func resumptionJudged(_ name: String, resumed: String, at: Instant) -> [PolicyAction] {
-    let app = trackedApps[name]!
-    guard let saved = app.savedDigest, let savedAt = app.savedAt, let validFor = app.savedValidFor else { return [] }
+    guard let app = trackedApps[name], let restoration = app.process?.restoration,
+      let saved = restoration.savedDigest, let savedAt = restoration.savedAt, let validFor = restoration.savedValidFor
+    else { return [] }
     let judgement = ResumptionJudgement.judge(
       saved: saved, savedAt: savedAt, validFor: validFor, resumed: resumed, at: at)
-    if app.resumption?.verdict != .stale { trackedApps[name]!.resumption = judgement }
+    if restoration.resumption?.verdict != .stale { trackedApps[name]?.process?.restoration.resumption = judgement }
     return [.resumptionJudged(app: name, launch: app.launch, judgement: judgement)]
   }
 
   /// Background stints and suspension, as seen by acknowledgements and background tasks.
   private mutating func noteStint(_ name: String, from: LifecycleState, to: LifecycleState, at: Instant) {
     if to == .background {
-      trackedApps[name]!.backgroundSince = at
-      trackedApps[name]!.expiryWarned = false
+      trackedApps[name]?.process?.backgroundStint = BackgroundStint(since: at)
     } else if from == .background {
-      trackedApps[name]!.backgroundSince = nil
-      trackedApps[name]!.suspendWhenIdle = false
+      trackedApps[name]?.process?.backgroundStint = nil
     }
     if to == .suspended {
       // A stopped app cannot answer: its pending deadlines are dropped, not missed.
@@ -68,11 +68,12 @@ extension JetsamPolicy {
   /// Numbers an event for the app, starts its watchdog if the app is watched and handles no earlier event, and
   /// makes the actions: the delivery, then the app's hook for the event if it has one.
   mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> [PolicyAction] {
-    guard let pid = trackedApps[name]?.pid else { return [] }
+    guard let pid = trackedApps[name]?.process?.pid, let id = trackedApps[name]?.process?.channel.takeEventID() else {
+      return []
+    }
     var event = event
-    event.id = trackedApps[name]!.nextEventID
-    trackedApps[name]!.nextEventID += 1
-    let hook = trackedApps[name]!.hooks[event.kind]
+    event.id = id
+    let hook = trackedApps[name]?.settings.hooks[event.kind]
     if event.kind.needsAcknowledgement {
       var allowance = config.lifecycle.deadline(for: event.kind)
       var answeredByHook = false
@@ -80,7 +81,7 @@ extension JetsamPolicy {
         allowance = timeout ?? allowance
         answeredByHook = true
       }
-      trackedApps[name]!.pendingAcks[event.id] = PendingAck(
+      trackedApps[name]?.process?.channel.pendingAcks[event.id] = PendingAck(
         kind: event.kind, allowance: allowance, answeredByHook: answeredByHook)
       startWatchdog(name, at: at)
     }
@@ -88,7 +89,7 @@ extension JetsamPolicy {
     switch hook {
     case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
     case .command(let command, _):
-      let directory = trackedApps[name]!.launchSpec?.workingDirectory
+      let directory = trackedApps[name]?.settings.launch?.workingDirectory
       actions.append(.runHook(app: name, pid: pid, event: event, command: command, workingDirectory: directory))
     case nil: break
     }
@@ -98,14 +99,13 @@ extension JetsamPolicy {
   /// In `auto` mode the first valid message shows the app speaks the protocol; `hello` says so in any mode
   /// but `never`.
   private mutating func noteSpeaking(_ name: String, _ message: AppMessage, at: Instant) {
-    let app = trackedApps[name]!
-    guard !app.speaksProtocol else { return }
-    switch app.acknowledgements {
+    guard let app = trackedApps[name], app.process?.channel.speaksProtocol == false else { return }
+    switch app.settings.acknowledgements {
     case .never: return
     case .always: if message != .hello { return }
     case .auto: break
     }
-    trackedApps[name]!.speaksProtocol = true
+    trackedApps[name]?.process?.channel.speaksProtocol = true
     // Events sent before the app spoke are watched from now on, the first of them at once.
     startWatchdog(name, at: at)
   }
@@ -113,26 +113,20 @@ extension JetsamPolicy {
   /// Starts the watchdog of the first watched event the app has not acknowledged, if it is not running: the
   /// app's handler for it runs now (the handlers of the events before it have returned).
   private mutating func startWatchdog(_ name: String, at: Instant) {
-    let app = trackedApps[name]!
-    guard app.state != .suspended else { return }
-    let watched = app.pendingAcks.filter { !$0.value.waived && ($0.value.answeredByHook || app.speaksProtocol) }
-    guard let first = watched.keys.min(), watched[first]!.since == nil else { return }
-    trackedApps[name]!.pendingAcks[first]!.since = at
+    guard trackedApps[name]?.state != .suspended else { return }
+    trackedApps[name]?.process?.channel.startWatchdog(at: at)
   }
 
   /// Stops watching every event the app has not acknowledged (a late acknowledgement is still taken).
   private mutating func waiveAcknowledgements(_ name: String) {
-    for id in trackedApps[name]!.pendingAcks.keys {
-      trackedApps[name]!.pendingAcks[id]!.waived = true
-      trackedApps[name]!.pendingAcks[id]!.since = nil
-    }
+    trackedApps[name]?.process?.channel.waiveAll()
   }
 
   /// The handler of event `id` returned (or its command hook ended).
   mutating func acknowledged(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
-    guard let app = trackedApps[name], app.pid == pid else { return [] }
-    guard let pending = trackedApps[name]!.pendingAcks.removeValue(forKey: id) else {
-      if id >= app.nextEventID || id < 1 {
+    guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
+    guard let pending = trackedApps[name]?.process?.channel.pendingAcks.removeValue(forKey: id) else {
+      if id >= process.channel.nextEventID || id < 1 {
         return [
           .appError(app: name, pid: pid, requestID: nil, code: .unknownEvent, message: "no event \(id) was sent")
         ]
@@ -140,7 +134,7 @@ extension JetsamPolicy {
       return []  // already acknowledged, or dropped while suspended
     }
     var actions: [PolicyAction] = [.acknowledged(app: name, pid: pid, event: pending.kind)]
-    if trackedApps[name]!.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
+    if trackedApps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
     startWatchdog(name, at: at)
     return actions + suspendIfIdle(name, at: at)
@@ -148,7 +142,7 @@ extension JetsamPolicy {
 
   mutating func appMessage(_ name: String, pid: Int32, message: AppMessage, at: Instant) -> [PolicyAction] {
     // A message from an earlier launch's channel says nothing about this one.
-    guard let app = trackedApps[name], app.pid == pid else { return [] }
+    guard let app = trackedApps[name], let process = app.process, process.pid == pid else { return [] }
     noteSpeaking(name, message, at: at)
     switch message {
     case .hello:
@@ -164,19 +158,19 @@ extension JetsamPolicy {
         ]
       }
       // An empty value clears the summary.
-      trackedApps[name]!.summary = value.isEmpty ? nil : value
+      trackedApps[name]?.summary = value.isEmpty ? nil : value
       return requestID.map { [.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
     case .stateDigest(let phase, let value, let validFor, let requestID):
       let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
       switch phase {
       case .saved:
-        trackedApps[name]!.savedDigest = value
-        trackedApps[name]!.savedAt = at
-        trackedApps[name]!.savedValidFor = validFor
+        trackedApps[name]?.process?.restoration.savedDigest = value
+        trackedApps[name]?.process?.restoration.savedAt = at
+        trackedApps[name]?.process?.restoration.savedValidFor = validFor
         return reply
       case .restored:
-        trackedApps[name]!.restoredDigest = value
-        trackedApps[name]!.restorationDeadline = nil
+        trackedApps[name]?.process?.restoration.restoredDigest = value
+        trackedApps[name]?.process?.restoration.deadline = nil
         return reply + restorationJudged(name)
       case .resumed:
         return reply + resumptionJudged(name, resumed: value, at: at)
@@ -192,28 +186,24 @@ extension JetsamPolicy {
       let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
       return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + reply
     case .beginBackgroundTask(let requestID, let taskName, let kind):
-      guard app.backgroundTasks.count < JetsamPolicy.maxOpenBackgroundTasks else {
+      guard process.tasks.open.count < JetsamPolicy.maxOpenBackgroundTasks,
+        let task = trackedApps[name]?.process?.tasks.begin(taskName, kind: kind)
+      else {
         return [
           .appError(
             app: name, pid: pid, requestID: requestID, code: .tooManyTasks,
             message: "\(JetsamPolicy.maxOpenBackgroundTasks) background tasks are open already; end some first")
         ]
       }
-      let task = app.nextTaskID
-      trackedApps[name]!.nextTaskID += 1
-      trackedApps[name]!.backgroundTasks[task] = taskName
-      if kind == .processing {
-        trackedApps[name]!.processingTasks.insert(task)
-        rewatchCPU(name, at: at)
-      }
+      if kind == .processing { rewatchCPU(name, at: at) }
       return [.reply(app: name, pid: pid, requestID: requestID, .taskBegun(task: task))]
     case .endBackgroundTask(let task, let requestID):
-      guard trackedApps[name]!.backgroundTasks.removeValue(forKey: task) != nil else {
+      guard trackedApps[name]?.process?.tasks.open.removeValue(forKey: task) != nil else {
         return [
           .appError(app: name, pid: pid, requestID: requestID, code: .unknownTask, message: "no open task \(task)")
         ]
       }
-      if trackedApps[name]!.processingTasks.remove(task) != nil { rewatchCPU(name, at: at) }
+      if trackedApps[name]?.process?.tasks.processing.remove(task) != nil { rewatchCPU(name, at: at) }
       var actions: [PolicyAction] = []
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, .done)) }
       return actions + suspendIfIdle(name, at: at)
@@ -224,29 +214,28 @@ extension JetsamPolicy {
 
   /// `backgroundTimeRemaining`: what is left of the background budget; nil (no limit) outside the background.
   private func remaining(_ app: TrackedApp, at: Instant) -> Duration? {
-    guard app.state == .background, let since = app.backgroundSince else { return nil }
+    guard app.state == .background, let since = app.process?.backgroundStint?.since else { return nil }
     return since.advanced(by: config.lifecycle.backgroundTaskBudget).duration(since: at)
   }
 
   /// Once a busy background app is idle again, its background grace starts over.
   private mutating func suspendIfIdle(_ name: String, at: Instant) -> [PolicyAction] {
-    let app = trackedApps[name]!
-    guard app.state == .background, app.suspendWhenIdle, !app.isBusy, let grace = config.backgroundGrace else {
-      return []
-    }
-    trackedApps[name]!.suspendWhenIdle = false
-    trackedApps[name]!.graceDeadline = at.advanced(by: grace)
+    guard let app = trackedApps[name], app.state == .background, let process = app.process,
+      process.backgroundStint?.suspendWhenIdle == true, !process.isBusy, let grace = config.backgroundGrace
+    else { return [] }
+    trackedApps[name]?.process?.backgroundStint?.suspendWhenIdle = false
+    trackedApps[name]?.process?.graceDeadline = at.advanced(by: grace)
     return []
   }
 
   /// SIGTERM now, and SIGKILL if it is still alive after the grace.
   mutating func sendTerminate(_ name: String, at: Instant) -> [PolicyAction] {
-    trackedApps[name]!.terminateAfterEvent = nil
-    guard let pid = trackedApps[name]!.pid else { return [] }
-    if trackedApps[name]!.terminateDeadline == nil {
-      trackedApps[name]!.terminateDeadline = at.advanced(by: config.terminateGrace)
+    trackedApps[name]?.process?.channel.terminateAfterEvent = nil
+    guard let process = trackedApps[name]?.process else { return [] }
+    if process.terminateDeadline == nil {
+      trackedApps[name]?.process?.terminateDeadline = at.advanced(by: config.terminateGrace)
     }
-    return [.terminate(app: name, pid: pid)]
+    return [.terminate(app: name, pid: process.pid)]
   }
 
   /// memoryWarning to every foreground and background app when the level rises to warning or above.
@@ -254,10 +243,9 @@ extension JetsamPolicy {
     guard level > before, level >= .warning else { return [] }
     var actions: [PolicyAction] = []
     for name in trackedApps.keys.sorted() {
-      let state = trackedApps[name]!.state
-      guard state.holdsForegroundSlot || state == .background, trackedApps[name]!.requestedKill == nil else {
-        continue
-      }
+      guard let app = trackedApps[name], app.state.holdsForegroundSlot || app.state == .background,
+        app.requestedKill == nil
+      else { continue }
       actions += deliver(name, AppEvent(id: 0, kind: .memoryWarning, level: level), at: at)
     }
     return actions
@@ -269,9 +257,11 @@ extension JetsamPolicy {
 
   /// The app side's earliest deadline, for `nextDeadline`.
   func appChannelDeadline(_ app: borrowing TrackedApp) -> Instant? {
-    var earliest = app.pendingAcks.isEmpty ? nil : app.pendingAcks.values.compactMap(\.deadline).min()
+    // Read through the app in place (no copy of its process): this runs for every app after every batch.
+    let pending = app.process?.channel.pendingAcks ?? [:]
+    var earliest = pending.isEmpty ? nil : pending.values.compactMap(\.deadline).min()
     if let expiry = taskExpiry(app) {
-      let next = app.expiryWarned ? expiry.kill : min(expiry.warning, expiry.kill)
+      let next = app.process?.backgroundStint?.expiryWarned == true ? expiry.kill : min(expiry.warning, expiry.kill)
       earliest = earliest.map { min($0, next) } ?? next
     }
     return earliest
@@ -279,7 +269,8 @@ extension JetsamPolicy {
 
   /// When open background tasks are warned and killed, for an app in the background that holds some.
   private func taskExpiry(_ app: borrowing TrackedApp) -> (warning: Instant, kill: Instant)? {
-    guard app.state == .background, app.backgroundTasks.count > exemptTaskCount(app), let since = app.backgroundSince
+    guard app.state == .background, let since = app.process?.backgroundStint?.since,
+      (app.process?.tasks.open.count ?? 0) > exemptTaskCount(app)
     else { return nil }
     let budgetEnd = since.advanced(by: config.lifecycle.backgroundTaskBudget)
     return (
@@ -291,42 +282,41 @@ extension JetsamPolicy {
   /// How many of the app's open tasks the background budget does not bind: its `processing` tasks while the device
   /// is idle and charging.
   private func exemptTaskCount(_ app: borrowing TrackedApp) -> Int {
-    deviceCharging ? app.processingTasks.count : 0
+    deviceCharging ? (app.process?.tasks.processing.count ?? 0) : 0
   }
 
   /// The open tasks the budget binds, in id order, with their names.
   private func boundTasks(_ name: String) -> [(key: Int, value: String)] {
-    let app = trackedApps[name]!
-    return app.backgroundTasks.sorted { $0.key < $1.key }.filter { task in
-      !(deviceCharging && app.processingTasks.contains(task.key))
+    guard let tasks = trackedApps[name]?.process?.tasks else { return [] }
+    return tasks.open.sorted { $0.key < $1.key }.filter { task in
+      !(deviceCharging && tasks.processing.contains(task.key))
     }
   }
 
   /// The app side's work at a tick: missed acknowledgements and expiring background tasks.
   mutating func appChannelTick(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    let app = trackedApps[name]!
-    for id in app.pendingAcks.keys.sorted() {
-      guard let pending = trackedApps[name]!.pendingAcks[id], let deadline = pending.deadline, deadline <= at else {
-        continue
-      }
-      trackedApps[name]!.pendingAcks[id] = nil
+    for id in trackedApps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
+      guard let pending = trackedApps[name]?.process?.channel.pendingAcks[id], let deadline = pending.deadline,
+        deadline <= at
+      else { continue }
+      trackedApps[name]?.process?.channel.pendingAcks[id] = nil
       if pending.kind == .willTerminate {
         // An app that does not answer willTerminate in time is terminated anyway, not punished.
         actions += sendTerminate(name, at: at)
       } else {
         let seconds = at.seconds(since: pending.since ?? at)
         // Where it hung, taken before the kill (MetricKit's hang diagnostic).
-        if trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid {
+        if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
           actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
         }
         actions += killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
       }
     }
     startWatchdog(name, at: at)
-    if let expiry = taskExpiry(trackedApps[name]!) {
-      if !trackedApps[name]!.expiryWarned && expiry.warning <= at {
-        trackedApps[name]!.expiryWarned = true
+    if let expiry = trackedApps[name].flatMap({ taskExpiry($0) }) {
+      if trackedApps[name]?.process?.backgroundStint?.expiryWarned == false && expiry.warning <= at {
+        trackedApps[name]?.process?.backgroundStint?.expiryWarned = true
         for (task, taskName) in boundTasks(name) {
           let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
           actions += deliver(name, event, at: at)
@@ -342,11 +332,11 @@ extension JetsamPolicy {
 
   /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
   mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
-    guard trackedApps[name]!.requestedKill == nil, let pid = trackedApps[name]!.pid else { return [] }
+    guard trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid else { return [] }
     requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
     waiveAcknowledgements(name)
-    trackedApps[name]!.endAllBackgroundTasks()
+    trackedApps[name]?.process?.tasks.endAll()
     return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
   }
 }

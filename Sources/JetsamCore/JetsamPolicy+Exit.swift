@@ -4,38 +4,39 @@ import JetsamValues
 extension JetsamPolicy {
   mutating func exited(_ name: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant) -> [PolicyAction] {
     // An exit of an earlier process (or of an app we do not know) says nothing about the current one.
-    guard let app = trackedApps[name], app.pid == pid, let spawnedAt = app.spawnedAt else { return [] }
+    guard let app = trackedApps[name], let process = app.process, process.pid == pid else { return [] }
     let classification = ExitClassification.classify(
-      end, requestedKill: app.requestedKill, sentTerminate: app.sentTerminate, oomKilled: oomKilled)
+      end, requestedKill: process.requestedKill, sentTerminate: process.sentTerminate, oomKilled: oomKilled)
     // A suspended app's time counts from when its last process stopped, which is its band clock.
     let stateSince = app.state == .suspended ? app.bandEnteredAt : app.stateEnteredAt
     var record = ExitRecord(
       app: name, pid: pid, launch: app.launch, reason: classification.reason,
       terminationReason: classification.terminationReason, state: app.state.coarseName, signal: end.signal,
-      exitCode: end.exitCode, aliveSeconds: at.seconds(since: spawnedAt), stateSeconds: at.seconds(since: stateSince),
-      pressureLevel: app.killInFlight?.level ?? level,
-      deviceAvailableBytes: app.killInFlight?.availableBytes ?? availableBytes ?? 0, snapshot: app.jetsamSnapshot)
+      exitCode: end.exitCode, aliveSeconds: at.seconds(since: process.spawnedAt),
+      stateSeconds: at.seconds(since: stateSince), pressureLevel: process.killInFlight?.level ?? level,
+      deviceAvailableBytes: process.killInFlight?.availableBytes ?? availableBytes ?? 0,
+      snapshot: process.jetsamSnapshot)
     record.endedBy = classification.endedBy
-    record.killSignalledNanoseconds = app.killSignalledAt?.nanoseconds
-    record.memoryBytes = app.memoryAtKill ?? 0
+    record.killSignalledNanoseconds = process.killSignalledAt?.nanoseconds
+    record.memoryBytes = process.memoryAtKill ?? 0
     record.stateSummary = app.summary
     // The digest carries over launches until the app reports a newer one: a launch that restored the state and
     // changed nothing leaves what the launch before it saved.
-    record.stateDigest = app.savedDigest ?? app.previousDigest
-    if app.state == .suspended && app.suspendIncomplete { record.suspendIncomplete = true }
-    record.backgroundSecondsBeforeSuspension = app.backgroundSecondsBeforePressureSuspension
+    record.stateDigest = process.restoration.savedDigest ?? process.restoration.previousDigest
+    if app.state == .suspended && process.suspendIncomplete { record.suspendIncomplete = true }
+    record.backgroundSecondsBeforeSuspension = process.backgroundSecondsBeforePressureSuspension
     // The launch's verdict goes into its durable record (a launch that died before it was judged has none).
-    if let verdict = app.status.restoration, verdict != .pending {
+    if let verdict = process.restoration.verdict, verdict != .pending {
       record.restoration = verdict
-      record.restoredDigest = app.restoredDigest
+      record.restoredDigest = process.restoration.restoredDigest
     }
-    if let resumption = app.resumption {
+    if let resumption = process.restoration.resumption {
       record.resumption = resumption.verdict
       record.resumedDigest = resumption.resumedDigest
       record.resumedStateAgeSeconds = resumption.stateAgeSeconds
       record.resumedStateValidForSeconds = resumption.validForSeconds
     }
-    switch app.requestedKill {
+    switch process.requestedKill {
     case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
       record.watchdogEvent = event.rawValue
       record.watchdogSeconds = seconds
@@ -49,7 +50,8 @@ extension JetsamPolicy {
     }
 
     var actions = [move(name, to: .terminated, at: at), .recordExit(record)]
-    trackedApps[name]!.forgetProcess()
+    // Everything about the process goes with it; the summary stays (the app's, handed to its next launch).
+    trackedApps[name]?.process = nil
     // Until the shell reports it written (with its time), the decided record is what the next launch hears of.
     lastExits[name] = record
     if let kill = jetsamKill, kill.app == name, kill.pid == pid {
@@ -68,8 +70,8 @@ extension JetsamPolicy {
     lastExits[record.app] = record
     if let app = trackedApps[record.app] {
       guard !app.state.isRunning else { return [] }
-      trackedApps[record.app]!.launch = max(app.launch, record.launch)
-      guard app.adHoc else { return [] }
+      trackedApps[record.app]?.launch = max(app.launch, record.launch)
+      guard app.settings.adHoc else { return [] }
     }
     // An ended ad-hoc app, or one known only from the records of earlier runs.
     endedAdHocApps.append(record.app)
@@ -78,7 +80,7 @@ extension JetsamPolicy {
       let name = endedAdHocApps.removeFirst()
       // Configured, or launched again since it ended (and maybe ended again, queued anew): not this entry's to
       // forget.
-      if let tracked = trackedApps[name], !tracked.adHoc || tracked.state.isRunning { continue }
+      if let tracked = trackedApps[name], !tracked.settings.adHoc || tracked.state.isRunning { continue }
       if endedAdHocApps.contains(name) { continue }
       trackedApps[name] = nil
       lastExits[name] = nil

@@ -19,7 +19,8 @@ extension JetsamPolicy {
     guard let victim = VictimSelection.victim(among: candidates, level: level), let pid = victim.pid else {
       return []
     }
-    let terminating = trackedApps[victim.name]!.sentTerminate || trackedApps[victim.name]!.terminateAfterEvent != nil
+    let process = trackedApps[victim.name]?.process
+    let terminating = process?.sentTerminate == true || process?.channel.terminateAfterEvent != nil
     // An app on its way out is not stopped: that would only hold up its graceful end. At critical there is no
     // time for the step: the victim is killed as it is.
     if config.suspendBeforeKill && level < .critical && victim.state == .background && !terminating {
@@ -29,7 +30,7 @@ extension JetsamPolicy {
     }
     let snapshot = snapshot(at: at)
     requestKill(victim.name, .jetsam)
-    trackedApps[victim.name]!.jetsamSnapshot = snapshot
+    trackedApps[victim.name]?.process?.jetsamSnapshot = snapshot
     jetsamKill = JetsamKill(app: victim.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
     return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]
   }
@@ -38,12 +39,12 @@ extension JetsamPolicy {
   /// expiration warning and end (memory is short: the app is stopped at once, not given the warning's grace).
   private mutating func suspendForPressure(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    for (task, taskName) in trackedApps[name]!.backgroundTasks.sorted(by: { $0.key < $1.key }) {
+    for (task, taskName) in (trackedApps[name]?.process?.tasks.open ?? [:]).sorted(by: { $0.key < $1.key }) {
       actions += deliver(name, AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName), at: at)
     }
-    trackedApps[name]!.endAllBackgroundTasks()
-    let since = trackedApps[name]!.backgroundSince ?? at
-    trackedApps[name]!.backgroundSecondsBeforePressureSuspension = at.seconds(since: since)
+    trackedApps[name]?.process?.tasks.endAll()
+    let since = trackedApps[name]?.process?.backgroundStint?.since ?? at
+    trackedApps[name]?.process?.backgroundSecondsBeforePressureSuspension = at.seconds(since: since)
     // Not held up by a lock check: it is about to be killed for memory anyway.
     return actions + suspendNow(name, at: at, checkingLocks: false)
   }
@@ -59,11 +60,13 @@ extension JetsamPolicy {
 
   /// Every running app at `at`, in kill order (XNU's jetsam snapshot; the shell fills in the memory).
   func snapshot(at: Instant) -> [SnapshotEntry] {
-    let running = trackedApps.values.filter { $0.state.isRunning && $0.pid != nil }.map(\.status)
-    return VictimSelection.killOrder(running).map { app in
-      SnapshotEntry(
-        name: app.name, pid: app.pid!, band: app.band, state: app.state.coarseName,
-        secondsInBand: at.seconds(since: app.bandEnteredAt))
+    let running = trackedApps.values.filter { $0.state.isRunning && $0.process != nil }.map(\.status)
+    return VictimSelection.killOrder(running).compactMap { app in
+      app.pid.map { pid in
+        SnapshotEntry(
+          name: app.name, pid: pid, band: app.band, state: app.state.coarseName,
+          secondsInBand: at.seconds(since: app.bandEnteredAt))
+      }
     }
   }
 }

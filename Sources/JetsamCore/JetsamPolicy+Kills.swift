@@ -4,7 +4,7 @@ import JetsamValues
 extension JetsamPolicy {
   mutating func kill(_ name: String, reason: ExitReason) throws(PolicyError) -> [PolicyAction] {
     let app = try known(name)
-    guard let pid = app.pid else { throw .illegalTransition(app: name, from: app.state, request: "kill") }
+    guard let pid = app.process?.pid else { throw .illegalTransition(app: name, from: app.state, request: "kill") }
     // A process dies once: if a kill is already on its way, that one decides the record.
     if app.requestedKill == nil { requestKill(name, .user(reason)) }
     return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
@@ -12,34 +12,40 @@ extension JetsamPolicy {
 
   mutating func terminate(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
     let app = try known(name)
-    guard app.pid != nil else { throw .illegalTransition(app: name, from: app.state, request: "terminate") }
-    trackedApps[name]!.sentTerminate = true
+    guard let process = app.process else {
+      throw .illegalTransition(app: name, from: app.state, request: "terminate")
+    }
+    trackedApps[name]?.process?.sentTerminate = true
     // An app that speaks the protocol hears willTerminate first and gets its deadline to answer before the
     // SIGTERM; a suspended app cannot run a handler (iOS sends it none either).
     // So does one whose willTerminate a command hook answers.
     let answered: Bool
-    if case .command = app.hooks[.willTerminate] { answered = true } else { answered = app.speaksProtocol }
+    if case .command = app.settings.hooks[.willTerminate] {
+      answered = true
+    } else {
+      answered = process.channel.speaksProtocol
+    }
     if answered && app.state != .suspended
-      && app.terminateAfterEvent == nil && app.terminateDeadline == nil
+      && process.channel.terminateAfterEvent == nil && process.terminateDeadline == nil
     {
       let actions = deliver(name, AppEvent(id: 0, kind: .willTerminate), at: at)
       if case .deliver(_, _, let delivered) = actions.first {
-        trackedApps[name]!.terminateAfterEvent = delivered.id
+        trackedApps[name]?.process?.channel.terminateAfterEvent = delivered.id
         return actions
       }
     }
-    guard trackedApps[name]!.terminateAfterEvent == nil else { return [] }
+    guard trackedApps[name]?.process?.channel.terminateAfterEvent == nil else { return [] }
     // Asking again repeats the SIGTERM but does not extend the grace.
     return sendTerminate(name, at: at)
   }
 
   /// A `kill` action's SIGKILL went out: the record gets its instant, the victim's memory and the snapshot's.
   mutating func killSignalled(_ name: String, pid: Int32, at: Instant, memory: [String: Int64]) {
-    guard let app = trackedApps[name], app.pid == pid, app.killSignalledAt == nil else { return }
-    trackedApps[name]!.killSignalledAt = at
-    trackedApps[name]!.memoryAtKill = memory[name]
-    if let snapshot = app.jetsamSnapshot {
-      trackedApps[name]!.jetsamSnapshot = snapshot.map { entry in
+    guard let process = trackedApps[name]?.process, process.pid == pid, process.killSignalledAt == nil else { return }
+    trackedApps[name]?.process?.killSignalledAt = at
+    trackedApps[name]?.process?.memoryAtKill = memory[name]
+    if let snapshot = process.jetsamSnapshot {
+      trackedApps[name]?.process?.jetsamSnapshot = snapshot.map { entry in
         var entry = entry
         entry.memoryBytes = memory[entry.name] ?? 0
         return entry
@@ -50,16 +56,17 @@ extension JetsamPolicy {
   /// Marks app `name` as being killed for `kill`, with the pressure that prevails as the kill is decided: its exit
   /// record tells that level and that available memory, not those after the victim's memory came back.
   mutating func requestKill(_ name: String, _ kill: RequestedKill) {
-    trackedApps[name]!.killInFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0)
+    // Made before the access: the right side of an optional chain is evaluated inside it, and reads `self`.
+    let inFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0)
+    trackedApps[name]?.process?.killInFlight = inFlight
   }
 
   /// SIGKILL for an app that ignored its SIGTERM past the grace.
   mutating func escalateTerminate(_ name: String) -> [PolicyAction] {
-    trackedApps[name]!.terminateDeadline = nil
-    let app = trackedApps[name]!
+    trackedApps[name]?.process?.terminateDeadline = nil
     // Already being killed for another reason: that kill will do.
-    guard app.requestedKill == nil, let pid = app.pid else { return [] }
+    guard let process = trackedApps[name]?.process, process.requestedKill == nil else { return [] }
     requestKill(name, .terminateEscalation)
-    return [.kill(app: name, pid: pid, reason: .abnormal, snapshot: nil)]
+    return [.kill(app: name, pid: process.pid, reason: .abnormal, snapshot: nil)]
   }
 }

@@ -4,18 +4,19 @@ import JetsamValues
 extension JetsamPolicy {
   mutating func configure(_ name: String, _ settings: AppSettings, launchCount: Int) -> [PolicyAction] {
     // Declared before anything happened to it: its times start at the clock's origin.
-    var app =
-      trackedApps[name] ?? TrackedApp(name: name, bandFloor: nil, launch: 0, at: Instant(nanoseconds: 0))
+    var app = trackedApps[name] ?? TrackedApp(name: name, launch: 0, at: Instant(nanoseconds: 0))
     var actions: [PolicyAction] = []
-    if app.state.isRunning, let pid = app.pid {
+    if app.state.isRunning {
       // A reload while it runs: the process keeps how it was started and treated, but for its caps, which the kernel
       // can change under it; the rest applies from its next launch.
-      let limits = settings.launch?.limits
-      if let limits, limits != app.launchSpec?.limits { actions.append(.setLimits(app: name, pid: pid, limits)) }
-      app.launchSpec?.limits = limits ?? .unlimited
+      if let pid = app.process?.pid, let limits = settings.launch?.limits, limits != app.settings.launch?.limits {
+        actions.append(.setLimits(app: name, pid: pid, limits))
+        app.settings.launch?.limits = limits
+      }
       app.nextSettings = settings
     } else {
-      app.apply(settings)
+      app.settings = settings
+      app.nextSettings = nil
     }
     // After a daemon restart the counter must not go back, or two records would share a launch number.
     app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
@@ -26,14 +27,16 @@ extension JetsamPolicy {
   mutating func launch(_ name: String, foreground: Bool, at: Instant) throws(PolicyError) -> [PolicyAction] {
     var app = try known(name)
     guard !app.state.isRunning else { throw .illegalTransition(app: name, from: app.state, request: "launch") }
-    if let next = app.nextSettings { app.apply(next) }
-    guard let spec = app.launchSpec else { throw .notLaunchable(app: name) }
+    if let next = app.nextSettings {
+      app.settings = next
+      app.nextSettings = nil
+    }
+    guard let spec = app.settings.launch else { throw .notLaunchable(app: name) }
     trackedApps[name] = app
     let changed = move(name, to: .launching, at: at)
-    trackedApps[name]!.launch += 1
-    trackedApps[name]!.launchesToForeground = foreground
+    trackedApps[name]?.launch += 1
     let previous = lastExits[name]
-    trackedApps[name]!.previousDigest = previous?.stateDigest
+    trackedApps[name]?.pendingLaunch = PendingLaunch(toForeground: foreground, previousDigest: previous?.stateDigest)
     return [
       changed,
       .spawn(
@@ -42,16 +45,17 @@ extension JetsamPolicy {
   }
 
   mutating func spawned(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
-    guard trackedApps[name]?.state == .launching else { return [] }
-    trackedApps[name]!.pid = pid
-    trackedApps[name]!.spawnedAt = at
+    guard let app = trackedApps[name], app.state == .launching, let pending = app.pendingLaunch else { return [] }
+    var process = RunningProcess(pid: pid, spawnedAt: at, previousDigest: pending.previousDigest)
     // After a kill or a crash (not a quit: a fresh start is right then), what it left must come back.
-    if trackedApps[name]!.previousDigest != nil, let previous = lastExits[name], previous.reason != .normalAppExit {
-      trackedApps[name]!.restorationDeadline = at.advanced(by: config.lifecycle.launch)
+    if pending.previousDigest != nil, let previous = lastExits[name], previous.reason != .normalAppExit {
+      process.restoration.deadline = at.advanced(by: config.lifecycle.launch)
     }
     // An app whose acknowledgements are always expected is watched from its first event.
-    trackedApps[name]!.speaksProtocol = trackedApps[name]!.acknowledgements == .always
-    guard trackedApps[name]!.launchesToForeground else { return [move(name, to: .background, at: at)] }
+    process.channel.speaksProtocol = app.settings.acknowledgements == .always
+    trackedApps[name]?.pendingLaunch = nil
+    trackedApps[name]?.process = process
+    guard pending.toForeground else { return [move(name, to: .background, at: at)] }
     return makeRoomInForeground(for: name, at: at) + [move(name, to: .foregroundActive, at: at)]
   }
 
@@ -59,7 +63,7 @@ extension JetsamPolicy {
     guard trackedApps[name]?.state == .launching else { return [] }
     // Nothing ran, so there is no exit to record; the launch number stays used.
     let changed = move(name, to: .terminated, at: at)
-    trackedApps[name]!.forgetProcess()
+    trackedApps[name]?.pendingLaunch = nil
     return [changed]
   }
 
@@ -69,10 +73,11 @@ extension JetsamPolicy {
     case .notRunning, .terminated:
       return try launch(name, foreground: true, at: at)
     case .launching:
-      trackedApps[name]!.launchesToForeground = true
+      trackedApps[name]?.pendingLaunch?.toForeground = true
       return []
     case .suspended:
-      var actions: [PolicyAction] = [.resume(app: name, pid: app.pid!), move(name, to: .background, at: at)]
+      guard let pid = app.process?.pid else { return [] }
+      var actions: [PolicyAction] = [.resume(app: name, pid: pid), move(name, to: .background, at: at)]
       actions += makeRoomInForeground(for: name, at: at)
       actions.append(move(name, to: .foregroundInactive, at: at))
       actions.append(move(name, to: .foregroundActive, at: at))
@@ -107,19 +112,23 @@ extension JetsamPolicy {
 
   mutating func resume(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
     let app = try known(name)
-    guard app.state == .suspended else { throw .illegalTransition(app: name, from: app.state, request: "resume") }
+    guard app.state == .suspended, let pid = app.process?.pid else {
+      throw .illegalTransition(app: name, from: app.state, request: "resume")
+    }
     // The reverse of suspend (state first, then the stop): the process runs again, then the state says so.
-    return [.resume(app: name, pid: app.pid!), move(name, to: .background, at: at)]
+    return [.resume(app: name, pid: pid), move(name, to: .background, at: at)]
   }
 
   mutating func suspendCompleted(_ name: String, at: Instant) -> [PolicyAction] {
     guard trackedApps[name]?.state == .suspended else { return [] }
     // Suspended time counts from the moment the last process stopped, not from the request.
-    trackedApps[name]!.bandEnteredAt = at
-    trackedApps[name]!.suspendDeadline = nil
-    trackedApps[name]!.suspendIncomplete = false
+    trackedApps[name]?.bandEnteredAt = at
+    trackedApps[name]?.process?.suspendDeadline = nil
+    trackedApps[name]?.process?.suspendIncomplete = false
     // Its locks once more, now that nothing of it runs.
-    guard trackedApps[name]!.lockCheck == .stopped, let pid = trackedApps[name]!.pid else { return [] }
+    guard trackedApps[name]?.process?.lockCheck == .stopped, let pid = trackedApps[name]?.process?.pid else {
+      return []
+    }
     return [.inspectLocks(app: name, pid: pid, stage: .stopped)]
   }
 
@@ -127,9 +136,9 @@ extension JetsamPolicy {
   /// suspend timeout as for any suspension), and counted. Its suspended time starts over once it is seen stopped:
   /// it ran meanwhile.
   mutating func continuedWhileSuspended(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
-    guard let app = trackedApps[name], app.state == .suspended, app.pid == pid else { return [] }
-    trackedApps[name]!.continuedByOthers += 1
-    return [stop(name, at: at)]
+    guard let app = trackedApps[name], app.state == .suspended, app.process?.pid == pid else { return [] }
+    trackedApps[name]?.process?.continuedByOthers += 1
+    return stop(name, at: at)
   }
 
   /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such
@@ -137,9 +146,9 @@ extension JetsamPolicy {
   /// (uninterruptible sleep) is not running the app's code either. It is marked incomplete (in `ps` and in
   /// its exit record) until its processes are seen stopped.
   mutating func suspendTimedOut(_ name: String) -> [PolicyAction] {
-    trackedApps[name]!.suspendDeadline = nil
-    guard let pid = trackedApps[name]!.pid else { return [] }
-    trackedApps[name]!.suspendIncomplete = true
+    trackedApps[name]?.process?.suspendDeadline = nil
+    guard let pid = trackedApps[name]?.process?.pid else { return [] }
+    trackedApps[name]?.process?.suspendIncomplete = true
     return [.suspendIncomplete(app: name, pid: pid)]
   }
 
@@ -147,24 +156,24 @@ extension JetsamPolicy {
   /// Unless `checkingLocks` is false (or the app's rule ignores locks), its file locks are looked at first.
   mutating func suspendNow(_ name: String, at: Instant, checkingLocks: Bool = true) -> [PolicyAction] {
     if checkingLocks, let check = checkLocksBeforeSuspending(name, at: at) { return check }
-    var actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
+    var actions = trackedApps[name]?.state.holdsForegroundSlot == true ? leaveForeground(name, at: at) : []
     actions.append(move(name, to: .suspended, at: at))
-    actions.append(stop(name, at: at))
-    return actions
+    return actions + stop(name, at: at)
   }
 
   /// Tells a suspended app's processes to stop: its suspended time counts from `at` (provisional until
   /// suspendCompleted says when the last process actually stopped), and the suspend timeout runs from `at`.
-  mutating func stop(_ name: String, at: Instant) -> PolicyAction {
-    trackedApps[name]!.bandEnteredAt = at
-    trackedApps[name]!.suspendDeadline = at.advanced(by: config.suspendTimeout)
-    return .suspend(app: name, pid: trackedApps[name]!.pid!)
+  mutating func stop(_ name: String, at: Instant) -> [PolicyAction] {
+    guard let pid = trackedApps[name]?.process?.pid else { return [] }
+    trackedApps[name]?.bandEnteredAt = at
+    trackedApps[name]?.process?.suspendDeadline = at.advanced(by: config.suspendTimeout)
+    return [.suspend(app: name, pid: pid)]
   }
 
   /// Moves a foreground app to the background, through foregroundInactive.
   mutating func leaveForeground(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    if trackedApps[name]!.state == .foregroundActive { actions.append(move(name, to: .foregroundInactive, at: at)) }
+    if trackedApps[name]?.state == .foregroundActive { actions.append(move(name, to: .foregroundInactive, at: at)) }
     actions.append(move(name, to: .background, at: at))
     return actions
   }
@@ -197,22 +206,21 @@ extension JetsamPolicy {
       if let arrival { app.foregroundArrival = arrival }
       // The stay away from the foreground: it starts when the app leaves it (or launches into the background)
       // and adds up the time suspended, for the events of its return.
-      if from == .suspended { app.suspendedWhileAway += at.duration(since: app.stateEnteredAt) }
+      if from == .suspended { app.process?.away?.suspended += at.duration(since: app.stateEnteredAt) }
       if next == .background && (from == .foregroundInactive || from == .launching) {
-        app.awaySince = at
-        app.suspendedWhileAway = .zero
+        app.process?.away = AwayStint(since: at)
       }
       app.state = next
       app.stateEnteredAt = at
       // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
       if app.band != oldBand { app.bandEnteredAt = at }
       // Each background stint has its own grace; leaving the background cancels it.
-      app.graceDeadline = grace
+      app.process?.graceDeadline = grace
       if next != .suspended {
-        app.suspendDeadline = nil
-        app.suspendIncomplete = false
+        app.process?.suspendDeadline = nil
+        app.process?.suspendIncomplete = false
         // A lock check of a suspension the app has left (or not reached) has nothing left to decide.
-        app.lockCheck = nil
+        app.process?.lockCheck = nil
       }
       return app.band
     }
@@ -226,8 +234,10 @@ extension JetsamPolicy {
 
   /// An app that survived a daemon restart joins the policy in the state it was left in. A launching app
   /// counts as background (its launch outcome was lost with the old daemon); a background app's grace starts
-  /// over.
-  mutating func adopt(_ adopted: AdoptedApp, at: Instant) -> [PolicyAction] {
+  /// over. Everything its saved status holds comes back, but whether a suspension completed: the processes the
+  /// new daemon saw (`observedStopped`) decide that.
+  mutating func adopt(_ adopted: AppStatus, at: Instant) -> [PolicyAction] {
+    guard let pid = adopted.pid, let spawnedAt = adopted.spawnedAt else { return [] }
     var state: LifecycleState
     switch adopted.state {
     case .notRunning, .terminated: return []
@@ -242,52 +252,49 @@ extension JetsamPolicy {
     } else if adopted.observedStopped == false && state == .suspended {
       state = .background
     }
-    var app = TrackedApp(
-      name: adopted.name, bandFloor: adopted.bandFloor, launch: adopted.launch, at: adopted.stateEnteredAt)
-    // Settings configured before (acknowledgements, hooks) stay.
-    if let configured = trackedApps[adopted.name] {
-      app.acknowledgements = configured.acknowledgements
-      app.hooks = configured.hooks
-      app.lockedFiles = configured.lockedFiles
-    }
+    // The settings are those the configure before the adoption gave (the saved ones, launch spec and ad hoc or not
+    // included, or the config's); the band lift is the saved one.
+    var settings = trackedApps[adopted.name]?.settings ?? AppSettings(launch: nil)
+    settings.bandFloor = adopted.bandFloor
+    var app = TrackedApp(name: adopted.name, settings: settings, launch: adopted.launch, at: adopted.stateEnteredAt)
     app.summary = adopted.summary
-    app.previousDigest = adopted.previousDigest
-    app.savedDigest = adopted.savedDigest
-    app.restoredDigest = adopted.restoredDigest
-    app.savedAt = adopted.savedAt
-    if let savedAt = adopted.savedAt, let validUntil = adopted.savedValidUntil {
-      app.savedValidFor = validUntil.duration(since: savedAt)
-    }
-    app.resumption = adopted.resumption
-    app.awaySince = adopted.awaySince
-    // A restore still owed keeps its deadline (the successor's ticks judge it `lost` in time).
-    app.restorationDeadline = adopted.restorationDeadline
-    app.restorationLost = adopted.restorationLost ?? false
-    // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
-    // suspensions of the same stay, rare, are not in the state file).
     app.state = state
     app.bandEnteredAt = bandEnteredAt
-    app.pid = adopted.pid
-    app.spawnedAt = adopted.spawnedAt
+    var process = RunningProcess(pid: pid, spawnedAt: spawnedAt, previousDigest: adopted.previousDigest)
+    process.restoration.savedDigest = adopted.savedDigest
+    process.restoration.restoredDigest = adopted.restoredDigest
+    process.restoration.savedAt = adopted.savedAt
+    if let savedAt = adopted.savedAt, let validUntil = adopted.savedValidUntil {
+      process.restoration.savedValidFor = validUntil.duration(since: savedAt)
+    }
+    process.restoration.resumption = adopted.resumption
+    // A restore still owed keeps its deadline (the successor's ticks judge it `lost` in time).
+    process.restoration.deadline = adopted.restorationDeadline
+    process.restoration.lost = adopted.restorationLost
+    process.continuedByOthers = adopted.continuedByOthers
+    // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
+    // suspensions of the same stay, rare, are not in the state file).
+    process.away = adopted.awaySince.map { AwayStint(since: $0) }
     if state.holdsForegroundSlot {
       app.foregroundArrival = foregroundArrivals
       foregroundArrivals += 1
     }
     if state == .background {
-      app.backgroundSince = at
-      app.graceDeadline = config.backgroundGrace.map { at.advanced(by: $0) }
+      process.backgroundStint = BackgroundStint(since: at)
+      process.graceDeadline = config.backgroundGrace.map { at.advanced(by: $0) }
     }
+    // The previous daemon's SIGKILL went out before this was saved (the state file is written after the kill):
+    // the process is dead or dying, and its kill decides its record.
+    process.killInFlight = adopted.killInFlight
+    app.process = process
     trackedApps[adopted.name] = app
     guard let inFlight = adopted.killInFlight else {
       rewatchCPU(adopted.name, at: at)
       return []
     }
-    // The previous daemon's SIGKILL went out before this was saved (the state file is written after the kill):
-    // the process is dead or dying, its kill decides its record, and a jetsam victim holds back the next kill
-    // until it is gone, as it would have.
-    trackedApps[adopted.name]!.killInFlight = inFlight
+    // A jetsam victim holds back the next kill until it is gone, as it would have.
     if inFlight.kill == .jetsam {
-      jetsamKill = JetsamKill(app: adopted.name, pid: adopted.pid, deadline: at.advanced(by: config.killTimeout))
+      jetsamKill = JetsamKill(app: adopted.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
     }
     return []
   }

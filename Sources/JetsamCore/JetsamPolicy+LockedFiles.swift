@@ -6,10 +6,12 @@ extension JetsamPolicy {
   /// Starts the check before a suspension, or nil when the app's rule ignores locks (or a check is already on its
   /// way). The app has left the foreground when this returns; it is suspended once the check comes back clean.
   mutating func checkLocksBeforeSuspending(_ name: String, at: Instant) -> [PolicyAction]? {
-    guard trackedApps[name]!.lockedFiles.action != .ignore, let pid = trackedApps[name]!.pid else { return nil }
-    guard trackedApps[name]!.lockCheck != .beforeStop else { return [] }
-    let actions = trackedApps[name]!.state.holdsForegroundSlot ? leaveForeground(name, at: at) : []
-    trackedApps[name]!.lockCheck = .beforeStop
+    guard trackedApps[name]?.settings.lockedFiles.action != .ignore, let pid = trackedApps[name]?.process?.pid else {
+      return nil
+    }
+    guard trackedApps[name]?.process?.lockCheck != .beforeStop else { return [] }
+    let actions = trackedApps[name]?.state.holdsForegroundSlot == true ? leaveForeground(name, at: at) : []
+    trackedApps[name]?.process?.lockCheck = .beforeStop
     return actions + [.inspectLocks(app: name, pid: pid, stage: .beforeStop)]
   }
 
@@ -18,17 +20,17 @@ extension JetsamPolicy {
     _ name: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant
   ) -> [PolicyAction] {
     // A check the app has moved on from (activated, killed, ended) decides nothing.
-    guard let app = trackedApps[name], app.pid == pid, app.lockCheck == stage, app.requestedKill == nil else {
-      return []
-    }
-    trackedApps[name]!.lockCheck = nil
-    let counted = app.lockedFiles.counted(locks)
+    guard let app = trackedApps[name], let process = app.process, process.pid == pid, process.lockCheck == stage,
+      process.requestedKill == nil
+    else { return [] }
+    trackedApps[name]?.process?.lockCheck = nil
+    let counted = app.settings.lockedFiles.counted(locks)
     switch stage {
     case .beforeStop:
       guard app.state == .background else { return [] }
       guard counted.isEmpty else { return heldAtSuspension(name, pid: pid, locks: counted, at: at) }
       let actions = suspendNow(name, at: at, checkingLocks: false)
-      trackedApps[name]!.lockCheck = .stopped
+      trackedApps[name]?.process?.lockCheck = .stopped
       return actions
     case .stopped:
       guard app.state == .suspended, !counted.isEmpty else { return [] }
@@ -40,20 +42,21 @@ extension JetsamPolicy {
   private mutating func heldAtSuspension(_ name: String, pid: Int32, locks: [HeldLock], at: Instant)
     -> [PolicyAction]
   {
-    switch trackedApps[name]!.lockedFiles.action {
+    guard let app = trackedApps[name] else { return [] }
+    switch app.settings.lockedFiles.action {
     case .ignore:
-      return trackedApps[name]!.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
+      return app.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
     case .kill:
       // Killed as a suspended app, as iOS does: it dies for being suspended with the lock.
-      let suspension = trackedApps[name]!.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
+      let suspension = app.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
       return suspension + killForApp(name, .lockedFile(locks), reason: .suspendedWithLockedFile)
     case .defer:
       var actions: [PolicyAction] = []
-      if trackedApps[name]!.state == .suspended {
+      if app.state == .suspended {
         actions = [.resume(app: name, pid: pid), move(name, to: .background, at: at)]
       }
       // Running in the background until the retry, which is its grace: a clean check then suspends it.
-      trackedApps[name]!.graceDeadline = at.advanced(by: trackedApps[name]!.lockedFiles.retry)
+      trackedApps[name]?.process?.graceDeadline = at.advanced(by: app.settings.lockedFiles.retry)
       return actions + [.suspensionDeferred(app: name, pid: pid, locks: locks)]
     }
   }

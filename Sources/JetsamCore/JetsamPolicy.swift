@@ -52,13 +52,14 @@ public struct JetsamPolicy: Sendable {
   public func settings(of name: String) -> AppSettings? { trackedApps[name]?.settings }
 
   /// Every configured app, sorted by name.
-  public var apps: [AppStatus] { trackedApps.keys.sorted().map { trackedApps[$0]!.status } }
+  public var apps: [AppStatus] { trackedApps.keys.sorted().compactMap { trackedApps[$0]?.status } }
 
   /// Whether the app counts as suspended and is neither seen stopped yet nor counted incomplete by the suspend
   /// timeout (cheap: checked for every waiting app after every batch).
   public func isStopAwaited(_ name: String) -> Bool {
     guard let index = trackedApps.index(forKey: name) else { return false }
-    return trackedApps.values[index].state == .suspended && !trackedApps.values[index].suspendIncomplete
+    return trackedApps.values[index].state == .suspended
+      && trackedApps.values[index].process?.suspendIncomplete != true
   }
 
   /// How many configured apps are in each state: what a status line needs, without building every app's status.
@@ -112,10 +113,10 @@ public struct JetsamPolicy: Sendable {
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget
       // waits out its handler's timeout rather than costing a capture.
-      guard let app = trackedApps[name], app.pid == pid, !app.crashesDiagnosed.contains(crash.pid),
-        app.crashesDiagnosed.count < config.crashDiagnosesPerLaunch
+      guard let process = trackedApps[name]?.process, process.pid == pid,
+        !process.crashesDiagnosed.contains(crash.pid), process.crashesDiagnosed.count < config.crashDiagnosesPerLaunch
       else { return [] }
-      trackedApps[name]!.crashesDiagnosed.insert(crash.pid)
+      trackedApps[name]?.process?.crashesDiagnosed.insert(crash.pid)
       return [.diagnose(app: name, pid: pid, .crash(crash))]
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)
@@ -153,7 +154,7 @@ public struct JetsamPolicy: Sendable {
   public func lastExit(of name: String) -> ExitRecord? { lastExits[name] }
 
   /// The last recorded exit of every app known, by name.
-  public var allLastExits: [ExitRecord] { lastExits.keys.sorted().map { lastExits[$0]! } }
+  public var allLastExits: [ExitRecord] { lastExits.keys.sorted().compactMap { lastExits[$0] } }
 
   /// The oom_score_adj for an app in `band`: lower bands are the kernel's first choice, as they are jetsam's
   /// (idle 900, background 660, foreground 100, audio and above at the floor), never below the floor.

@@ -38,6 +38,9 @@ public enum LifecycleState: String, Codable, Sendable, CaseIterable {
     }
   }
 
+  /// Whether an app in this state occupies one of the foreground slots (a launching app does not yet).
+  var holdsForegroundSlot: Bool { self == .foregroundActive || self == .foregroundInactive }
+
   /// The coarse state named in exit records and `ps`: `foreground`, `background`, `suspended`, `notRunning`.
   public var coarseName: String {
     switch self {

@@ -35,8 +35,10 @@ public enum PolicyEvent: Sendable, Equatable {
   case reconfigure(PolicyConfig)
 
   /// Takes over an app that kept running while jetsamd restarted, with what the previous daemon knew
-  /// (its state, band times and launch number); it speaks no protocol until it says hello again.
-  case adopt(app: AdoptedApp, at: Instant)
+  /// (its state, band times and launch number: the status it saved) and what the new one saw of its processes
+  /// (``AppStatus/observedStopped``); it speaks no protocol until it says hello again. An app without a pid or a
+  /// spawn time has no process to take over, and is ignored.
+  case adopt(app: AppStatus, at: Instant)
 
   // MARK: Results of the shell's actions
 

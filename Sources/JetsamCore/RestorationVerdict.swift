@@ -12,3 +12,20 @@ public enum RestorationVerdict: String, Sendable, Codable, Equatable {
   /// deadline: the app does not restore (it starts from scratch, or it restores without saying so).
   case lost
 }
+
+extension RestorationVerdict {
+  /// The verdict on a launch that was to restore `previousDigest` and reported `restoredDigest`; nil when there is
+  /// nothing to judge. `lost`: its launch deadline passed with nothing restored reported.
+  init?(previousDigest: String?, restoredDigest: String?, lost: Bool) {
+    guard let previousDigest else {
+      guard restoredDigest != nil else { return nil }
+      self = .unsaved
+      return
+    }
+    guard let restoredDigest else {
+      self = lost ? .lost : .pending
+      return
+    }
+    self = restoredDigest == previousDigest ? .match : .mismatch
+  }
+}

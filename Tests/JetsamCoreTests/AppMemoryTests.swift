@@ -124,8 +124,8 @@ struct AppMemoryTests {
     let policy = try Self.relaunched(saved: "s1", end: .signaled(signal: 9, dumpedCore: false))
     let status = try #require(policy.app(named: "a"))
     #expect(status.restorationDeadline == t(30))
-    var adopted = AdoptedApp(
-      name: "a", pid: 11, launch: status.launch, state: status.state, bandFloor: nil,
+    var adopted = AppStatus(
+      name: "a", state: status.state, bandFloor: nil, pid: 11, launch: status.launch,
       stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: t(10))
     adopted.previousDigest = status.previousDigest
     adopted.restorationDeadline = status.restorationDeadline
@@ -194,9 +194,9 @@ struct AppMemoryTests {
   @Test("an adopted app's observed processes decide whether it is suspended")
   func adoptedState() throws {
     var policy = JetsamPolicy()
-    var saved = AdoptedApp(
-      name: "a", pid: 10, launch: 2, state: .background, bandFloor: nil, stateEnteredAt: t(0), bandEnteredAt: t(0),
-      spawnedAt: t(0))
+    var saved = AppStatus(
+      name: "a", state: .background, bandFloor: nil, pid: 10, launch: 2,
+      stateEnteredAt: t(0), bandEnteredAt: t(0), spawnedAt: t(0))
     saved.observedStopped = true
     policy.observe(.adopt(app: saved, at: t(5)))
     #expect(policy.app(named: "a")?.state == .suspended)

@@ -106,9 +106,9 @@ import Testing
 
     // The new daemon adopts what the state file kept, and finds the process gone.
     var policy = JetsamPolicy()
-    var saved = AdoptedApp(
-      name: "victim", pid: 10, launch: 1, state: .suspended, bandFloor: nil, stateEnteredAt: t(2),
-      bandEnteredAt: t(2), spawnedAt: t(1))
+    var saved = AppStatus(
+      name: "victim", state: .suspended, bandFloor: nil, pid: 10, launch: 1,
+      stateEnteredAt: t(2), bandEnteredAt: t(2), spawnedAt: t(1))
     saved.killInFlight = inFlight
     policy.observe(.adopt(app: saved, at: t(20)))
     _ = policy.sample(Available.plenty, at: t(20))

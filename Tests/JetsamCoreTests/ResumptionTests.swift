@@ -78,8 +78,8 @@ struct ResumptionTests {
   func adoption() throws {
     let (policy, _) = try Self.returned(saved: "s1", validFor: .seconds(10), back: t(20))
     let status = try #require(policy.app(named: "a"))
-    var adopted = AdoptedApp(
-      name: "a", pid: 10, launch: status.launch, state: status.state, bandFloor: nil,
+    var adopted = AppStatus(
+      name: "a", state: status.state, bandFloor: nil, pid: 10, launch: status.launch,
       stateEnteredAt: status.stateEnteredAt, bandEnteredAt: status.bandEnteredAt, spawnedAt: t(0))
     adopted.savedDigest = status.savedDigest
     adopted.savedAt = status.savedAt

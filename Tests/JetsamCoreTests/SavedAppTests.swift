@@ -29,6 +29,21 @@ struct SavedAppTests {
     #expect(successor.savedApps == saved)
   }
 
+  @Test("the count of continues by others is kept; whether a suspension completed is what the successor sees")
+  func suspension() throws {
+    var policy = JetsamPolicy()
+    try policy.startSuspended("a", pid: 10, at: t(1))
+    policy.observe(.continuedWhileSuspended(app: "a", pid: 10, at: t(2)))
+    _ = policy.observe(.tick(at: t(60)))
+    var saved = try #require(policy.savedApps.first)
+    #expect(saved.continuedByOthers == 1 && saved.suspendIncomplete)
+    saved.observedStopped = true
+    var successor = JetsamPolicy()
+    successor.observe(.adopt(app: saved, at: t(61)))
+    let adopted = try #require(successor.app(named: "a"))
+    #expect(adopted.state == .suspended && adopted.continuedByOthers == 1 && !adopted.suspendIncomplete)
+  }
+
   @Test("an app with no process is not saved")
   func notRunning() throws {
     var policy = JetsamPolicy()

@@ -7,9 +7,8 @@ func status(
   _ name: String, _ state: LifecycleState, floor: Band? = nil, bandSince: Instant = t(0), spawned: Instant = t(0),
   pid: Int32? = 1
 ) -> AppStatus {
-  let band = state.isRunning ? max(Band.natural(for: state), floor ?? .idle) : .idle
-  return AppStatus(
-    name: name, state: state, band: band, bandFloor: floor, pid: pid, launch: 1, stateEnteredAt: bandSince,
+  AppStatus(
+    name: name, state: state, bandFloor: floor, pid: pid, launch: 1, stateEnteredAt: bandSince,
     bandEnteredAt: bandSince, spawnedAt: pid == nil ? nil : spawned)
 }
 

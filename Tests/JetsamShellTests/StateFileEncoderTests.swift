@@ -6,16 +6,16 @@ import Testing
 @testable import JetsamShell
 
 /// The state file is written by a hand-made encoder (``StateFileEncoder``) and read by `JSONDecoder`: these tests
-/// keep the two in step, so a field added to ``AdoptedApp`` or ``DaemonState`` cannot be silently dropped.
+/// keep the two in step, so a field added to ``AppStatus`` or ``DaemonState`` cannot be silently dropped.
 @Suite("State file encoding")
 struct StateFileEncoderTests {
-  static func adopted(full: Bool, name: String = "app") -> AdoptedApp {
-    var app = AdoptedApp(
-      name: name, pid: 4242, launch: 7, state: .suspended, bandFloor: full ? .audio : nil,
+  static func adopted(full: Bool, name: String = "app") -> AppStatus {
+    var app = AppStatus(
+      name: name, state: .suspended, bandFloor: full ? .audio : nil, pid: 4242, launch: 7,
       stateEnteredAt: .init(nanoseconds: 123_456_789_012), bandEnteredAt: .init(nanoseconds: -5),
       spawnedAt: .init(nanoseconds: Int64.max))
     if full {
-      app.observedStopped = false
+      app.continuedByOthers = 2
       app.summary = "items=3 \"quoted\" \\ tab\t nl\n bell\u{7} é ✓"
       app.previousDigest = "p1"
       app.savedDigest = "s2"
@@ -44,17 +44,80 @@ struct StateFileEncoderTests {
       defaults: AppCaps(), defaultUser: "nobody")
   }
 
-  @Test("AdoptedApp comes out byte for byte as JSONEncoder writes it (sorted keys), every field set or none")
+  @Test("AppStatus comes out byte for byte as JSONEncoder writes it (sorted keys), every field set or none")
   func adoptedMatchesJSONEncoder() throws {
     let json = JSONEncoder()
     json.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    for full in [false, true] {
-      let app = Self.adopted(full: full)
+    var noProcess = Self.adopted(full: false)
+    noProcess.pid = nil
+    noProcess.spawnedAt = nil
+    for app in [Self.adopted(full: false), Self.adopted(full: true), noProcess] {
       let state = DaemonState(bootID: "boot", apps: [.init(adopted: app, startTime: 99, settings: try Self.settings())])
       let text = String(decoding: try StateFileEncoder().encode(state), as: UTF8.self)
       let expected = String(decoding: try json.encode(app), as: UTF8.self)
-      #expect(text.contains("{\"adopted\":\(expected),\"settings\":"), "full: \(full)\n\(text)\nexpected \(expected)")
+      #expect(text.contains("{\"adopted\":\(expected),\"settings\":"), "\(app)\n\(text)\nexpected \(expected)")
     }
+  }
+
+  @Test("What only a view or an adopting daemon knows is not saved; defaults are left out")
+  func notSaved() throws {
+    var app = Self.adopted(full: false)
+    app.suspendIncomplete = true
+    app.observedStopped = true
+    let state = DaemonState(
+      bootID: "boot",
+      apps: [.init(adopted: app, startTime: 1, settings: AppSettings(launch: LaunchSpec(command: ["x"])))])
+    let text = String(decoding: try StateFileEncoder().encode(state), as: UTF8.self)
+    for key in ["band", "suspendIncomplete", "observedStopped", "continuedByOthers", "restorationLost"] {
+      #expect(!text.contains("\"\(key)\":"), "\(key) in \(text)")
+    }
+    let decoded = try JSONDecoder().decode(DaemonState.self, from: Data(text.utf8))
+    #expect(decoded.apps.first?.adopted.suspendIncomplete == false)
+    #expect(decoded.apps.first?.adopted.observedStopped == nil)
+  }
+
+  @Test("A state file written before the saved form and the status were one type reads as it was written")
+  func previousVersion() throws {
+    // As the previous jetsamd wrote it (its AdoptedApp): every key it had, `observedStopped` and a set
+    // `restorationLost` among them.
+    let text = #"""
+      {"apps":[{"adopted":{"awaySince":{"nanoseconds":70},"bandEnteredAt":{"nanoseconds":-5},"bandFloor":"audio",\#
+      "launch":7,"name":"mail","observedStopped":false,"pid":4242,"previousDigest":"p1",\#
+      "restorationDeadline":{"nanoseconds":20000000000},"restorationLost":true,"restoredDigest":"r3",\#
+      "savedAt":{"nanoseconds":77},"savedDigest":"s2","savedValidUntil":{"nanoseconds":10000000077},\#
+      "spawnedAt":{"nanoseconds":9223372036854775807},"state":"suspended","stateEnteredAt":{"nanoseconds":12},\#
+      "summary":"items=3"},"spec":{"command":["/bin/sleep","100"]},"startTime":99},\#
+      {"adopted":{"bandEnteredAt":{"nanoseconds":1},"launch":1,"name":"plain","pid":7,"spawnedAt":{"nanoseconds":1},\#
+      "state":"background","stateEnteredAt":{"nanoseconds":1}},"spec":{"command":["x"]},"startTime":5}],\#
+      "bootID":"boot","version":1}
+      """#
+    let state = try JSONDecoder().decode(DaemonState.self, from: Data(text.utf8))
+    var mail = AppStatus(
+      name: "mail", state: .suspended, bandFloor: .audio, pid: 4242, launch: 7, stateEnteredAt: .init(nanoseconds: 12),
+      bandEnteredAt: .init(nanoseconds: -5), spawnedAt: .init(nanoseconds: Int64.max))
+    mail.awaySince = .init(nanoseconds: 70)
+    mail.previousDigest = "p1"
+    mail.savedDigest = "s2"
+    mail.restoredDigest = "r3"
+    mail.savedAt = .init(nanoseconds: 77)
+    mail.savedValidUntil = .init(nanoseconds: 10_000_000_077)
+    mail.restorationDeadline = .init(nanoseconds: 20_000_000_000)
+    mail.restorationLost = true
+    mail.summary = "items=3"
+    let plain = AppStatus(
+      name: "plain", state: .background, bandFloor: nil, pid: 7, launch: 1, stateEnteredAt: .init(nanoseconds: 1),
+      bandEnteredAt: .init(nanoseconds: 1), spawnedAt: .init(nanoseconds: 1))
+    #expect(state.apps.map(\.adopted) == [mail, plain])
+    // Version 1 kept the app's config as written: the settings are made from it with the running config's defaults.
+    #expect(state.version == 1 && state.apps.allSatisfy { $0.settings == nil })
+    #expect(state.apps.map { $0.spec?.command } == [["/bin/sleep", "100"], ["x"]])
+    let path = FileManager.default.temporaryDirectory.path + "/state-v1-\(getpid()).json"
+    defer { unlink(path) }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(try DaemonState.read(path: path)?.apps.count == 2, "a version-1 file is read")
+    try text.replacingOccurrences(of: #""version":1"#, with: #""version":3"#)
+      .write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(throws: StateFileVersionError.self) { try DaemonState.read(path: path) }
   }
 
   @Test("JSONDecoder reads back exactly what was encoded, across saves that reuse cached settings")
@@ -76,7 +139,7 @@ struct StateFileEncoderTests {
       #expect(decoded.deviceCharging == state.deviceCharging, "round \(round)")
       #expect(decoded.pendingRecords == state.pendingRecords, "round \(round)")
       // The next save changes the settings, drops an app and changes a state: the cache must not serve stale text.
-      state.apps[0].settings.launch?.command.append("--round=\(round)")
+      state.apps[0].settings?.launch?.command.append("--round=\(round)")
       state.apps[0].adopted.state = .background
       if round == 1 { state.apps.removeLast() }
       // The lab's charging switch is kept while on (and left out while off).

@@ -277,7 +277,7 @@ public final class Daemon {
   private func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
     let readoption = Readoption(
       cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
-      configured: { [unowned self] name in self.config.apps[name].map { self.config.settings(of: $0, named: name) } },
+      config: config,
       submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
       lastExit: { [unowned self] name in
         self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
@@ -361,7 +361,7 @@ public final class Daemon {
   private func savedState() -> DaemonState {
     var saved: [DaemonState.SavedApp] = []
     for var adopted in policy.savedApps {
-      guard let app = supervisor.process(adopted.name, pid: adopted.pid) else { continue }
+      guard let pid = adopted.pid, let app = supervisor.process(adopted.name, pid: pid) else { continue }
       // Only a kill that went out: one still waiting for its hang's stacks has not (a successor decides anew).
       if !app.killed { adopted.killInFlight = nil }
       guard let settings = policy.settings(of: adopted.name) else { continue }

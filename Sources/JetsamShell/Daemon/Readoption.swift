@@ -13,8 +13,8 @@ struct Readoption {
   let launcher: any ProcessLauncher
   let supervisor: AppSupervisor
   let log: Logger
-  /// How the config declares app `name` (the daemon's caps and user defaults filled in); nil: it does not.
-  let configured: (_ name: String) -> AppSettings?
+  /// The config in force: how it declares an app, and its defaults for a version-1 state file's app configs.
+  let config: DaemonConfig
   /// The daemon's entry point.
   let submit: ([PolicyEvent]) throws(PolicyError) -> Void
   /// The last recorded exit of an app.
@@ -45,7 +45,7 @@ struct Readoption {
   /// Re-adopts one app from the state file, or records its end if it is gone. True when adopted.
   private func adopt(_ saved: DaemonState.SavedApp, storedChannels: inout [String: FileDescriptor]) -> Bool {
     let name = saved.adopted.name
-    let pid = saved.adopted.pid
+    guard let pid = saved.adopted.pid else { return false }
     // Already recorded before the old daemon died: nothing to adopt, nothing to record again.
     if let last = lastExit(name), last.pid == pid, last.launch == saved.adopted.launch { return false }
     let cgroup = try? cgroups.adoptAppCgroup(name: name)
@@ -55,7 +55,7 @@ struct Readoption {
     if let cgroup, pidfd != nil { found.observedStopped = supervisor.allStopped(cgroup) }
     do {
       try submit([
-        .configure(app: name, settings: saved.settings, launchCount: found.launch - 1),
+        .configure(app: name, settings: settings(of: saved), launchCount: found.launch - 1),
         .adopt(app: found, at: now),
       ])
     } catch {
@@ -97,10 +97,11 @@ struct Readoption {
       return false
     }
     // Not in the config either: it runs on, but cannot be launched again until it is configured.
-    let settings = configured(name) ?? AppSettings(launch: nil, adHoc: true)
-    var found = AdoptedApp(
-      name: name, pid: main, launch: (lastExit(name)?.launch ?? 0) + 1, state: .background,
-      bandFloor: settings.bandFloor, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
+    let settings =
+      config.apps[name].map { config.settings(of: $0, named: name) } ?? AppSettings(launch: nil, adHoc: true)
+    var found = AppStatus(
+      name: name, state: .background, bandFloor: settings.bandFloor, pid: main,
+      launch: (lastExit(name)?.launch ?? 0) + 1, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
     found.observedStopped = supervisor.allStopped(cgroup)
     do {
       try submit([
@@ -118,5 +119,11 @@ struct Readoption {
     supervisor.adopt(app, channel: nil)
     log.warning("adopted \(name) pid \(main) from the cgroup tree alone (no state was saved for it)")
     return true
+  }
+
+  /// The saved app's settings: as saved, or (version 1) made from its saved config with this config's defaults.
+  private func settings(of saved: DaemonState.SavedApp) -> AppSettings {
+    saved.settings ?? saved.spec.map { config.settings(of: $0, named: saved.adopted.name) }
+      ?? AppSettings(launch: nil, adHoc: true)
   }
 }

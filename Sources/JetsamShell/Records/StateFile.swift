@@ -14,7 +14,7 @@ import JetsamPlatform
 /// Instants are CLOCK_MONOTONIC, which runs on across a daemon restart within one boot; the boot id guards
 /// against reading a file from an earlier boot (whose processes are gone anyway).
 public struct DaemonState: Codable, Sendable {
-  /// 2: each app's settings, launch spec included, as the policy keeps them (1 held the app's config).
+  /// 2: each app's settings, launch spec included, as the policy keeps them (1 held the app's config; still read).
   public static let currentVersion = 2
 
   public var version = DaemonState.currentVersion
@@ -28,11 +28,14 @@ public struct DaemonState: Codable, Sendable {
 
   /// One running app.
   public struct SavedApp: Codable, Sendable, Equatable {
-    public var adopted: AdoptedApp
+    public var adopted: AppStatus
     /// The process's start time in clock ticks since boot: with the pid it names one process across pid reuse.
     public var startTime: UInt64
-    /// How it is configured, its launch spec included (so that it can be relaunched after a kill).
-    public var settings: AppSettings
+    /// How it is configured, its launch spec included (so that it can be relaunched after a kill); nil in a
+    /// version-1 file, which has ``spec`` instead.
+    public var settings: AppSettings?
+    /// Version 1's form: the app's config as written, made into its settings with the reading daemon's defaults.
+    public var spec: AppConfig? = nil
   }
 
   public init(bootID: String, apps: [SavedApp]) {
@@ -52,7 +55,7 @@ public struct DaemonState: Codable, Sendable {
   public static func read(path: String) throws -> DaemonState? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     let version = try JSONDecoder().decode(Version.self, from: data).version
-    guard version == currentVersion else { throw StateFileVersionError(found: version) }
+    guard (1...currentVersion).contains(version) else { throw StateFileVersionError(found: version) }
     return try JSONDecoder().decode(DaemonState.self, from: data)
   }
 }

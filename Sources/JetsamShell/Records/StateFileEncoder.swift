@@ -31,8 +31,11 @@ final class StateFileEncoder {
       present.insert(app.adopted.name)
       out.raw("{\"adopted\":{")
       try out.adopted(app.adopted)
-      out.raw("},\"settings\":")
-      out.raw(try settingsText(app.adopted.name, app.settings))
+      out.raw("}")
+      if let settings = app.settings {
+        out.raw(",\"settings\":")
+        out.raw(try settingsText(app.adopted.name, settings))
+      }
       out.raw(",\"startTime\":")
       out.number(app.startTime)
       out.raw("}")
@@ -68,8 +71,8 @@ extension JSONBytes {
     raw("}")
   }
 
-  /// ``AdoptedApp`` with its synthesized coding keys, sorted; absent optionals are left out.
-  fileprivate mutating func adopted(_ app: AdoptedApp) throws {
+  /// ``AppStatus`` as its `encode(to:)` writes it, keys sorted: absent optionals and defaults are left out.
+  fileprivate mutating func adopted(_ app: AppStatus) throws {
     if let awaySince = app.awaySince {
       key("awaySince", first: true)
       instant(awaySince)
@@ -82,6 +85,10 @@ extension JSONBytes {
       key("bandFloor")
       string(floor.description)
     }
+    if app.continuedByOthers != 0 {
+      key("continuedByOthers")
+      number(app.continuedByOthers)
+    }
     if let kill = app.killInFlight {
       // Rare (only between a kill and its exit): JSONEncoder's speed does not matter here.
       key("killInFlight")
@@ -91,20 +98,18 @@ extension JSONBytes {
     number(app.launch)
     key("name")
     string(app.name)
-    if let observed = app.observedStopped {
-      key("observedStopped")
-      bool(observed)
+    if let pid = app.pid {
+      key("pid")
+      number(pid)
     }
-    key("pid")
-    number(app.pid)
     optionalString("previousDigest", app.previousDigest)
     if let deadline = app.restorationDeadline {
       key("restorationDeadline")
       instant(deadline)
     }
-    if let lost = app.restorationLost {
+    if app.restorationLost {
       key("restorationLost")
-      bool(lost)
+      bool(true)
     }
     optionalString("restoredDigest", app.restoredDigest)
     if let resumption = app.resumption {
@@ -121,8 +126,10 @@ extension JSONBytes {
       key("savedValidUntil")
       instant(validUntil)
     }
-    key("spawnedAt")
-    instant(app.spawnedAt)
+    if let spawnedAt = app.spawnedAt {
+      key("spawnedAt")
+      instant(spawnedAt)
+    }
     key("state")
     string(app.state.rawValue)
     key("stateEnteredAt")
