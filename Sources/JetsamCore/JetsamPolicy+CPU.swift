@@ -71,9 +71,15 @@ extension JetsamPolicy {
     if let wanted {
       guard current?.budget != wanted.budget || current?.state != wanted.state else { return }
       trackedApps.values[index].process?.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
-      // Its window needs an anchor: the next sampling round (which reads every watched app) is brought forward to
-      // now; later rounds follow the cadence.
-      if nextCPUSampleAt.map({ $0 > at }) ?? true { nextCPUSampleAt = at }
+      // Its window needs an anchor. With no round under way, the first one starts now; otherwise this app alone is
+      // read now and the rounds keep their cadence (bringing a round forward for every app that starts a watch made a
+      // launch storm read every watched app at every launch: n² readings, and n points in each window).
+      if nextCPUSampleAt.map({ $0 <= at }) ?? true {
+        nextCPUSampleAt = min(nextCPUSampleAt ?? at, at)
+      } else {
+        cpuAnchorsDue.insert(name)
+        if cpuAnchorsAt.map({ $0 > at }) ?? true { cpuAnchorsAt = at }
+      }
     } else if current != nil {
       trackedApps.values[index].process?.cpuWatch = nil
     }
@@ -93,9 +99,11 @@ extension JetsamPolicy {
   }
 
   /// The sampling round at a tick: asks for every watched app's counter, and sets the next round (none while no
-  /// app is watched, so an idle device costs nothing).
+  /// app is watched, so an idle device costs nothing). Between rounds, only the apps whose watch just started are read.
   mutating func cpuSamplingTick(at: Instant) -> [PolicyAction] {
-    guard let due = nextCPUSampleAt, due <= at else { return [] }
+    guard let due = nextCPUSampleAt, due <= at else { return cpuAnchorsTick(at: at) }
+    cpuAnchorsDue = []
+    cpuAnchorsAt = nil
     var watched: [AppProcessRef] = []
     for index in trackedApps.values.indices where trackedApps.values[index].process?.cpuWatch != nil {
       if let pid = trackedApps.values[index].process?.pid {
@@ -109,6 +117,18 @@ extension JetsamPolicy {
     watched.sort { $0.app < $1.app }
     nextCPUSampleAt = at.advanced(by: config.cpu.sampleInterval)
     return [.sampleCPU(watched)]
+  }
+
+  /// Reads the apps whose watch started since the last round (the first point of their window).
+  private mutating func cpuAnchorsTick(at: Instant) -> [PolicyAction] {
+    guard let anchorsAt = cpuAnchorsAt, anchorsAt <= at else { return [] }
+    let watched = cpuAnchorsDue.sorted().compactMap { name -> AppProcessRef? in
+      guard let process = trackedApps[name]?.process, process.cpuWatch != nil else { return nil }
+      return AppProcessRef(app: name, pid: process.pid)
+    }
+    cpuAnchorsDue = []
+    cpuAnchorsAt = nil
+    return watched.isEmpty ? [] : [.sampleCPU(watched)]
   }
 
   /// Readings came back: each watched app's usage over its window is judged against its budget.

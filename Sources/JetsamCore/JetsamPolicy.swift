@@ -29,6 +29,9 @@ public struct JetsamPolicy: Sendable {
   public internal(set) var deviceCharging = false
   /// When the CPU monitor next samples the watched apps; nil while none is watched.
   var nextCPUSampleAt: Instant?
+  /// Apps whose watch started between two rounds, read on their own for their window's anchor, and from when.
+  var cpuAnchorsDue: Set<String> = []
+  var cpuAnchorsAt: Instant?
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?

@@ -47,6 +47,22 @@ struct CPUMonitorTests {
     #expect(policy.nextDeadline == nil, "no app watched: no timer")
   }
 
+  @Test("a watch started between rounds reads that app alone at once; the round keeps its cadence for the rest")
+  func anchorsBetweenRounds() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 1, at: t(0))
+    #expect(Self.sampled(&policy, at: t(0)) == [AppProcessRef(app: "a", pid: 1)])
+    // A launch storm: each new app is read on its own, never every watched app at every launch.
+    for (index, name) in ["b", "c", "d"].enumerated() {
+      let at = t(0, ms: 200 * Int64(index + 1))
+      try policy.start(name, pid: Int32(index + 2), at: at)
+      #expect(policy.nextDeadline == at)
+      #expect(Self.sampled(&policy, at: at) == [AppProcessRef(app: name, pid: Int32(index + 2))])
+    }
+    #expect(policy.nextDeadline == t(1), "the round keeps its cadence")
+    #expect(Self.sampled(&policy, at: t(1))?.map(\.app) == ["a", "b", "c", "d"])
+  }
+
   @Test("over the budget: a CPU exception first, then a cpuResourceLimit kill once it stayed over for killAfter")
   func exceptionThenKill() throws {
     var policy = Self.policy()
