@@ -206,7 +206,10 @@ extension JetsamPolicy {
       if let arrival { app.foregroundArrival = arrival }
       // The stay away from the foreground: it starts when the app leaves it (or launches into the background)
       // and adds up the time suspended, for the events of its return.
-      if from == .suspended { app.process?.away?.suspended += at.duration(since: app.stateEnteredAt) }
+      if from == .suspended {
+        let suspended = at.duration(since: app.stateEnteredAt)
+        app.process?.away?.suspended += suspended
+      }
       if next == .background && (from == .foregroundInactive || from == .launching) {
         app.process?.away = AwayStint(since: at)
       }

@@ -2,10 +2,13 @@ import JetsamValues
 import JetsamWire
 
 /// What the policy decides the shell must do, in order.
+///
+/// The cases with large payloads are `indirect`, so that every action is not as large as the largest (a batch of
+/// 1,000 suspends moves thousands of actions through arrays).
 public enum PolicyAction: Sendable, Equatable {
   /// Start the app's process in its cgroup as `spec` says; answer with `spawned` or `spawnFailed`. `previousExit`
   /// is what the launch is told of the app's last exit (nil: a fresh launch).
-  case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil, spec: LaunchSpec)
+  indirect case spawn(app: String, launch: Int, previousExit: PreviousExit? = nil, spec: LaunchSpec)
   /// Write new caps to the running app's cgroup (a config reload; the rest of its new settings wait for its next
   /// launch).
   case setLimits(app: String, pid: Int32, AppLimits)
@@ -28,7 +31,7 @@ public enum PolicyAction: Sendable, Equatable {
   /// The device's pressure level changed.
   case levelChanged(from: PressureLevel, to: PressureLevel, available: Int64)
   /// Write this exit record durably (after filling in the measured fields), then report it.
-  case recordExit(ExitRecord)
+  indirect case recordExit(ExitRecord)
   /// A launch's restoration was judged (journal and log; the verdict is also kept in that launch's exit record).
   case restorationJudged(
     app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?,
@@ -38,7 +41,7 @@ public enum PolicyAction: Sendable, Equatable {
   /// The ended ad-hoc app is no longer remembered (``PolicyConfig/rememberedEndedApps``): drop what is kept of it.
   case forget(app: String)
   /// Send a lifecycle event on the app's channel.
-  case deliver(app: String, pid: Int32, event: AppEvent)
+  indirect case deliver(app: String, pid: Int32, event: AppEvent)
   /// List the file locks the app's processes hold (POSIX, flock and OFD) and answer with `locksInspected`.
   case inspectLocks(app: String, pid: Int32, stage: LockCheckStage)
   /// A suspension was put off because the app holds file locks (the `defer` rule): it stays in the background and
@@ -58,7 +61,7 @@ public enum PolicyAction: Sendable, Equatable {
   case signal(app: String, pid: Int32, signal: Signal)
   /// Run `command`, the app's hook for `event`, in its cgroup from `workingDirectory` (nil: the shell's default);
   /// answer with `hookEnded` when it ends.
-  case runHook(app: String, pid: Int32, event: AppEvent, command: [String], workingDirectory: String?)
+  indirect case runHook(app: String, pid: Int32, event: AppEvent, command: [String], workingDirectory: String?)
   /// Answer the app's request `requestID`.
   case reply(app: String, pid: Int32, requestID: Int, AppReply)
   /// Tell the app a message of its could not be taken.

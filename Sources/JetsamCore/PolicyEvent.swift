@@ -2,6 +2,8 @@ import JetsamValues
 
 /// Everything that can happen to the policy: requests from users, results of the shell's I/O, kernel
 /// observations, and the passing of time. Each carries the instant it happened.
+///
+/// The cases with large payloads are `indirect`, so that every event is not as large as the largest.
 public enum PolicyEvent: Sendable, Equatable {
   // MARK: Requests (may be refused with a PolicyError; the state is then unchanged)
 
@@ -9,7 +11,7 @@ public enum PolicyEvent: Sendable, Equatable {
   /// hooks, locked-file rule) and, after a daemon restart, how many launches it already had (the policy never counts
   /// below the last recorded exit's launch). A running app gets its new caps at once (``PolicyAction/setLimits``)
   /// and the rest at its next launch.
-  case configure(app: String, settings: AppSettings, launchCount: Int)
+  indirect case configure(app: String, settings: AppSettings, launchCount: Int)
   /// Cold-start an app that is not running. With `foreground` it takes a foreground slot (the oldest
   /// foreground app moves to the background if the slots are full); otherwise it launches into the background.
   case launch(app: String, foreground: Bool, at: Instant)
@@ -32,13 +34,13 @@ public enum PolicyEvent: Sendable, Equatable {
   case setCharging(Bool, at: Instant)
   /// Replace the tunables (a config reload); they apply from the next event (deadlines already set keep
   /// their time).
-  case reconfigure(PolicyConfig)
+  indirect case reconfigure(PolicyConfig)
 
   /// Takes over an app that kept running while jetsamd restarted, with what the previous daemon knew
   /// (its state, band times and launch number: the status it saved) and what the new one saw of its processes
   /// (``AppStatus/observedStopped``); it speaks no protocol until it says hello again. An app without a pid or a
   /// spawn time has no process to take over, and is ignored.
-  case adopt(app: AppStatus, at: Instant)
+  indirect case adopt(app: AppStatus, at: Instant)
 
   // MARK: Results of the shell's actions
 
@@ -58,7 +60,7 @@ public enum PolicyEvent: Sendable, Equatable {
   case killSignalled(app: String, pid: Int32, at: Instant, memory: [String: Int64])
   /// A `recordExit` record is durable, as written (with the shell's measurements and wall-clock time). At
   /// start-up the shell also feeds each app's last record from the log, so launch reasons survive restarts.
-  case exitRecorded(ExitRecord)
+  indirect case exitRecorded(ExitRecord)
   /// The command hook run for event `event` of the app has ended (or could not start): the event is answered.
   case hookEnded(app: String, pid: Int32, event: Int, at: Instant)
 

@@ -8,7 +8,7 @@ struct TrackedApp: Sendable {
   let name: String
   /// How it is started and run, as configured: launch spec, band lift, acknowledgements, hooks, ad hoc or not,
   /// locked files.
-  var settings: AppSettings
+  @CopyOnWrite var settings: AppSettings
   /// Settings a reload gave it while it ran: they apply from its next launch.
   var nextSettings: AppSettings?
   var state: LifecycleState = .notRunning
@@ -24,7 +24,7 @@ struct TrackedApp: Sendable {
   /// The launch asked for and not spawned yet (while `launching`).
   var pendingLaunch: PendingLaunch?
   /// The current process; nil while none runs.
-  var process: RunningProcess?
+  @CopyOnWrite var process: RunningProcess? = nil
 
   init(name: String, settings: AppSettings = AppSettings(launch: nil), launch: Int, at instant: Instant) {
     self.name = name
