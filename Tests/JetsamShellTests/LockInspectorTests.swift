@@ -41,6 +41,30 @@ import Testing
     #expect(goneTaker.unattributed && goneTaker.holders.isEmpty)
   }
 
+  @Test("a holder's cgroup is the last component of its cgroup2 path; the root is nobody's, no cgroup2 line unknown")
+  func holderCgroupName() {
+    #expect(LockInspector.unifiedCgroupName("4:memory:/a/b\n0::/jetsam.slice/device/mail\n") == "mail")
+    #expect(LockInspector.unifiedCgroupName("0::/\n") == "")
+    #expect(LockInspector.unifiedCgroupName("4:memory:/a/b\n") == nil)
+  }
+
+  @Test("only an app whose cgroup holds a lock's holder is looked at; with a holder unknown, every app is")
+  func appsAmongHolders() throws {
+    let held = LockInspector.SystemLocks(any: true, holders: [4242], unattributed: false)
+    #expect(LockInspector.mayHoldLocks(appNamed: "mail", system: held, holderCgroupNames: ["mail", "device"]))
+    #expect(!LockInspector.mayHoldLocks(appNamed: "notes", system: held, holderCgroupNames: ["mail", "device"]))
+    #expect(LockInspector.mayHoldLocks(appNamed: "notes", system: held, holderCgroupNames: nil))
+    var ofd = held
+    ofd.unattributed = true
+    #expect(LockInspector.mayHoldLocks(appNamed: "notes", system: ofd, holderCgroupNames: []))
+    #expect(!LockInspector.mayHoldLocks(appNamed: "mail", system: LockInspector.SystemLocks(), holderCgroupNames: nil))
+    // Read for real: this process's cgroup, and a holder gone since names nothing.
+    let text = try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+    let own = try #require(LockInspector.unifiedCgroupName(text))
+    #expect(LockInspector.cgroupNames(of: [getpid()]) == [own])
+    #expect(LockInspector.cgroupNames(of: [Int32.max - 1]) == [])
+  }
+
   @Test("real locks of every kind are found with their file and holder, OFD ones too (pid -1 in /proc/locks)")
   func findsRealLocks() throws {
     let directory = NSTemporaryDirectory() + "jetsam-locks-\(getpid())"

@@ -10,10 +10,16 @@ import JetsamPlatform
 /// system-wide list, read once per loop turn, decides whose descriptors need looking at: with no lock on the system
 /// (the common case) nobody's, and otherwise only those of apps among its holders, unless some lock has no living
 /// holder to name (OFD, or a flock whose taker is gone), when every app asked about is looked at.
+///
+/// Which apps are among the holders is told by each holder's own cgroup (`/proc/PID/cgroup`), read once per turn, not
+/// by listing every app's processes: there is always a lock on the system while jetsamd runs (its own, on its state
+/// directory), and a batch suspension of a thousand apps then listed a thousand cgroups for nothing.
 final class LockInspector {
   /// What `/proc/locks` said in this loop turn (cleared by ``forgetTurn()``): a batch suspension of a thousand
   /// apps reads it once.
   private var system: SystemLocks?
+  /// This turn's names of the cgroups the holders are in (nil until asked; `.some(nil)`: not all could be told).
+  private var holderCgroupNames: Set<String>??
 
   /// The holders `/proc/locks` names.
   struct SystemLocks: Equatable {
@@ -25,14 +31,54 @@ final class LockInspector {
     var unattributed = false
   }
 
-  /// Whether the system has any file lock at all, as this turn's `/proc/locks` says.
-  var anyOnSystem: Bool { systemLocks.any }
-
   /// Whether `pids` may hold a lock, as far as this turn's `/proc/locks` tells (cheap: no per-process read).
   func mayHoldLocks(_ pids: [pid_t]) -> Bool {
     let system = systemLocks
     guard system.any else { return false }
     return system.unattributed || pids.contains { system.holders.contains($0) }
+  }
+
+  /// Whether app `name`'s processes may hold a lock, as far as this turn's `/proc/locks` and its holders' cgroups
+  /// tell: false when no holder is in a cgroup called `name` (an app's cgroup is named after it), true when some lock
+  /// has no living holder or a holder's cgroup cannot be read.
+  func mayHoldLocks(appNamed name: String) -> Bool {
+    let system = systemLocks
+    if system.any && !system.unattributed && holderCgroupNames == nil {
+      holderCgroupNames = .some(Self.cgroupNames(of: system.holders))
+    }
+    return Self.mayHoldLocks(appNamed: name, system: system, holderCgroupNames: holderCgroupNames ?? nil)
+  }
+
+  /// ``mayHoldLocks(appNamed:)`` from what was read: `holderCgroupNames` nil when not all holders could be told.
+  static func mayHoldLocks(appNamed name: String, system: SystemLocks, holderCgroupNames: Set<String>?) -> Bool {
+    guard system.any else { return false }
+    guard !system.unattributed, let holderCgroupNames else { return true }
+    return holderCgroupNames.contains(name)
+  }
+
+  /// The last component of each process's cgroup2 path (`/proc/PID/cgroup`'s `0::` line); nil when one cannot be
+  /// read (it may be an app's whose cgroup is unknown).
+  static func cgroupNames(of pids: Set<pid_t>) -> Set<String>? {
+    var names = Set<String>()
+    for pid in pids {
+      guard let text = try? readTextFile("/proc/\(pid)/cgroup", capacity: 4096), let name = unifiedCgroupName(text)
+      else {
+        // Gone since /proc/locks was read: it holds nothing now. Any other failure leaves the holder unknown.
+        if kill(pid, 0) != 0 && errno == ESRCH { continue }
+        return nil
+      }
+      names.insert(name)
+    }
+    return names
+  }
+
+  /// The last component of the cgroup2 path in a `/proc/PID/cgroup` text (`0::/jetsam.slice/device/mail` → `mail`;
+  /// the root cgroup, where no app is, → ""); nil without a cgroup2 line.
+  static func unifiedCgroupName(_ text: String) -> String? {
+    for line in text.split(separator: "\n") where line.hasPrefix("0::") {
+      return String(line.dropFirst(3).split(separator: "/").last ?? "")
+    }
+    return nil
   }
 
   /// This turn's `/proc/locks`, read the first time it is asked for.
@@ -52,7 +98,10 @@ final class LockInspector {
   }
 
   /// Forgets what was read this loop turn.
-  func forgetTurn() { system = nil }
+  func forgetTurn() {
+    system = nil
+    holderCgroupNames = nil
+  }
 
   /// The holders `/proc/locks` names; when it cannot be read, every lock counts as unattributed (every app's
   /// descriptors are then read).

@@ -285,8 +285,8 @@ final class AppSupervisor {
 
   /// Lists the file locks of every process of the app and reports them (none if it is gone).
   func inspectLocks(of name: String, pid: Int32, stage: LockCheckStage) {
-    // Only when the system has locks at all are the app's processes listed (a cgroup read per app).
-    let pids = locks.anyOnSystem ? (try? process(name, pid: pid)?.cgroup.processIDs()) ?? [] : []
+    // Only when a lock's holder may be one of the app's processes are they listed (a cgroup read per app).
+    let pids = locks.mayHoldLocks(appNamed: name) ? (try? process(name, pid: pid)?.cgroup.processIDs()) ?? [] : []
     let held = pids.isEmpty ? [] : locks.locks(heldBy: pids)
     report(.locksInspected(app: name, pid: pid, locks: held, stage: stage, at: loop.now()))
   }
