@@ -36,7 +36,10 @@ public final class AppCgroup: Sendable {
   ///
   /// Before exec, not after: v1 does not move memory already charged elsewhere (`memory.move_charge_at_immigrate`
   /// is 0).
-  public let joinProcsFiles: [String]
+  public var joinProcsFiles: [String] {
+    location.isPureV2 ? [] : location.controllerDirectories.map { $0.file("cgroup.procs") }
+  }
+
   /// `cgroup.events` of the app's cgroup2 directory, for `POLLPRI` (not `POLLIN`, which is always set) when
   /// `populated` or `frozen` changes. After each wake-up call ``events()``: it reads through this descriptor, which
   /// re-arms it (kernfs keeps signalling until the file is read again).
@@ -84,7 +87,6 @@ public final class AppCgroup: Sendable {
     self.name = name
     self.location = location
     self.deviceLocation = deviceLocation
-    joinProcsFiles = location.isPureV2 ? [] : location.controllerDirectories.map { $0.file("cgroup.procs") }
 
     // Open everything first, then assign: a failure part-way closes what was opened.
     var opened: [FileDescriptor] = []
@@ -93,25 +95,26 @@ public final class AppCgroup: Sendable {
       return file
     }
     do {
-      let memory = location.directory(for: .memory)!
-      let v2 = location.v2
-      let spawn = try FileDescriptor.open(v2.path, O_RDONLY | O_DIRECTORY)
+      // Each directory's path made once: its files share it.
+      let v2 = location.v2.path
+      let memory = location.directory(for: .memory)!.path
+      let spawn = try FileDescriptor.open(v2, O_RDONLY | O_DIRECTORY)
       opened.append(spawn)
-      let events = keep(try CgroupFile.open(v2.file("cgroup.events")))
-      let procs = keep(try CgroupFile.open(v2.file("cgroup.procs")))
+      let events = keep(try CgroupFile.open("cgroup.events", in: v2))
+      let procs = keep(try CgroupFile.open("cgroup.procs", in: v2))
       if location.isPureV2 {
-        usage = keep(try CgroupFile.open(memory.file("memory.current")))
+        usage = keep(try CgroupFile.open("memory.current", in: memory))
         // memory.peak arrived in Linux 5.19.
-        peak = try CgroupFile.openIfPresent(memory.file("memory.peak")).map(keep)
-        limit = keep(try CgroupFile.open(memory.file("memory.max")))
-        oomEvents = keep(try CgroupFile.open(memory.file("memory.events")))
-        cpuUsage = keep(try CgroupFile.open(v2.file("cpu.stat")))
+        peak = try CgroupFile.openIfPresent("memory.peak", in: memory).map(keep)
+        limit = keep(try CgroupFile.open("memory.max", in: memory))
+        oomEvents = keep(try CgroupFile.open("memory.events", in: memory))
+        cpuUsage = keep(try CgroupFile.open("cpu.stat", in: v2))
       } else {
-        usage = keep(try CgroupFile.open(memory.file("memory.usage_in_bytes")))
-        peak = keep(try CgroupFile.open(memory.file("memory.max_usage_in_bytes")))
-        limit = keep(try CgroupFile.open(memory.file("memory.limit_in_bytes")))
-        oomEvents = keep(try CgroupFile.open(memory.file("memory.oom_control")))
-        cpuUsage = keep(try CgroupFile.open(location.directory(for: .cpuacct)!.file("cpuacct.usage")))
+        usage = keep(try CgroupFile.open("memory.usage_in_bytes", in: memory))
+        peak = keep(try CgroupFile.open("memory.max_usage_in_bytes", in: memory))
+        limit = keep(try CgroupFile.open("memory.limit_in_bytes", in: memory))
+        oomEvents = keep(try CgroupFile.open("memory.oom_control", in: memory))
+        cpuUsage = keep(try CgroupFile.open("cpuacct.usage", in: location.directory(for: .cpuacct)!.path))
       }
       spawnDirectory = spawn
       eventsDescriptor = events.descriptor

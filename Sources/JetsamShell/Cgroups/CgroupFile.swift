@@ -6,18 +6,25 @@ import JetsamPlatform
 ///
 /// A value, not an owner: the ``AppCgroup`` or ``DeviceCgroup`` that opened it closes it.
 struct CgroupFile: Sendable {
-  let path: String
+  /// Its directory and its name, kept apart: the files of one cgroup share one copy of the directory's path (an app
+  /// has seven files open, and a thousand apps' full paths took 1 MB), and the whole path is only made for a message.
+  let directory: String
+  let name: String
   let descriptor: FileDescriptor
 
-  /// Opens `path` read-only (`O_CLOEXEC` is added).
-  static func open(_ path: String) throws(SystemError) -> CgroupFile {
-    CgroupFile(path: path, descriptor: try FileDescriptor.open(path, O_RDONLY))
+  /// The absolute path.
+  var path: String { directory + "/" + name }
+
+  /// Opens file `name` of `directory` read-only (`O_CLOEXEC` is added).
+  static func open(_ name: String, in directory: String) throws(SystemError) -> CgroupFile {
+    CgroupFile(directory: directory, name: name, descriptor: try FileDescriptor.open(directory + "/" + name, O_RDONLY))
   }
 
-  /// Opens `path` if it exists, `nil` when the kernel does not provide the file (older kernels, no swap accounting).
-  static func openIfPresent(_ path: String) throws(SystemError) -> CgroupFile? {
+  /// Opens file `name` of `directory` if it exists, `nil` when the kernel does not provide it (older kernels, no swap
+  /// accounting).
+  static func openIfPresent(_ name: String, in directory: String) throws(SystemError) -> CgroupFile? {
     do throws(SystemError) {
-      return try open(path)
+      return try open(name, in: directory)
     } catch {
       if error.code == ENOENT { return nil }
       throw error

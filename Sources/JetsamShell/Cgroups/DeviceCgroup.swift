@@ -58,7 +58,7 @@ public final class DeviceCgroup: Sendable {
     self.layout = layout
     self.location = location
     let memory = location.directory(for: .memory)!
-    usage = try CgroupFile.open(memory.file(location.isPureV2 ? "memory.current" : "memory.usage_in_bytes"))
+    usage = try CgroupFile.open(location.isPureV2 ? "memory.current" : "memory.usage_in_bytes", in: memory.path)
   }
 
   deinit { usage.close() }
@@ -186,9 +186,9 @@ public final class DeviceCgroup: Sendable {
 
   /// A v1 CPU cap (`cpu.cfs_quota_us` per `cpu.cfs_period_us`) in percent of one core, `nil` when uncapped (-1).
   static func v1CPUPercent(of directory: CgroupDirectory) throws -> Double? {
-    let quotaFile = try CgroupFile.open(directory.file("cpu.cfs_quota_us"))
+    let quotaFile = try CgroupFile.open("cpu.cfs_quota_us", in: directory.path)
     defer { quotaFile.close() }
-    let periodFile = try CgroupFile.open(directory.file("cpu.cfs_period_us"))
+    let periodFile = try CgroupFile.open("cpu.cfs_period_us", in: directory.path)
     defer { periodFile.close() }
     guard let quota = try quotaFile.readNumber(), quota >= 0 else { return nil }
     guard let period = try periodFile.readNumber(), period > 0 else {
