@@ -176,4 +176,12 @@ extension DaemonConfig {
   public func settings(of app: AppConfig, named name: String) -> AppSettings {
     app.settings(defaults: defaults, defaultUser: appUser, adHoc: apps[name] == nil)
   }
+
+  /// A `configure` for each app this config declares, in name order (at start-up, after re-adoption, at a reload:
+  /// the policy gives a running one its caps at once and the rest at its next launch).
+  public var configureEvents: [PolicyEvent] {
+    apps.keys.sorted().map { name in
+      .configure(app: name, settings: settings(of: apps[name]!, named: name), launchCount: 0)
+    }
+  }
 }

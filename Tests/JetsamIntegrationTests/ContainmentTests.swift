@@ -76,32 +76,32 @@ struct ContainmentTests {
     #expect(try uid(own) == "0")
   }
 
-  @Test("a reload gives a running app its new caps at once, and its new command and band from its next launch")
-  func reloadWhileRunning() throws {
-    func config(command: String, pids: Int, band: String) -> String {
-      """
-      { suspend: { backgroundGrace: null },
-        apps: { a: { command: ["/bin/sleep", "\(command)"], pidsLimit: \(pids), band: "\(band)" } } }
-      """
+  /// A config declaring app `a` as `/bin/sleep SECONDS`, capped at `pids` processes, lifted to `band`.
+  static func sleeperConfig(seconds: String, pids: Int, band: String) -> String {
+    """
+    { suspend: { backgroundGrace: null },
+      apps: { a: { command: ["/bin/sleep", "\(seconds)"], pidsLimit: \(pids), band: "\(band)" } } }
+    """
+  }
+
+  /// The pids cap of the cgroup `pid` is in, as the kernel has it.
+  static func pidsMax(_ pid: Int32) throws -> String {
+    let membership = CgroupHost.membership(of: pid)
+    let path =
+      CgroupHost.isPureV2
+      ? CgroupHost.root + (membership[""] ?? "?") : CgroupHost.root + "/pids" + (membership["pids"] ?? "?")
+    return try readTextFile(path + "/pids.max").trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  static func commandLine(_ pid: Int32) throws -> [String] {
+    try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")).split(separator: 0).map {
+      String(decoding: $0, as: UTF8.self)
     }
-    let daemon = try DaemonHarness(config: config(command: "301", pids: 50, band: "background"))
-    defer { daemon.stop() }
-    /// The pids cap of the cgroup `pid` is in, as the kernel has it.
-    func pidsMax(_ pid: Int32) throws -> String {
-      let membership = CgroupHost.membership(of: pid)
-      let path =
-        CgroupHost.isPureV2
-        ? CgroupHost.root + (membership[""] ?? "?") : CgroupHost.root + "/pids" + (membership["pids"] ?? "?")
-      return try readTextFile(path + "/pids.max").trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    func commandLine(_ pid: Int32) throws -> [String] {
-      try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")).split(separator: 0).map {
-        String(decoding: $0, as: UTF8.self)
-      }
-    }
-    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
-    #expect(try pidsMax(first) == "50")
-    try daemon.reload(config(command: "302", pids: 60, band: "audio"))
+  }
+
+  /// App `a`, started as `/bin/sleep 301` with the first config, has the second config's caps, and still its band and
+  /// command; once ended, its next launch has the second config's command, caps and band.
+  static func checkNewConfigApplies(_ daemon: DaemonHarness, running first: Int32) throws {
     try daemon.waitUntil("the running app's cgroup to take the new cap") { (try? pidsMax(first)) == "60" }
     #expect(try daemon.apps()["a"]?.pid == first, "the running process goes on")
     #expect(try daemon.apps()["a"]?.band == .background, "its band lift waits for its next launch")
@@ -112,6 +112,27 @@ struct ContainmentTests {
     #expect(try commandLine(second) == ["/bin/sleep", "302"])
     #expect(try pidsMax(second) == "60")
     #expect(try daemon.apps()["a"]?.band == .audio)
+  }
+
+  @Test("a reload gives a running app its new caps at once, and its new command and band from its next launch")
+  func reloadWhileRunning() throws {
+    let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
+    defer { daemon.stop() }
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    #expect(try Self.pidsMax(first) == "50")
+    try daemon.reload(Self.sleeperConfig(seconds: "302", pids: 60, band: "audio"))
+    try Self.checkNewConfigApplies(daemon, running: first)
+  }
+
+  @Test("a restart with an edited config: the adopted app gets its caps at once, the rest at its next launch")
+  func restartWithNewConfig() throws {
+    let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
+    defer { daemon.stop() }
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    daemon.crash()
+    try daemon.writeConfig(Self.sleeperConfig(seconds: "302", pids: 60, band: "audio"))
+    try daemon.jetsamd.startAgain()
+    try Self.checkNewConfigApplies(daemon, running: first)
   }
 
   @Test(

@@ -55,13 +55,19 @@ final class DaemonHarness {
   /// SIGKILLs the daemon (its apps keep running, as they would after a crash).
   func crash() { jetsamd.crash() }
 
-  /// Stops the daemon gracefully and removes every trace of it; what went wrong becomes an issue of the test.
-  /// Writes `config` as the daemon's and sends SIGHUP, as `systemctl reload` does.
-  func reload(_ config: String) throws {
+  /// Writes `config` as the daemon's (read at its next start or reload).
+  func writeConfig(_ config: String) throws {
     try JetsamdConfig.merged(config, directory: directory, cgroupName: cgroupName)
       .write(toFile: jetsamd.configPath, atomically: true, encoding: .utf8)
+  }
+
+  /// Writes `config` as the daemon's and sends SIGHUP, as `systemctl reload` does.
+  func reload(_ config: String) throws {
+    try writeConfig(config)
     kill(pid, SIGHUP)
   }
+
+  /// Stops the daemon gracefully and removes every trace of it; what went wrong becomes an issue of the test.
 
   func stop() {
     for problem in jetsamd.stop() { Issue.record(Comment(rawValue: problem)) }

@@ -44,9 +44,7 @@ extension Daemon {
     // The device's cap first: the apps' caps are clamped to it as they are written.
     if let cpu = config.device.appsCPULimit { try? device.setAppsCPULimit(percent: cpu) }
     // A running app gets its new caps now and the rest at its next launch (the policy's call).
-    for (name, app) in config.apps.sorted(by: { $0.key < $1.key }) {
-      events.append(.configure(app: name, settings: config.settings(of: app, named: name), launchCount: 0))
-    }
+    events += config.configureEvents
     do {
       try submit(events)
     } catch {

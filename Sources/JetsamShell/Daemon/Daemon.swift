@@ -155,10 +155,7 @@ public final class Daemon {
     records.lastExits = { [unowned self] in self.policy.allLastExits }
     // Configured apps first: the last exits that follow are kept for them, and the rest count as ended ad-hoc
     // apps, of which the policy remembers a bounded number.
-    try submit(
-      config.apps.keys.sorted().map { name in
-        .configure(app: name, settings: config.settings(of: config.apps[name]!, named: name), launchCount: 0)
-      })
+    try submit(config.configureEvents)
     try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
 
     pressure = try PressureControl(
@@ -287,6 +284,13 @@ public final class Daemon {
     // The device's conditions first: the apps adopted next are watched as the lab left them.
     if current?.deviceCharging == true { try? submit([.setCharging(true, at: MonotonicClock.now())]) }
     let adopted = readoption.run(state: current, storedChannels: &storedChannels)
+    // The adopted apps run as they were started; the config in force (it may have changed meanwhile) gives them its
+    // caps now and the rest at their next launch, as a reload would.
+    do {
+      try submit(config.configureEvents)
+    } catch {
+      log.error("configuring the adopted apps: \(error)")
+    }
     stateKeeper.changed(urgent: true)
     return adopted
   }
