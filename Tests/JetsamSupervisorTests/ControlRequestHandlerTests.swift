@@ -33,7 +33,7 @@ struct ControlRequestHandlerTests {
     var ramBytes: Int64 = 4 << 30
     var availableBytes: Int64 = 3 << 30
     var thresholds = TestPolicy().policy.config.thresholds
-    var balloon: Balloon? { nil }
+    var balloon: (any MemoryBalloon)? { nil }
     var isJetsamSettled = true
     var exposition = "jetsam_pressure_level 0\n"
     /// Set: the policy refuses the next batch with it.

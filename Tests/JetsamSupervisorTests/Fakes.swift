@@ -159,6 +159,10 @@ final class FakeLauncher: ProcessLauncher {
   var unreapable: Set<pid_t> = []
   /// The pids whose exit status was to be dropped.
   private(set) var discarded: [pid_t] = []
+  /// The pids reaped through their pidfds.
+  private(set) var reaped: [pid_t] = []
+  /// What each process started writes to its standard output before its launch is answered (a tool's report).
+  var output: ((SpawnRequest) -> String)?
 
   var exitKnown: ((pid_t) -> Void)?
   var childContinued: ((pid_t) -> Void)?
@@ -199,6 +203,10 @@ final class FakeLauncher: ProcessLauncher {
         .failure(SpawnError(stage: .resolveExecutable, errno: ENOENT, detail: request.arguments.first ?? "")))
     }
     requests.append(request)
+    if let output, let stdout = request.stdout {
+      let bytes = Array(output(request).utf8)
+      _ = bytes.withUnsafeBytes { Glibc.write(stdout.rawValue, $0.baseAddress, $0.count) }
+    }
     let process = SpawnedProcess(pid: nextPID, pidfd: scratchDescriptor())
     nextPID += 1
     spawned.append(process)
@@ -206,7 +214,8 @@ final class FakeLauncher: ProcessLauncher {
   }
   func openPidfd(pid: pid_t) throws -> FileDescriptor { scratchDescriptor() }
   func reap(pid: pid_t, pidfd: FileDescriptor) throws -> ProcessEnd? {
-    reporting.contains(pid) || unreapable.contains(pid) ? nil : ends[pid]
+    reaped.append(pid)
+    return reporting.contains(pid) || unreapable.contains(pid) ? nil : ends[pid]
   }
   func exitStatus(ofAdopted pid: pid_t, pidfd: FileDescriptor, startTime: UInt64) -> ProcessEnd? { ends[pid] }
   func reportsExit(of pid: pid_t) -> Bool { reporting.contains(pid) }
@@ -460,4 +469,9 @@ func runningApp(_ name: String, pid: Int32 = 1000, others: [Int32] = [], pidfd: 
   let cgroup = FakeCgroup(name: name, limits: AppLimits())
   cgroup.pids = [pid] + others
   return (AppProcess(name: name, launch: 1, cgroup: cgroup, pid: pid, pidfd: pidfd), cgroup)
+}
+
+extension Array {
+  /// The one element, or nil when there are none or several: what a test expects exactly one of.
+  var only: Element? { count == 1 ? first : nil }
 }

@@ -42,7 +42,7 @@ protocol ControlView: AnyObject {
   var availableBytes: Int64 { get }
   var thresholds: PressureThresholds { get }
   /// The balloon of `pressure allocate`, while one is held.
-  var balloon: Balloon? { get }
+  var balloon: (any MemoryBalloon)? { get }
   /// Whether jetsam has done what the level asks and the records of its kills are durable.
   var isJetsamSettled: Bool { get }
   /// The Prometheus exposition as it stands.

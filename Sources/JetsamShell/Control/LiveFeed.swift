@@ -1,13 +1,13 @@
 import JetsamCore
-import JetsamPlatform
 import JetsamProtocol
 import JetsamValues
 import JetsamWire
 
 /// What `watch` clients are pushed (PROTOCOL-CONTROL.md, *Watching*): the policy's actions as changes the moment
 /// they are carried out, exit records once durable, and the memory of every running app at each watcher's
-/// interval. It decides nothing and reads nothing while nobody watches.
-final class LiveFeed {
+/// interval. It decides nothing and reads nothing while nobody watches. Its watchers are its `Audience`'s (the
+/// control server's connections in the daemon).
+final class LiveFeed<Audience: LiveAudience> {
   /// Reads what a change needs from the daemon: the launch of a running app, and memory.
   struct Sources {
     /// The launch counter and the pid (while running) of an app the policy knows.
@@ -18,33 +18,35 @@ final class LiveFeed {
     var availableBytes: () -> Int64
   }
 
-  private let control: ControlServer
+  private let loop: any LoopScheduling
+  private let control: Audience
   private let sources: Sources
-  private var memoryTimer: EventSource!
+  private var memoryTimer: (any LoopSource)!
 
-  init(loop: EventLoop, control: ControlServer, sources: Sources) throws(SystemError) {
+  init(loop: any LoopScheduling, control: Audience, sources: Sources) throws {
+    self.loop = loop
     self.control = control
     self.sources = sources
-    memoryTimer = try loop.timer(at: nil) { [unowned self] in self.sampleMemory() }
+    memoryTimer = try loop.addTimer(at: nil) { [unowned self] in self.sampleMemory() }
   }
 
   /// Subscribes `connection` (its `watch` request is answered with a snapshot first); its first memory sample
   /// comes one interval later.
-  func watch(_ connection: ControlConnection, interval: Duration) {
-    connection.watch = WatchSubscription(interval: interval, nextSample: MonotonicClock.now().advanced(by: interval))
+  func watch(_ connection: Audience.Watcher, interval: Duration) {
+    connection.watch = WatchSubscription(interval: interval, nextSample: loop.now().advanced(by: interval))
     scheduleMemory()
   }
 
   /// Pushes what `action` changed, if anyone watches and watchers care about it.
   func publish(_ action: PolicyAction) {
-    guard control.hasWatchers, let change = change(for: action, at: MonotonicClock.now()) else { return }
+    guard control.hasWatchers, let change = change(for: action, at: loop.now()) else { return }
     control.publish(change)
   }
 
   /// Pushes a durable exit record.
   func publish(_ record: ExitRecord) {
     guard control.hasWatchers else { return }
-    var change = LiveChange(.exit, at: MonotonicClock.now().nanoseconds)
+    var change = LiveChange(.exit, at: loop.now().nanoseconds)
     change.app = record.app
     change.pid = record.pid
     change.launch = record.launch
@@ -55,7 +57,7 @@ final class LiveFeed {
   /// Pushes a switch of the device's conditions.
   func publishDevice(charging: Bool) {
     guard control.hasWatchers else { return }
-    var change = LiveChange(.device, at: MonotonicClock.now().nanoseconds)
+    var change = LiveChange(.device, at: loop.now().nanoseconds)
     change.charging = charging
     control.publish(change)
   }
@@ -122,7 +124,7 @@ final class LiveFeed {
 
   /// Sends a memory sample to each watcher whose interval has passed, then waits for the next one due.
   private func sampleMemory() {
-    let now = MonotonicClock.now()
+    let now = loop.now()
     let due = control.watchers.filter { $0.watch.map { $0.nextSample <= now } ?? false }
     for connection in due {
       guard var watch = connection.watch else { continue }

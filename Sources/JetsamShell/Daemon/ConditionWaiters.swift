@@ -12,7 +12,7 @@ final class ConditionWaiters {
   private final class Waiter {
     let check: Check
     let then: (Result<Void, ControlError>) -> Void
-    var deadline: EventSource?
+    var deadline: (any LoopSource)?
 
     init(check: @escaping Check, then: @escaping (Result<Void, ControlError>) -> Void) {
       self.check = check
@@ -20,10 +20,10 @@ final class ConditionWaiters {
     }
   }
 
-  private let loop: EventLoop
+  private let loop: any LoopScheduling
   private var waiters: [Waiter] = []
 
-  init(loop: EventLoop) { self.loop = loop }
+  init(loop: any LoopScheduling) { self.loop = loop }
 
   /// Answers through `then` once `check` has an outcome, or with `timedOut` (saying `what` was awaited) after
   /// `timeout`. An outcome already known is returned instead (and `then` is never called).
@@ -32,7 +32,7 @@ final class ConditionWaiters {
   ) -> Result<Void, ControlError>? {
     if let outcome = check() { return outcome }
     let waiter = Waiter(check: check, then: then)
-    waiter.deadline = try? loop.timer(at: MonotonicClock.now().advanced(by: timeout)) { [unowned self] in
+    waiter.deadline = try? loop.addTimer(at: loop.now().advanced(by: timeout)) { [unowned self] in
       self.finish(waiter, .failure(ControlError(.timedOut, "timed out after \(timeout) waiting for \(what)")))
     }
     waiters.append(waiter)

@@ -40,7 +40,7 @@ public final class Daemon {
   private(set) var pressure: PressureControl!
   var control: ControlServer!
   /// What `watch` clients are pushed.
-  private(set) var live: LiveFeed!
+  private(set) var live: LiveFeed<ControlServer>!
   /// The exposition's textfile and HTTP endpoint, when the config asks for them.
   var metricsOutputs: MetricsOutputs!
   var stateKeeper: StateKeeper!
@@ -131,10 +131,10 @@ public final class Daemon {
     // With a spawner service, its capabilities decide (it says in its hello).
     supervisor.requests.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
-    supervisor.diagnostics = try DiagnosticsService(
+    supervisor.diagnostics = DiagnosticsService(
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
-      keep: config.diagnostics.keep, log: log, journal: journal)
+      keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
     if config.diagnostics.crashes {
       supervisor.requests.crashHandler = Self.crashHandlerLibrary
       if supervisor.requests.crashHandler == nil {
@@ -159,8 +159,11 @@ public final class Daemon {
     try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
 
     pressure = try PressureControl(
-      loop: loop, log: log, device: device, layout: layout, launcher: supervisor.launcher, counter: counter,
-      thresholds: config.device.thresholds, watchesHost: config.device.ram == .host,
+      loop: loop,
+      backend: DevicePressureBackend(
+        loop: loop, log: log, device: device, layout: layout, launcher: supervisor.launcher,
+        watchesHost: config.device.ram == .host),
+      counter: counter, thresholds: config.device.thresholds,
       onSample: { [unowned self] available, at in self.observe(.memorySampled(available: available, at: at)) })
     // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
     // its descriptor store.

@@ -35,7 +35,7 @@ final class DaemonControlView: ControlView {
   var ramBytes: Int64 { daemon.pressure.monitor.counter.ramBytes }
   var availableBytes: Int64 { daemon.pressure.monitor.lastAvailable }
   var thresholds: PressureThresholds { daemon.pressure.thresholds }
-  var balloon: Balloon? { daemon.pressure.balloon }
+  var balloon: (any MemoryBalloon)? { daemon.pressure.balloon }
   var isJetsamSettled: Bool { daemon.policy.isJetsamSettled && daemon.supervisor.records.unwritten.isEmpty }
   func expositionText() -> String { DaemonMetricsView(daemon: daemon).expositionText() }
 

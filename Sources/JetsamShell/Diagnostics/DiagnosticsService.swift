@@ -23,6 +23,20 @@ final class DiagnosticsService {
     var cpuSampleInterval: Duration = .milliseconds(100)
   }
 
+  /// Where captures run off the loop: hangs (before a kill) and crashes on `urgent`; CPU samples, which take a
+  /// while, on `sampling`, so that a watchdog kill never waits behind them.
+  struct Workers {
+    var urgent: any BackgroundRunning
+    var sampling: any BackgroundRunning
+
+    /// The daemon's: a helper queue each, reporting back through `loop`.
+    static func background(loop: EventLoop) throws -> Workers {
+      Workers(
+        urgent: try BackgroundWork(loop: loop, label: "jetsamd.diagnostics", qos: .userInitiated),
+        sampling: try BackgroundWork(loop: loop, label: "jetsamd.cpu-samples", qos: .utility))
+    }
+  }
+
   /// Who a diagnostic is about.
   struct Subject: Sendable, Hashable {
     var app: String
@@ -34,14 +48,11 @@ final class DiagnosticsService {
   private let settings: Settings
   private let log: Logger
   private let journal: Journal
-  private let loop: EventLoop
+  private let loop: any LoopScheduling
   private let launcher: any ProcessLauncher
   /// The tools started, until they end (reaped through their pidfds).
   private var toolWatches: [Int32: (any LoopSource, SpawnedProcess)] = [:]
-  /// Hangs (before a kill) and crashes go on one helper; CPU samples, which take a while, on another, so that a
-  /// watchdog kill never waits behind them.
-  private let urgentWork: BackgroundWork
-  private let samplingWork: BackgroundWork
+  private let workers: Workers
   /// Captures under way per process (how many, and who waits for them all to be done).
   private var inFlight: [Subject: (count: Int, waiters: [() -> Void])] = [:]
   /// The diagnostics written for each process, for its exit record.
@@ -49,10 +60,12 @@ final class DiagnosticsService {
   private var sequence = 0
   private let host: HostDescription
 
+  /// Keeps diagnostics in `stateDirectory` (the newest `keep`), taken by the program at `toolPath` started through
+  /// `launcher`, on `workers`.
   init(
-    loop: EventLoop, launcher: any ProcessLauncher, stateDirectory: String, toolPath: String, settings: Settings,
-    keep: Int, log: Logger, journal: Journal
-  ) throws {
+    loop: any LoopScheduling, launcher: any ProcessLauncher, stateDirectory: String, toolPath: String,
+    settings: Settings, keep: Int, log: Logger, journal: Journal, workers: Workers
+  ) {
     self.loop = loop
     self.launcher = launcher
     var store = DiagnosticStore(stateDirectory: stateDirectory)
@@ -62,8 +75,7 @@ final class DiagnosticsService {
     self.settings = settings
     self.log = log
     self.journal = journal
-    urgentWork = try BackgroundWork(loop: loop, label: "jetsamd.diagnostics", qos: .userInitiated)
-    samplingWork = try BackgroundWork(loop: loop, label: "jetsamd.cpu-samples", qos: .utility)
+    self.workers = workers
     host = HostDescription.current()
   }
 
@@ -118,7 +130,7 @@ final class DiagnosticsService {
   }
 
   private func start(_ job: CaptureJob) {
-    let work = job.kind == .cpuException ? samplingWork : urgentWork
+    let work = job.kind == .cpuException ? workers.sampling : workers.urgent
     let subject = job.subject
     work.run({ job.perform() }, then: { [weak self] result in self?.finished(subject, result) })
   }

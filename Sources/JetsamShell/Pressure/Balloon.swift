@@ -28,12 +28,15 @@ final class Balloon {
   let bytes: Int64
   private let cgroup: AppCgroup
   private let launcher: any ProcessLauncher
+  /// Where its end and its cgroup's removal are watched once it is released, and where what goes wrong is told.
+  private let loop: EventLoop
+  private let log: Logger
   /// Its process, once started (a spawner service answers later).
   private var process: SpawnedProcess?
   /// Set once `init` has returned: a launcher's answer after that is a late one.
   private var isConstructed = false
-  /// A release asked for before the process had started: carried out when it has.
-  private var pendingRelease: (loop: EventLoop, log: Logger, done: () -> Void)?
+  /// A release asked for before the process had started: carried out when it has (what to call once it is gone).
+  private var pendingRelease: (() -> Void)?
   private var exitSource: EventSource?
   private var removalTimer: EventSource?
   private var removalAttempts = 0
@@ -50,10 +53,13 @@ final class Balloon {
   /// - Throws: when its cgroup or output pipe cannot be made, or when the launcher says at once that the process
   ///   cannot start (a spawner service's refusal comes later, as a ``Charge/failed`` charge).
   init(
-    device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop, launcher: any ProcessLauncher
+    device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop, log: Logger,
+    launcher: any ProcessLauncher
   ) throws {
     self.bytes = bytes
     self.launcher = launcher
+    self.loop = loop
+    self.log = log
     cgroup = try device.makeApp(
       name: "\(Balloon.cgroupPrefix)-\(number)", limits: AppLimits(memoryBytes: nil, cpuPercent: nil, pids: 4))
     var ends: [Int32] = [-1, -1]
@@ -87,9 +93,7 @@ final class Balloon {
         }
         // Refused by a spawner service after the request was answered: the charge fails, a `--wait` says so.
         self.finishCharge(.failed)
-        if let pending = self.pendingRelease {
-          self.removeCgroup(loop: pending.loop, log: pending.log, done: pending.done)
-        }
+        if let pending = self.pendingRelease { self.removeCgroup(done: pending) }
       }
     }
     writeEnd.close()
@@ -116,7 +120,7 @@ final class Balloon {
     self.process = process
     // Only its end matters, not how it ended.
     launcher.discardExit(of: process.pid)
-    if let pending = pendingRelease { release(loop: pending.loop, log: pending.log, done: pending.done) }
+    if let pending = pendingRelease { release(done: pending) }
   }
 
   /// Reads what the process wrote; `done:` means every page is touched, the end of its output before that means
@@ -148,12 +152,12 @@ final class Balloon {
 
   /// Kills the balloon process (its memory comes back at once); reaping it and removing its cgroup follow on the
   /// loop. `done` runs when the cgroup is gone.
-  func release(loop: EventLoop, log: Logger, done: @escaping () -> Void = {}) {
+  func release(done: @escaping () -> Void = {}) {
     stopReadingOutput()
     try? cgroup.killAll()
     guard let process else {
       // Not started yet: killed as soon as it is (or its cgroup goes if it never starts).
-      pendingRelease = (loop, log, done)
+      pendingRelease = done
       return
     }
     pendingRelease = nil
@@ -164,7 +168,7 @@ final class Balloon {
         exitSource?.cancel()
         exitSource = nil
         process.pidfd.close()
-        removeCgroup(loop: loop, log: log, done: done)
+        removeCgroup(done: done)
       }
     } catch {
       log.error("watching the balloon's end: \(error)")
@@ -172,7 +176,7 @@ final class Balloon {
   }
 
   /// Tries to remove the cgroup, again every few milliseconds while its last process is leaving (for 2 s).
-  private func removeCgroup(loop: EventLoop, log: Logger, done: @escaping () -> Void) {
+  private func removeCgroup(done: @escaping () -> Void) {
     removalAttempts += 1
     let removed: Bool
     do {
@@ -188,7 +192,7 @@ final class Balloon {
       return done()
     }
     if removalTimer == nil {
-      removalTimer = try? loop.timer(at: nil) { [self] in removeCgroup(loop: loop, log: log, done: done) }
+      removalTimer = try? loop.timer(at: nil) { [self] in removeCgroup(done: done) }
     }
     removalTimer?.schedule(at: MonotonicClock.now().advanced(by: .milliseconds(5)))
   }
