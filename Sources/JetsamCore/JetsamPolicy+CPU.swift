@@ -71,14 +71,15 @@ extension JetsamPolicy {
     if let wanted {
       guard current?.budget != wanted.budget || current?.state != wanted.state else { return }
       trackedApps.values[index].process?.cpuWatch = CPUWatch(budget: wanted.budget, state: wanted.state)
-      // Its window needs an anchor. With no round under way, the first one starts now; otherwise this app alone is
-      // read now and the rounds keep their cadence (bringing a round forward for every app that starts a watch made a
-      // launch storm read every watched app at every launch: n² readings, and n points in each window).
-      if nextCPUSampleAt.map({ $0 <= at }) ?? true {
-        nextCPUSampleAt = min(nextCPUSampleAt ?? at, at)
-      } else {
+      // Its window needs an anchor. With no round under way, the first one starts now; a round already due reads it
+      // anyway; otherwise this app alone is read now and the rounds keep their cadence (bringing a round forward for
+      // every app that starts a watch made a launch storm read every watched app at every launch: n² readings, and n
+      // points in each window).
+      if let round = nextCPUSampleAt, round > at {
         cpuAnchorsDue.insert(name)
         if cpuAnchorsAt.map({ $0 > at }) ?? true { cpuAnchorsAt = at }
+      } else if nextCPUSampleAt == nil {
+        nextCPUSampleAt = at
       }
     } else if current != nil {
       trackedApps.values[index].process?.cpuWatch = nil
