@@ -21,12 +21,14 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var hooks: [AppEventKind: LifecycleHook] = [:]
   /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
   public var lockedFiles: LockedFilesSettings? = nil
+  /// Its CPU limits, over the config's `cpuMonitor`; nil: the daemon-wide ones.
+  public var cpuMonitor: CPUMonitorSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
-    case lockedFiles
+    case lockedFiles, cpuMonitor
   }
 
   public init(from decoder: any Decoder) throws {
@@ -61,6 +63,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
     lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
+    cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -78,6 +81,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
     }
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
+    try c.encodeIfPresent(cpuMonitor, forKey: .cpuMonitor)
   }
 }
 

@@ -38,7 +38,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   /// Background-task budget and expiry.
   public var backgroundTasks = BackgroundTaskConfig()
   /// The CPU monitor's budget per state.
-  public var cpuMonitor = CPUMonitorSettings()
+  public var cpuMonitor = CPUMonitorSettings.standard
   /// How diagnostics (hang, CPU exception and crash call stacks) are taken and kept.
   public var diagnostics = DiagnosticsSettings()
   /// The Prometheus exposition's textfile, for node_exporter.
@@ -120,7 +120,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
     watchdog = try c.decodeIfPresent(WatchdogConfig.self, forKey: .watchdog) ?? d.watchdog
     backgroundTasks = try c.decodeIfPresent(BackgroundTaskConfig.self, forKey: .backgroundTasks) ?? d.backgroundTasks
-    cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor
+    cpuMonitor = (try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor) ?? d.cpuMonitor).over(.standard)
     diagnostics = try c.decodeIfPresent(DiagnosticsSettings.self, forKey: .diagnostics) ?? d.diagnostics
     metrics = try c.decodeIfPresent(MetricsSettings.self, forKey: .metrics) ?? d.metrics
     lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
@@ -136,6 +136,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
     for name in apps.keys {
       apps[name]!.lockedFiles = (apps[name]!.lockedFiles ?? LockedFilesSettings()).over(lockedFiles)
+      apps[name]!.cpuMonitor = apps[name]!.cpuMonitor?.over(cpuMonitor)
     }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records
@@ -174,7 +175,9 @@ extension DaemonConfig {
   /// `app` as the policy keeps it, with this config's default caps and app user filled in; `adHoc` unless this
   /// config declares an app called `name`.
   public func settings(of app: AppConfig, named name: String) -> AppSettings {
-    app.settings(defaults: defaults, defaultUser: appUser, adHoc: apps[name] == nil)
+    var settings = app.settings(defaults: defaults, defaultUser: appUser, adHoc: apps[name] == nil)
+    settings.cpuLimits = app.cpuMonitor?.policyConfig(timeScale: timeScale)
+    return settings
   }
 
   /// A `configure` for each app this config declares, in name order (at start-up, after re-adoption, at a reload:

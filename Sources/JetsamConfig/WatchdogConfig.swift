@@ -1,13 +1,17 @@
 import FoundationEssentials
+import JetsamCore
 
-/// How long each lifecycle event's handler may take before the watchdog kills the app (iOS defaults).
+/// How long each lifecycle event's handler may take before the watchdog kills the app (iOS defaults), and what it
+/// does while a debugger is attached.
 public struct WatchdogConfig: Sendable, Codable, Equatable {
   public var launch = ConfigDuration(.seconds(20))
   public var foreground = ConfigDuration(.seconds(10))
   public var background = ConfigDuration(.seconds(5))
   public var terminate = ConfigDuration(.seconds(5))
+  /// `hold` (iOS: no watchdog kill while a debugger is attached; the deadline runs again once it went) or `kill`.
+  public var underDebugger = WatchdogDebuggerRule.hold
   public init() {}
-  enum CodingKeys: String, CodingKey, CaseIterable { case launch, foreground, background, terminate }
+  enum CodingKeys: String, CodingKey, CaseIterable { case launch, foreground, background, terminate, underDebugger }
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -16,5 +20,23 @@ public struct WatchdogConfig: Sendable, Codable, Equatable {
     foreground = try c.decodeIfPresent(ConfigDuration.self, forKey: .foreground) ?? d.foreground
     background = try c.decodeIfPresent(ConfigDuration.self, forKey: .background) ?? d.background
     terminate = try c.decodeIfPresent(ConfigDuration.self, forKey: .terminate) ?? d.terminate
+    if let text = try c.decodeIfPresent(String.self, forKey: .underDebugger) {
+      guard let rule = WatchdogDebuggerRule(rawValue: text) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .underDebugger, in: c,
+          debugDescription:
+            "\"\(text)\" is not one of \(WatchdogDebuggerRule.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      underDebugger = rule
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(launch, forKey: .launch)
+    try c.encode(foreground, forKey: .foreground)
+    try c.encode(background, forKey: .background)
+    try c.encode(terminate, forKey: .terminate)
+    try c.encode(underDebugger.rawValue, forKey: .underDebugger)
   }
 }

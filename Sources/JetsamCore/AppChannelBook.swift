@@ -33,6 +33,8 @@ struct AppChannelBook: Sendable {
     for id in pendingAcks.keys {
       pendingAcks[id]?.waived = true
       pendingAcks[id]?.since = nil
+      pendingAcks[id]?.heldBy = nil
+      pendingAcks[id]?.askedForTracer = false
     }
   }
 }

@@ -15,10 +15,13 @@ public struct AppSettings: Sendable, Equatable, Codable {
   public var adHoc: Bool
   /// What holding a file lock at suspension costs the app.
   public var lockedFiles: LockedFileRule
+  /// The app's own CPU limits (its config's `cpuMonitor` over the daemon-wide one); nil: the daemon-wide ones.
+  public var cpuLimits: CPUMonitorConfig?
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
+    cpuLimits: CPUMonitorConfig? = nil
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
@@ -26,6 +29,7 @@ public struct AppSettings: Sendable, Equatable, Codable {
     self.hooks = hooks
     self.adHoc = adHoc
     self.lockedFiles = lockedFiles
+    self.cpuLimits = cpuLimits
   }
 }
 

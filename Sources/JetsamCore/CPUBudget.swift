@@ -1,22 +1,40 @@
-/// How much CPU an app may use in one state: at most `limitPercent` of one core, averaged over `window`.
+/// One CPU limit: at most `limitPercent` of one core, averaged over `window`.
 ///
-/// iOS's background limit is 80 % over 60 s: past it the app gets a CPU exception report (MetricKit's
-/// `MXCPUExceptionDiagnostic`), and if it goes on it is terminated (`cpu_resource_fatal`).
+/// iOS states its limits this way in its crash logs: "exceeding limit of 80% cpu over 60 seconds" (fatal, in the
+/// background) and "exceeding limit of 50% cpu over 180 seconds" (`NON-FATAL CONDITION`).
 public struct CPUBudget: Sendable, Equatable {
   /// Percent of one core (above 100 for apps that may use several cores).
   public var limitPercent: Double
-  /// The sliding window the usage is averaged over.
+  /// The trailing window the usage is measured over.
   public var window: Duration
-  /// How long the app may stay over the budget after its CPU exception before it is killed
-  /// (`cpuResourceLimit`); nil: never killed, the exception is only reported.
-  public var killAfter: Duration?
 
-  public init(limitPercent: Double, window: Duration, killAfter: Duration?) {
+  public init(limitPercent: Double, window: Duration) {
     self.limitPercent = limitPercent
     self.window = window
-    self.killAfter = killAfter
   }
 
-  /// The CPU-seconds the budget allows in one window.
+  /// The CPU-seconds the limit allows in one window: reaching them is going over it.
   public var allowedSeconds: Double { limitPercent / 100 * window.seconds }
+
+  /// The limit with its window multiplied by `scale` (the config's `timeScale`).
+  public func scaled(by scale: Double) -> CPUBudget {
+    CPUBudget(limitPercent: limitPercent, window: window.scaled(by: scale))
+  }
+}
+
+// Kept in the state file with an app's settings: windows as seconds.
+extension CPUBudget: Codable {
+  enum CodingKeys: String, CodingKey { case limitPercent, windowSeconds }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    limitPercent = try c.decode(Double.self, forKey: .limitPercent)
+    window = .seconds(try c.decode(Double.self, forKey: .windowSeconds))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(limitPercent, forKey: .limitPercent)
+    try c.encode(window.seconds, forKey: .windowSeconds)
+  }
 }

@@ -9,7 +9,7 @@ extension JetsamPolicy {
   public var nextDeadline: Instant? {
     var earliest = jetsamKill?.deadline
     if let sample = nextCPUSampleAt, earliest.map({ sample < $0 }) ?? true { earliest = sample }
-    if let anchors = cpuAnchorsAt, earliest.map({ anchors < $0 }) ?? true { earliest = anchors }
+    if let anchors = cpuSoloReadsAt, earliest.map({ anchors < $0 }) ?? true { earliest = anchors }
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }

@@ -304,13 +304,13 @@ extension JetsamPolicy {
       if pending.kind == .willTerminate {
         // An app that does not answer willTerminate in time is terminated anyway, not punished.
         actions += sendTerminate(name, at: at)
+      } else if config.watchdogUnderDebugger == .hold, let pid = trackedApps[name]?.process?.pid {
+        // Under a debugger the watchdog holds (iOS): whether one is attached is asked first.
+        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
+        trackedApps[name]?.process?.channel.pendingAcks[id]?.askedForTracer = true
+        actions.append(.checkTracer(app: name, pid: pid))
       } else {
-        let seconds = at.seconds(since: pending.since ?? at)
-        // Where it hung, taken before the kill (MetricKit's hang diagnostic).
-        if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
-          actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
-        }
-        actions += killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
+        actions += watchdogKill(name, pending, at: at)
       }
     }
     startWatchdog(name, at: at)
@@ -325,6 +325,48 @@ extension JetsamPolicy {
       if expiry.kill <= at {
         let open = boundTasks(name).map(\.value)
         actions += killForApp(name, .backgroundTaskTimeout(open), reason: .backgroundTaskAssertionTimeout)
+      }
+    }
+    return actions
+  }
+
+  /// The watchdog's kill for `pending`, with its hang diagnostic first.
+  private mutating func watchdogKill(_ name: String, _ pending: PendingAck, at: Instant) -> [PolicyAction] {
+    var actions: [PolicyAction] = []
+    let seconds = at.seconds(since: pending.since ?? at)
+    // Where it hung, taken before the kill (MetricKit's hang diagnostic).
+    if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
+      actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
+    }
+    return actions + killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
+  }
+
+  /// The answer to `checkTracer`: with a tracer attached, the watchdog waiting for it holds (and is looked at again
+  /// shortly); without one, a watchdog that was held runs its whole allowance again from now, and one that was not
+  /// kills as it would have.
+  mutating func tracerChecked(_ name: String, pid: Int32, tracer: Int32?, at: Instant) -> [PolicyAction] {
+    guard trackedApps[name]?.process?.pid == pid else { return [] }
+    var actions: [PolicyAction] = []
+    for id in trackedApps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
+      guard var pending = trackedApps[name]?.process?.channel.pendingAcks[id], pending.askedForTracer else {
+        continue
+      }
+      pending.askedForTracer = false
+      let heldBefore = pending.heldBy?.tracer
+      if let tracer {
+        pending.heldBy = (tracer, at.advanced(by: config.debuggerLookInterval))
+        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
+        if heldBefore != tracer {
+          actions.append(.watchdogHeld(app: name, pid: pid, event: pending.kind, tracer: tracer))
+        }
+      } else if heldBefore != nil {
+        pending.heldBy = nil
+        pending.since = at
+        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
+        actions.append(.watchdogHeld(app: name, pid: pid, event: pending.kind, tracer: nil))
+      } else {
+        trackedApps[name]?.process?.channel.pendingAcks[id] = nil
+        actions += watchdogKill(name, pending, at: at)
       }
     }
     return actions

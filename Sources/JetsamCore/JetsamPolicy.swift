@@ -29,9 +29,10 @@ public struct JetsamPolicy: Sendable {
   public internal(set) var deviceCharging = false
   /// When the CPU monitor next samples the watched apps; nil while none is watched.
   var nextCPUSampleAt: Instant?
-  /// Apps whose watch started between two rounds, read on their own for their window's anchor, and from when.
-  var cpuAnchorsDue: Set<String> = []
-  var cpuAnchorsAt: Instant?
+  /// Apps read on their own between two rounds (a new watch's anchor, or a fatal limit about to be reached), and
+  /// from when.
+  var cpuSoloReadsDue: Set<String> = []
+  var cpuSoloReadsAt: Instant?
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -112,6 +113,8 @@ public struct JetsamPolicy: Sendable {
       return setCharging(charging, at: at)
     case .cpuSampled(let samples, let at):
       return cpuSampled(samples, at: at)
+    case .tracerChecked(let name, let pid, let tracer, let at):
+      return tracerChecked(name, pid: pid, tracer: tracer, at: at)
     case .crashReported(let name, let pid, let crash, _):
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget

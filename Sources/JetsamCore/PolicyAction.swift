@@ -49,6 +49,12 @@ public enum PolicyAction: Sendable, Equatable {
   case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
   case sampleCPU([AppProcessRef])
+  /// Find out whether a tracer (a debugger, `strace -p`) is attached to the app's main process (its `TracerPid`),
+  /// and report it (`tracerChecked`): a watchdog deadline came, and under a debugger the watchdog holds.
+  case checkTracer(app: String, pid: Int32)
+  /// A watchdog is held because a debugger is attached (`tracer`, its pid), or runs again from now because it has
+  /// gone (`tracer` nil): for the journal, the log and the watch stream.
+  case watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?)
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)

@@ -28,6 +28,11 @@ public struct PolicyConfig: Sendable, Equatable {
   /// How many crash diagnostics one launch of an app gets (one per crashed process at most): a program whose children
   /// crash by the hundred costs a few captures, not a capture each.
   public var crashDiagnosesPerLaunch = 8
+  /// What a watchdog does while a debugger is attached to the app (iOS: holds).
+  public var watchdogUnderDebugger = WatchdogDebuggerRule.hold
+  /// While a debugger holds a watchdog, how often the policy asks whether it is still attached (there is no
+  /// kernel notification of a tracer detaching).
+  public var debuggerLookInterval: Duration = .milliseconds(250)
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,

@@ -86,10 +86,15 @@ public struct DiagnosticMetaData: Codable, Sendable, Equatable {
   // jetsam's.
   /// The lifecycle event whose handler hung.
   public var jetsamLifecycleEvent: String?
-  /// The CPU budget that was exceeded, and the state it applied to.
+  /// The CPU limit that was reached, and the state it applied to.
   public var jetsamCPULimitPercent: Double?
   public var jetsamCPUWindowSeconds: Double?
   public var jetsamAppState: String?
+  /// Whether the limit was the fatal one (the app was killed once the stacks were taken).
+  public var jetsamCPUFatal: Bool?
+  /// The figures as an iOS crash log words them: "48 seconds cpu time over 52 seconds (93% cpu average),
+  /// exceeding limit of 80% cpu over 60 seconds".
+  public var jetsamCPUSummary: String?
   /// Why the call stacks are missing or partial (no permission, a debugger attached, the time budget ran out).
   public var jetsamCaptureError: String?
   /// How long the capture took, in milliseconds, and how many samples it took.

@@ -32,6 +32,10 @@ public struct LiveChange: Codable, Sendable, Equatable {
     case exit
     /// The emulated device's conditions changed: `charging`.
     case device
+    /// A lifecycle watchdog is held because a debugger is attached to the app's main process (iOS holds it then):
+    /// `app`, `pid`, `launch`, `name` (the event), `tracerPid`; or it runs again from now because the debugger
+    /// went (no `tracerPid`).
+    case watchdogHeld
   }
 
   public var kind: Kind
@@ -55,6 +59,8 @@ public struct LiveChange: Codable, Sendable, Equatable {
   public var verdict: String?
   public var charging: Bool?
   public var record: ExitRecord?
+  /// The debugger holding a watchdog (`watchdogHeld`).
+  public var tracerPid: Int32?
 
   public init(_ kind: Kind, at monotonicNanoseconds: Int64) {
     self.kind = kind

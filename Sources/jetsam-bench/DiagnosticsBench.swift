@@ -65,7 +65,7 @@ enum DiagnosticsBench {
   /// with a budget over `window` seconds (nil: not watched). From utime + stime, which count every thread that ran
   /// (helper threads come and go), in clock ticks: over 30 s, to within 0.03 %.
   private static func daemonCPU(_ binaries: Binaries, root: String, label: String, window: Int?) throws -> Double {
-    let budget = window.map { "{ limit: 80, window: \"\($0)s\", killAfter: \"60s\" }" } ?? "null"
+    let budget = window.map { "{ fatal: { limit: 80, window: \"\($0)s\" }, nonFatal: null }" } ?? "null"
     let daemon = try JetsamdInstance(
       binaries: binaries, label: label, root: root, device: "ram: \"4G\"",
       extra: "suspend: { backgroundGrace: null }, cpuMonitor: { background: \(budget) },")

@@ -15,8 +15,9 @@
 //                                             fork a child that sleeps forever, publish its pid, pause
 //   jetsam-testapp forkbomb [--report PATH] [--max N]
 //                                             fork until fork fails (EAGAIN under pids.max), report, pause
-//   jetsam-testapp spin [--processing-task NAME]
-//                                             burn CPU forever in burn_cpu(); with --processing-task, first open a
+//   jetsam-testapp spin [--processing-task NAME | --share PERCENT]
+//                                             burn CPU forever in burn_cpu() (with --share, that share of one core
+//                                             in burn_cpu_share()); with --processing-task, first open a
 //                                             background task of kind processing on the app channel (JETSAM_FD) and
 //                                             acknowledge every lifecycle event from a second thread
 //   jetsam-testapp threads N                  run N threads (the main one included), all sleeping in thread_idle()
@@ -53,7 +54,7 @@ static void usage(void) {
           "       jetsam-testapp exit N\n"
           "       jetsam-testapp fork-child [--pid-file PATH]\n"
           "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
-          "       jetsam-testapp spin [--processing-task NAME]\n"
+          "       jetsam-testapp spin [--processing-task NAME | --share PERCENT]\n"
           "       jetsam-testapp threads N\n"
           "       jetsam-testapp speak [--hang-in EVENT]\n");
   exit(EXIT_USAGE);
@@ -416,7 +417,41 @@ __attribute__((noinline)) void burn_cpu(void) {
   for (;;) counter++;
 }
 
+// Burns `percent` of one core: that much CPU time in each 100 ms, then sleeps out the rest of them (a process
+// the machine starves gets less, never more).
+__attribute__((noinline)) void burn_cpu_share(double percent) {
+  const long period = 100000000L, share = (long)(percent / 100 * period);
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  for (;;) {
+    struct timespec cpu;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    long start = cpu.tv_sec * 1000000000L + cpu.tv_nsec, used = 0;
+    volatile uint64_t counter = 0;
+    while (used < share) {
+      for (int i = 0; i < 10000; i++) counter++;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+      used = cpu.tv_sec * 1000000000L + cpu.tv_nsec - start;
+    }
+    next.tv_nsec += period;
+    if (next.tv_nsec >= 1000000000L) {
+      next.tv_sec += 1;
+      next.tv_nsec -= 1000000000L;
+    }
+    // Starved past the period: start the next one now rather than catch up with a longer burst.
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec)) next = now;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+  }
+}
+
 static int command_spin(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[0], "--share") == 0) {
+    double percent = parse_number(argv[1], "--share");
+    if (percent <= 0 || percent > 100) usage();
+    burn_cpu_share(percent);
+  }
   const char *task = only_option(argc, argv, "--processing-task");
   if (task != NULL) {
     open_channel("--processing-task");

@@ -107,9 +107,10 @@ struct Output {
       rows)
   }
 
-  /// What the reason alone does not say: the handler a watchdog kill hung in and for how long, or the background
-  /// tasks still open.
+  /// What the reason alone does not say: the handler a watchdog kill hung in and for how long, the background
+  /// tasks still open, or the CPU figures in iOS's words.
   static func detail(_ record: ExitRecord) -> String {
+    if let usage = record.cpuUsage { return "CPU: " + usage.summary }
     if let event = record.watchdogEvent {
       return "in \(event)" + (record.watchdogSeconds.map { String(format: " %.1fs", $0) } ?? "")
     }
@@ -165,6 +166,7 @@ struct Output {
       guard let record = change.record else { return "exit \(who)" }
       return "exit \(who): \(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
     case .device: return "device: charging \(change.charging == true ? "on" : "off")"
+    case .watchdogHeld: return "\(who): " + WatchdogHeldText.text(event: change.name ?? "?", tracer: change.tracerPid)
     }
   }
 

@@ -3,18 +3,19 @@ import JetsamCore
 import JetsamValues
 import Testing
 
-/// The CPU monitor: which apps are sampled and when, the sliding window, the exception and the kill.
+/// The CPU monitor: which apps are sampled and when, the trailing windows, the fatal limit's kill as soon as it is
+/// reached (as iOS does) and the non-fatal limit's exception.
 @Suite("CPU monitor")
 struct CPUMonitorTests {
-  /// 50 % of a core over 12 s (sampled every second), killed 3 s after the exception; foreground 90 % over 12 s,
-  /// reported only.
-  static func policy() -> JetsamPolicy {
+  /// Background: fatal at 50 % of a core over 12 s (sampled every second); foreground: non-fatal at 90 % over 12 s.
+  static func policy(background: CPUStateLimits = fatalOnly) -> JetsamPolicy {
     var config = testConfig()
-    config.cpu = CPUMonitorConfig(
-      background: CPUBudget(limitPercent: 50, window: .seconds(12), killAfter: .seconds(3)),
-      foreground: CPUBudget(limitPercent: 90, window: .seconds(12), killAfter: nil))
+    config.cpu = CPUMonitorConfig(background: background, foreground: CPUBudget(limitPercent: 90, window: .seconds(12)))
     return JetsamPolicy(config: config)
   }
+
+  static let fatalOnly = CPUStateLimits(fatal: CPUBudget(limitPercent: 50, window: .seconds(12)))
+  static let nonFatalOnly = CPUStateLimits(nonFatal: CPUBudget(limitPercent: 50, window: .seconds(12)))
 
   /// The apps a tick at `at` asks to sample (nil: no sampling round).
   static func sampled(_ policy: inout JetsamPolicy, at: Instant) -> [AppProcessRef]? {
@@ -28,14 +29,19 @@ struct CPUMonitorTests {
     policy.observe(.cpuSampled([CPUSample(app: "a", pid: 10, cpuSeconds: cpu)], at: at))
   }
 
-  @Test("only running apps whose state has a budget are sampled, on one cadence, and none costs nothing")
+  /// The report of a CPU exception among `actions`.
+  static func exception(_ actions: [PolicyAction]) -> CPUUsageReport? {
+    for action in actions { if case .diagnose(_, _, .cpuException(let report)) = action { return report } }
+    return nil
+  }
+
+  @Test("only running apps whose state has limits are sampled, on one cadence, and none costs nothing")
   func whoIsSampled() throws {
     var config = testConfig()
-    config.cpu = CPUMonitorConfig(
-      background: CPUBudget(limitPercent: 50, window: .seconds(12), killAfter: nil), foreground: nil)
+    config.cpu = CPUMonitorConfig(background: Self.fatalOnly, foreground: nil)
     var policy = JetsamPolicy(config: config)
     try policy.start("fg", pid: 1, at: t(0), foreground: true)
-    #expect(policy.nextDeadline == nil, "foreground has no budget here")
+    #expect(policy.nextDeadline == nil, "foreground has no limit here")
     try policy.start("bg", pid: 2, at: t(0))
     try policy.startSuspended("s", pid: 3, at: t(0))
     #expect(policy.nextDeadline == t(0), "a new watch is sampled at once, as its window's anchor")
@@ -63,73 +69,112 @@ struct CPUMonitorTests {
     #expect(Self.sampled(&policy, at: t(1))?.map(\.app) == ["a", "b", "c", "d"])
   }
 
-  @Test("over the budget: a CPU exception first, then a cpuResourceLimit kill once it stayed over for killAfter")
-  func exceptionThenKill() throws {
+  @Test("the fatal limit: as soon as the window's CPU time reaches it, the exception's stacks and then the kill")
+  func fatalKillsAtOnce() throws {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0))
     Self.reading(&policy, 100, at: t(0))
-    // 1 CPU-second per second: 6 s allowed in 12 s, crossed after 6 s.
-    for second in 1...6 { #expect(Self.reading(&policy, 100 + Double(second), at: t(Int64(second))).isEmpty) }
-    let exception = Self.reading(&policy, 107, at: t(7))
+    // 1 CPU-second per second: 6 s allowed in 12 s, reached after 6 s, half-way through the first window.
+    for second in 1...5 { #expect(Self.reading(&policy, 100 + Double(second), at: t(Int64(second))).isEmpty) }
+    let actions = Self.reading(&policy, 106, at: t(6))
     let expected = CPUUsageReport(
-      state: "background", cpuSeconds: 7, windowSeconds: 12, sampledSeconds: 7, limitPercent: 50, overSeconds: 0)
-    #expect(exception == [.diagnose(app: "a", pid: 10, .cpuException(expected))])
-    #expect(Self.reading(&policy, 108, at: t(8)).isEmpty, "one exception per run over the budget")
-    #expect(Self.reading(&policy, 109, at: t(9)).isEmpty)
-    let kill = Self.reading(&policy, 110, at: t(10))
-    #expect(kill == [.kill(app: "a", pid: 10, reason: .cpuResourceLimit, snapshot: nil)])
-    let record = try #require(policy.exits("a", sigkill, at: t(10, ms: 5)).records.first)
-    #expect(record.reason == .cpuResourceLimit && record.terminationReason == "JETSAM cpu-limit")
+      state: "background", cpuSeconds: 6, windowSeconds: 12, sampledSeconds: 6, limitPercent: 50, fatal: true)
     #expect(
-      record.cpuUsage
-        == CPUUsageReport(
-          state: "background", cpuSeconds: 10, windowSeconds: 12, sampledSeconds: 10, limitPercent: 50, overSeconds: 3))
+      actions == [
+        .diagnose(app: "a", pid: 10, .cpuException(expected)),
+        .kill(app: "a", pid: 10, reason: .cpuResourceLimit, snapshot: nil),
+      ], "the stacks are asked for first: the shell takes them before it sends the SIGKILL")
+    #expect(
+      expected.summary
+        == "6 seconds cpu time over 6 seconds (100% cpu average), exceeding limit of 50% cpu over 12 seconds")
+    #expect(Self.reading(&policy, 107, at: t(7)).isEmpty, "nothing more for an app on its way out")
+    let record = try #require(policy.exits("a", sigkill, at: t(7, ms: 5)).records.first)
+    #expect(record.reason == .cpuResourceLimit && record.terminationReason == "JETSAM cpu-limit")
+    #expect(record.cpuUsage == expected)
+  }
+
+  @Test("an app burning fast is read again when it would reach the fatal limit, not only at the next round")
+  func readAgainBeforeTheLimit() throws {
+    var policy = Self.policy()
+    try policy.start("a", pid: 10, at: t(0))
+    #expect(Self.sampled(&policy, at: t(0)) != nil)
+    Self.reading(&policy, 0, at: t(0))
+    #expect(Self.sampled(&policy, at: t(1)) != nil, "the round at t(1); the next at t(2)")
+    // Four cores' worth in one second: 4 of the 6 allowed; at that rate the rest takes half a second.
+    #expect(Self.reading(&policy, 4, at: t(1)).isEmpty)
+    #expect(policy.nextDeadline == t(1, ms: 500))
+    #expect(Self.sampled(&policy, at: t(1, ms: 500)) == [AppProcessRef(app: "a", pid: 10)])
+    #expect(Self.exception(Self.reading(&policy, 6, at: t(1, ms: 500)))?.fatal == true)
+    // Hovering just under the limit costs at most eight readings of its own a round.
+    var hovering = Self.policy()
+    try hovering.start("a", pid: 10, at: t(0))
+    _ = Self.sampled(&hovering, at: t(0))
+    Self.reading(&hovering, 0, at: t(0))
+    _ = Self.sampled(&hovering, at: t(1))
+    Self.reading(&hovering, 5.99, at: t(1))
+    #expect(hovering.nextDeadline == t(1, ms: 125))
   }
 
   @Test("the window slides: usage before it no longer counts, and its start is interpolated between samples")
   func slidingWindow() throws {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0))
-    // A burst of 5.5 CPU-seconds in the first second, then idle: within budget however the window slides.
+    // A burst of 5.5 CPU-seconds in the first second, then idle: within the limit however the window slides.
     Self.reading(&policy, 0, at: t(0))
     Self.reading(&policy, 5.5, at: t(1))
     for second in 2...30 { #expect(Self.reading(&policy, 5.5, at: t(Int64(second))).isEmpty) }
-    // Busy again from t(30): 0.6 per second. The window [t(20.5), t(32.5)] … crossed once 6 s are used in 12 s.
+    // Busy again from t(30): half a core. The 12-second window ending at t(42) holds 6 CPU-seconds: the limit.
     var actions: [PolicyAction] = []
     var cpu = 5.5
     var second: Int64 = 30
     while actions.isEmpty && second < 60 {
       second += 1
-      cpu += 0.6
+      cpu += 0.5
       actions = Self.reading(&policy, cpu, at: t(second))
     }
-    // 0.6 × n > 6 first when n = 11 (6.6 CPU-seconds in the 12-second window ending at t(41)).
-    #expect(second == 41)
-    if case .diagnose(_, _, .cpuException(let report)) = actions.first {
-      #expect(abs(report.cpuSeconds - 6.6) < 1e-9 && report.sampledSeconds == 12)
-    } else {
-      Issue.record("expected a CPU exception, got \(actions)")
-    }
+    #expect(second == 42)
+    let report = try #require(Self.exception(actions))
+    #expect(report.cpuSeconds == 6 && report.sampledSeconds == 12 && report.fatal)
   }
 
-  @Test("back under the budget ends the run: no kill, and a later run is a new exception")
-  func backUnder() throws {
-    var policy = Self.policy()
+  @Test("the non-fatal limit: one exception per run over it, the app lives, and a later run is a new exception")
+  func nonFatalReportsOnly() throws {
+    var policy = Self.policy(background: Self.nonFatalOnly)
     try policy.start("a", pid: 10, at: t(0))
     Self.reading(&policy, 0, at: t(0))
-    #expect(Self.reading(&policy, 7, at: t(1)).count == 1, "7 CPU-seconds at once: over")
-    // Idle for the window: back under at t(13), before killAfter would have run out had it stayed over.
-    Self.reading(&policy, 7, at: t(2))
-    for second in 3...13 { _ = Self.reading(&policy, 7, at: t(Int64(second))) }
-    #expect(Self.reading(&policy, 7, at: t(14)).isEmpty)
+    let first = Self.reading(&policy, 7, at: t(1))
+    #expect(first.count == 1 && Self.exception(first)?.fatal == false, "7 CPU-seconds at once: reached")
+    #expect(Self.reading(&policy, 8, at: t(2)).isEmpty, "one exception per run over the limit")
+    // Idle for the window: back under from t(13) on.
+    for second in 3...13 { #expect(Self.reading(&policy, 8, at: t(Int64(second))).killed.isEmpty) }
+    #expect(Self.reading(&policy, 8, at: t(14)).isEmpty)
     #expect(policy.app(named: "a")?.state == .background)
-    let again = Self.reading(&policy, 14, at: t(15))
-    #expect(
-      again.count == 1
-        && again.first.map { if case .diagnose(_, _, .cpuException) = $0 { true } else { false } } == true)
+    #expect(Self.exception(Self.reading(&policy, 15, at: t(15)))?.fatal == false)
   }
 
-  @Test("a foreground app over its budget is reported, never killed")
+  @Test("both limits: the non-fatal one is reported on the way to the fatal one")
+  func bothLimits() throws {
+    var policy = Self.policy(
+      background: CPUStateLimits(
+        fatal: CPUBudget(limitPercent: 80, window: .seconds(12)),
+        nonFatal: CPUBudget(limitPercent: 25, window: .seconds(36))))
+    try policy.start("a", pid: 10, at: t(0))
+    Self.reading(&policy, 0, at: t(0))
+    var reports: [CPUUsageReport] = []
+    var killedAt: Int64?
+    for second in 1...20 {
+      let actions = Self.reading(&policy, Double(second), at: t(Int64(second)))
+      if let report = Self.exception(actions) { reports.append(report) }
+      if !actions.killed.isEmpty { killedAt = Int64(second) }
+      if killedAt != nil { break }
+    }
+    // 25 % over 36 s is 9 CPU-seconds (reached at t(9)); 80 % over 12 s is 9.6 (reached at t(10)).
+    #expect(reports.map(\.fatal) == [false, true])
+    #expect(reports.first?.cpuSeconds == 9)
+    #expect(killedAt == 10)
+  }
+
+  @Test("a foreground app over its limit is reported, never killed")
   func foregroundReportedOnly() throws {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0), foreground: true)
@@ -140,10 +185,10 @@ struct CPUMonitorTests {
       #expect(actions.killed.isEmpty)
       exceptions += actions.count
     }
-    #expect(exceptions == 1, "1 CPU-second per second is over 90 % from 10.8 s on, one run over the budget")
+    #expect(exceptions == 1, "1 CPU-second per second reaches 90 % at 10.8 s: one run over the limit")
   }
 
-  @Test("a state change starts a new window on the new state's budget")
+  @Test("a state change starts a new window on the new state's limits")
   func stateChangeStartsOver() throws {
     var policy = Self.policy()
     try policy.start("a", pid: 10, at: t(0), foreground: true)
@@ -152,8 +197,23 @@ struct CPUMonitorTests {
     _ = try policy.handle(.moveToBackground(app: "a", at: t(5, ms: 500)))
     // The background window starts with the next reading: the 5 foreground seconds do not count against it.
     #expect(Self.reading(&policy, 6, at: t(6)).isEmpty)
-    for second in 7...12 { #expect(Self.reading(&policy, Double(second), at: t(Int64(second))).isEmpty) }
-    #expect(Self.reading(&policy, 13, at: t(13)).count == 1, "7 CPU-seconds since t(6): over the background 6")
+    for second in 7...11 { #expect(Self.reading(&policy, Double(second), at: t(Int64(second))).isEmpty) }
+    #expect(Self.reading(&policy, 12, at: t(12)).killed == ["a"], "6 CPU-seconds since t(6): the background 6")
+  }
+
+  @Test("an app's own limits stand over the daemon-wide ones")
+  func perAppLimits() throws {
+    var policy = Self.policy()
+    var settings = AppSettings(launch: LaunchSpec(command: ["a"]))
+    settings.cpuLimits = CPUMonitorConfig(background: Self.nonFatalOnly)
+    _ = try policy.handle(.configure(app: "a", settings: settings, launchCount: 0))
+    _ = try policy.handle(.launch(app: "a", foreground: false, at: t(0)))
+    _ = try policy.handle(.spawned(app: "a", pid: 10, at: t(0)))
+    Self.reading(&policy, 0, at: t(0))
+    var actions: [PolicyAction] = []
+    for second in 1...30 { actions += Self.reading(&policy, Double(second), at: t(Int64(second))) }
+    #expect(actions.killed.isEmpty, "its own limit is non-fatal only")
+    #expect(actions.count == 1 && Self.exception(actions)?.fatal == false)
   }
 
   @Test("a processing task is exempt while the device is idle and charging, from the CPU monitor and the budget")
@@ -180,12 +240,19 @@ struct CPUMonitorTests {
     #expect(tick.contains(.sampleCPU([AppProcessRef(app: "a", pid: 10)])))
   }
 
-  @Test("a cpuLimit kill in flight survives a restart in the state file, figures and all")
+  @Test("a cpuLimit kill in flight survives a restart in the state file, figures and all; older reports read back")
   func killInFlightCodable() throws {
     let report = CPUUsageReport(
-      state: "background", cpuSeconds: 50, windowSeconds: 60, sampledSeconds: 60, limitPercent: 80, overSeconds: 61)
+      state: "background", cpuSeconds: 48, windowSeconds: 60, sampledSeconds: 52, limitPercent: 80, fatal: true)
+    #expect(
+      report.summary
+        == "48 seconds cpu time over 52 seconds (92% cpu average), exceeding limit of 80% cpu over 60 seconds")
     let kill = KillInFlight(kill: .cpuLimit(report), level: .normal, availableBytes: 1)
     let encoded = try JSONEncoder().encode(kill)
     #expect(try JSONDecoder().decode(KillInFlight.self, from: encoded) == kill)
+    #expect(String(decoding: encoded, as: UTF8.self).contains(#""summary":"48 seconds cpu time"#))
+    let older =
+      #"{"state":"background","cpuSeconds":50,"windowSeconds":60,"sampledSeconds":60,"limitPercent":80,"overSeconds":61}"#
+    #expect(try JSONDecoder().decode(CPUUsageReport.self, from: Data(older.utf8)).fatal)
   }
 }

@@ -35,7 +35,10 @@ func testConfig(
     thresholds: testThresholds, foregroundSlots: slots, backgroundGrace: grace, killTimeout: killTimeout,
     terminateGrace: terminateGrace)
   // The CPU monitor's samples would add deadlines to every test of something else; CPUMonitorTests turn it on.
-  config.cpu = CPUMonitorConfig(background: nil)
+  config.cpu = CPUMonitorConfig(background: CPUStateLimits())
+  // Asking whether a debugger is attached would add a round trip to every watchdog test of something else;
+  // WatchdogDebuggerTests hold the watchdog as iOS does.
+  config.watchdogUnderDebugger = .kill
   return config
 }
 

@@ -6,27 +6,29 @@ import JetsamProtocol
 import JetsamTestKit
 import Testing
 
-/// The CPU monitor on real processes: a C app spinning in the background is caught, reported and killed; the same
-/// app holding a processing task on a charging device is left alone.
+/// The CPU monitor on real processes: a C app spinning in the background is killed as soon as it reaches the fatal
+/// limit, with its figures in iOS's words; one using a share of a core under it gets a non-fatal exception and
+/// lives; the spinner holding a processing task on a charging device is left alone.
 @Suite(
   "CPU monitor on real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)))
 struct CPUMonitorIntegrationTests {
-  /// A quarter of a core over 4 s, killed 2 s after the exception; background apps are never suspended on their own.
-  /// (Low, so that a spinner goes over it even when a loaded machine gives it well under a whole core.)
+  /// Fatal at a quarter of a core over 4 s; background apps are never suspended on their own. (Low, so that a
+  /// spinner reaches it even when a loaded machine gives it well under a whole core.)
   static let config = """
     {
-      cpuMonitor: { background: { limit: 25, window: "4s", killAfter: "2s" } },
+      cpuMonitor: { background: { fatal: { limit: 25, window: "4s" }, nonFatal: null } },
       suspend: { backgroundGrace: null },
     }
     """
 
-  @Test("a C app spinning in the background gets a CPU exception, then a cpuResourceLimit record with its figures")
+  @Test("a C app spinning in the background is killed on reaching the fatal limit, its figures in iOS's words")
   func spinnerIsKilled() throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
     let pid = try daemon.launch("spinner", ["spin"], options: ["--background"])
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
+    #expect(record.diagnostics?.count == 1, "its CPU exception, taken before the kill")
     #expect(record.pid == pid)
     #expect(record.reason == .cpuResourceLimit)
     #expect(record.terminationReason == "JETSAM cpu-limit")
@@ -36,10 +38,44 @@ struct CPUMonitorIntegrationTests {
     #expect(record.signal == 9)
     let usage = try #require(record.cpuUsage)
     #expect(usage.state == "background" && usage.windowSeconds == 4 && usage.limitPercent == 25)
-    #expect(usage.cpuSeconds > 1, "over 25 % of a core in 4 s: more than 1 CPU-second")
-    #expect(usage.overSeconds >= 2, "killed only after it stayed over for killAfter")
+    #expect(usage.cpuSeconds >= 1, "25 % of a core over 4 s: 1 CPU-second")
+    #expect(usage.fatal && usage.sampledSeconds <= 4, "killed within the window, not at its end or later")
+    #expect(usage.summary.hasSuffix("exceeding limit of 25% cpu over 4 seconds"), "\(usage.summary)")
+    let listed = try daemon.ctl(["exits"])
+    #expect(listed.stdout.contains("CPU: \(usage.summary)"), "\(listed.stdout)")
     #expect(record.cpuSeconds >= usage.cpuSeconds, "the app's whole life used at least the window's time")
     #expect(!isAlive(pid))
+  }
+
+  @Test("an app using 60 % of a core for three (scaled) minutes gets a non-fatal CPU exception and lives")
+  func nonFatalException() throws {
+    // iOS's limits scaled by 0.05 (80 % over 3 s, fatal; 180 s is 9 s), the non-fatal one at 30 % rather than
+    // 50 %, so that the app reaches it even when a loaded machine gives it less than its 60 %.
+    let daemon = try DaemonHarness(
+      config: """
+        {
+          timeScale: 0.05,
+          cpuMonitor: { background: { fatal: { limit: 80, window: "60s" }, nonFatal: { limit: 30, window: "180s" } } },
+          suspend: { backgroundGrace: null },
+        }
+        """)
+    defer { daemon.stop() }
+    let pid = try daemon.launch("indexer", ["spin", "--share", "60"], options: ["--background"])
+    try daemon.waitUntil("a CPU exception diagnostic", timeout: 60) {
+      let json = try daemon.ctl(["--json", "diagnostics", "--app", "indexer"])
+      return json.stdout.contains("cpuExceptionDiagnostics")
+    }
+    let payload = try DiagnosticsIntegrationTests.payload(daemon, app: "indexer")
+    let meta = try #require(payload.cpuExceptionDiagnostics?.first?.diagnosticMetaData)
+    #expect(meta.jetsamCPUFatal == false && meta.jetsamCPULimitPercent == 30 && meta.jetsamCPUWindowSeconds == 9)
+    #expect(meta.jetsamCPUSummary?.hasSuffix("exceeding limit of 30% cpu over 9 seconds") == true)
+    // Three scaled minutes on (9 s), under the fatal limit all along: alive, nothing recorded.
+    let busyFrom = try #require(cpuSeconds(of: pid))
+    Thread.sleep(forTimeInterval: 9)
+    #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 1.5, "it did burn a share of a core all along")
+    #expect(isAlive(pid))
+    #expect(try daemon.recordsOnDisk().isEmpty)
+    #expect(try DiagnosticsIntegrationTests.payload(daemon, app: "indexer").cpuExceptionDiagnostics?.count == 1)
   }
 
   @Test("a processing task is left alone while the device charges, and watched again once it stops charging")
@@ -49,7 +85,7 @@ struct CPUMonitorIntegrationTests {
     let daemon = try DaemonHarness(
       config: """
         {
-          cpuMonitor: { background: { limit: 25, window: "4s", killAfter: "2s" } },
+          cpuMonitor: { background: { fatal: { limit: 25, window: "4s" } } },
           suspend: { backgroundGrace: null }, backgroundTasks: { budget: "10m" },
         }
         """)
@@ -57,7 +93,7 @@ struct CPUMonitorIntegrationTests {
     let device = try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "on"])
     #expect(device.charging)
     let pid = try daemon.launch("indexer", ["spin", "--processing-task", "reindex"], options: ["--background"])
-    // Well past window + killAfter (6 s) on a charging device: still running, nothing recorded.
+    // Well past the window (4 s) on a charging device: still running, nothing recorded.
     let busyFrom = try #require(cpuSeconds(of: pid))
     Thread.sleep(forTimeInterval: 8 * TestTiming.slowdown)
     #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 2, "it did spin all along (over the budget's 25 %)")

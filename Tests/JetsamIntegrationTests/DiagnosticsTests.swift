@@ -128,17 +128,19 @@ struct DiagnosticsIntegrationTests {
     ])
   func cpuException(_ command: [String], _ burner: String) throws {
     let daemon = try DaemonHarness(
-      config: "{ cpuMonitor: { background: { limit: 25, window: \"4s\", killAfter: \"3s\" } }, "
+      config: "{ cpuMonitor: { background: { fatal: { limit: 25, window: \"4s\" }, nonFatal: null } }, "
         + "suspend: { backgroundGrace: null }, \(Self.captureBudget) }")
     defer { daemon.stop() }
     let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
     #expect(record.reason == .cpuResourceLimit && record.pid == pid)
-    #expect(record.diagnostics?.count == 1, "the record refers to its CPU exception")
+    #expect(record.diagnostics?.count == 1, "the record refers to its CPU exception, taken before the kill")
     let exception = try #require(try Self.payload(daemon, app: "spinner").cpuExceptionDiagnostics?.first)
     let meta = exception.diagnosticMetaData
     #expect(meta.totalCPUTime?.hasSuffix(" sec") == true && meta.totalSampledTime?.hasSuffix(" sec") == true)
     #expect(meta.jetsamCPULimitPercent == 25 && meta.jetsamAppState == "background")
+    #expect(meta.jetsamCPUFatal == true && meta.jetsamCPUSummary == record.cpuUsage?.summary)
+    #expect(meta.jetsamCPUSummary?.hasSuffix("exceeding limit of 25% cpu over 4 seconds") == true)
     #expect((meta.jetsamSamples ?? 0) >= 2)
     let tree = try #require(exception.callStackTree)
     #expect(!tree.callStackPerThread && tree.callStacks.count == 1 && tree.callStacks[0].threadAttributed == nil)
@@ -186,7 +188,11 @@ struct DiagnosticsIntegrationTests {
 
   @Test("a capture that cannot attach says why in the diagnostic, and the kill still goes out")
   func captureRefused() throws {
-    let daemon = try DaemonHarness(config: Self.config)
+    // Under a debugger the watchdog holds by default (as iOS's does): here the kill rule makes it fire.
+    let daemon = try DaemonHarness(
+      config:
+        "{ timeScale: \(TestTiming.timeScale(0.2)), suspend: { backgroundGrace: null }, \(Self.captureBudget), "
+        + "watchdog: { underDebugger: \"kill\" } }")
     defer { daemon.stop() }
     let pid = try #require(
       try daemon.ctlJSON(

@@ -97,14 +97,27 @@ struct ConfigTests {
       text: #"{ apps: { a: { command: ["x"], lockedFiles: { paths: ["shared"] } } } }"#,
       message: #"jetsamd.json5: apps.a.lockedFiles.paths: "shared" is not an absolute path"#),
     BadConfig(
-      text: #"{ cpuMonitor: { foreground: { limit: 90, window: "60s", killAfter: "1m" } } }"#,
-      message: "jetsamd.json5: cpuMonitor.foreground: killAfter is for background apps only"),
+      text: #"{ cpuMonitor: { foreground: { fatal: { limit: 90, window: "60s" } } } }"#,
+      message: "jetsamd.json5: cpuMonitor.foreground.fatal: is for background apps only"),
     BadConfig(
-      text: #"{ cpuMonitor: { background: { limit: 0, window: "60s" } } }"#,
-      message: "jetsamd.json5: cpuMonitor.background.limit: 0.0 is not a CPU budget"),
+      text: #"{ cpuMonitor: { background: { limit: 80, window: "60s", killAfter: "1m" } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.limit: the limits are now `fatal: { limit, window }`"),
     BadConfig(
-      text: #"{ cpuMonitor: { background: { limit: 80, window: "500ms" } } }"#,
-      message: "jetsamd.json5: cpuMonitor.background.window: must be at least 1s"),
+      text: #"{ cpuMonitor: { background: { fatal: { limit: 80, window: "60s", killAfter: "1m" } } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.fatal.killAfter: was removed"),
+    BadConfig(
+      text: #"{ cpuMonitor: { background: { nonFatal: { limit: 50, windw: "60s" } } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.nonFatal.windw: unknown key"),
+    BadConfig(
+      text: #"{ cpuMonitor: { background: { fatal: { limit: 0, window: "60s" } } } }"#,
+      message: "jetsamd.json5: cpuMonitor.background.fatal.limit: 0.0 is not a CPU limit"),
+    BadConfig(
+      text:
+        #"{ apps: { a: { command: ["x"], cpuMonitor: { background: { fatal: { limit: 80, window: "500ms" } } } } } }"#,
+      message: "jetsamd.json5: apps.a.cpuMonitor.background.fatal.window: must be at least 1s"),
+    BadConfig(
+      text: #"{ watchdog: { underDebugger: "pause" } }"#,
+      message: #"jetsamd.json5: watchdog.underDebugger: "pause" is not one of hold, kill"#),
     // Issue 29's examples: each once named no place.
     BadConfig(
       text: "{ daemonNice: 99999999999 }",
@@ -164,6 +177,36 @@ struct ConfigTests {
       config.apps["b"].map { config.settings(of: $0, named: "b") }?.lockedFiles
         == LockedFileRule(action: .defer, paths: ["/srv/shared"], retry: .seconds(2)))
   }
+
+  @Test("an app's CPU limits stand over the config's, limit by limit, scaled; null turns one off")
+  func cpuMonitorOverride() throws {
+    let config = try ConfigLoader.parse(
+      """
+      { timeScale: 0.5, cpuMonitor: { background: { nonFatal: { limit: 40, window: "100s" } } },
+        apps: { a: { command: ["x"] }, b: { command: ["x"], cpuMonitor: { background: { fatal: null } } },
+          c: { command: ["x"], cpuMonitor: { foreground: { nonFatal: { limit: 90, window: "10s" } } } } } }
+      """, file: "jetsamd.json5")
+    let iOSFatal = CPUBudget(limitPercent: 80, window: .seconds(30))
+    let nonFatal = CPUBudget(limitPercent: 40, window: .seconds(50))
+    #expect(
+      Daemon.policyConfig(config, thresholds: Self.thresholds, oomScoreFloor: 0).cpu
+        == CPUMonitorConfig(background: CPUStateLimits(fatal: iOSFatal, nonFatal: nonFatal)))
+    #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.cpuLimits == nil, "the config's")
+    #expect(
+      config.apps["b"].map { config.settings(of: $0, named: "b") }?.cpuLimits
+        == CPUMonitorConfig(background: CPUStateLimits(nonFatal: nonFatal)))
+    #expect(
+      config.apps["c"].map { config.settings(of: $0, named: "c") }?.cpuLimits
+        == CPUMonitorConfig(
+          background: CPUStateLimits(fatal: iOSFatal, nonFatal: nonFatal),
+          foreground: CPUBudget(limitPercent: 90, window: .seconds(5))))
+    // Written back as given (the state file keeps an app's config).
+    let encoded = try JSONEncoder().encode(config.apps["b"]!.cpuMonitor!)
+    #expect(String(decoding: encoded, as: UTF8.self).contains(#""fatal":null"#))
+  }
+
+  static let thresholds = PressureThresholds(
+    warning: .init(enter: 3, clear: 4), urgent: .init(enter: 2, clear: 3), critical: .init(enter: 1, clear: 2))
 
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
   func hookSignal() throws {
@@ -226,7 +269,8 @@ struct ConfigTests {
     let base = try ConfigLoader.load(path: root + "/jetsamd.json5")
     #expect(base.device.ram == .bytes(2 << 30))
     #expect(base.suspend.mode == .signal)
-    #expect(base.cpuMonitor == CPUMonitorSettings(), "the documented cpuMonitor is the default")
+    #expect(base.cpuMonitor == .standard, "the documented cpuMonitor is the default")
+    #expect(base.watchdog == WatchdogConfig(), "the documented watchdog is the default")
     #expect(base.lockedFiles == .standard, "the documented lockedFiles is the default")
     #expect(base.diagnostics == DiagnosticsSettings(), "the documented diagnostics are the default")
     #expect(

@@ -38,7 +38,7 @@ struct TestPolicy {
         warning: .init(enter: 400, clear: 500), urgent: .init(enter: 200, clear: 300),
         critical: .init(enter: 100, clear: 150)))
     // No CPU samples: nothing in these tests waits for one.
-    config.cpu = CPUMonitorConfig(background: nil)
+    config.cpu = CPUMonitorConfig(background: CPUStateLimits())
     policy = JetsamPolicy(config: config)
   }
 

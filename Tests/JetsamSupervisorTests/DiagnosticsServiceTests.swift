@@ -60,7 +60,7 @@ struct DiagnosticsServiceTests {
   static let hang = DiagnosticRequest.hang(event: .didEnterBackground, seconds: 5)
   static let cpu = DiagnosticRequest.cpuException(
     CPUUsageReport(
-      state: "background", cpuSeconds: 45, windowSeconds: 60, sampledSeconds: 60, limitPercent: 50, overSeconds: 15))
+      state: "background", cpuSeconds: 45, windowSeconds: 60, sampledSeconds: 60, limitPercent: 50, fatal: false))
 
   @Test("a hang's stacks are taken of its process by jetsam-stack, kept, and handed to its exit record once")
   func hangIsKept() throws {
@@ -130,6 +130,20 @@ struct DiagnosticsServiceTests {
     // The helper comes back at last: the diagnostic is kept and its own waiter told, the kill not sent again.
     fixture.urgent.finish()
     #expect(killed.count == 1 && done.count == 1 && fixture.kept.count == 1)
+  }
+
+  @Test("a fatal CPU exception's kill waits through its samples too (10 samples 100 ms apart), then no longer")
+  func killWaitsForSamples() throws {
+    var settings = DiagnosticsService.Settings()
+    settings.captureBudget = .seconds(2)
+    let fixture = try Fixture(settings: settings)
+    let killed = Counter()
+    fixture.capture(Self.cpu)
+    fixture.service.whenCaptured(app: "mail", pid: 1000) { killed.count += 1 }
+    fixture.loop.advance(by: .milliseconds(3_899))
+    #expect(killed.count == 0, "budget, a second, and 900 ms of sampling")
+    fixture.loop.advance(by: .milliseconds(1))
+    #expect(killed.count == 1)
   }
 
   @Test("a kill waits for every capture of its process under way, on either helper")

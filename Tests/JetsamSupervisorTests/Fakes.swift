@@ -459,6 +459,9 @@ final class RecordingAnnouncements: PolicyAnnouncements {
   func acknowledged(app: String, pid: Int32, event: AppEventKind) {
     told.append("acknowledged \(app) \(event.rawValue)")
   }
+  func watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?) {
+    told.append("watchdog \(app) \(event.rawValue) \(tracer.map { "held by \($0)" } ?? "running")")
+  }
 }
 
 /// App `name` as the supervisor holds it while it runs: its main process `pid`, in a fake cgroup that lists `pid` and

@@ -28,7 +28,7 @@ struct PolicyLoopTests {
           critical: .init(enter: 100, clear: 150)),
         backgroundGrace: grace)
       // No CPU samples: their deadlines would come before the ones these tests look at.
-      config.cpu = CPUMonitorConfig(background: nil)
+      config.cpu = CPUMonitorConfig(background: CPUStateLimits())
       loop = try PolicyLoop(policy: JetsamPolicy(config: config), scheduling: scheduling, log: Logger())
       loop.owners = PolicyLoop.Owners(
         perform: { [unowned self] action in

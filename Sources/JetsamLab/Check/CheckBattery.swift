@@ -9,16 +9,17 @@ import JetsamProtocol
 /// a private jetsamd with short deadlines, each check judged by the exit record or verdict it produced.
 public final class CheckBattery {
   /// The daemon's config: short deadlines and budgets, so that the battery takes half a minute; no automatic
-  /// suspension (the battery suspends when it means to). The background CPU budget is a quarter of iOS's 80 %: an
-  /// app at rest in the background uses next to nothing, while a busy loop on a loaded machine may get well under
-  /// 80 % of a core and would slip through.
+  /// suspension (the battery suspends when it means to). The background CPU limit is fatal as iOS's is (the kill
+  /// as soon as the window's CPU time reaches it), at a quarter of iOS's 80 %: an app at rest in the background uses
+  /// next to nothing, while a busy loop on a loaded machine may get well under 80 % of a core and would slip
+  /// through.
   static let config = """
     {
       device: { ram: "2G" },
       suspend: { backgroundGrace: null },
       watchdog: { launch: "3s", foreground: "2s", background: "2s", terminate: "2s" },
       backgroundTasks: { budget: "3s", expirationWarning: "1s", grace: "500ms" },
-      cpuMonitor: { background: { limit: 20, window: "3s", killAfter: "2s" } },
+      cpuMonitor: { background: { fatal: { limit: 20, window: "3s" }, nonFatal: null } },
     }
     """
   /// How long a suspension counts as long (the staleness check); an app whose state is valid for less shows it.

@@ -201,8 +201,8 @@ struct CheckProbe {
     let start = now()
     reopen()
     _ = try? session.send(ControlRequest(verb: .background, app: app))
-    // The task budget (3 s) and its grace, the CPU window (3 s) and killAfter (2 s), and a margin (a busy loop given
-    // a fifth of a core takes the whole window to go over): on jetsamd's clock, from the move to the background.
+    // The task budget (3 s) and its grace, the CPU window (3 s), and a margin (a busy loop given a fifth of a core
+    // takes the whole window to reach the limit): on jetsamd's clock, from the move to the background.
     if let moved = awaitChange(since: start, { $0.kind == .state && $0.to == .background }) {
       _ = awaitDaemonClock(moved.monotonicNanoseconds + Int64(Self.backgroundStay) * 1_000_000_000)
     }
@@ -210,7 +210,7 @@ struct CheckProbe {
     var results: [StepResult] = []
     for (location, title, reason) in [
       ("backgroundTask", "ends its background tasks before they expire", ExitReason.backgroundTaskAssertionTimeout),
-      ("backgroundCPU", "stays within the background CPU budget", ExitReason.cpuResourceLimit),
+      ("backgroundCPU", "stays within the background CPU limit", ExitReason.cpuResourceLimit),
     ] {
       if let exit, exit.reason == reason {
         results.append(result(location, title, start, .failed, exit.labDetail))
@@ -443,6 +443,8 @@ extension ExitRecord {
     var text = reason.rawValue
     if let event = watchdogEvent { text += " in \(event)" }
     if let seconds = watchdogSeconds { text += String(format: " after %.1f s", seconds) }
+    // iOS's crash-log wording: "CPU: 48 seconds cpu time over 52 seconds (93% cpu average), exceeding …".
+    if let usage = cpuUsage { text += " — CPU: \(usage.summary)" }
     return text + " (launch \(launch), \(state), \(terminationReason))"
   }
 }

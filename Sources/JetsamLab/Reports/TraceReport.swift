@@ -92,6 +92,10 @@ enum TraceReport {
       case .diagnostic:
         guard let pid else { continue }
         events.append(instant("diagnostic: \(change.name ?? "?")", pid: pid, tid: 1, ts: ts, args: [:]))
+      case .watchdogHeld:
+        guard let pid, let name = change.name else { continue }
+        let text = WatchdogHeldText.text(event: name, tracer: change.tracerPid)
+        events.append(instant(text, pid: pid, tid: 1, ts: ts, args: [:]))
       case .verdict:
         guard let pid else { continue }
         events.append(

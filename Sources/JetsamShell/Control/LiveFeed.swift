@@ -106,6 +106,10 @@ final class LiveFeed<Audience: LiveAudience> {
         case .cpuException: "cpuException"
         case .crash: "crash"
         }
+    case .watchdogHeld(let app, let pid, let event, let tracer):
+      change = about(.watchdogHeld, app: app, pid: pid)
+      change.name = event.rawValue
+      change.tracerPid = tracer
     case .restorationJudged(let app, let launch, let verdict, _, _):
       change = about(.verdict, app: app, pid: nil)
       change.launch = launch

@@ -11,6 +11,7 @@ protocol PolicyAnnouncements: AnyObject {
   func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase)
   func acknowledged(app: String, pid: Int32, event: AppEventKind)
+  func watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?)
 }
 
 /// Each of the policy's actions to its one owner: the app supervisor carries out what touches apps (processes,
@@ -41,6 +42,9 @@ enum ActionDispatch {
     case .appError(let app, let pid, let requestID, let code, let message):
       apps.channels.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
     case .sampleCPU(let refs): apps.sampleCPU(refs)
+    case .checkTracer(let app, let pid): apps.checkTracer(of: app, pid: pid)
+    case .watchdogHeld(let app, let pid, let event, let tracer):
+      announcements.watchdogHeld(app: app, pid: pid, event: event, tracer: tracer)
     case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged(let from, let to, let available):

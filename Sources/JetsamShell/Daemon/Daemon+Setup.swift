@@ -30,6 +30,7 @@ extension Daemon {
       suspendTimeout: config.suspend.timeout.duration, oomScoreFloor: oomScoreFloor)
     policy.suspendBeforeKill = config.suspend.beforeJetsamKill
     policy.cpu = config.cpuMonitor.policyConfig(timeScale: config.timeScale)
+    policy.watchdogUnderDebugger = config.watchdog.underDebugger
     return policy
   }
 }

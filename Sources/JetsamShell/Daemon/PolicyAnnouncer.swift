@@ -34,6 +34,11 @@ final class PolicyAnnouncer: PolicyAnnouncements {
     counters.count(record, configured: isConfigured(record.app))
   }
 
+  func watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?) {
+    log.notice("\(app) pid \(pid) \(WatchdogHeldText.text(event: event.rawValue, tracer: tracer))")
+    journal.watchdogHeld(app: app, pid: pid, event: event, tracer: tracer)
+  }
+
   func levelChanged(from: PressureLevel, to: PressureLevel, available: Int64) {
     log.notice("pressure \(from.name) → \(to.name) (\(ByteSize.format(available)) available)")
     journal.pressureChanged(from: from, to: to, available: available)

@@ -61,6 +61,8 @@ struct CaptureJob: Sendable {
       metadata.jetsamCPULimitPercent = usage.limitPercent
       metadata.jetsamCPUWindowSeconds = usage.windowSeconds
       metadata.jetsamAppState = usage.state
+      metadata.jetsamCPUFatal = usage.fatal
+      metadata.jetsamCPUSummary = usage.summary
       layout = .outermostFirstMerged
     case .crash(let crash):
       metadata.signal = crash.signal

@@ -53,8 +53,9 @@ final class DiagnosticsService {
   /// The tools started, until they end (reaped through their pidfds).
   private var toolWatches: [Int32: (any LoopSource, SpawnedProcess)] = [:]
   private let workers: Workers
-  /// Captures under way per process (how many, and who waits for them all to be done).
-  private var inFlight: [Subject: (count: Int, waiters: [() -> Void])] = [:]
+  /// Captures under way per process (how many, who waits for them all to be done, and whether one of them takes
+  /// several samples, a while apart).
+  private var inFlight: [Subject: (count: Int, waiters: [() -> Void], sampling: Bool)] = [:]
   /// The diagnostics written for each process, for its exit record.
   private var written: [Subject: [String]] = [:]
   private var sequence = 0
@@ -89,7 +90,8 @@ final class DiagnosticsService {
     // The launcher has its own copy once the tool's request is made (or there is none to make).
     defer { target.close() }
     let subject = Subject(app: app, pid: pid)
-    inFlight[subject, default: (0, [])].count += 1
+    inFlight[subject, default: (0, [], false)].count += 1
+    if CaptureJob.samples(for: request, settings: settings) > 1 { inFlight[subject]!.sampling = true }
     if let then { inFlight[subject]!.waiters.append(then) }
     sequence += 1
     var job = CaptureJob(
@@ -168,7 +170,8 @@ final class DiagnosticsService {
   func isCapturing(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
 
   /// Calls `then` once the captures of `pid` under way are done (written or failed), or at once if there are none.
-  /// A capture that never reports back (its helper stuck) holds nothing: past its budget and a second, `then` runs.
+  /// A capture that never reports back (its helper stuck) holds nothing: past its budget (with a CPU exception's
+  /// sampling) and a second, `then` runs.
   func whenCaptured(app: String, pid: Int32, then: @escaping () -> Void) {
     let subject = Subject(app: app, pid: pid)
     guard inFlight[subject] != nil else { return then() }
@@ -179,7 +182,8 @@ final class DiagnosticsService {
       then()
     }
     inFlight[subject]!.waiters.append(once)
-    let deadline = loop.now().advanced(by: settings.captureBudget + .seconds(1))
+    let sampling = inFlight[subject]!.sampling ? settings.cpuSampleInterval * (settings.cpuSamples - 1) : .zero
+    let deadline = loop.now().advanced(by: settings.captureBudget + sampling + .seconds(1))
     var timer: (any LoopSource)?
     timer = try? loop.addTimer(at: deadline) {
       timer?.cancel()

@@ -305,6 +305,14 @@ final class AppSupervisor {
     report(.cpuSampled(samples, at: at))
   }
 
+  /// Reads whether a tracer is attached to app `name`'s main process (`TracerPid` in its status: one read of a
+  /// kernel-generated file, which does not wait on the process) and reports it.
+  func checkTracer(of name: String, pid: Int32) {
+    let status = process(name, pid: pid).flatMap { _ in try? ProcessStatus.read(pid: pid) }
+    let tracer = status?["TracerPid"].flatMap { Int32($0) }.flatMap { $0 > 0 ? $0 : nil }
+    report(.tracerChecked(app: name, pid: pid, tracer: tracer, at: loop.now()))
+  }
+
   // MARK: Bands
 
   func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {

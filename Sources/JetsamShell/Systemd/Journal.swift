@@ -28,7 +28,7 @@ public struct Journal: Sendable {
     public static let restorationVerdict = "221f3b1897c74a118091bd557e3aa373"
     /// A return to the foreground was judged (fresh, stale).
     public static let resumptionVerdict = "298319db56a1412b83b51d9ab663cd51"
-    /// The CPU monitor killed an app that stayed over its budget (`cpuResourceLimit`).
+    /// The CPU monitor killed an app that reached its fatal CPU limit (`cpuResourceLimit`).
     public static let cpuLimitKill = "199dbe81117a40b9992e8d5c29d707bc"
     /// An app was killed for holding a file lock as it was suspended (`suspendedWithLockedFile`).
     public static let lockedFileKill = "57b057c517b648c8ad139b8803bbcd8e"
@@ -40,6 +40,8 @@ public struct Journal: Sendable {
     public static let crashDiagnostic = "4b46ff556933463498511797beeb0b66"
     /// An app's suspension was put off because it holds file locks (`lockedFiles` rule `defer`).
     public static let suspensionDeferred = "d6163abfd7d94d95aa7227987122bda9"
+    /// A lifecycle watchdog held because a debugger is attached, or running again once it went.
+    public static let watchdogHeld = "13b07965d6454c8fae13e53661e56497"
   }
 
   public let enabled: Bool
@@ -103,7 +105,10 @@ public struct Journal: Sendable {
       ("JETSAM_CPU_SECONDS", usage.cpuSeconds.formatted(decimals: 3)),
       ("JETSAM_CPU_WINDOW_SECONDS", usage.windowSeconds.formatted(decimals: 3)),
       ("JETSAM_CPU_LIMIT_PERCENT", usage.limitPercent.formatted(decimals: 1)),
-      ("JETSAM_CPU_OVER_SECONDS", usage.overSeconds.formatted(decimals: 3)),
+      ("JETSAM_CPU_SAMPLED_SECONDS", usage.sampledSeconds.formatted(decimals: 3)),
+      ("JETSAM_CPU_FATAL", usage.fatal ? "1" : "0"),
+      // iOS's own wording, as its crash logs give the figures.
+      ("JETSAM_CPU_SUMMARY", usage.summary),
     ]
   }
 
@@ -164,6 +169,17 @@ public struct Journal: Sendable {
       ("JETSAM_STATE_AGE_SECONDS", judgement.stateAgeSeconds.formatted(decimals: 3)),
       ("JETSAM_VALID_FOR_SECONDS", judgement.validForSeconds.formatted(decimals: 3)),
     ])
+  }
+
+  /// A watchdog held under a debugger (`tracer`), or running again once it went (`tracer` nil).
+  public func watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?) {
+    var fields = [
+      ("MESSAGE", "\(app) (pid \(pid)) \(WatchdogHeldText.text(event: event.rawValue, tracer: tracer))"),
+      ("MESSAGE_ID", MessageID.watchdogHeld), ("PRIORITY", "5"), ("JETSAM_APP", app), ("JETSAM_PID", String(pid)),
+      ("JETSAM_WATCHDOG_EVENT", event.rawValue),
+    ]
+    if let tracer { fields.append(("JETSAM_TRACER_PID", String(tracer))) }
+    send(fields)
   }
 
   /// A diagnostic was kept: its kind, id, app and where the attributed thread was.
