@@ -21,12 +21,15 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var hooks: [AppEventKind: LifecycleHook] = [:]
   /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
   public var lockedFiles: LockedFilesSettings? = nil
+  /// How much it may write within a window, over the config's `diskWriteMonitor` (``DiskWriteMonitorSettings/disabled``
+  /// for `null`: not watched).
+  public var diskWriteMonitor: DiskWriteMonitorSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
-    case lockedFiles
+    case lockedFiles, diskWriteMonitor
   }
 
   public init(from decoder: any Decoder) throws {
@@ -61,6 +64,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
     lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
+    diskWriteMonitor = try DiskWriteMonitorSettings.decode(forKey: .diskWriteMonitor, in: c)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -78,6 +82,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
     }
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
+    try c.encodeIfPresent(diskWriteMonitor, forKey: .diskWriteMonitor)
   }
 }
 

@@ -15,10 +15,14 @@ public struct AppSettings: Sendable, Equatable, Codable {
   public var adHoc: Bool
   /// What holding a file lock at suspension costs the app.
   public var lockedFiles: LockedFileRule
+  /// How much it may write within a window before a disk-write exception (already scaled by the config's time
+  /// scale); nil: not watched. The config gives every app iOS's ``DiskWriteLimit/iOS`` unless it says otherwise.
+  public var diskWrites: DiskWriteLimit?
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
+    diskWrites: DiskWriteLimit? = nil
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
@@ -26,6 +30,7 @@ public struct AppSettings: Sendable, Equatable, Codable {
     self.hooks = hooks
     self.adHoc = adHoc
     self.lockedFiles = lockedFiles
+    self.diskWrites = diskWrites
   }
 }
 

@@ -32,6 +32,8 @@ public struct JetsamPolicy: Sendable {
   /// Apps whose watch started between two rounds, read on their own for their window's anchor, and from when.
   var cpuAnchorsDue: Set<String> = []
   var cpuAnchorsAt: Instant?
+  /// When the disk-write monitor next reads the running watched apps' counters; nil while none runs.
+  var nextDiskWriteSampleAt: Instant?
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -112,6 +114,8 @@ public struct JetsamPolicy: Sendable {
       return setCharging(charging, at: at)
     case .cpuSampled(let samples, let at):
       return cpuSampled(samples, at: at)
+    case .diskWritesSampled(let samples, let at):
+      return diskWritesSampled(samples, at: at)
     case .crashReported(let name, let pid, let crash, _):
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget

@@ -49,6 +49,8 @@ public enum PolicyAction: Sendable, Equatable {
   case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
   /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
   case sampleCPU([AppProcessRef])
+  /// Read the bytes each of these apps has written since its launch and answer with one `diskWritesSampled`.
+  case sampleDiskWrites([AppProcessRef])
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)

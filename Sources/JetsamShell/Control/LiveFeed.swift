@@ -104,6 +104,7 @@ final class LiveFeed<Audience: LiveAudience> {
         switch request {
         case .hang: "hang"
         case .cpuException: "cpuException"
+        case .diskWriteException: "diskWriteException"
         case .crash: "crash"
         }
     case .restorationJudged(let app, let launch, let verdict, _, _):

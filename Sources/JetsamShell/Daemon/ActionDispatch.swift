@@ -41,6 +41,7 @@ enum ActionDispatch {
     case .appError(let app, let pid, let requestID, let code, let message):
       apps.channels.appError(to: app, pid: pid, requestID: requestID, code: code, message: message)
     case .sampleCPU(let refs): apps.sampleCPU(refs)
+    case .sampleDiskWrites(let refs): apps.diskWrites.sample(refs)
     case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged(let from, let to, let available):
