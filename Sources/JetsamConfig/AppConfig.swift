@@ -23,12 +23,15 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var lockedFiles: LockedFilesSettings? = nil
   /// Its CPU limits, over the config's `cpuMonitor`; nil: the daemon-wide ones.
   public var cpuMonitor: CPUMonitorSettings? = nil
+  /// How much it may write within a window, over the config's `diskWriteMonitor` (``DiskWriteMonitorSettings/disabled``
+  /// for `null`: not watched).
+  public var diskWriteMonitor: DiskWriteMonitorSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
-    case lockedFiles, cpuMonitor
+    case lockedFiles, cpuMonitor, diskWriteMonitor
   }
 
   public init(from decoder: any Decoder) throws {
@@ -64,6 +67,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     }
     lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
     cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor)
+    diskWriteMonitor = try DiskWriteMonitorSettings.decode(forKey: .diskWriteMonitor, in: c)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -82,6 +86,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     }
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
     try c.encodeIfPresent(cpuMonitor, forKey: .cpuMonitor)
+    try c.encodeIfPresent(diskWriteMonitor, forKey: .diskWriteMonitor)
   }
 }
 

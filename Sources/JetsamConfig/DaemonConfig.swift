@@ -45,7 +45,10 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var metrics = MetricsSettings()
   /// What an app holding file locks as it is suspended gets, unless its entry says otherwise.
   public var lockedFiles = LockedFilesSettings.standard
-  /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
+  /// How much an app may write within a window before a disk-write exception, unless its entry says otherwise
+  /// (iOS's 1 GB in 24 hours); `null`: not watched.
+  public var diskWriteMonitor = DiskWriteMonitorSettings.standard
+  /// Multiplies every watchdog deadline, background-task time, CPU-monitor and disk-write-monitor window (0.1 runs the same rules ten
   /// times faster).
   public var timeScale = 1.0
   /// Accept debug-only control requests (debugFreeze). Never on a production host.
@@ -74,7 +77,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey, CaseIterable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
-    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diagnostics, metrics, timeScale, debugRequests, apps
+    case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diskWriteMonitor, diagnostics, metrics, timeScale,
+      debugRequests, apps
     case passEnvironment, records, appUser
     case appAcknowledgements, spawnerSocket
   }
@@ -125,6 +129,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     metrics = try c.decodeIfPresent(MetricsSettings.self, forKey: .metrics) ?? d.metrics
     lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
       .standard)
+    diskWriteMonitor = (try DiskWriteMonitorSettings.decode(forKey: .diskWriteMonitor, in: c) ?? d.diskWriteMonitor)
+      .over(.standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {
@@ -177,6 +183,9 @@ extension DaemonConfig {
   public func settings(of app: AppConfig, named name: String) -> AppSettings {
     var settings = app.settings(defaults: defaults, defaultUser: appUser, adHoc: apps[name] == nil)
     settings.cpuLimits = app.cpuMonitor?.policyConfig(timeScale: timeScale)
+    // Merged here rather than at decoding, so that an ad-hoc app (no entry) gets the daemon-wide monitor too.
+    settings.diskWrites = (app.diskWriteMonitor ?? DiskWriteMonitorSettings()).over(diskWriteMonitor).limit(
+      timeScale: timeScale)
     return settings
   }
 

@@ -17,11 +17,14 @@ public struct AppSettings: Sendable, Equatable, Codable {
   public var lockedFiles: LockedFileRule
   /// The app's own CPU limits (its config's `cpuMonitor` over the daemon-wide one); nil: the daemon-wide ones.
   public var cpuLimits: CPUMonitorConfig?
+  /// How much it may write within a window before a disk-write exception (already scaled by the config's time
+  /// scale); nil: not watched. The config gives every app iOS's ``DiskWriteLimit/iOS`` unless it says otherwise.
+  public var diskWrites: DiskWriteLimit?
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
     hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
-    cpuLimits: CPUMonitorConfig? = nil
+    cpuLimits: CPUMonitorConfig? = nil, diskWrites: DiskWriteLimit? = nil
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
@@ -30,6 +33,7 @@ public struct AppSettings: Sendable, Equatable, Codable {
     self.adHoc = adHoc
     self.lockedFiles = lockedFiles
     self.cpuLimits = cpuLimits
+    self.diskWrites = diskWrites
   }
 }
 

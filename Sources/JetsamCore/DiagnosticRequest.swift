@@ -6,6 +6,9 @@ public enum DiagnosticRequest: Sendable, Equatable {
   case hang(event: AppEventKind, seconds: Double)
   /// The app went over its CPU budget: a few stack samples while it burns (MetricKit's CPU exception diagnostic).
   case cpuException(CPUUsageReport)
+  /// The app wrote more than its limit within the window: a few stack samples while it writes (MetricKit's
+  /// disk-write exception diagnostic; non-fatal).
+  case diskWriteException(DiskWriteReport)
   /// One of the app's processes got a fatal signal and waits in jetsam's crash handler: its stacks now, then the
   /// crash goes on (MetricKit's crash diagnostic).
   case crash(CrashReport)

@@ -10,6 +10,7 @@ extension JetsamPolicy {
     var earliest = jetsamKill?.deadline
     if let sample = nextCPUSampleAt, earliest.map({ sample < $0 }) ?? true { earliest = sample }
     if let anchors = cpuSoloReadsAt, earliest.map({ anchors < $0 }) ?? true { earliest = anchors }
+    if let disk = nextDiskWriteSampleAt, earliest.map({ disk < $0 }) ?? true { earliest = disk }
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
@@ -58,6 +59,7 @@ extension JetsamPolicy {
       jetsamKill = nil
     }
     actions += cpuSamplingTick(at: at)
+    actions += diskWriteSamplingTick(at: at)
     actions += runJetsam(at: at)
     return actions
   }

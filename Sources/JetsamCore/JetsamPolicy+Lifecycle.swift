@@ -228,6 +228,7 @@ extension JetsamPolicy {
       return app.band
     }
     rewatchCPU(name, at: at)
+    rewatchDiskWrites(name, at: at)
     return .stateChanged(app: name, from: from, to: next, band: band)
   }
 
@@ -293,6 +294,7 @@ extension JetsamPolicy {
     trackedApps[adopted.name] = app
     guard let inFlight = adopted.killInFlight else {
       rewatchCPU(adopted.name, at: at)
+      rewatchDiskWrites(adopted.name, at: at)
       return []
     }
     // A jetsam victim holds back the next kill until it is gone, as it would have.

@@ -33,6 +33,8 @@ public struct JetsamPolicy: Sendable {
   /// from when.
   var cpuSoloReadsDue: Set<String> = []
   var cpuSoloReadsAt: Instant?
+  /// When the disk-write monitor next reads the running watched apps' counters; nil while none runs.
+  var nextDiskWriteSampleAt: Instant?
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -115,6 +117,8 @@ public struct JetsamPolicy: Sendable {
       return cpuSampled(samples, at: at)
     case .tracerChecked(let name, let pid, let tracer, let at):
       return tracerChecked(name, pid: pid, tracer: tracer, at: at)
+    case .diskWritesSampled(let samples, let at):
+      return diskWritesSampled(samples, at: at)
     case .crashReported(let name, let pid, let crash, _):
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget

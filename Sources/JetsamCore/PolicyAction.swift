@@ -55,6 +55,8 @@ public enum PolicyAction: Sendable, Equatable {
   /// A watchdog is held because a debugger is attached (`tracer`, its pid), or runs again from now because it has
   /// gone (`tracer` nil): for the journal, the log and the watch stream.
   case watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?)
+  /// Read the bytes each of these apps has written since its launch and answer with one `diskWritesSampled`.
+  case sampleDiskWrites([AppProcessRef])
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)

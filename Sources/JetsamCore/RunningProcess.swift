@@ -44,6 +44,8 @@ struct RunningProcess: Sendable {
   var backgroundStint: BackgroundStint?
   /// The app's CPU watch while its state has a budget.
   var cpuWatch: CPUWatch?
+  /// The app's disk-write watch while it has a limit.
+  var diskWriteWatch: DiskWriteWatch?
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid

@@ -2,9 +2,10 @@ import JetsamCore
 
 /// The kinds of diagnostic jetsamd keeps, as MetricKit names their arrays in a diagnostic payload.
 public enum DiagnosticKind: String, Codable, Sendable, CaseIterable {
-  case crash, hang, cpuException
+  case crash, hang, cpuException, diskWriteException
 
-  /// The payload array this kind goes in: `crashDiagnostics`, `hangDiagnostics`, `cpuExceptionDiagnostics`.
+  /// The payload array this kind goes in: `crashDiagnostics`, `hangDiagnostics`, `cpuExceptionDiagnostics`,
+  /// `diskWriteExceptionDiagnostics`.
   public var payloadKey: String { rawValue + "Diagnostics" }
 }
 
@@ -36,7 +37,8 @@ public struct DiagnosticRecord: Codable, Sendable, Equatable {
   }
 }
 
-/// A diagnostic in MetricKit's JSON layout (`MXCrashDiagnostic`, `MXHangDiagnostic`, `MXCPUExceptionDiagnostic`):
+/// A diagnostic in MetricKit's JSON layout (`MXCrashDiagnostic`, `MXHangDiagnostic`, `MXCPUExceptionDiagnostic`,
+/// `MXDiskWriteExceptionDiagnostic`):
 /// its version, call stack tree and metadata.
 public struct MetricKitDiagnostic: Codable, Sendable, Equatable {
   public var version = "1.0.0"
@@ -83,6 +85,9 @@ public struct DiagnosticMetaData: Codable, Sendable, Equatable {
   /// `48.2 sec` of CPU time used in `totalSampledTime`.
   public var totalCPUTime: String?
   public var totalSampledTime: String?
+  // Disk-write exception.
+  /// `1,073.74 MB`: what the app wrote within the window, as MetricKit writes a measurement of storage.
+  public var writesCaused: String?
   // jetsam's.
   /// The lifecycle event whose handler hung.
   public var jetsamLifecycleEvent: String?
@@ -95,6 +100,12 @@ public struct DiagnosticMetaData: Codable, Sendable, Equatable {
   /// The figures as an iOS crash log words them: "48 seconds cpu time over 52 seconds (93% cpu average),
   /// exceeding limit of 80% cpu over 60 seconds".
   public var jetsamCPUSummary: String?
+  /// The disk-write limit that was exceeded (bytes within the window), the bytes written (exactly) and how much of the
+  /// window the monitor had sampled.
+  public var jetsamWriteLimitBytes: Int64?
+  public var jetsamWriteWindowSeconds: Double?
+  public var jetsamBytesWritten: Int64?
+  public var jetsamWriteSampledSeconds: Double?
   /// Why the call stacks are missing or partial (no permission, a debugger attached, the time budget ran out).
   public var jetsamCaptureError: String?
   /// How long the capture took, in milliseconds, and how many samples it took.

@@ -46,6 +46,7 @@ public struct DiagnosticPayload: Codable, Sendable, Equatable {
   public var crashDiagnostics: [MetricKitDiagnostic]?
   public var hangDiagnostics: [MetricKitDiagnostic]?
   public var cpuExceptionDiagnostics: [MetricKitDiagnostic]?
+  public var diskWriteExceptionDiagnostics: [MetricKitDiagnostic]?
 
   /// One payload per app (sorted by name), each holding that app's diagnostics oldest first.
   public static func payloads(_ records: [DiagnosticRecord]) -> [DiagnosticPayload] {
@@ -58,7 +59,8 @@ public struct DiagnosticPayload: Codable, Sendable, Equatable {
       }
       return DiagnosticPayload(
         timeStampBegin: metricKitTime(records.first!.time), timeStampEnd: metricKitTime(records.last!.time),
-        crashDiagnostics: of(.crash), hangDiagnostics: of(.hang), cpuExceptionDiagnostics: of(.cpuException))
+        crashDiagnostics: of(.crash), hangDiagnostics: of(.hang), cpuExceptionDiagnostics: of(.cpuException),
+        diskWriteExceptionDiagnostics: of(.diskWriteException))
     }
   }
 }

@@ -118,6 +118,18 @@ struct ConfigTests {
     BadConfig(
       text: #"{ watchdog: { underDebugger: "pause" } }"#,
       message: #"jetsamd.json5: watchdog.underDebugger: "pause" is not one of hold, kill"#),
+    BadConfig(
+      text: #"{ diskWriteMonitor: { limit: "1Q" } }"#,
+      message: #"jetsamd.json5: diskWriteMonitor.limit: "1Q" is not a size"#),
+    BadConfig(
+      text: #"{ diskWriteMonitor: { limit: 0 } }"#,
+      message: "jetsamd.json5: diskWriteMonitor.limit: must be at least 1 byte"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], diskWriteMonitor: { window: "500ms" } } } }"#,
+      message: "jetsamd.json5: apps.a.diskWriteMonitor.window: must be at least 1s"),
+    BadConfig(
+      text: #"{ diskWriteMonitor: { limit: "1G", every: "1h" } }"#,
+      message: "jetsamd.json5: diskWriteMonitor.every: unknown key"),
     // Issue 29's examples: each once named no place.
     BadConfig(
       text: "{ daemonNice: 99999999999 }",
@@ -208,6 +220,35 @@ struct ConfigTests {
   static let thresholds = PressureThresholds(
     warning: .init(enter: 3, clear: 4), urgent: .init(enter: 2, clear: 3), critical: .init(enter: 1, clear: 2))
 
+  @Test(
+    "diskWriteMonitor: iOS's 1 GB in 24 h by default, scaled by timeScale, an app's keys over the config's, null off")
+  func diskWriteMonitorOverride() throws {
+    let config = try ConfigLoader.parse(
+      """
+      { timeScale: 0.5, diskWriteMonitor: { limit: "10M" },
+        apps: { a: { command: ["x"] }, b: { command: ["x"], diskWriteMonitor: { window: "10s" } },
+                off: { command: ["x"], diskWriteMonitor: null } } }
+      """, file: "jetsamd.json5")
+    func limit(_ name: String) -> DiskWriteLimit? {
+      config.settings(of: config.apps[name] ?? AppConfig(command: ["x"]), named: name).diskWrites
+    }
+    #expect(limit("a") == DiskWriteLimit(bytes: 10 << 20, window: .seconds(12 * 3600)))
+    #expect(limit("b") == DiskWriteLimit(bytes: 10 << 20, window: .seconds(5)))
+    #expect(limit("off") == nil)
+    #expect(limit("adhoc") == DiskWriteLimit(bytes: 10 << 20, window: .seconds(12 * 3600)), "ad-hoc apps too")
+    let plain = try ConfigLoader.parse("{ apps: { a: { command: [\"x\"] } } }", file: "jetsamd.json5")
+    #expect(plain.apps["a"].map { plain.settings(of: $0, named: "a") }?.diskWrites == .iOS)
+    let none = try ConfigLoader.parse(
+      """
+      { diskWriteMonitor: null,
+        apps: { a: { command: ["x"] }, b: { command: ["x"], diskWriteMonitor: { limit: "1M" } } } }
+      """, file: "jetsamd.json5")
+    #expect(none.apps["a"].map { none.settings(of: $0, named: "a") }?.diskWrites == nil, "off daemon-wide")
+    #expect(
+      none.apps["b"].map { none.settings(of: $0, named: "b") }?.diskWrites
+        == DiskWriteLimit(bytes: 1 << 20, window: .seconds(86_400)), "an app's own entry watches it all the same")
+  }
+
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
   func hookSignal() throws {
     let config = try ConfigLoader.parse(
@@ -272,6 +313,7 @@ struct ConfigTests {
     #expect(base.cpuMonitor == .standard, "the documented cpuMonitor is the default")
     #expect(base.watchdog == WatchdogConfig(), "the documented watchdog is the default")
     #expect(base.lockedFiles == .standard, "the documented lockedFiles is the default")
+    #expect(base.diskWriteMonitor == .standard, "the documented diskWriteMonitor is the default")
     #expect(base.diagnostics == DiagnosticsSettings(), "the documented diagnostics are the default")
     #expect(
       Daemon.policyConfig(

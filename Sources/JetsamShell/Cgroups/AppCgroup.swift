@@ -52,6 +52,8 @@ public final class AppCgroup: Sendable {
   private let oomEvents: CgroupFile
   /// v1 `cpuacct.usage` (ns) or v2 `cpu.stat` (`usage_usec`).
   private let cpuUsage: CgroupFile
+  /// `io.stat`, present only where the io controller is enabled for the app (pure v2 hosts that delegate it).
+  private let ioStat: CgroupFile?
   private let procs: CgroupFile
   private let eventsFile: CgroupFile
   /// The memory cap last read (outer nil: not read since it was last set). Only jetsamd sets it, and every `ps`
@@ -102,6 +104,7 @@ public final class AppCgroup: Sendable {
       opened.append(spawn)
       let events = keep(try CgroupFile.open("cgroup.events", in: v2))
       let procs = keep(try CgroupFile.open("cgroup.procs", in: v2))
+      ioStat = try CgroupFile.openIfPresent("io.stat", in: v2).map(keep)
       if location.isPureV2 {
         usage = keep(try CgroupFile.open("memory.current", in: memory))
         // memory.peak arrived in Linux 5.19.
@@ -130,6 +133,7 @@ public final class AppCgroup: Sendable {
     spawnDirectory.close()
     for file in [usage, limit, oomEvents, cpuUsage, procs, eventsFile] { file.close() }
     peak?.close()
+    ioStat?.close()
   }
 
   /// Every directory of the app, one per hierarchy (controller hierarchies first, then the cgroup2 one).
@@ -217,6 +221,24 @@ public final class AppCgroup: Sendable {
 
   /// How many processes the kernel's OOM killer has killed in this cgroup because of its memory cap (v1
   /// `memory.oom_control`, v2 `memory.events`, line `oom_kill`). A `kill -9` from outside does not count.
+  /// Bytes the cgroup has written to block devices: the sum of `wbytes=` over `io.stat`'s devices; nil without
+  /// I/O accounting (no `io.stat`).
+  public func storageBytesWritten() throws -> Int64? {
+    guard let ioStat else { return nil }
+    return Self.writtenBytes(ioStat: try ioStat.readText())
+  }
+
+  /// The sum of `wbytes=` over the lines of an `io.stat` (`8:0 rbytes=1 wbytes=2 rios=…`, one per device).
+  static func writtenBytes(ioStat text: String) -> Int64 {
+    var total: Int64 = 0
+    for line in text.split(separator: "\n") {
+      for field in line.split(separator: " ") where field.hasPrefix("wbytes=") {
+        total += Int64(field.dropFirst(7)) ?? 0
+      }
+    }
+    return total
+  }
+
   public func oomKillCount() throws -> Int {
     Int(try oomEvents.readKeyed("oom_kill"))
   }

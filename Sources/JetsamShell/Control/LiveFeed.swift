@@ -104,6 +104,7 @@ final class LiveFeed<Audience: LiveAudience> {
         switch request {
         case .hang: "hang"
         case .cpuException: "cpuException"
+        case .diskWriteException: "diskWriteException"
         case .crash: "crash"
         }
     case .watchdogHeld(let app, let pid, let event, let tracer):

@@ -135,6 +135,7 @@ public final class Daemon {
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
       keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
+    supervisor.diskWrites.worker = try BackgroundWork(loop: loop, label: "jetsamd.disk-writes")
     if config.diagnostics.crashes {
       supervisor.requests.crashHandler = Self.crashHandlerLibrary
       if supervisor.requests.crashHandler == nil {

@@ -19,16 +19,20 @@ struct CaptureJob: Sendable {
   var settings: DiagnosticsService.Settings
   var store: DiagnosticStore
 
-  /// How many samples a request takes: one of a hang, several of a CPU exception.
+  /// How many samples a request takes: one of a hang, several of a CPU or disk-write exception (what an app does
+  /// over time is where most samples find it).
   static func samples(for request: DiagnosticRequest, settings: DiagnosticsService.Settings) -> Int {
-    if case .cpuException = request { return settings.cpuSamples }
-    return 1
+    switch request {
+    case .cpuException, .diskWriteException: settings.cpuSamples
+    case .hang, .crash: 1
+    }
   }
 
   var kind: DiagnosticKind {
     switch request {
     case .hang: .hang
     case .cpuException: .cpuException
+    case .diskWriteException: .diskWriteException
     case .crash: .crash
     }
   }
@@ -63,6 +67,13 @@ struct CaptureJob: Sendable {
       metadata.jetsamAppState = usage.state
       metadata.jetsamCPUFatal = usage.fatal
       metadata.jetsamCPUSummary = usage.summary
+      layout = .outermostFirstMerged
+    case .diskWriteException(let writes):
+      metadata.writesCaused = Self.megabytes(writes.bytesWritten)
+      metadata.jetsamBytesWritten = writes.bytesWritten
+      metadata.jetsamWriteLimitBytes = writes.limitBytes
+      metadata.jetsamWriteWindowSeconds = writes.windowSeconds
+      metadata.jetsamWriteSampledSeconds = writes.sampledSeconds
       layout = .outermostFirstMerged
     case .crash(let crash):
       metadata.signal = crash.signal
@@ -142,6 +153,24 @@ struct CaptureJob: Sendable {
       return "\(hex) is in \(fields[0]) \(fields.count > 1 ? fields[1] : "") \(what)"
     }
     return "\(hex) is not in any region"
+  }
+
+  /// MetricKit's way of writing an amount of storage: `2,147.48 MB` (decimal megabytes, grouped thousands, up to two
+  /// decimals).
+  static func megabytes(_ bytes: Int64) -> String {
+    let hundredths = (Double(bytes) / 10_000).rounded()
+    let whole = Int64(hundredths / 100)
+    let fraction = Int64(hundredths) % 100
+    var digits = String(whole)
+    var grouped = ""
+    while digits.count > 3 {
+      grouped = "," + digits.suffix(3) + grouped
+      digits = String(digits.dropLast(3))
+    }
+    grouped = digits + grouped
+    guard fraction != 0 else { return grouped + " MB" }
+    let decimals = fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction)
+    return grouped + "." + decimals + " MB"
   }
 
   /// MetricKit's way of writing a time: `9 sec` (with up to three decimals, for the short times of a lab).

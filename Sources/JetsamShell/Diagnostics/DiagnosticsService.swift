@@ -132,7 +132,7 @@ final class DiagnosticsService {
   }
 
   private func start(_ job: CaptureJob) {
-    let work = job.kind == .cpuException ? workers.sampling : workers.urgent
+    let work = job.kind == .cpuException || job.kind == .diskWriteException ? workers.sampling : workers.urgent
     let subject = job.subject
     work.run({ job.perform() }, then: { [weak self] result in self?.finished(subject, result) })
   }

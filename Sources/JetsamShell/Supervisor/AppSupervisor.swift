@@ -79,6 +79,8 @@ final class AppSupervisor {
   private let locks = LockInspector()
   /// Learns how apps ended and reports them once wholly gone.
   let ends: AppEndWatcher
+  /// Reads how much apps have written, for the disk-write monitor.
+  let diskWrites: DiskWriteSampler
 
   init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
     self.seams = seams
@@ -89,6 +91,7 @@ final class AppSupervisor {
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
     ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
+    diskWrites = DiskWriteSampler(loop: seams.loop)
     launches = AppLaunches(
       loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
       signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
@@ -106,6 +109,8 @@ final class AppSupervisor {
     suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     suspender.running = { [unowned self] in Array(self.processes.values) }
     ends.report = { [unowned self] event in self.report(event) }
+    diskWrites.report = { [unowned self] event in self.report(event) }
+    diskWrites.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     ends.running = { [unowned self] name in self.processes[name] }
     ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
     ends.memoryFreed = { [unowned self] in self.observers.memoryFreed() }

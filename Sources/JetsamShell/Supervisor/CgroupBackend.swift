@@ -33,6 +33,9 @@ public protocol AppCgroupControl: AnyObject {
   func memoryLimit() throws -> Int64?
   func cpuSeconds() throws -> Double
   func oomKillCount() throws -> Int
+  /// Bytes the cgroup has written to block devices (`io.stat` wbytes), or nil when it has no I/O accounting (the
+  /// io controller is not enabled for it: the hybrid layout, or a v2 host that does not delegate io).
+  func storageBytesWritten() throws -> Int64?
   /// One removal attempt that never waits: false while processes (or child cgroups) remain.
   func removeIfEmpty() throws -> Bool
   /// Why the cgroup is still busy, for messages.
@@ -40,6 +43,11 @@ public protocol AppCgroupControl: AnyObject {
 }
 
 extension AppCgroup: AppCgroupControl {}
+
+extension AppCgroupControl {
+  /// No I/O accounting, unless the cgroup says otherwise (the supervisor's fakes have none).
+  public func storageBytesWritten() throws -> Int64? { nil }
+}
 
 extension DeviceCgroup: CgroupBackend {
   public func makeAppCgroup(name: String, limits: AppLimits) throws -> any AppCgroupControl {

@@ -34,6 +34,8 @@ public struct Journal: Sendable {
     public static let lockedFileKill = "57b057c517b648c8ad139b8803bbcd8e"
     /// An app went over its CPU budget: a CPU exception diagnostic (non-fatal).
     public static let cpuException = "131437cc41be4443941087f72d742944"
+    /// An app wrote more than its disk-write limit within the window: a disk-write exception diagnostic (non-fatal).
+    public static let diskWriteException = "5e0c2b7a9d3f4e18b6a1c47f2d8e9b03"
     /// A hang diagnostic: where a lifecycle event's handler hung, taken before the watchdog kill.
     public static let hangDiagnostic = "6d67c11267c141c8989db8e04fa3c5ac"
     /// A crash diagnostic: where the app faulted.
@@ -189,6 +191,7 @@ public struct Journal: Sendable {
       case .crash: MessageID.crashDiagnostic
       case .hang: MessageID.hangDiagnostic
       case .cpuException: MessageID.cpuException
+      case .diskWriteException: MessageID.diskWriteException
       }
     var fields = [
       ("MESSAGE", "\(record.app) (pid \(record.pid)) \(record.kind.rawValue) diagnostic: \(summary)"),
@@ -200,6 +203,8 @@ public struct Journal: Sendable {
     if let error = metadata.jetsamCaptureError { fields.append(("JETSAM_CAPTURE_ERROR", error)) }
     if let event = metadata.jetsamLifecycleEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
     if let cpu = metadata.totalCPUTime { fields.append(("JETSAM_CPU_TIME", cpu)) }
+    if let writes = metadata.writesCaused { fields.append(("JETSAM_WRITES_CAUSED", writes)) }
+    if let bytes = metadata.jetsamBytesWritten { fields.append(("JETSAM_BYTES_WRITTEN", String(bytes))) }
     send(fields)
   }
 
