@@ -22,10 +22,12 @@ struct CPUMonitorIntegrationTests {
     }
     """
 
-  @Test("a C app spinning in the background is killed on reaching the fatal limit, its figures in iOS's words")
+  @Test("a spinning C app is killed on reaching the fatal limit, in iOS's words; its paced twin is not flagged")
   func spinnerIsKilled() throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
+    // The fixed twin: the same work spread out, 5 % of a core.
+    let twin = try daemon.launch("paced", ["spin", "--share", "5"], options: ["--background"])
     let pid = try daemon.launch("spinner", ["spin"], options: ["--background"])
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
     #expect(record.diagnostics?.count == 1, "its CPU exception, taken before the kill")
@@ -43,6 +45,10 @@ struct CPUMonitorIntegrationTests {
     #expect(usage.summary.hasSuffix("exceeding limit of 25% cpu over 4 seconds"), "\(usage.summary)")
     let listed = try daemon.ctl(["exits"])
     #expect(listed.stdout.contains("CPU: \(usage.summary)"), "\(listed.stdout)")
+    #expect(isAlive(twin) && (cpuSeconds(of: twin) ?? 0) > 0, "the twin ran all along")
+    #expect(try daemon.recordsOnDisk().map(\.app) == ["spinner"])
+    let twinDiagnostics = try daemon.ctl(["--json", "diagnostics", "--app", "paced"])
+    #expect(!twinDiagnostics.stdout.contains("cpuExceptionDiagnostics"), "\(twinDiagnostics.stdout)")
     #expect(record.cpuSeconds >= usage.cpuSeconds, "the app's whole life used at least the window's time")
     #expect(!isAlive(pid))
   }

@@ -16,9 +16,9 @@ struct DiskWriteIntegrationTests {
     "{ diskWriteMonitor: { limit: \"1M\", window: \"10s\" }, suspend: { backgroundGrace: null }, "
     + DiagnosticsIntegrationTests.captureBudget + " }"
 
-  /// A Python app appending `chunk` bytes to a file in its working directory (on the state directory's disk) `times`
-  /// times (forever when nil), a few times a second, then touching `done` and idling.
-  static func writer(chunk: Int, times: Int?, done: String) -> [String] {
+  /// A Python app appending `chunk` bytes to `file` `times` times (forever when nil), a few times a second, then
+  /// touching `done` and idling.
+  static func writer(chunk: Int, times: Int?, done: String, file: String) -> [String] {
     let loop = times.map { "range(\($0))" } ?? "iter(int, 1)"
     return [
       "/usr/bin/python3", "-c",
@@ -29,7 +29,7 @@ struct DiskWriteIntegrationTests {
               f.write(b"x" * \(chunk))
               f.flush()
               time.sleep(0.05)
-      with open("writes.bin", "ab") as f:
+      with open("\(file)", "ab") as f:
           write_heavily(f)
       open("\(done)", "w").close()
       while True:
@@ -42,12 +42,17 @@ struct DiskWriteIntegrationTests {
   func buggyAndFixedTwin() throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
+    // On a disk, not the temporary directory: a write to tmpfs (as the v2 VM's /tmp is) reaches no storage, and
+    // counts nothing, as on iOS writes to memory do not. /var/tmp is the VM's scratch ext4 disk, and the host's.
+    let files = ["fixed", "buggy"].map { "/var/tmp/jetsam-disk-writes-\(getpid())-\($0).bin" }
+    defer { for file in files { unlink(file) } }
     // The fixed twin first: 12 × 64 KiB = 768 KiB, under the 1 MiB limit, then it says it is done.
     let fixedDone = daemon.directory + "/fixed-done"
     let fixed = try #require(
       try daemon.ctlJSON(
         AppInfo.self,
-        ["launch", "fixed", "--background", "--"] + Self.writer(chunk: 64 << 10, times: 12, done: fixedDone)
+        ["launch", "fixed", "--background", "--"]
+          + Self.writer(chunk: 64 << 10, times: 12, done: fixedDone, file: files[0])
       ).pid)
     try daemon.waitUntil("the fixed twin has written its 768 KiB") { access(fixedDone, F_OK) == 0 }
     // The buggy one writes 256 KiB at a time for as long as it runs: past the limit within a second.
@@ -55,7 +60,7 @@ struct DiskWriteIntegrationTests {
       try daemon.ctlJSON(
         AppInfo.self,
         ["launch", "buggy", "--background", "--"]
-          + Self.writer(chunk: 256 << 10, times: nil, done: daemon.directory + "/never")
+          + Self.writer(chunk: 256 << 10, times: nil, done: daemon.directory + "/never", file: files[1])
       )
       .pid)
     var payload: DiagnosticPayload?

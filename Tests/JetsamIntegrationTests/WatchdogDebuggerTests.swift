@@ -24,14 +24,15 @@ struct WatchdogDebuggerIntegrationTests {
     (try? ProcessStatus.read(pid: pid))?["TracerPid"].flatMap { Int32($0) } ?? 0
   }
 
-  /// A C app that hangs in didEnterBackground, active, with strace attached to it; the watch stream follows.
-  static func hungUnderStrace(_ daemon: DaemonHarness) throws -> (pid: Int32, strace: ChildProcess, watch: ChildProcess)
-  {
+  /// A C app that hangs in didEnterBackground (or, as its fixed twin, answers it), active, with strace attached to
+  /// it, sent to the background; the watch stream follows.
+  static func hungUnderStrace(_ daemon: DaemonHarness, name: String = "hangs", hangs: Bool = true) throws -> (
+    pid: Int32, strace: ChildProcess, watch: ChildProcess
+  ) {
+    let hang = hangs ? ["--hang-in", "didEnterBackground"] : []
     let pid = try #require(
-      try daemon.ctlJSON(
-        AppInfo.self, ["launch", "hangs", "--", Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"]
-      ).pid)
-    try daemon.waitUntil("the app to be active") { try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive }
+      try daemon.ctlJSON(AppInfo.self, ["launch", name, "--", Binaries.current.testapp, "speak"] + hang).pid)
+    try daemon.waitUntil("the app to be active") { try daemon.apps()[name]?.lifecycleState == .foregroundActive }
     let watch = try ChildProcess(Binaries.current.jetsamctl, ["--socket", daemon.socket, "--json", "watch"])
     try daemon.waitUntil("watch's snapshot") { !watch.log.all.isEmpty }
     // SIGTERM back to its default and unblocked first: the test runner ignores and blocks signals, and both survive
@@ -45,7 +46,7 @@ struct WatchdogDebuggerIntegrationTests {
         "/usr/bin/strace", "-p", String(pid), "-o", "/dev/null",
       ])
     try daemon.waitUntil("strace to attach") { tracer(of: pid) == strace.pid }
-    try daemon.ctl(["background", "hangs"])
+    try daemon.ctl(["background", name])
     return (pid, strace, watch)
   }
 
@@ -60,7 +61,7 @@ struct WatchdogDebuggerIntegrationTests {
     let daemon = try DaemonHarness(config: Self.config("hold"))
     defer { daemon.stop() }
     let (pid, strace, watch) = try Self.hungUnderStrace(daemon)
-    defer { _ = watch.stop(signal: SIGINT) }
+    defer { _ = watch.stop(signal: SIGTERM) }
     try daemon.waitUntil("the watchdog held") { Self.holds(watch).first?.tracerPid == strace.pid }
     let held = try #require(Self.holds(watch).first)
     #expect(held.app == "hangs" && held.pid == pid && held.name == "didEnterBackground")
@@ -79,13 +80,32 @@ struct WatchdogDebuggerIntegrationTests {
     #expect(released?.tracerPid == nil && released != nil, "the stream said the watchdog runs again")
   }
 
+  @Test("the fixed twin, answering its events under strace, is neither held nor killed")
+  func answeringTwin() throws {
+    let daemon = try DaemonHarness(config: Self.config("hold"))
+    defer { daemon.stop() }
+    let (pid, strace, watch) = try Self.hungUnderStrace(daemon, name: "answers", hangs: false)
+    defer {
+      _ = watch.stop(signal: SIGTERM)
+      _ = strace.stop(signal: SIGTERM)
+    }
+    try daemon.waitUntil("its didEnterBackground acknowledged") {
+      watch.log.all.dropFirst().contains { line in
+        let change = try? JSONDecoder().decode(LiveChange.self, from: Data(line.text.utf8))
+        return change?.kind == .acknowledgement && change?.name == "didEnterBackground"
+      }
+    }
+    #expect(isAlive(pid) && Self.holds(watch).isEmpty)
+    #expect(try daemon.recordsOnDisk().isEmpty)
+  }
+
   @Test("underDebugger kill: the watchdog kills the app with strace still attached")
   func killRule() throws {
     let daemon = try DaemonHarness(config: Self.config("kill"))
     defer { daemon.stop() }
     let (pid, strace, watch) = try Self.hungUnderStrace(daemon)
     defer {
-      _ = watch.stop(signal: SIGINT)
+      _ = watch.stop(signal: SIGTERM)
       _ = strace.stop(signal: SIGTERM)
     }
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
