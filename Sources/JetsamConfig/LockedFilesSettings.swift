@@ -25,15 +25,7 @@ public struct LockedFilesSettings: Sendable, Codable, Equatable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    if let text = try c.decodeIfPresent(String.self, forKey: .action) {
-      guard let parsed = LockedFileAction(rawValue: text) else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .action, in: c,
-          debugDescription:
-            "\"\(text)\" is not one of \(LockedFileAction.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      action = parsed
-    }
+    action = try c.decodeChoiceIfPresent(LockedFileAction.self, forKey: .action)
     paths = try c.decodeIfPresent([String].self, forKey: .paths)
     if let bad = paths?.first(where: { !$0.hasPrefix("/") || $0.utf8.contains(0) }) {
       throw DecodingError.dataCorruptedError(

@@ -20,15 +20,7 @@ public struct WatchdogConfig: Sendable, Codable, Equatable {
     foreground = try c.decodeIfPresent(ConfigDuration.self, forKey: .foreground) ?? d.foreground
     background = try c.decodeIfPresent(ConfigDuration.self, forKey: .background) ?? d.background
     terminate = try c.decodeIfPresent(ConfigDuration.self, forKey: .terminate) ?? d.terminate
-    if let text = try c.decodeIfPresent(String.self, forKey: .underDebugger) {
-      guard let rule = WatchdogDebuggerRule(rawValue: text) else {
-        throw DecodingError.dataCorruptedError(
-          forKey: .underDebugger, in: c,
-          debugDescription:
-            "\"\(text)\" is not one of \(WatchdogDebuggerRule.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      underDebugger = rule
-    }
+    underDebugger = try c.decodeChoiceIfPresent(WatchdogDebuggerRule.self, forKey: .underDebugger) ?? d.underDebugger
   }
 
   public func encode(to encoder: any Encoder) throws {
