@@ -21,12 +21,14 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var hooks: [AppEventKind: LifecycleHook] = [:]
   /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
   public var lockedFiles: LockedFilesSettings? = nil
+  /// What becomes of its network sockets at suspension, over the config's `sockets`.
+  public var sockets: SocketsSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
-    case lockedFiles
+    case lockedFiles, sockets
   }
 
   public init(from decoder: any Decoder) throws {
@@ -61,6 +63,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
     lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
+    sockets = try c.decodeIfPresent(SocketsSettings.self, forKey: .sockets)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -78,6 +81,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
       try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
     }
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
+    try c.encodeIfPresent(sockets, forKey: .sockets)
   }
 }
 
@@ -120,7 +124,7 @@ extension AppConfig {
   }
 
   /// The app as the policy keeps it: how it is started (its caps over `defaults`, its user or else `defaultUser`),
-  /// its band lift, acknowledgement mode, hooked events and locked-file rule.
+  /// its band lift, acknowledgement mode, hooked events, locked-file rule and what becomes of its sockets.
   public func settings(defaults: AppCaps, defaultUser: String?, adHoc: Bool = false) -> AppSettings {
     let caps = defaults.overridden(by: self.caps)
     let launch = LaunchSpec(
@@ -134,6 +138,7 @@ extension AppConfig {
         } else {
           .command(hook.command ?? [], timeout: hook.timeout?.duration)
         }
-      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
+      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule,
+      sockets: (sockets ?? SocketsSettings()).rule)
   }
 }

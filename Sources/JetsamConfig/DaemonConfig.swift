@@ -45,6 +45,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   public var metrics = MetricsSettings()
   /// What an app holding file locks as it is suspended gets, unless its entry says otherwise.
   public var lockedFiles = LockedFilesSettings.standard
+  /// What becomes of an app's network sockets at its suspension, unless its entry says otherwise.
+  public var sockets = SocketsSettings.standard
   /// Multiplies every watchdog deadline, background-task time and CPU-monitor window (0.1 runs the same rules ten
   /// times faster).
   public var timeScale = 1.0
@@ -75,7 +77,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     case device, suspend, defaults, foregroundSlots, killTimeout, terminateGrace, stateDirectory
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
     case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diagnostics, metrics, timeScale, debugRequests, apps
-    case passEnvironment, records, appUser
+    case passEnvironment, records, appUser, sockets
     case appAcknowledgements, spawnerSocket
   }
 
@@ -125,6 +127,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     metrics = try c.decodeIfPresent(MetricsSettings.self, forKey: .metrics) ?? d.metrics
     lockedFiles = (try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles) ?? d.lockedFiles).over(
       .standard)
+    sockets = (try c.decodeIfPresent(SocketsSettings.self, forKey: .sockets) ?? d.sockets).over(.standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {
@@ -136,6 +139,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     }
     for name in apps.keys {
       apps[name]!.lockedFiles = (apps[name]!.lockedFiles ?? LockedFilesSettings()).over(lockedFiles)
+      apps[name]!.sockets = (apps[name]!.sockets ?? SocketsSettings()).over(sockets)
     }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records

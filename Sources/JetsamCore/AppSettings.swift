@@ -15,10 +15,14 @@ public struct AppSettings: Sendable, Equatable, Codable {
   public var adHoc: Bool
   /// What holding a file lock at suspension costs the app.
   public var lockedFiles: LockedFileRule
+  /// What becomes of its network sockets once it is suspended (by default they are kept: the daemon's config gives
+  /// apps iOS's `defunct` unless it says otherwise).
+  public var sockets: SocketsAtSuspension
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule()
+    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
+    sockets: SocketsAtSuspension = .keep
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
@@ -26,6 +30,24 @@ public struct AppSettings: Sendable, Equatable, Codable {
     self.hooks = hooks
     self.adHoc = adHoc
     self.lockedFiles = lockedFiles
+    self.sockets = sockets
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case launch, bandFloor, acknowledgements, hooks, adHoc, lockedFiles, sockets
+  }
+
+  /// Settings as a state file keeps them; `sockets` may be absent (a file written before it was kept: `keep`, what
+  /// the app had then).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    launch = try c.decodeIfPresent(LaunchSpec.self, forKey: .launch)
+    bandFloor = try c.decodeIfPresent(Band.self, forKey: .bandFloor)
+    acknowledgements = try c.decode(AcknowledgementMode.self, forKey: .acknowledgements)
+    hooks = try c.decode([AppEventKind: AppHook].self, forKey: .hooks)
+    adHoc = try c.decode(Bool.self, forKey: .adHoc)
+    lockedFiles = try c.decode(LockedFileRule.self, forKey: .lockedFiles)
+    sockets = try c.decodeIfPresent(SocketsAtSuspension.self, forKey: .sockets) ?? .keep
   }
 }
 

@@ -32,6 +32,9 @@ public struct LiveChange: Codable, Sendable, Equatable {
     case exit
     /// The emulated device's conditions changed: `charging`.
     case device
+    /// A suspended app's network sockets were defuncted (destroyed, as iOS does): `app`, `pid`, `launch`,
+    /// `sockets` (what was), and `problem` when some or all could not be.
+    case sockets
   }
 
   public var kind: Kind
@@ -55,6 +58,10 @@ public struct LiveChange: Codable, Sendable, Equatable {
   public var verdict: String?
   public var charging: Bool?
   public var record: ExitRecord?
+  /// The sockets defuncted (`sockets`).
+  public var sockets: [DefunctedSocket]?
+  /// What kept jetsamd from defuncting some or all of them (`sockets`).
+  public var problem: String?
 
   public init(_ kind: Kind, at monotonicNanoseconds: Int64) {
     self.kind = kind

@@ -165,6 +165,10 @@ struct Output {
       guard let record = change.record else { return "exit \(who)" }
       return "exit \(who): \(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
     case .device: return "device: charging \(change.charging == true ? "on" : "off")"
+    case .sockets:
+      let sockets = (change.sockets ?? []).map(\.summary)
+      return "sockets defuncted \(who): " + (sockets.isEmpty ? "none" : sockets.joined(separator: ", "))
+        + (change.problem.map { "; not all could be: \($0)" } ?? "")
     }
   }
 

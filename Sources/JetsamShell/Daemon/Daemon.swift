@@ -135,6 +135,8 @@ public final class Daemon {
       loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
       keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
+    // Suspended apps' network sockets are destroyed on a helper thread of their own (netlink, /proc).
+    supervisor.suspender.sockets = SocketDefuncter(worker: try BackgroundWork(loop: loop, label: "jetsamd.sockets"))
     if config.diagnostics.crashes {
       supervisor.requests.crashHandler = Self.crashHandlerLibrary
       if supervisor.requests.crashHandler == nil {
