@@ -124,6 +124,27 @@ struct SocketDefunctTests {
     #expect(!daemon.log.contains("sockets defuncted"))
   }
 
+  @Test("an app in a network namespace of its own is out of jetsamd's reach: the log says so, precisely")
+  func otherNetworkNamespace() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    let script = [
+      "import os, socket, time", "s = socket.socket()", "s.bind(('0.0.0.0', 0))", "s.listen()",
+      "open(os.path.join(\(String(reflecting: daemon.directory)), 'ready'), 'w').close()", "time.sleep(3600)",
+    ].joined(separator: "\n")
+    // unshare execs python3 in the new namespace: the app's pid is python's.
+    let pid = try daemon.launch(
+      "ns", ["--net", "--", "/usr/bin/python3", "-c", script], options: ["--background"],
+      executable: "/usr/bin/unshare")
+    try daemon.waitUntil("the app to listen") { FileManager.default.fileExists(atPath: daemon.directory + "/ready") }
+    let line = try Self.suspendAndAwaitDefunct(daemon, "ns", pid: pid)
+    #expect(
+      line.contains(
+        "sockets defuncted: none; not all could be: its 1 network socket(s) are in network namespace net:["),
+      "\(line)")
+    #expect(line.contains("inet_diag cannot reach them"), "\(line)")
+  }
+
   /// `python3 -m http.server PORT` as configured app `web` (`sockets` as given in its entry, if any).
   static func webConfig(port: UInt16, sockets: String?) -> String {
     let entry = sockets.map { #", sockets: { atSuspension: "\#($0)" }"# } ?? ""

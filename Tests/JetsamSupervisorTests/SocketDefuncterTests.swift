@@ -106,3 +106,37 @@ struct SocketDefunctActionTests {
     #expect(fixture.announcements.told.last == "sockets a 1")
   }
 }
+
+/// The network socket tables of /proc, as the defuncter reads them to tell network sockets from the rest.
+@Suite("Network socket tables")
+struct NetworkSocketTableTests {
+  @Test("the inode column of /proc/net/tcp and udp lines; time-wait entries (inode 0) and the header are skipped")
+  func inodesOfATable() {
+    let table = """
+        sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+         0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 665 1 0000 100 0 0 10 0
+         1: 0100007F:9C40 0100007F:1F90 06 00000000:00000000 03:00000F3C 00000000     0        0 0 3 0000
+         2: 0100007F:1F90 0100007F:9C41 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000 20 4 30 10 -1
+      """
+    #expect(SocketInodes.networkInodes(inTable: table) == [665, 4242])
+  }
+
+  @Test("this process's own table lists a TCP listener it opens, by the inode its descriptor links to")
+  func ownListener() throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let listening = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 && listen(fd, 1) == 0
+      }
+    }
+    #expect(listening)
+    let mine = SocketInodes.held(by: [getpid()]).keys
+    let network = SocketInodes.network(seenBy: getpid())
+    #expect(mine.contains { network.contains($0) }, "the listener is among this process's network sockets")
+    #expect(SocketInodes.networkNamespace(of: "self")?.hasPrefix("net:[") == true)
+  }
+}

@@ -20,7 +20,24 @@ enum NetworkSocketDestruction {
     // into an app) is jetsamd's: the app's copy of it is not its own to lose. Compared by inode, as the dump names
     // sockets.
     for inode in SocketInodes.own { held[inode] = nil }
+    // Only network sockets count (an app always holds Unix ones: its channel): with none, there is nothing to ask
+    // the kernel. Each process's own /proc/PID/net names them, in its own network namespace.
+    var network = Set<UInt64>()
+    var namespaces = Set<String>()
+    for pid in Set(held.values) {
+      network.formUnion(SocketInodes.network(seenBy: pid))
+      if let namespace = SocketInodes.networkNamespace(of: "\(pid)") { namespaces.insert(namespace) }
+    }
+    held = held.filter { network.contains($0.key) }
     guard !held.isEmpty else { return Outcome() }
+    // inet_diag answers for the namespace of the socket asking: jetsamd's own. Under systemd jetsamd has a network
+    // of its own (PrivateNetwork=yes), where an app's sockets are out of its reach: said, not silently skipped.
+    if let own = SocketInodes.networkNamespace(of: "self"), let other = namespaces.first(where: { $0 != own }) {
+      return Outcome(
+        problem:
+          "its \(held.count) network socket(s) are in network namespace \(other), jetsamd is in \(own) (as under "
+          + "systemd's PrivateNetwork=yes): inet_diag cannot reach them")
+    }
     let diag: InetDiagSocket
     do {
       diag = try InetDiagSocket()

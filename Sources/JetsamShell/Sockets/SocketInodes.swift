@@ -29,6 +29,31 @@ enum SocketInodes {
     return inodes
   }
 
+  /// The inodes of the TCP and UDP sockets (IPv4 and IPv6) of the network namespace `pid` is in, as its
+  /// `/proc/PID/net/{tcp,tcp6,udp,udp6}` list them: which of a process's sockets are network sockets, read without
+  /// netlink, and in the process's namespace even when jetsamd is in another one.
+  static func network(seenBy pid: Int32) -> Set<UInt64> {
+    var inodes = Set<UInt64>()
+    for table in ["tcp", "tcp6", "udp", "udp6"] {
+      guard let text = try? readTextFile("/proc/\(pid)/net/\(table)") else { continue }
+      inodes.formUnion(networkInodes(inTable: text))
+    }
+    return inodes
+  }
+
+  /// The `inode` column of a `/proc/net/tcp`-style table (the tenth field of each line after the header).
+  static func networkInodes(inTable text: String) -> Set<UInt64> {
+    var inodes = Set<UInt64>()
+    for line in text.split(separator: "\n").dropFirst() {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      if fields.count > 9, let inode = UInt64(fields[9]), inode != 0 { inodes.insert(inode) }
+    }
+    return inodes
+  }
+
+  /// The network namespace a process is in (`net:[4026531833]`), nil if it cannot be read.
+  static func networkNamespace(of process: String) -> String? { link("/proc/\(process)/ns/net") }
+
   /// `socket:[1234]` → 1234; nil for a link to anything else.
   static func inode(ofLink target: String) -> UInt64? {
     guard target.hasPrefix("socket:["), target.hasSuffix("]") else { return nil }
