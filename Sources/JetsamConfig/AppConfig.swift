@@ -26,12 +26,14 @@ public struct AppConfig: Sendable, Codable, Equatable {
   /// How much it may write within a window, over the config's `diskWriteMonitor` (``DiskWriteMonitorSettings/disabled``
   /// for `null`: not watched).
   public var diskWriteMonitor: DiskWriteMonitorSettings? = nil
+  /// What becomes of its network sockets at suspension, over the config's `sockets`.
+  public var sockets: SocketsSettings? = nil
 
   public init(command: [String]) { self.command = command }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case command, env, workingDirectory, user, band, memoryLimit, cpuLimit, pidsLimit, acknowledgements, hooks
-    case lockedFiles, cpuMonitor, diskWriteMonitor
+    case lockedFiles, cpuMonitor, diskWriteMonitor, sockets
   }
 
   public init(from decoder: any Decoder) throws {
@@ -68,6 +70,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     lockedFiles = try c.decodeIfPresent(LockedFilesSettings.self, forKey: .lockedFiles)
     cpuMonitor = try c.decodeIfPresent(CPUMonitorSettings.self, forKey: .cpuMonitor)
     diskWriteMonitor = try DiskWriteMonitorSettings.decode(forKey: .diskWriteMonitor, in: c)
+    sockets = try c.decodeIfPresent(SocketsSettings.self, forKey: .sockets)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -87,6 +90,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
     try c.encodeIfPresent(cpuMonitor, forKey: .cpuMonitor)
     try c.encodeIfPresent(diskWriteMonitor, forKey: .diskWriteMonitor)
+    try c.encodeIfPresent(sockets, forKey: .sockets)
   }
 }
 
@@ -129,7 +133,7 @@ extension AppConfig {
   }
 
   /// The app as the policy keeps it: how it is started (its caps over `defaults`, its user or else `defaultUser`),
-  /// its band lift, acknowledgement mode, hooked events and locked-file rule.
+  /// its band lift, acknowledgement mode, hooked events, locked-file rule and what becomes of its sockets.
   public func settings(defaults: AppCaps, defaultUser: String?, adHoc: Bool = false) -> AppSettings {
     let caps = defaults.overridden(by: self.caps)
     let launch = LaunchSpec(
@@ -143,6 +147,7 @@ extension AppConfig {
         } else {
           .command(hook.command ?? [], timeout: hook.timeout?.duration)
         }
-      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule)
+      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule,
+      sockets: (sockets ?? SocketsSettings()).rule)
   }
 }

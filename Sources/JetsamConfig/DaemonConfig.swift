@@ -48,6 +48,8 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
   /// How much an app may write within a window before a disk-write exception, unless its entry says otherwise
   /// (iOS's 1 GB in 24 hours); `null`: not watched.
   public var diskWriteMonitor = DiskWriteMonitorSettings.standard
+  /// What becomes of an app's network sockets at its suspension, unless its entry says otherwise.
+  public var sockets = SocketsSettings.standard
   /// Multiplies every watchdog deadline, background-task time, CPU-monitor and disk-write-monitor window (0.1 runs the same rules ten
   /// times faster).
   public var timeScale = 1.0
@@ -79,7 +81,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     case runtimeDirectory, controlGroup, daemonOOMScoreAdj, daemonNice, daemonRealtimePriority
     case watchdog, backgroundTasks, cpuMonitor, lockedFiles, diskWriteMonitor, diagnostics, metrics, timeScale,
       debugRequests, apps
-    case passEnvironment, records, appUser
+    case passEnvironment, records, appUser, sockets
     case appAcknowledgements, spawnerSocket
   }
 
@@ -131,6 +133,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
       .standard)
     diskWriteMonitor = (try DiskWriteMonitorSettings.decode(forKey: .diskWriteMonitor, in: c) ?? d.diskWriteMonitor)
       .over(.standard)
+    sockets = (try c.decodeIfPresent(SocketsSettings.self, forKey: .sockets) ?? d.sockets).over(.standard)
     timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? d.timeScale
     debugRequests = try c.decodeIfPresent(Bool.self, forKey: .debugRequests) ?? false
     if let text = try c.decodeIfPresent(String.self, forKey: .appAcknowledgements) {
@@ -143,6 +146,7 @@ public struct DaemonConfig: Sendable, Codable, Equatable {
     for name in apps.keys {
       apps[name]!.lockedFiles = (apps[name]!.lockedFiles ?? LockedFilesSettings()).over(lockedFiles)
       apps[name]!.cpuMonitor = apps[name]!.cpuMonitor?.over(cpuMonitor)
+      apps[name]!.sockets = (apps[name]!.sockets ?? SocketsSettings()).over(sockets)
     }
     passEnvironment = try c.decodeIfPresent([String].self, forKey: .passEnvironment) ?? d.passEnvironment
     records = try c.decodeIfPresent(RecordsConfig.self, forKey: .records) ?? d.records

@@ -20,11 +20,14 @@ public struct AppSettings: Sendable, Equatable, Codable {
   /// How much it may write within a window before a disk-write exception (already scaled by the config's time
   /// scale); nil: not watched. The config gives every app iOS's ``DiskWriteLimit/iOS`` unless it says otherwise.
   public var diskWrites: DiskWriteLimit?
+  /// What becomes of its network sockets once it is suspended (by default they are kept: the daemon's config gives
+  /// apps iOS's `defunct` unless it says otherwise).
+  public var sockets: SocketsAtSuspension
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
     hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
-    cpuLimits: CPUMonitorConfig? = nil, diskWrites: DiskWriteLimit? = nil
+    cpuLimits: CPUMonitorConfig? = nil, diskWrites: DiskWriteLimit? = nil, sockets: SocketsAtSuspension = .keep
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
@@ -34,6 +37,26 @@ public struct AppSettings: Sendable, Equatable, Codable {
     self.lockedFiles = lockedFiles
     self.cpuLimits = cpuLimits
     self.diskWrites = diskWrites
+    self.sockets = sockets
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case launch, bandFloor, acknowledgements, hooks, adHoc, lockedFiles, sockets, cpuLimits, diskWrites
+  }
+
+  /// Settings as a state file keeps them; `sockets` may be absent (a file written before it was kept: `keep`, what
+  /// the app had then).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    launch = try c.decodeIfPresent(LaunchSpec.self, forKey: .launch)
+    bandFloor = try c.decodeIfPresent(Band.self, forKey: .bandFloor)
+    acknowledgements = try c.decode(AcknowledgementMode.self, forKey: .acknowledgements)
+    hooks = try c.decode([AppEventKind: AppHook].self, forKey: .hooks)
+    adHoc = try c.decode(Bool.self, forKey: .adHoc)
+    lockedFiles = try c.decode(LockedFileRule.self, forKey: .lockedFiles)
+    sockets = try c.decodeIfPresent(SocketsAtSuspension.self, forKey: .sockets) ?? .keep
+    cpuLimits = try c.decodeIfPresent(CPUMonitorConfig.self, forKey: .cpuLimits)
+    diskWrites = try c.decodeIfPresent(DiskWriteLimit.self, forKey: .diskWrites)
   }
 }
 

@@ -125,11 +125,12 @@ extension JetsamPolicy {
     trackedApps[name]?.bandEnteredAt = at
     trackedApps[name]?.process?.suspendDeadline = nil
     trackedApps[name]?.process?.suspendIncomplete = false
+    let defunct = defunctSocketsAtSuspension(name)
     // Its locks once more, now that nothing of it runs.
     guard trackedApps[name]?.process?.lockCheck == .stopped, let pid = trackedApps[name]?.process?.pid else {
-      return []
+      return defunct
     }
-    return [.inspectLocks(app: name, pid: pid, stage: .stopped)]
+    return defunct + [.inspectLocks(app: name, pid: pid, stage: .stopped)]
   }
 
   /// Another process continued a suspended app: a suspended app does not run, so it is stopped again (with the

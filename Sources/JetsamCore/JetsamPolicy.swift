@@ -140,6 +140,8 @@ public struct JetsamPolicy: Sendable {
       return locksInspected(name, pid: pid, locks: locks, stage: stage, at: at)
     case .continuedWhileSuspended(let name, let pid, let at):
       return continuedWhileSuspended(name, pid: pid, at: at)
+    case .socketsDefuncted(let name, let pid, let sockets, let problem, _):
+      return socketsDefuncted(name, pid: pid, sockets: sockets, problem: problem)
     case .killSignalled(let name, let pid, let at, let memory):
       killSignalled(name, pid: pid, at: at, memory: memory)
       return []

@@ -47,6 +47,11 @@ public enum PolicyAction: Sendable, Equatable {
   /// A suspension was put off because the app holds file locks (the `defer` rule): it stays in the background and
   /// is tried again at `retryAt`'s grace (log, journal).
   case suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
+  /// Destroy the network sockets (TCP and UDP, IPv4 and IPv6) of every process of the suspended app, off the loop,
+  /// and answer with `socketsDefuncted`. Unix sockets, and any socket jetsamd itself holds too, are left alone.
+  case defunctSockets(app: String, pid: Int32)
+  /// The app's sockets were defuncted at its suspension (or could not be: `problem`): log, journal, watch stream.
+  case socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?)
   /// Read the CPU time of each of these apps' cgroups and answer with one `cpuSampled`.
   case sampleCPU([AppProcessRef])
   /// Find out whether a tracer (a debugger, `strace -p`) is attached to the app's main process (its `TracerPid`),

@@ -52,6 +52,9 @@ public enum PolicyEvent: Sendable, Equatable {
   case locksInspected(app: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant)
   /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
   case suspendCompleted(app: String, at: Instant)
+  /// What `defunctSockets` did: the sockets of the app's processes it destroyed (empty: none), and what kept it from
+  /// destroying some or all of them (nil: nothing), at `at`.
+  case socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?, at: Instant)
   /// Something other than jetsamd continued (SIGCONT) the stopped main process `pid` of a suspended app, seen at
   /// `at`: the app runs although it counts as suspended.
   case continuedWhileSuspended(app: String, pid: Int32, at: Instant)
@@ -103,7 +106,7 @@ extension PolicyEvent {
       .cpuSampled(_, let at), .tracerChecked(_, _, _, let at), .diskWritesSampled(_, let at),
       .crashReported(_, _, _, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
-      .continuedWhileSuspended(_, _, let at),
+      .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),
       .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):

@@ -56,6 +56,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// `launch`: what holding file locks at suspension costs the app (`kill`, `defer`, `ignore`); default: its config
   /// entry's, else the config's `lockedFiles`.
   public var lockedFiles: LockedFileAction?
+  /// `launch`: what becomes of the app's network sockets when it is suspended (`defunct`, `keep`); default: its
+  /// config entry's, else the config's `sockets`.
+  public var sockets: SocketsAtSuspension?
   /// `kill`: the reason to record (default memoryPressure).
   public var reason: ExitReason?
   /// `exits`, `metrics`, `diagnostics`: only what came after this RFC 3339 time.
@@ -87,7 +90,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// Every field a request may carry; the daemon rejects any other (and the compiler keeps this list whole).
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
-    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval, format
+    case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval, format, sockets
   }
 
   public init(verb: ControlVerb, app: String? = nil) {

@@ -36,6 +36,9 @@ public struct LiveChange: Codable, Sendable, Equatable {
     /// `app`, `pid`, `launch`, `name` (the event), `tracerPid`; or it runs again from now because the debugger
     /// went (no `tracerPid`).
     case watchdogHeld
+    /// A suspended app's network sockets were defuncted (destroyed, as iOS does): `app`, `pid`, `launch`,
+    /// `sockets` (what was), and `problem` when some or all could not be.
+    case sockets
   }
 
   public var kind: Kind
@@ -61,6 +64,10 @@ public struct LiveChange: Codable, Sendable, Equatable {
   public var record: ExitRecord?
   /// The debugger holding a watchdog (`watchdogHeld`).
   public var tracerPid: Int32?
+  /// The sockets defuncted (`sockets`).
+  public var sockets: [DefunctedSocket]?
+  /// What kept jetsamd from defuncting some or all of them (`sockets`).
+  public var problem: String?
 
   public init(_ kind: Kind, at monotonicNanoseconds: Int64) {
     self.kind = kind

@@ -8,10 +8,15 @@ final class DemoApp: JetsamApplicationDelegate {
   let model = DemoModel()
   /// Between willEnterForeground and didBecomeActive of a return from the background (with a feed).
   private var returning = false
+  /// Its server connection, with `--server` (or the lab's `JETSAM_CHECK_SERVER`).
+  private let server: ServerConnection?
 
   init(options: DemoOptions) {
     self.options = options
     stateDirectory = options.stateDirectory ?? FileManager.default.currentDirectoryPath
+    server = (options.server ?? ProcessInfo.processInfo.environment["JETSAM_CHECK_SERVER"]).flatMap {
+      ServerConnection(address: $0)
+    }
   }
 
   func applicationDidFinishLaunching(_ application: JetsamApplication, launchReason: LaunchReason) {
@@ -34,6 +39,7 @@ final class DemoApp: JetsamApplicationDelegate {
         + "lines=\(restored.document.count) digest=\(restored.digest)"
     }
     model.startTicking()
+    if let server { line += " " + server.reconnect() }
     if application.applicationState == .background { line += " state=background" }
     say(line)
     if let rate = options.leakMegabytesPerSecond { Misbehaviour.leak(megabytesPerSecond: rate) }
@@ -44,6 +50,8 @@ final class DemoApp: JetsamApplicationDelegate {
 
   func applicationWillEnterForeground(_ application: JetsamApplication) {
     var line = "willEnterForeground count=\(model.snapshot.count)"
+    // Its sockets were defuncted while it was suspended: a new connection, unless the bug keeps the dead one.
+    if let server { line += " " + (options.keepConnection ? server.hello() : server.reconnect()) }
     if let validFor = options.feedValidFor {
       let away = application.backgroundDuration ?? .zero
       line += " away=\(seconds(away))s suspended=\(seconds(application.suspendedDuration ?? .zero))s"
@@ -81,7 +89,11 @@ final class DemoApp: JetsamApplicationDelegate {
 
   func applicationDidEnterBackground(_ application: JetsamApplication) {
     model.setActive(false)
-    let line = "didEnterBackground " + save(application) + " " + startBackgroundWork(application)
+    var line = "didEnterBackground " + save(application) + " " + startBackgroundWork(application)
+    if let server, !options.keepConnection {
+      server.close()
+      line += " connection=closed"
+    }
     say(line)
     hangIfAsked("didEnterBackground")
   }

@@ -33,6 +33,8 @@ struct DemoOptions: Equatable {
   var unreportedSave = false
   var feedValidFor: Duration?
   var staleOnResume = false
+  var server: String?
+  var keepConnection = false
   var help = false
 
   static let usage = """
@@ -58,6 +60,11 @@ struct DemoOptions: Equatable {
                            digest it shows then (stateDigest phase=resumed)
       --stale-on-resume    with --feed-valid-for: never fetch again on a return (its refresh timer did not
                            run while it was suspended), showing the old feed
+      --server HOST:PORT   hold a connection to this server (IPv4; default: $JETSAM_CHECK_SERVER, the lab's), saying
+                           hello at launch and at each return: closed at didEnterBackground and opened again at
+                           willEnterForeground, as a suspended app's sockets are defuncted
+      --keep-connection    with a server: keep the connection across the background and reuse it after a return
+                           (dead once it was defuncted at suspension), never reconnecting
       -h, --help           show this help
     """
 
@@ -99,6 +106,13 @@ struct DemoOptions: Equatable {
         }
         feedValidFor = .milliseconds(Int64((seconds * 1000).rounded()))
       case "--stale-on-resume": staleOnResume = true
+      case "--server":
+        let address = try value(for: argument)
+        guard ServerConnection(address: address) != nil else {
+          throw UsageError("--server: \(address) is not HOST:PORT")
+        }
+        server = address
+      case "--keep-connection": keepConnection = true
       case "-h", "--help": help = true
       default: throw UsageError("unknown argument \(argument)")
       }

@@ -53,6 +53,9 @@ enum Help {
       --locked-files ACTION what holding file locks as it is suspended costs it: kill
                             (suspendedWithLockedFile, as iOS), defer (stays running, retried later),
                             ignore; default: its config entry's, else the config's lockedFiles
+      --sockets FATE        what becomes of its network sockets when it is suspended: defunct
+                            (destroyed, as iOS: ECONNABORTED after its return), keep; default: its
+                            config entry's, else the config's sockets
     """,
     "activate":
       "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",

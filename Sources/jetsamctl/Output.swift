@@ -167,6 +167,10 @@ struct Output {
       return "exit \(who): \(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
     case .device: return "device: charging \(change.charging == true ? "on" : "off")"
     case .watchdogHeld: return "\(who): " + WatchdogHeldText.text(event: change.name ?? "?", tracer: change.tracerPid)
+    case .sockets:
+      let sockets = (change.sockets ?? []).map(\.summary)
+      return "sockets defuncted \(who): " + (sockets.isEmpty ? "none" : sockets.joined(separator: ", "))
+        + (change.problem.map { "; not all could be: \($0)" } ?? "")
     }
   }
 

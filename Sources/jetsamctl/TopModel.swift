@@ -86,7 +86,7 @@ struct TopModel {
       rows[record.app]?.memoryBytes = 0
     case .device:
       if let charging = change.charging { self.charging = charging }
-    case .appEvent, .signpost, .acknowledgement, .diagnostic, .verdict, .watchdogHeld:
+    case .appEvent, .signpost, .acknowledgement, .diagnostic, .verdict, .watchdogHeld, .sockets:
       break
     }
   }

@@ -125,7 +125,9 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   case .launch:
     let args = try VerbArguments(
       invocation.rest,
-      valued: ["--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements", "--locked-files"],
+      valued: [
+        "--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements", "--locked-files", "--sockets",
+      ],
       flags: ["--background"], verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
@@ -160,6 +162,12 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
         throw CLIError.usage("--locked-files: \"\(action)\" is not an action (kill, defer, ignore)")
       }
       request.lockedFiles = parsed
+    }
+    if let fate = args.one("--sockets") {
+      guard let parsed = SocketsAtSuspension(rawValue: fate) else {
+        throw CLIError.usage("--sockets: \"\(fate)\" is not what becomes of sockets at suspension (defunct, keep)")
+      }
+      request.sockets = parsed
     }
     return request
   case .activate:

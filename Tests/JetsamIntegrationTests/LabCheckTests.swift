@@ -33,13 +33,14 @@ struct LabCheckTests {
     let result = try Self.check(["--feed-valid-for", "10"])
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     let card = Self.card(result.stdout)
-    #expect(card.count == 14, "\(result.stdout)")
+    #expect(card.count == 15, "\(result.stdout)")
     #expect(card.allSatisfy { $0.outcome == "PASS" }, "\(result.stdout)")
     #expect(
       card.map(\.check) == [
         "launch", "watchdog didFinishLaunching", "watchdog didBecomeActive", "watchdog willResignActive",
         "watchdog didEnterBackground", "watchdog willEnterForeground", "watchdog didBecomeActive (return)",
-        "memoryWarning", "restoration", "backgroundTask", "backgroundCPU", "staleness", "crash", "terminate",
+        "memoryWarning", "restoration", "backgroundTask", "backgroundCPU", "staleness", "sockets", "crash",
+        "terminate",
       ])
   }
 
@@ -48,7 +49,7 @@ struct LabCheckTests {
     let idle = try Self.check(["--feed-valid-for", "10"])
     #expect(idle.status == 0, "\(idle.stdout)\(idle.stderr)")
     let idleCard = Self.card(idle.stdout).map { "\($0.outcome) \($0.check)" }
-    #expect(idleCard.count == 14, "\(idle.stdout)")
+    #expect(idleCard.count == 15, "\(idle.stdout)")
 
     // Four processes that never sleep, on a machine of fewer cores than that: started by pid, killed by pid.
     var loops: [ChildProcess] = []
@@ -77,6 +78,8 @@ struct LabCheckTests {
       (["--forget-to-restore"], "restoration", "lost"),
       (["--unreported-save"], "restoration", "unsaved"),
       (["--feed-valid-for", "1", "--stale-on-resume"], "staleness", "resumption stale"),
+      // Its fixed twin is the correct mode, which closes at didEnterBackground and reconnects at willEnterForeground.
+      (["--keep-connection"], "sockets", "after its return it said nothing to its server"),
     ]
     // Three batteries at a time (each on its own jetsamd and device cgroup): the whole takes about two minutes.
     let results = LockedResults(count: cases.count)

@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamProtocol
 import JetsamTestKit
 import JetsamValues
 import JetsamWire
@@ -96,6 +97,15 @@ struct ConfigTests {
     BadConfig(
       text: #"{ apps: { a: { command: ["x"], lockedFiles: { paths: ["shared"] } } } }"#,
       message: #"jetsamd.json5: apps.a.lockedFiles.paths: "shared" is not an absolute path"#),
+    BadConfig(
+      text: #"{ sockets: { atSuspension: "close" } }"#,
+      message: #"jetsamd.json5: sockets.atSuspension: "close" is not one of defunct, keep"#),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], sockets: { atSuspension: true } } } }"#,
+      message: "jetsamd.json5: apps.a.sockets.atSuspension: expected a string"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], sockets: { onSuspend: "keep" } } } }"#,
+      message: "jetsamd.json5: apps.a.sockets.onSuspend: unknown key"),
     BadConfig(
       text: #"{ cpuMonitor: { foreground: { fatal: { limit: 90, window: "60s" } } } }"#,
       message: "jetsamd.json5: cpuMonitor.foreground.fatal: is for background apps only"),
@@ -249,6 +259,41 @@ struct ConfigTests {
         == DiskWriteLimit(bytes: 1 << 20, window: .seconds(86_400)), "an app's own entry watches it all the same")
   }
 
+  @Test("an app's sockets entry overrides the config's; iOS's defunct when nothing says")
+  func socketsOverride() throws {
+    let config = try ConfigLoader.parse(
+      #"{ apps: { a: { command: ["x"] }, b: { command: ["x"], sockets: { atSuspension: "keep" } } } }"#,
+      file: "jetsamd.json5")
+    #expect(config.sockets == .standard && config.sockets.rule == .defunct)
+    #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.sockets == .defunct)
+    #expect(config.apps["b"].map { config.settings(of: $0, named: "b") }?.sockets == .keep)
+    let kept = try ConfigLoader.parse(
+      #"{ sockets: { atSuspension: "keep" }, apps: { a: { command: ["x"] }, b: { command: ["x"], sockets: { atSuspension: "defunct" } } } }"#,
+      file: "jetsamd.json5")
+    #expect(kept.apps["a"].map { kept.settings(of: $0, named: "a") }?.sockets == .keep)
+    #expect(kept.apps["b"].map { kept.settings(of: $0, named: "b") }?.sockets == .defunct)
+    // An ad-hoc app (no entry) gets the daemon-wide rule, unless its launch request says.
+    var request = ControlRequest(verb: .launch, app: "y")
+    request.command = ["y"]
+    let adHoc = try request.launchSpec(config: kept, peer: 0, userName: { _ in "root" }).spec
+    #expect(kept.settings(of: adHoc, named: "y").sockets == .keep)
+    request.sockets = .defunct
+    let asked = try request.launchSpec(config: kept, peer: 0, userName: { _ in "root" }).spec
+    #expect(kept.settings(of: asked, named: "y").sockets == .defunct)
+  }
+
+  @Test("a launch request's sockets field takes defunct or keep; anything else is named in the error")
+  func socketsInALaunchRequest() throws {
+    let good = ControlRequestParser.parse(Array(#"{"v":1,"verb":"launch","app":"a","sockets":"keep"}"#.utf8))
+    #expect((try? good.get())?.sockets == .keep)
+    let bad = ControlRequestParser.parse(Array(#"{"v":1,"verb":"launch","app":"a","sockets":"close"}"#.utf8))
+    guard case .failure(let error) = bad else {
+      Issue.record("a bad sockets value was taken")
+      return
+    }
+    #expect(error.code == .badRequest && error.message.hasPrefix("sockets: "), "\(error.message)")
+  }
+
   @Test("a hook's signal is named in the config and given to the policy as a Signal")
   func hookSignal() throws {
     let config = try ConfigLoader.parse(
@@ -314,6 +359,7 @@ struct ConfigTests {
     #expect(base.watchdog == WatchdogConfig(), "the documented watchdog is the default")
     #expect(base.lockedFiles == .standard, "the documented lockedFiles is the default")
     #expect(base.diskWriteMonitor == .standard, "the documented diskWriteMonitor is the default")
+    #expect(base.sockets == .standard, "the documented sockets is the default")
     #expect(base.diagnostics == DiagnosticsSettings(), "the documented diagnostics are the default")
     #expect(
       Daemon.policyConfig(

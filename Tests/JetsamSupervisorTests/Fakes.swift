@@ -453,6 +453,9 @@ final class RecordingAnnouncements: PolicyAnnouncements {
     told.append("resumption \(app) \(judgement.verdict.rawValue)")
   }
   func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock]) { told.append("deferred \(app)") }
+  func socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?) {
+    told.append("sockets \(app) \(sockets.count)")
+  }
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase) {
     told.append("signpost \(app) \(name) \(phase.rawValue)")
   }

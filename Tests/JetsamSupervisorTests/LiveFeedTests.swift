@@ -105,6 +105,20 @@ struct LiveFeedTests {
     #expect(change == expected)
   }
 
+  @Test("defuncted sockets reach the watchers as a sockets change, with what was defuncted and any problem")
+  func socketsDefuncted() throws {
+    _ = watcher()
+    let socket = DefunctedSocket(
+      protocol: "tcp", local: "[::1]:8080", remote: "[::]:0", state: "listen", pid: 1001)
+    feed.publish(.socketsDefuncted(app: "mail", pid: 1000, sockets: [socket], problem: "SOCK_DESTROY: EPERM"))
+    let change = try #require(audience.published.only)
+    #expect(change.kind == .sockets && change.app == "mail" && change.pid == 1000 && change.launch == 3)
+    #expect(change.sockets == [socket] && change.problem == "SOCK_DESTROY: EPERM")
+    // Asking for the destruction is no change to watch.
+    feed.publish(.defunctSockets(app: "mail", pid: 1000))
+    #expect(audience.published.count == 1)
+  }
+
   @Test("each change about an app says which process it is about, and what happened to it")
   func appChanges() {
     _ = watcher()

@@ -47,9 +47,15 @@ public final class CheckBattery {
     } catch {
       throw LabError("\(error)")
     }
+    // The server the sockets check offers the program, for as long as the battery runs.
+    let server = try CheckServer()
+    defer { server.close() }
     let scenario = Scenario(
       name: "check-\(name)", file: "check \(name)", profile: nil, config: config,
-      apps: [name: LabApp(command: command, acknowledgements: .auto)], steps: [], noUnexpectedExits: false)
+      apps: [
+        name: LabApp(
+          command: command, environment: [CheckServer.variable: server.address], acknowledgements: .auto)
+      ], steps: [], noUnexpectedExits: false)
     try FileManager.default.createDirectory(atPath: options.runDirectory, withIntermediateDirectories: true)
     guard geteuid() == 0 else { throw LabError("jetsam-lab check needs root: its jetsamd creates cgroups") }
     let daemon = try LabDaemon(
@@ -66,7 +72,7 @@ public final class CheckBattery {
       commands: LabRunner.commandResolver(
         baseDirectory: FileManager.default.currentDirectoryPath, binDirectory: options.binDirectory,
         runDirectory: options.runDirectory), apps: scenario.apps)
-    var probe = CheckProbe(app: name, session: session, timings: timings)
+    var probe = CheckProbe(app: name, session: session, timings: timings, server: server)
     var results: [StepResult] = []
     for check in probe.battery() {
       results.append(check)

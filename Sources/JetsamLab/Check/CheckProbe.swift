@@ -25,18 +25,24 @@ struct CheckProbe {
   /// How far past a deadline jetsamd's clock must be seen before the deadline counts as met (its timer has fired).
   static let deadlineMargin: Int64 = 500_000_000
 
+  /// How long after its return, on jetsamd's clock, an app has to talk to its server again (the sockets check).
+  static let reconnectSpan: Int64 = 2_000_000_000
+
   let app: String
   let session: LabSession
   /// The watchdog's deadlines, as the battery's jetsamd runs with them.
   let timings: LifecycleTimings
+  /// The server the program may hold a connection to (``CheckServer/variable``).
+  let server: CheckServer
   private var timeline: Timeline { session.timeline }
   /// When the launch check began: the launch's events are judged from then.
   private var launched: Int64 = 0
 
-  init(app: String, session: LabSession, timings: LifecycleTimings) {
+  init(app: String, session: LabSession, timings: LifecycleTimings, server: CheckServer) {
     self.app = app
     self.session = session
     self.timings = timings
+    self.server = server
   }
 
   /// Every check, in the order they run.
@@ -48,6 +54,7 @@ struct CheckProbe {
     results.append(restoration())
     results += background()
     results.append(staleness())
+    results.append(sockets())
     results.append(crash())
     results.append(terminate())
     return results
@@ -253,6 +260,64 @@ struct CheckProbe {
     return result(
       "staleness", title, start, verdict.verdict == "fresh" ? .passed : .failed,
       "resumption \(verdict.verdict ?? "?") after \(Int(CheckBattery.longSuspension)) s suspended")
+  }
+
+  /// Back from a suspension, at which its network sockets were defuncted (as iOS does), it talks to its server over
+  /// a live connection: a program that reuses its dead connection says nothing more.
+  private mutating func sockets() -> StepResult {
+    let title = "back from a suspension (its sockets defuncted), it talks to its server again"
+    let server = self.server
+    let start = now()
+    reopen()
+    guard !server.connections.isEmpty else {
+      return result(
+        "sockets", title, start, .skipped, "not judged: it never connected to its server ($\(CheckServer.variable))")
+    }
+    let heldAtStart = server.hasOpenConnection
+    _ = try? session.send(ControlRequest(verb: .background, app: app))
+    _ = awaitHandled([.willResignActive, .didEnterBackground], since: start)
+    _ = try? session.send(ControlRequest(verb: .suspend, app: app))
+    guard awaitChange(since: start, { $0.kind == .state && $0.to == .suspended }) != nil else {
+      return result("sockets", title, start, .error, "it was not suspended, or the watch stream stalled")
+    }
+    // Suspended, it holds no connection: it closed it at didEnterBackground, or its defunct reset it.
+    guard waitFor(timeout: Self.patience, interval: .milliseconds(20), { server.hasOpenConnection ? nil : true }) != nil
+    else {
+      return result("sockets", title, start, .error, "its connection stayed open while it was suspended")
+    }
+    // A reset is what a defunct leaves the server; jetsamd's word of it follows on the watch stream.
+    let wasReset = server.connections.contains { $0.reset && ($0.closed ?? .min) >= start }
+    let defuncted = wasReset ? awaitChange(since: start) { $0.kind == .sockets } : nil
+    let returned = now()
+    _ = try? session.send(ControlRequest(verb: .activate, app: app))
+    _ = awaitHandled([.willEnterForeground, .didBecomeActive], since: returned)
+    let talked = { server.connections.compactMap(\.lastData).filter { $0 >= returned }.min() }
+    // Then up to the span on jetsamd's clock: its events handled, there is little left for it to do.
+    let due = now() + Self.reconnectSpan
+    _ = eventually(timeout: Duration.nanoseconds(Self.reconnectSpan) + Self.patience, interval: .milliseconds(20)) {
+      talked() != nil || (timeline.all.last?.monotonicNanoseconds ?? .min) >= due
+    }
+    if let exit = exit(since: start) {
+      return result("sockets", title, start, .failed, "it exited: \(exit.labDetail)")
+    }
+    let atSuspension =
+      if let defuncted {
+        "its connection was defuncted at its suspension (\(defuncted.sockets?.count ?? 0) socket(s))"
+      } else if heldAtStart {
+        "it closed its connection at didEnterBackground"
+      } else {
+        "it held no live connection to its server when backgrounded (an earlier suspension defuncted it)"
+      }
+    guard let at = talked() else {
+      return result(
+        "sockets", title, start, .failed,
+        "\(atSuspension); after its return it said nothing to its server within "
+          + "\(Self.reconnectSpan / 1_000_000_000) s: a connection must be opened again at willEnterForeground")
+    }
+    return result(
+      "sockets", title, start, .passed,
+      "\(atSuspension); it talked to its server again "
+        + String(format: "%.2f s after its return", Double(at - returned) / 1e9))
   }
 
   /// After a crash (a real SIGSEGV) it relaunches and stays up, restoring what it saved if it says.

@@ -119,6 +119,11 @@ enum HTMLReport {
           svg +=
             ##"<rect class="diagnostic" x="\##(f(x(change.monotonicNanoseconds) - 3))" y="\##(f(top + 1))" width="6" height="6" fill="#6a1b9a">"##
             + "<title>diagnostic: \(escape(change.name ?? ""))</title></rect>"
+        case .sockets:
+          let defuncted = (change.sockets ?? []).map(\.summary) + (change.problem.map { ["problem: " + $0] } ?? [])
+          svg +=
+            ##"<rect class="sockets" x="\##(f(x(change.monotonicNanoseconds) - 3))" y="\##(f(top + laneHeight - 7))" width="6" height="6" fill="#00838f">"##
+            + "<title>sockets defuncted: \(escape(defuncted.joined(separator: "; ")))</title></rect>"
         default: break
         }
       }

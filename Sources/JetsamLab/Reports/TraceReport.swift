@@ -110,6 +110,12 @@ enum TraceReport {
       case .device:
         events.append(
           instant("charging \(change.charging == true ? "on" : "off")", pid: devicePid, tid: 1, ts: ts, args: [:]))
+      case .sockets:
+        guard let pid else { continue }
+        var args: [String: Any] = ["sockets": (change.sockets ?? []).map(\.summary)]
+        if let problem = change.problem { args["problem"] = problem }
+        events.append(
+          instant("sockets defuncted: \(change.sockets?.count ?? 0)", pid: pid, tid: 1, ts: ts, args: args))
       }
     }
     for app in Array(current.keys) { closeState(app, at: end) }

@@ -98,6 +98,9 @@ extension ControlRequest {
     var lockRule = (spec.lockedFiles ?? LockedFilesSettings()).over(config.lockedFiles)
     if let lockedFiles { lockRule.action = lockedFiles }
     spec.lockedFiles = lockRule
+    var socketRule = (spec.sockets ?? SocketsSettings()).over(config.sockets)
+    if let sockets { socketRule.atSuspension = sockets }
+    spec.sockets = socketRule
     return (name, spec)
   }
 

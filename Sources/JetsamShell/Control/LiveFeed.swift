@@ -111,6 +111,10 @@ final class LiveFeed<Audience: LiveAudience> {
       change = about(.watchdogHeld, app: app, pid: pid)
       change.name = event.rawValue
       change.tracerPid = tracer
+    case .socketsDefuncted(let app, let pid, let sockets, let problem):
+      change = about(.sockets, app: app, pid: pid)
+      change.sockets = sockets
+      change.problem = problem
     case .restorationJudged(let app, let launch, let verdict, _, _):
       change = about(.verdict, app: app, pid: nil)
       change.launch = launch

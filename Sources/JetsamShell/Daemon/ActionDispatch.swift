@@ -9,6 +9,7 @@ protocol PolicyAnnouncements: AnyObject {
     app: String, launch: Int, verdict: RestorationVerdict, savedDigest: String?, restoredDigest: String?)
   func resumptionJudged(app: String, launch: Int, judgement: ResumptionJudgement)
   func suspensionDeferred(app: String, pid: Int32, locks: [HeldLock])
+  func socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?)
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase)
   func acknowledged(app: String, pid: Int32, event: AppEventKind)
   func watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?)
@@ -28,6 +29,7 @@ enum ActionDispatch {
     case .suspend(let app, let pid): apps.suspender.suspend(app, pid: pid)
     case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
     case .resume(let app, let pid): apps.suspender.resume(app, pid: pid)
+    case .defunctSockets(let app, let pid): apps.suspender.defunctSockets(of: app, pid: pid)
     case .kill(let app, let pid, let reason, let snapshot): apps.kill(app, pid: pid, reason: reason, snapshot: snapshot)
     case .terminate(let app, let pid): apps.terminate(app, pid: pid)
     case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)
@@ -57,6 +59,8 @@ enum ActionDispatch {
       announcements.resumptionJudged(app: app, launch: launch, judgement: judgement)
     case .suspensionDeferred(let app, let pid, let locks):
       announcements.suspensionDeferred(app: app, pid: pid, locks: locks)
+    case .socketsDefuncted(let app, let pid, let sockets, let problem):
+      announcements.socketsDefuncted(app: app, pid: pid, sockets: sockets, problem: problem)
     case .signposted(let app, let pid, _, let name, let phase):
       announcements.signposted(app: app, pid: pid, name: name, phase: phase)
     case .acknowledged(let app, let pid, let event): announcements.acknowledged(app: app, pid: pid, event: event)

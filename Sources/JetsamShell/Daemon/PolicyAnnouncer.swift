@@ -69,6 +69,16 @@ final class PolicyAnnouncer: PolicyAnnouncements {
     journal.suspensionDeferred(app: app, pid: pid, locks: locks)
   }
 
+  func socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?) {
+    let list = sockets.isEmpty ? "none" : sockets.map(\.summary).joined(separator: ", ")
+    if let problem {
+      log.warning("\(app) pid \(pid) suspended: sockets defuncted: \(list); not all could be: \(problem)")
+    } else {
+      log.notice("\(app) pid \(pid) suspended: sockets defuncted: \(list)")
+    }
+    journal.socketsDefuncted(app: app, pid: pid, sockets: sockets, problem: problem)
+  }
+
   func signposted(app: String, pid: Int32, name: String, phase: SignpostPhase) {
     log.debug("\(app) pid \(pid) signpost \(name) \(phase.rawValue)")
   }

@@ -17,6 +17,8 @@ final class AppSuspender {
   var running: () -> [AppProcess] = { [] }
   /// How apps are suspended (a reload may change it; resuming undoes either kind).
   var mode: SuspendConfig.Mode
+  /// Destroys a suspended app's network sockets when the policy says (nil: never, as in the supervisor's tests).
+  var sockets: SocketDefuncter?
   private lazy var stops = StopWatcher(
     loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
     completed: { [unowned self] stopped in
@@ -118,6 +120,20 @@ final class AppSuspender {
     app.stop.stoppedAlone = stopped && pids == [app.pid]
     app.stop.signalStopped = stopped
     return stopped
+  }
+
+  /// Has the network sockets of the suspended app's processes destroyed, off the loop, and reports what was.
+  func defunctSockets(of name: String, pid: Int32) {
+    guard let sockets, let app = process(name, pid) else { return }
+    sockets.defunct(
+      processes: { try app.cgroup.processIDs() },
+      then: { [weak self] outcome in
+        guard let self else { return }
+        self.report([
+          .socketsDefuncted(
+            app: name, pid: pid, sockets: outcome.sockets, problem: outcome.problem, at: self.loop.now())
+        ])
+      })
   }
 
   func resume(_ name: String, pid: Int32) {

@@ -44,6 +44,8 @@ public struct Journal: Sendable {
     public static let suspensionDeferred = "d6163abfd7d94d95aa7227987122bda9"
     /// A lifecycle watchdog held because a debugger is attached, or running again once it went.
     public static let watchdogHeld = "13b07965d6454c8fae13e53661e56497"
+    /// A suspended app's network sockets were defuncted (config `sockets.atSuspension: defunct`), or could not be.
+    public static let socketsDefuncted = "195bc79bd5054248bc9aaad94b6c3fd9"
   }
 
   public let enabled: Bool
@@ -130,6 +132,22 @@ public struct Journal: Sendable {
         ("MESSAGE_ID", MessageID.suspensionDeferred), ("PRIORITY", "5"), ("JETSAM_APP", app),
         ("JETSAM_PID", String(pid)),
       ] + (locks.first.map(Journal.lockFields) ?? []))
+  }
+
+  /// A suspended app's network sockets were destroyed: how many, the first of them, and what went wrong if anything.
+  public func socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?) {
+    var fields = [
+      (
+        "MESSAGE",
+        "\(app) (pid \(pid)) suspended: \(sockets.count) socket(s) defuncted"
+          + (problem.map { "; not all could be: \($0)" } ?? "")
+      ),
+      ("MESSAGE_ID", MessageID.socketsDefuncted), ("PRIORITY", problem == nil ? "6" : "4"), ("JETSAM_APP", app),
+      ("JETSAM_PID", String(pid)), ("JETSAM_SOCKETS_DEFUNCTED", String(sockets.count)),
+      ("JETSAM_SOCKETS", sockets.map(\.summary).joined(separator: "; ")),
+    ]
+    if let problem { fields.append(("JETSAM_SOCKETS_PROBLEM", problem)) }
+    send(fields)
   }
 
   /// Sends an exit record as a structured entry.
