@@ -135,6 +135,19 @@ struct ContainmentTests {
     try Self.checkNewConfigApplies(daemon, running: first)
   }
 
+  @Test("a crash before the state was saved: the app found in the cgroup tree alone still gets the new config's caps")
+  func restartWithoutStateWithNewConfig() throws {
+    let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
+    defer { daemon.stop() }
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    daemon.crash()
+    // As if it crashed before its state file was written (a loaded machine once made the test above do just that).
+    unlink(daemon.stateDirectory + "/state.json")
+    try daemon.writeConfig(Self.sleeperConfig(seconds: "302", pids: 60, band: "audio"))
+    try daemon.jetsamd.startAgain()
+    try Self.checkNewConfigApplies(daemon, running: first)
+  }
+
   @Test(
     "apps start in a cgroup namespace of their own: their cgroups are their root",
     .enabled(if: hasCapability(capabilitySystemAdministration), "needs CAP_SYS_ADMIN to make cgroup namespaces"))

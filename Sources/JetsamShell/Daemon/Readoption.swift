@@ -96,9 +96,14 @@ struct Readoption {
       supervisor.removeLeftover(cgroup)
       return false
     }
-    // Not in the config either: it runs on, but cannot be launched again until it is configured.
-    let settings =
+    // How it was started is not known (its cgroup may hold caps of an earlier config): its settings have no launch
+    // spec and no band lift, so that the configure that follows re-adoption gives it the config's caps at once and
+    // the rest from its next launch, as to an app whose state was saved. Not in the config either: it runs on, but
+    // cannot be launched again until it is configured.
+    var settings =
       config.apps[name].map { config.settings(of: $0, named: name) } ?? AppSettings(launch: nil, adHoc: true)
+    settings.launch = nil
+    settings.bandFloor = nil
     var found = AppStatus(
       name: name, state: .background, bandFloor: settings.bandFloor, pid: main,
       launch: (lastExit(name)?.launch ?? 0) + 1, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
