@@ -9,6 +9,7 @@ let package = Package(
     .executable(name: "jetsam-spawner", targets: ["jetsam-spawner"]),
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
     .executable(name: "jetsam-stack", targets: ["jetsam-stack"]),
+    .executable(name: "jetsam-sockets", targets: ["jetsam-sockets"]),
     .library(name: "jetsam-crash", type: .dynamic, targets: ["JetsamCrashHandler"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
@@ -45,12 +46,15 @@ let package = Package(
     // Starting processes (clone3 into a cgroup, as a user) and the spawner service with its messages: all that
     // jetsam-spawner, the most privileged process, links.
     .target(name: "JetsamSpawning", dependencies: ["JetsamValues", "JetsamPlatform", "CJetsamShim"]),
+    // A suspended app's network sockets destroyed (inet_diag netlink, /proc) and what jetsam-sockets prints of it:
+    // the tool's code, and the reading of its output for jetsamd.
+    .target(name: "JetsamSockets", dependencies: ["JetsamCore", "JetsamPlatform", "CJetsamShim"]),
     // The Linux I/O shell: cgroups, processes, signals, pressure sources, the record log, the event loop.
     .target(
       name: "JetsamShell",
       dependencies: [
         "JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig",
-        "JetsamSpawning", "CJetsamShim", "CCgroup", "CSystemd",
+        "JetsamSpawning", "JetsamSockets", "CJetsamShim", "CCgroup", "CSystemd",
       ]
     ),
     // A jetsamd as a child process (started, awaited until it answers, stopped with escalation, its output) and the
@@ -79,6 +83,9 @@ let package = Package(
     // Call stacks of a live process with elfutils' libdwfl (libdw-dev): jetsamd's diagnostics run it as a child
     // process with a time budget, so that a capture that hangs never holds the daemon.
     .executableTarget(name: "jetsam-stack", linkerSettings: [.linkedLibrary("dw"), .linkedLibrary("elf")]),
+    // Destroys a suspended app's network sockets, started by jetsamd through its process launcher: where the apps
+    // run (the spawner service's network under systemd), with the rights of whatever starts them.
+    .executableTarget(name: "jetsam-sockets", dependencies: ["JetsamSockets"]),
     // The crash reporter preloaded into apps (libjetsam-crash.so): tells jetsamd of a fatal signal and waits while
     // jetsam-stack takes the stacks, then lets the crash happen.
     .target(name: "JetsamCrashHandler"),
@@ -141,8 +148,7 @@ let package = Package(
       name: "JetsamSupervisorTests",
       dependencies: [
         "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
-        "JetsamProtocol",
-        "JetsamWire",
+        "JetsamProtocol", "JetsamWire", "JetsamSockets",
       ]),
     // Every saved fuzz input (Tests/Fuzz: seeds and past crashers) through its target, in the unit run.
     .testTarget(name: "JetsamFuzzingTests", dependencies: ["JetsamFuzzing"], exclude: ["Inputs"]),

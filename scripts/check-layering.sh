@@ -2,10 +2,11 @@
 # The layering rules a build cannot check (ARCHITECTURE.md, *Code map*):
 #   - no `@_exported import`: every file imports what it uses;
 #   - every import of a module of this package is a declared dependency of its target (check-imports.py);
-#   - with --bin-dir DIR (the debug build's binaries): jetsam-lab and jetsam-spawner link neither libcgroup nor
+#   - with --bin-dir DIR (the debug build's binaries): jetsam-lab, jetsam-spawner and jetsam-sockets link neither libcgroup nor
 #     libsystemd; jetsam-lab holds none of the shell's code (nor the spawner's), and jetsam-spawner, the most
 #     privileged process, none but its own, the platform layer's and the shared values' (no policy, no config,
-#     no protocol, no shell).
+#     no protocol, no shell); jetsam-sockets, which the spawner service runs with its rights, none of the shell's,
+#     the spawner's, the config's or the protocol's.
 # `make lint` runs the first two, `make test-unit` all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,8 @@ scripts/check-imports.py || status=1
 if [[ -n "$bin_dir" ]]; then
   # program, then the modules whose code it must not hold (their mangled names start with <length><name>).
   for entry in "jetsam-lab JetsamShell JetsamSpawning" \
-    "jetsam-spawner JetsamShell JetsamConfig JetsamLab JetsamCore JetsamWire JetsamProtocol JetsamControlClient"; do
+    "jetsam-spawner JetsamShell JetsamConfig JetsamLab JetsamCore JetsamWire JetsamProtocol JetsamControlClient" \
+    "jetsam-sockets JetsamShell JetsamSpawning JetsamConfig JetsamLab JetsamProtocol JetsamControlClient"; do
     read -r program forbidden <<<"$entry"
     binary="$bin_dir/$program"
     [[ -x "$binary" ]] || { fail "$binary is not built"; continue; }

@@ -101,7 +101,7 @@ trap cleanup EXIT
 # ---- make install into the staging dir (DESTDIR): binaries, units, sysusers.d, config, profiles, docs
 make -C "$ROOT" --no-print-directory install DESTDIR="$STAGE" PREFIX=/usr/local INSTALL_BIN_DIR="$BIN" > "$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; say "make install DESTDIR=$STAGE failed"; exit 1; }
-for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack \
+for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack usr/local/bin/jetsam-sockets \
   usr/local/lib/jetsam/libjetsam-crash.so usr/local/lib/systemd/system/jetsamd.service \
   usr/local/lib/systemd/system/jetsamd.socket usr/local/lib/systemd/system/jetsam-spawner.service \
   usr/local/lib/systemd/system/jetsam-spawner.socket \
@@ -112,7 +112,7 @@ done
 
 # Libraries outside the container's view (the volatile root has only the host's /usr): a toolchain's runtime.
 binds=()
-for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" "$BIN/jetsam-stack" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
+for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" "$BIN/jetsam-stack" "$BIN/jetsam-sockets" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
   case "$dir" in /usr/* | /lib/* | /lib64/*) ;; *) binds+=(--bind-ro="$dir") ;; esac
 done
 
@@ -141,12 +141,15 @@ say "booting systemd in a container ($([ "$USERNS" = 1 ] && echo "user namespace
 set +e
 # nspawn's own system call allow-list lacks process_mrelease (EPERM for everything in the container): add it, so
 # that jetsamd's reaping of a victim's memory and the unit's filter for it are tested for real.
+# A network of the container's own (loopback only), owned by its user namespace: SOCK_DESTROY asks for CAP_NET_ADMIN
+# in the user namespace that owns the network, which the container's root has in its own network, never in the
+# host's (section 8e: jetsam-sockets, run by the spawner service, defuncts a suspended app's connection).
 # Private mount namespace with a tmpfs on /run/systemd: nspawn creates /run/systemd/nspawn* entries that it refuses
 # to remove from a disk-backed /run ("Attempted to remove disk file system"); keep them off the host.
 [ -d /run/systemd ] || { mkdir -p /run/systemd; MADE_RUN_SYSTEMD=1; }
 unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs /run/systemd && exec "$@"' sh \
   timeout -k 10 "$TIMEOUT" systemd-nspawn --quiet --directory=/ --volatile=yes \
-    --register=no --keep-unit "${userns[@]}" \
+    --register=no --keep-unit "${userns[@]}" --private-network \
     --system-call-filter=process_mrelease \
     --bind="$OUTD":/out --bind-ro="$UNITS":/etc/systemd/system --bind-ro="$ROOT/scripts/systemd-test":/jetsam-test \
     --bind-ro="$STAGE/usr/local":/usr/local --bind="$STAGE/etc/jetsam":/etc/jetsam "${binds[@]}" \

@@ -145,7 +145,8 @@ check "TriggeredBy=jetsamd.socket ($(prop TriggeredBy))" grep -q jetsamd.socket 
 mp=$(main_pid)
 st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd|CapEff):' "/proc/$mp/status" | tr -s '\t ' ' ' | tr '\n' ' ')
 info "sandbox of jetsamd (pid $mp): $st; oom_score_adj $(cat /proc/$mp/oom_score_adj)"
-# CAP_DAC_OVERRIDE 1, CAP_KILL 5 (jetsamd); CAP_DAC_OVERRIDE 1, CAP_SETGID 6, CAP_SETUID 7 (the spawner)
+# CAP_DAC_OVERRIDE 1, CAP_KILL 5 (jetsamd); CAP_DAC_OVERRIDE 1, CAP_SETGID 6, CAP_SETUID 7, CAP_NET_ADMIN 12,
+# CAP_SYS_PTRACE 19 (the spawner)
 check "hardening in force: NoNewPrivs 1, Seccomp 2 (filter), CapBnd 0000000000000022" \
   eval 'grep -q "NoNewPrivs: 1 " <<< "$st" && grep -q "Seccomp: 2 " <<< "$st" && grep -q "CapBnd: 0000000000000022 " <<< "$st"'
 check "jetsamd has a network namespace of its own (PrivateNetwork=): $(readlink /proc/$mp/ns/net) vs the host's $(readlink /proc/1/ns/net)" \
@@ -154,8 +155,8 @@ check "jetsam-spawner.service was started through its socket by jetsamd ($(prop 
   is_active jetsam-spawner.service
 sp=$(prop MainPID jetsam-spawner.service)
 sp_st=$(grep -E '^(NoNewPrivs|Seccomp|CapBnd):' "/proc/$sp/status" 2>/dev/null | tr -s '\t ' ' ' | tr '\n' ' ')
-check "the spawner's sandbox (the apps'): NoNewPrivs 1, Seccomp 2, CapBnd 00000000000800c2 (SETUID SETGID DAC_OVERRIDE SYS_PTRACE) ($sp_st)" \
-  eval 'grep -q "NoNewPrivs: 1 " <<< "$sp_st" && grep -q "Seccomp: 2 " <<< "$sp_st" && grep -q "CapBnd: 00000000000800c2 " <<< "$sp_st"'
+check "the spawner's sandbox (the apps'): NoNewPrivs 1, Seccomp 2, CapBnd 00000000000810c2 (SETUID SETGID DAC_OVERRIDE NET_ADMIN SYS_PTRACE) ($sp_st)" \
+  eval 'grep -q "NoNewPrivs: 1 " <<< "$sp_st" && grep -q "Seccomp: 2 " <<< "$sp_st" && grep -q "CapBnd: 00000000000810c2 " <<< "$sp_st"'
 perm=$(stat -c '%a %U %F' /run/jetsam-spawner/spawner.sock 2>&1)
 check "the spawner's socket is root's alone: '600 root socket' ($perm)" [ "$perm" = "600 root socket" ]
 # The units' resolved system call filters, applied to a probe: process_mrelease must reach the kernel for
@@ -412,6 +413,64 @@ for payload in json.load(sys.stdin):
 wait_until 10 eval '[ -n "$(crash_fields)" ]'
 check "a segfault's crash diagnostic starts at the faulting function: '$(crash_fields)'" \
   eval '[ "$(crash_fields)" = "11 crash_segv" ]'
+
+section "8e. sockets at suspension under the real units: jetsam-sockets, run by the spawner service in the apps' network, defuncts a TCP connection"
+# The peer: a listener here (the checker shares the spawner's network; jetsamd has its own), which says when the
+# connection is accepted and how it ended (a reset is what SOCK_DESTROY gives the peer).
+cat > /run/jetsam-sockpeer.py <<'PY'
+import socket, sys
+listener = socket.create_server(("127.0.0.1", 0))
+open(sys.argv[1] + ".port", "w").write(str(listener.getsockname()[1]))
+connection, _ = listener.accept()
+open(sys.argv[1] + ".accepted", "w").write("yes")
+try:
+    while connection.recv(1):
+        pass
+    result = "eof"
+except ConnectionResetError:
+    result = "reset"
+except OSError as error:
+    result = type(error).__name__
+open(sys.argv[1] + ".result", "w").write(result)
+PY
+# The app: connects and waits to read; suspended meanwhile, its read ends once it runs again (ECONNABORTED, what
+# iOS apps see of a defuncted socket), written where the spawner's sandbox lets apps write.
+cat > /run/jetsam-sockapp.py <<'PY'
+import errno, socket, sys
+connection = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+try:
+    connection.recv(1)
+    result = "eof"
+except OSError as error:
+    result = errno.errorcode.get(error.errno, str(error.errno))
+open("/var/lib/jetsam/sockapp.result", "w").write(result)
+PY
+rm -f /run/sockpeer.* /var/lib/jetsam/sockapp.result
+python3 /run/jetsam-sockpeer.py /run/sockpeer & peer=$!
+wait_until 5 test -s /run/sockpeer.port
+ctl launch sockapp --background -- /usr/bin/python3 /run/jetsam-sockapp.py "$(cat /run/sockpeer.port 2>/dev/null)" > /dev/null \
+  || bad "launch sockapp"
+wait_until 5 test -s /run/sockpeer.accepted
+ctl suspend sockapp > /dev/null || bad "suspend sockapp"
+wait_until 5 test -s /run/sockpeer.result
+check "the peer of a suspended app's TCP connection got a reset: '$(cat /run/sockpeer.result 2>/dev/null)'" \
+  eval '[ "$(cat /run/sockpeer.result 2>/dev/null)" = reset ]'
+sockets_entry() {
+  journal_json MESSAGE_ID=195bc79bd5054248bc9aaad94b6c3fd9 JETSAM_APP=sockapp | python3 -c '
+import json, sys
+for line in sys.stdin:
+    entry = json.loads(line)
+    print(entry.get("JETSAM_SOCKETS", "-"), "|", entry.get("JETSAM_SOCKETS_PROBLEM", "no problem"))'
+}
+wait_until 5 eval '[ -n "$(sockets_entry)" ]'
+check "journal: the defunct names the connection, without a problem: '$(sockets_entry)'" \
+  eval 'grep -q "established.*| no problem" <<< "$(sockets_entry)"'
+ctl resume sockapp > /dev/null || bad "resume sockapp"
+wait_until 5 test -s /var/lib/jetsam/sockapp.result
+check "back from the suspension, the app's read fails with ECONNABORTED: '$(cat /var/lib/jetsam/sockapp.result 2>/dev/null)'" \
+  eval '[ "$(cat /var/lib/jetsam/sockapp.result 2>/dev/null)" = ECONNABORTED ]'
+ctl kill sockapp > /dev/null 2>&1
+kill "$peer" 2>/dev/null; wait "$peer" 2>/dev/null
 
 section "9. SIGKILL of jetsamd while apps are suspended: restart, re-adoption, kill order kept"
 for a in s1 s2 s3; do

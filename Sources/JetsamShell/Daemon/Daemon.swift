@@ -136,8 +136,11 @@ public final class Daemon {
       toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
       keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
     supervisor.diskWrites.worker = try BackgroundWork(loop: loop, label: "jetsamd.disk-writes")
-    // Suspended apps' network sockets are destroyed on a helper thread of their own (netlink, /proc).
-    supervisor.suspender.sockets = SocketDefuncter(worker: try BackgroundWork(loop: loop, label: "jetsamd.sockets"))
+    // Suspended apps' network sockets are destroyed by jetsam-sockets, started where the apps run (the spawner
+    // service's network under systemd), its output read on a helper thread of their own.
+    supervisor.suspender.sockets = SocketDefuncter(
+      loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-sockets"),
+      worker: try BackgroundWork(loop: loop, label: "jetsamd.sockets"))
     if config.diagnostics.crashes {
       supervisor.requests.crashHandler = Self.crashHandlerLibrary
       if supervisor.requests.crashHandler == nil {

@@ -14,7 +14,7 @@ struct CaptureJob: Sendable {
   var sequence: Int
   var host: HostDescription
   /// The stack tool's run, or why none could be started (nil and nil: call stacks are off).
-  var run: StackTool.Run?
+  var run: ToolRun?
   var startProblem: String?
   var settings: DiagnosticsService.Settings
   var store: DiagnosticStore

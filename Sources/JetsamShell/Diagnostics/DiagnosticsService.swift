@@ -49,9 +49,8 @@ final class DiagnosticsService {
   private let log: Logger
   private let journal: Journal
   private let loop: any LoopScheduling
-  private let launcher: any ProcessLauncher
-  /// The tools started, until they end (reaped through their pidfds).
-  private var toolWatches: [Int32: (any LoopSource, SpawnedProcess)] = [:]
+  /// Starts jetsam-stack through the launcher and reaps it.
+  private let tools: ToolStarter
   private let workers: Workers
   /// Captures under way per process (how many, who waits for them all to be done, and whether one of them takes
   /// several samples, a while apart).
@@ -68,7 +67,7 @@ final class DiagnosticsService {
     settings: Settings, keep: Int, log: Logger, journal: Journal, workers: Workers
   ) {
     self.loop = loop
-    self.launcher = launcher
+    tools = ToolStarter(loop: loop, launcher: launcher)
     var store = DiagnosticStore(stateDirectory: stateDirectory)
     store.limit = keep
     self.store = store
@@ -98,57 +97,26 @@ final class DiagnosticsService {
       subject: subject, launch: launch, request: request, sequence: sequence, host: host, run: nil,
       startProblem: nil, settings: settings, store: store)
     guard settings.callStacks else { return start(job) }
-    var ends: [Int32] = [-1, -1]
-    guard jetsam_pipe_nonblocking_read(&ends) == 0 else {
-      job.startProblem = "jetsam-stack could not start: \(SystemError.current("pipe"))"
-      return start(job)
-    }
-    let output = FileDescriptor(rawValue: ends[0])
-    let input = FileDescriptor(rawValue: ends[1])
     let samples = CaptureJob.samples(for: request, settings: settings)
-    launcher.spawn(
-      tool.request(
-        pid: job.target.pid, pidfd: target, samples: samples, interval: settings.cpuSampleInterval, output: input)
-    ) { [weak self] result in
-      guard let self else { return output.close() }
-      switch result {
-      case .success(let process):
-        do {
-          job.run = StackTool.Run(output: output, pidfd: try process.pidfd.duplicate())
-          self.reapWhenEnded(process)
-        } catch {
-          output.close()
-          process.pidfd.close()
-          job.startProblem = "jetsam-stack could not be watched: \(error)"
+    let pid = job.target.pid
+    tools.start(
+      "jetsam-stack",
+      request: { [tool, settings] output in
+        tool.request(pid: pid, pidfd: target, samples: samples, interval: settings.cpuSampleInterval, output: output)
+      },
+      then: { [weak self] started in
+        switch started {
+        case .success(let run): job.run = run
+        case .failure(let failure): job.startProblem = failure.message
         }
-      case .failure(let error):
-        output.close()
-        job.startProblem = "jetsam-stack could not start: \(error)"
-      }
-      self.start(job)
-    }
-    // The launcher has its own copy of the write end now (or failed): the tool's end of file is ours to see.
-    input.close()
+        self?.start(job)
+      })
   }
 
   private func start(_ job: CaptureJob) {
     let work = job.kind == .cpuException || job.kind == .diskWriteException ? workers.sampling : workers.urgent
     let subject = job.subject
     work.run({ job.perform() }, then: { [weak self] result in self?.finished(subject, result) })
-  }
-
-  /// Reaps a tool once it has ended (its status does not matter: what it printed does).
-  private func reapWhenEnded(_ process: SpawnedProcess) {
-    launcher.discardExit(of: process.pid)
-    let watch = try? loop.addWatch(fd: process.pidfd.rawValue, events: EpollEvents.readable) {
-      [unowned self] _ in
-      _ = try? self.launcher.reap(pid: process.pid, pidfd: process.pidfd)
-      if let (source, process) = self.toolWatches.removeValue(forKey: process.pid) {
-        source.cancel()
-        process.pidfd.close()
-      }
-    }
-    if let watch { toolWatches[process.pid] = (watch, process) } else { process.pidfd.close() }
   }
 
   /// Crash reports refused since jetsamd started (``CrashReportCheck``): lines no process of the app could send of
@@ -175,21 +143,9 @@ final class DiagnosticsService {
   func whenCaptured(app: String, pid: Int32, then: @escaping () -> Void) {
     let subject = Subject(app: app, pid: pid)
     guard inFlight[subject] != nil else { return then() }
-    var ran = false
-    let once = {
-      guard !ran else { return }
-      ran = true
-      then()
-    }
-    inFlight[subject]!.waiters.append(once)
     let sampling = inFlight[subject]!.sampling ? settings.cpuSampleInterval * (settings.cpuSamples - 1) : .zero
     let deadline = loop.now().advanced(by: settings.captureBudget + sampling + .seconds(1))
-    var timer: (any LoopSource)?
-    timer = try? loop.addTimer(at: deadline) {
-      timer?.cancel()
-      timer = nil
-      once()
-    }
+    inFlight[subject]!.waiters.append(loop.boundedWait(until: deadline, then: then))
   }
 
   /// The diagnostics written for `pid` (ids, oldest first), forgotten once asked: its exit record refers to them.

@@ -1,26 +1,47 @@
+import Glibc
 import JetsamCore
+import JetsamSockets
+import JetsamSpawning
+import JetsamValues
 
-/// Carries out `defunctSockets`: the app's processes are listed on the loop (one cgroup read), and their network
-/// sockets destroyed on a helper thread (/proc and netlink, ``NetworkSocketDestruction``), whose outcome comes back
-/// on the loop. It decides nothing: whether an app's sockets go is the policy's.
+/// Carries out `defunctSockets`: the app's processes are listed on the loop (one cgroup read), and `jetsam-sockets`
+/// (``SocketTool``) is started through the process launcher to destroy their network sockets where the apps' network
+/// is; its output is read on a helper thread within a time budget, and what it destroyed comes back on the loop.
+/// A resume of the app waits for that (``whenDefuncted(app:pid:then:)``): an app never runs with the sockets it was
+/// to lose. It decides nothing: whether an app's sockets go is the policy's.
 final class SocketDefuncter {
-  private let worker: any BackgroundRunning
-  private let destroy: @Sendable ([Int32]) -> NetworkSocketDestruction.Outcome
-
-  /// Destroys on `worker`; `destroy` is the real destruction unless a test fakes it.
-  init(
-    worker: any BackgroundRunning,
-    destroy: @escaping @Sendable ([Int32]) -> NetworkSocketDestruction.Outcome = NetworkSocketDestruction.destroy(
-      heldBy:)
-  ) {
-    self.worker = worker
-    self.destroy = destroy
+  /// Who the sockets are taken from: an app's launch, by its main process.
+  struct Subject: Hashable {
+    var app: String
+    var pid: Int32
   }
 
-  /// Destroys the network sockets of the processes `processes` lists, then calls `then` on the loop with what came
-  /// of it (a failure to list them is its problem).
+  private let loop: any LoopScheduling
+  private let tools: ToolStarter
+  private let tool: SocketTool
+  private let worker: any BackgroundRunning
+  /// How long one run of the tool may take before it is killed and its outcome says so.
+  let budget: Duration
+  /// Runs under way per launch, and who waits for them all to be done.
+  private var inFlight: [Subject: (count: Int, waiters: [() -> Void])] = [:]
+
+  /// Runs the program at `toolPath` through `launcher`, and reads its output on `worker`.
+  init(
+    loop: any LoopScheduling, launcher: any ProcessLauncher, toolPath: String, worker: any BackgroundRunning,
+    budget: Duration = .seconds(2)
+  ) {
+    self.loop = loop
+    tools = ToolStarter(loop: loop, launcher: launcher)
+    tool = SocketTool(path: toolPath)
+    self.worker = worker
+    self.budget = budget
+  }
+
+  /// Destroys the network sockets of the processes `processes` lists (app `app`'s, launched as `pid`), then calls
+  /// `then` on the loop with what came of it (a failure to list them is its problem), and then whoever waits.
   func defunct(
-    processes: () throws -> [Int32], then: @escaping (NetworkSocketDestruction.Outcome) -> Void
+    app: String, pid: Int32, processes: () throws -> [Int32],
+    then: @escaping (NetworkSocketDestruction.Outcome) -> Void
   ) {
     let pids: [Int32]
     do {
@@ -29,7 +50,53 @@ final class SocketDefuncter {
       return then(NetworkSocketDestruction.Outcome(problem: "listing its processes: \(error)"))
     }
     guard !pids.isEmpty else { return then(NetworkSocketDestruction.Outcome()) }
-    let destroy = self.destroy
-    worker.run({ destroy(pids) }, then: then)
+    let subject = Subject(app: app, pid: pid)
+    inFlight[subject, default: (0, [])].count += 1
+    let finish = { [weak self] (outcome: NetworkSocketDestruction.Outcome) in
+      then(outcome)
+      self?.finished(subject)
+    }
+    let (tool, worker, budget) = (tool, worker, budget)
+    tools.start(
+      "jetsam-sockets",
+      // jetsamd's own sockets are kept: the tool reads them from its /proc entry (in whatever network it is).
+      request: { output in tool.request(pids: pids, keeper: getpid(), output: output) },
+      then: { started in
+        switch started {
+        case .success(let run): worker.run({ SocketDefuncter.outcome(of: run, budget: budget) }, then: finish)
+        case .failure(let failure): finish(NetworkSocketDestruction.Outcome(problem: failure.message))
+        }
+      })
+  }
+
+  /// What a run of the tool says it did, once it has ended or its budget has run out. Blocking: a helper thread's.
+  static func outcome(of run: ToolRun, budget: Duration) -> NetworkSocketDestruction.Outcome {
+    let (output, timedOut) = run.collect(budget: budget)
+    var outcome = SocketToolOutput.outcome(reading: output)
+    if timedOut {
+      let late = "jetsam-sockets ran out of its time budget (\(budget.nanoseconds / 1_000_000) ms) and was killed"
+      outcome.problem = outcome.problem.map { "\($0); \(late)" } ?? late
+    }
+    return outcome
+  }
+
+  /// Whether the sockets of app `app` (launched as `pid`) are being destroyed.
+  func isDefuncting(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
+
+  /// Calls `then` once the destruction of app `app`'s sockets under way is done, or at once if there is none. One
+  /// that never reports back (the launcher never answers, a helper stuck) holds nothing: past the budget and a
+  /// second, `then` runs.
+  func whenDefuncted(app: String, pid: Int32, then: @escaping () -> Void) {
+    let subject = Subject(app: app, pid: pid)
+    guard inFlight[subject] != nil else { return then() }
+    let deadline = loop.now().advanced(by: budget + .seconds(1))
+    inFlight[subject]!.waiters.append(loop.boundedWait(until: deadline, then: then))
+  }
+
+  private func finished(_ subject: Subject) {
+    inFlight[subject]?.count -= 1
+    guard let done = inFlight[subject], done.count <= 0 else { return }
+    inFlight[subject] = nil
+    for waiter in done.waiters { waiter() }
   }
 }

@@ -19,6 +19,10 @@ final class AppSuspender {
   var mode: SuspendConfig.Mode
   /// Destroys a suspended app's network sockets when the policy says (nil: never, as in the supervisor's tests).
   var sockets: SocketDefuncter?
+  /// The resume of each app held until its sockets are destroyed, by number: a later suspend, kill or end of the
+  /// app drops it (the app stays stopped, as the later action wants it), and only the latest one goes out.
+  private var heldResumes: [String: Int] = [:]
+  private var resumeNumber = 0
   private lazy var stops = StopWatcher(
     loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
     completed: { [unowned self] stopped in
@@ -41,8 +45,11 @@ final class AppSuspender {
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
   func isPending(_ name: String) -> Bool { stops.isPending(name) }
 
-  /// Stops checking app `name`'s stop (it is resumed, killed, terminated or gone).
-  func forget(_ name: String) { stops.forget(name) }
+  /// Stops checking app `name`'s stop (it is resumed, killed, terminated or gone), and drops a resume held back.
+  func forget(_ name: String) {
+    stops.forget(name)
+    heldResumes[name] = nil
+  }
 
   /// Looks for suspended apps whose main process someone else continued (SIGCONT) after jetsamd saw it stopped,
   /// and reports each to the policy (which stops it again). Called when a child was continued (SIGCHLD) and
@@ -75,6 +82,8 @@ final class AppSuspender {
   /// batch, lists the cgroup's processes anyway (it must, to see any forked meanwhile) and stops the others. One
   /// `cgroup.procs` read per app instead of two: with 1,000 apps those reads were a fifth of a batch suspend.
   func suspend(_ name: String, pid: Int32) {
+    // A resume still held back (its sockets being destroyed) never goes out: the app has not run meanwhile.
+    heldResumes[name] = nil
     guard let app = process(name, pid) else { return }
     do {
       switch mode {
@@ -126,7 +135,7 @@ final class AppSuspender {
   func defunctSockets(of name: String, pid: Int32) {
     guard let sockets, let app = process(name, pid) else { return }
     sockets.defunct(
-      processes: { try app.cgroup.processIDs() },
+      app: name, pid: pid, processes: { try app.cgroup.processIDs() },
       then: { [weak self] outcome in
         guard let self else { return }
         self.report([
@@ -136,13 +145,28 @@ final class AppSuspender {
       })
   }
 
+  /// Continues the app; while its sockets are being destroyed, only once that is done (or its budget is out), so that
+  /// it never runs with sockets it was to lose.
   func resume(_ name: String, pid: Int32) {
     guard let app = process(name, pid) else { return }
     stops.forget(name)
+    guard let sockets, sockets.isDefuncting(app: name, pid: pid) else { return continueNow(app) }
+    resumeNumber += 1
+    let number = resumeNumber
+    heldResumes[name] = number
+    sockets.whenDefuncted(app: name, pid: pid) { [weak self] in
+      guard let self, self.heldResumes[name] == number else { return }
+      self.heldResumes[name] = nil
+      // Still this launch's (a kill or an end would have dropped the held resume).
+      if let app = self.process(name, pid) { self.continueNow(app) }
+    }
+  }
+
+  private func continueNow(_ app: AppProcess) {
     do {
       try continueEveryProcess(of: app)
     } catch {
-      log.error("resuming \(name): \(error)")
+      log.error("resuming \(app.name): \(error)")
     }
   }
 

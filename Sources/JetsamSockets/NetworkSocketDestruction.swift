@@ -5,21 +5,28 @@ import JetsamPlatform
 /// Destroys the network sockets a set of processes holds: their socket inodes, matched against inet_diag dumps of
 /// TCP (every state, listeners included) and UDP sockets, IPv4 and IPv6; each match is destroyed by its exact id.
 /// Unix sockets never appear in those dumps, so an app's channel and crash socket are out of reach by construction.
-/// Blocking (netlink and /proc): run on a helper thread.
-enum NetworkSocketDestruction {
+/// Blocking (netlink and /proc): what `jetsam-sockets` does, in a process of its own where the apps' network is.
+public enum NetworkSocketDestruction {
   /// What was destroyed, and what went wrong (nil: nothing).
-  struct Outcome: Sendable, Equatable {
-    var sockets: [DefunctedSocket] = []
-    var problem: String?
+  public struct Outcome: Sendable, Equatable {
+    /// The sockets destroyed.
+    public var sockets: [DefunctedSocket]
+    /// Why some or all could not be (nil: nothing went wrong).
+    public var problem: String?
+
+    public init(sockets: [DefunctedSocket] = [], problem: String? = nil) {
+      self.sockets = sockets
+      self.problem = problem
+    }
   }
 
-  /// Destroys the TCP and UDP sockets `pids` hold, except those jetsamd holds too.
-  static func destroy(heldBy pids: [Int32]) -> Outcome {
+  /// Destroys the TCP and UDP sockets `pids` hold, except those of `kept` (socket inodes).
+  public static func destroy(heldBy pids: [Int32], except kept: Set<UInt64> = []) -> Outcome {
     var held = SocketInodes.held(by: pids)
     // A socket jetsamd holds as well (a listener it would hand an app, its own metrics listener should one leak
     // into an app) is jetsamd's: the app's copy of it is not its own to lose. Compared by inode, as the dump names
     // sockets.
-    for inode in SocketInodes.own { held[inode] = nil }
+    for inode in kept { held[inode] = nil }
     // Only network sockets count (an app always holds Unix ones: its channel): with none, there is nothing to ask
     // the kernel. Each process's own /proc/PID/net names them, in its own network namespace.
     var network = Set<UInt64>()
@@ -30,13 +37,14 @@ enum NetworkSocketDestruction {
     }
     held = held.filter { network.contains($0.key) }
     guard !held.isEmpty else { return Outcome() }
-    // inet_diag answers for the namespace of the socket asking: jetsamd's own. Under systemd jetsamd has a network
-    // of its own (PrivateNetwork=yes), where an app's sockets are out of its reach: said, not silently skipped.
+    // inet_diag answers for the namespace of the socket asking: this process's own, which is where apps are
+    // started (the spawner service's, or jetsamd's). An app that made a network of its own is out of its reach:
+    // said, not silently skipped.
     if let own = SocketInodes.networkNamespace(of: "self"), let other = namespaces.first(where: { $0 != own }) {
       return Outcome(
         problem:
-          "its \(held.count) network socket(s) are in network namespace \(other), jetsamd is in \(own) (as under "
-          + "systemd's PrivateNetwork=yes): inet_diag cannot reach them")
+          "its \(held.count) network socket(s) are in network namespace \(other), jetsam-sockets is in \(own): "
+          + "inet_diag cannot reach them")
     }
     let diag: InetDiagSocket
     do {

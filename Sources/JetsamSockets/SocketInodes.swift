@@ -4,7 +4,7 @@ import JetsamPlatform
 /// Which sockets processes hold: the inodes their descriptors point at (`/proc/PID/fd/N` → `socket:[INODE]`), which
 /// is how inet_diag's dumps (`idiag_inode`) name the socket a process holds. Every kind of socket has one (Unix ones
 /// too); only those an inet_diag dump also lists are network sockets.
-enum SocketInodes {
+public enum SocketInodes {
   /// The socket inodes of each of `pids`, with the first of them holding each (a process gone meanwhile holds none).
   static func held(by pids: [Int32]) -> [UInt64: Int32] {
     var holders: [UInt64: Int32] = [:]
@@ -14,12 +14,8 @@ enum SocketInodes {
     return holders
   }
 
-  /// jetsamd's own socket inodes: a socket it holds as well as an app (a listener it would pass on) is never an
-  /// app's to lose.
-  static var own: Set<UInt64> { of(process: "self") }
-
-  /// The socket inodes of `/proc/PROCESS/fd`.
-  static func of(process: String) -> Set<UInt64> {
+  /// The socket inodes of `/proc/PROCESS/fd` (`self`, or a pid): jetsamd's are the ones kept.
+  public static func of(process: String) -> Set<UInt64> {
     let directory = "/proc/\(process)/fd"
     guard let entries = try? directoryEntries(directory) else { return [] }
     var inodes = Set<UInt64>()
