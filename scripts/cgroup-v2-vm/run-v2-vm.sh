@@ -59,7 +59,9 @@ flock 9
 
 # cache/kernel/{vmlinuz,vmlinux,config,version,modules/*.ko,modules.order}: the kernel and the few modules needed
 KDIR=$CACHE/kernel
-WANT_MODS="virtio_pci 9pnet_virtio 9p overlay virtio_blk crc32c_generic ext4"   # + dependencies, resolved below
+# inet_diag, tcp_diag, udp_diag: jetsam-sockets destroys a suspended app's sockets over inet_diag (SOCK_DESTROY),
+# modules in Debian's kernel that nothing in the VM could load on demand.
+WANT_MODS="virtio_pci 9pnet_virtio 9p overlay virtio_blk crc32c_generic ext4 inet_diag tcp_diag udp_diag"   # + dependencies, resolved below
 if [ "$(cat "$KDIR/.done" 2>/dev/null)" != "$WANT_MODS" ]; then
   [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -print -quit 2>/dev/null)" ] || apt-get update -qq
   kpkg=$KERNEL_PKG
@@ -72,7 +74,7 @@ if [ "$(cat "$KDIR/.done" 2>/dev/null)" != "$WANT_MODS" ]; then
   # extract only what is needed (47 MB instead of the 400 MB module tree)
   dpkg-deb --fsys-tarfile "$KDIR"/tmp/deb/*.deb | tar -x -C "$KDIR/tmp/root" --wildcards \
     './boot/*' '*/kernel/drivers/virtio/*' '*/kernel/drivers/block/*' '*/kernel/net/9p/*' '*/kernel/fs/*' \
-    '*/kernel/lib/*' '*/kernel/crypto/*' '*/modules.builtin'
+    '*/kernel/lib/*' '*/kernel/crypto/*' '*/kernel/net/ipv4/*' '*/modules.builtin'
   vz=$(ls "$KDIR"/tmp/root/boot/vmlinuz-* | head -1); kver=${vz##*/vmlinuz-}
   mv "$vz" "$KDIR/vmlinuz"; mv "$KDIR/tmp/root/boot/config-$kver" "$KDIR/config"; echo "$kver" > "$KDIR/version"
   grep -q '^CONFIG_9P_FS=' "$KDIR/config" || { log "kernel $kver has no 9p support (use linux-image-amd64, not -cloud-)"; exit 1; }
