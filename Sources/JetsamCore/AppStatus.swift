@@ -51,6 +51,8 @@ public struct AppStatus: Sendable, Equatable {
   /// The processes are the truth: the state the previous daemon saved may lag its last moments. The policy's own
   /// view leaves it nil, and it is not saved.
   public var observedStopped: Bool?
+  /// What this launch measured of itself up to its last state change (saved: a restart keeps the figures).
+  public var launchMetrics: LaunchMetrics?
 
   /// The effective band: the state's natural band, lifted by `bandFloor`.
   public var band: Band { Band.effective(for: state, floor: bandFloor) }
@@ -80,7 +82,7 @@ extension AppStatus: Codable {
   enum CodingKeys: String, CodingKey {
     case name, state, bandFloor, pid, launch, stateEnteredAt, bandEnteredAt, spawnedAt, continuedByOthers, summary,
       previousDigest, savedDigest, restoredDigest, restorationLost, resumption, savedAt, savedValidUntil, awaySince,
-      restorationDeadline, killInFlight
+      restorationDeadline, killInFlight, launchMetrics
   }
 
   public init(from decoder: any Decoder) throws {
@@ -106,6 +108,7 @@ extension AppStatus: Codable {
     awaySince = try container.decodeIfPresent(Instant.self, forKey: .awaySince)
     restorationDeadline = try container.decodeIfPresent(Instant.self, forKey: .restorationDeadline)
     killInFlight = try container.decodeIfPresent(KillInFlight.self, forKey: .killInFlight)
+    launchMetrics = try container.decodeIfPresent(LaunchMetrics.self, forKey: .launchMetrics)
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -130,5 +133,6 @@ extension AppStatus: Codable {
     try container.encodeIfPresent(awaySince, forKey: .awaySince)
     try container.encodeIfPresent(restorationDeadline, forKey: .restorationDeadline)
     try container.encodeIfPresent(killInFlight, forKey: .killInFlight)
+    try container.encodeIfPresent(launchMetrics, forKey: .launchMetrics)
   }
 }

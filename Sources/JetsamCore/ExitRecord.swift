@@ -84,6 +84,9 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// For an app jetsam suspended on its way to this kill (a running background app, iOS's escalation): how long it
   /// had run in the background before.
   public var backgroundSecondsBeforeSuspension: Double?
+  /// What the launch measured of itself: launch and resume times, hangs, time in each state, and the exit it
+  /// followed (absent in records written before jetsam kept it).
+  public var launchMetrics: LaunchMetrics?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,

@@ -85,6 +85,7 @@ extension JetsamPolicy {
         kind: event.kind, allowance: allowance, answeredByHook: answeredByHook)
       startWatchdog(name, at: at)
     }
+    noteDelivery(name, event, at: at)
     var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
     switch hook {
     case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
@@ -133,6 +134,7 @@ extension JetsamPolicy {
       }
       return []  // already acknowledged, or dropped while suspended
     }
+    noteAcknowledgement(name, pending, id: id, at: at)
     var actions: [PolicyAction] = [.acknowledged(app: name, pid: pid, event: pending.kind)]
     if trackedApps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
@@ -334,6 +336,7 @@ extension JetsamPolicy {
   private mutating func watchdogKill(_ name: String, _ pending: PendingAck, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     let seconds = at.seconds(since: pending.since ?? at)
+    noteWatchdogHang(name, seconds: seconds)
     // Where it hung, taken before the kill (MetricKit's hang diagnostic).
     if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
       actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))

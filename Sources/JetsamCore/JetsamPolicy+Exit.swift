@@ -49,7 +49,10 @@ extension JetsamPolicy {
     default: break
     }
 
-    var actions = [move(name, to: .terminated, at: at), .recordExit(record)]
+    // The move counts the last stint into the launch's metrics, which the record then carries.
+    let changed = move(name, to: .terminated, at: at)
+    record.launchMetrics = trackedApps[name]?.process?.metrics
+    var actions = [changed, .recordExit(record)]
     // Everything about the process goes with it; the summary stays (the app's, handed to its next launch).
     trackedApps[name]?.process = nil
     // Until the shell reports it written (with its time), the decided record is what the next launch hears of.

@@ -53,6 +53,8 @@ extension JetsamPolicy {
     }
     // An app whose acknowledgements are always expected is watched from its first event.
     process.channel.speaksProtocol = app.settings.acknowledgements == .always
+    process.metrics.afterExit = lastExits[name]?.reason
+    process.timers.awaitsFirstDraw = pending.toForeground
     trackedApps[name]?.pendingLaunch = nil
     trackedApps[name]?.process = process
     guard pending.toForeground else { return [move(name, to: .background, at: at)] }
@@ -214,6 +216,7 @@ extension JetsamPolicy {
       if next == .background && (from == .foregroundInactive || from == .launching) {
         app.process?.away = AwayStint(since: at)
       }
+      Self.countStint(&app, leavingAt: at)
       app.state = next
       app.stateEnteredAt = at
       // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.
@@ -277,6 +280,7 @@ extension JetsamPolicy {
     process.restoration.deadline = adopted.restorationDeadline
     process.restoration.lost = adopted.restorationLost
     process.continuedByOthers = adopted.continuedByOthers
+    process.metrics = adopted.launchMetrics ?? LaunchMetrics()
     // Time suspended in this stay away from the foreground counts from the current suspension only (earlier
     // suspensions of the same stay, rare, are not in the state file).
     process.away = adopted.awaySince.map { AwayStint(since: $0) }

@@ -46,6 +46,10 @@ struct RunningProcess: Sendable {
   var cpuWatch: CPUWatch?
   /// The app's disk-write watch while it has a limit.
   var diskWriteWatch: DiskWriteWatch?
+  /// What this launch measured of itself (launch and resume times, hangs, time in each state), and the
+  /// measurements under way.
+  var metrics = LaunchMetrics()
+  var timers = LaunchTimers()
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid

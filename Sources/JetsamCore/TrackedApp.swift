@@ -59,6 +59,7 @@ struct TrackedApp: Sendable {
     status.awaySince = process.away?.since
     status.restorationDeadline = process.restoration.deadline
     status.killInFlight = process.killInFlight
+    status.launchMetrics = process.metrics
     return status
   }
 }

@@ -1,7 +1,8 @@
 import JetsamCore
 
-/// An app's metrics in the layout of MetricKit's `MXMetricPayload`: the exit counts (`applicationExitMetrics`) over
-/// the time the records cover.
+/// An app's metrics in the layout of MetricKit's `MXMetricPayload` over the time the records cover: the exit counts
+/// (`applicationExitMetrics`), and where measured the launch and resume times, hangs, time in each state, CPU time and
+/// peak memory (``MetricTotals`` adds them up).
 public struct MetricPayload: Codable, Sendable, Equatable {
   public var appVersion = ""
   /// MetricKit's time format: `2026-12-01 16:22:05 +0000`.
@@ -9,6 +10,11 @@ public struct MetricPayload: Codable, Sendable, Equatable {
   public var timeStampEnd: String
   public var metaData: PayloadMetaData
   public var applicationExitMetrics: AppExitMetrics
+  public var applicationLaunchMetrics: AppLaunchMetricsPayload?
+  public var applicationResponsivenessMetrics: AppResponsivenessMetricsPayload?
+  public var applicationTimeMetrics: AppTimeMetricsPayload?
+  public var cpuMetrics: CPUMetricsPayload?
+  public var memoryMetrics: MemoryMetricsPayload?
 
   public init(
     timeStampBegin: String, timeStampEnd: String, metaData: PayloadMetaData, applicationExitMetrics: AppExitMetrics

@@ -21,9 +21,11 @@
 //                                             background task of kind processing on the app channel (JETSAM_FD) and
 //                                             acknowledge every lifecycle event from a second thread
 //   jetsam-testapp threads N                  run N threads (the main one included), all sleeping in thread_idle()
-//   jetsam-testapp speak [--hang-in EVENT]    speak the app protocol on JETSAM_FD: acknowledge every lifecycle event
+//   jetsam-testapp speak [--hang-in EVENT] [--slow-in EVENT MS]
+//                                             speak the app protocol on JETSAM_FD: acknowledge every lifecycle event
 //                                             on the main thread, except EVENT, whose handler (handle_event ->
-//                                             stuck_in_handler) never returns
+//                                             stuck_in_handler) never returns; with --slow-in, EVENT's handler takes
+//                                             MS milliseconds (a hang jetsamd counts from 250 ms)
 //
 // Files written for a reader that polls (mark, pid, report) are written to PATH.tmp, fsync'd and renamed, so a
 // reader never sees a partial value. Misuse exits 64 (EX_USAGE); an unexpected failure exits 70 (EX_SOFTWARE).
@@ -56,7 +58,7 @@ static void usage(void) {
           "       jetsam-testapp forkbomb [--report PATH] [--max N]\n"
           "       jetsam-testapp spin [--processing-task NAME | --share PERCENT]\n"
           "       jetsam-testapp threads N\n"
-          "       jetsam-testapp speak [--hang-in EVENT]\n");
+          "       jetsam-testapp speak [--hang-in EVENT] [--slow-in EVENT MS]\n");
   exit(EXIT_USAGE);
 }
 
@@ -503,21 +505,45 @@ __attribute__((noinline)) void stuck_in_handler(void) {
   for (;;) pause();
 }
 
+// What a handler does besides acknowledging: never return (hang_in), or take slow_ms first (slow_in).
+struct handler_behaviour {
+  const char *hang_in;
+  const char *slow_in;
+  long slow_ms;
+};
+
 // Handles one lifecycle event on the main thread, as an app's delegate would.
-__attribute__((noinline)) void handle_event(int id, const char *name, const char *hang_in) {
-  if (hang_in != NULL && strcmp(name, hang_in) == 0) stuck_in_handler();
+__attribute__((noinline)) void handle_event(int id, const char *name, const struct handler_behaviour *behaviour) {
+  if (behaviour->hang_in != NULL && strcmp(name, behaviour->hang_in) == 0) stuck_in_handler();
+  if (behaviour->slow_in != NULL && strcmp(name, behaviour->slow_in) == 0) {
+    struct timespec slow = {.tv_sec = behaviour->slow_ms / 1000, .tv_nsec = (behaviour->slow_ms % 1000) * 1000000L};
+    while (nanosleep(&slow, &slow) != 0 && errno == EINTR) {
+    }
+  }
   acknowledge(id);
 }
 
 static int command_speak(int argc, char **argv) {
-  const char *hang_in = only_option(argc, argv, "--hang-in");
+  struct handler_behaviour behaviour = {0};
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--hang-in") == 0 && i + 1 < argc) {
+      behaviour.hang_in = argv[++i];
+    } else if (strcmp(argv[i], "--slow-in") == 0 && i + 2 < argc) {
+      behaviour.slow_in = argv[++i];
+      char *end;
+      behaviour.slow_ms = strtol(argv[++i], &end, 10);
+      if (*end != '\0' || behaviour.slow_ms < 0) usage();
+    } else {
+      usage();
+    }
+  }
   open_channel("speak");
   channel_write("hello version=1\n");
   char line[4096];
   while (channel_read_line(line, sizeof line)) {
     int id;
     char name[64];
-    if (sscanf(line, "event id=%d name=%63s", &id, name) == 2) handle_event(id, name, hang_in);
+    if (sscanf(line, "event id=%d name=%63s", &id, name) == 2) handle_event(id, name, &behaviour);
   }
   return 0;
 }

@@ -29,6 +29,15 @@ struct StateFileEncoderTests {
         verdict: .stale, savedDigest: "s2", resumedDigest: "s2", stateAgeSeconds: 11.25, validForSeconds: 10)
       app.killInFlight = KillInFlight(
         kill: .backgroundTaskTimeout(["up/load", "sync"]), level: .critical, availableBytes: 12345)
+      var metrics = LaunchMetrics(afterExit: .memoryPressure)
+      metrics.timeToFirstDrawSeconds = 0.321
+      metrics.foregroundSeconds = 3.5
+      metrics.backgroundSeconds = 1
+      metrics.backgroundAudioSeconds = 0.25
+      metrics.hangTimes.count(seconds: 0.4)
+      metrics.hangTimes.count(seconds: 20)
+      metrics.resumeTimes.count(seconds: 0.12)
+      app.launchMetrics = metrics
     }
     return app
   }

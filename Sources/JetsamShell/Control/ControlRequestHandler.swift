@@ -299,8 +299,9 @@ final class ControlRequestHandler {
     }
   }
 
-  /// MetricKit-shaped exit counts per app, counted from every record of the log and its rotated predecessors (after
-  /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory).
+  /// MetricKit-shaped payloads per app, added up from every record of the log and its rotated predecessors (after
+  /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory); the
+  /// running launches' figures so far come from the policy, read here on the loop.
   private func metrics(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     if try request.wantsPrometheus() {
       var response = ControlResponse(ok: true)
@@ -310,30 +311,32 @@ final class ControlRequestHandler {
     // Every field checked before the log is opened: a refusal must leave no descriptor behind.
     let since = try request.sinceDate()
     let app = try request.optionalApp()
+    var running = daemon.policy.runningLaunchMetrics(at: MonotonicClock.now())
+    if let app { running = running.filter { $0.key == app } }
     let query = ExitRecordPage.Query(
       files: try daemon.recordLog.openForReading(), currentSize: daemon.recordLog.size(), app: app,
       since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
     let path = daemon.recordLog.path
-    let count = { @Sendable [query] () -> Result<[UInt8], SystemError> in
+    let count = { @Sendable [query, running] () -> Result<[UInt8], SystemError> in
       Result { () throws(SystemError) in
-        var byApp: [String: (metrics: AppExitMetrics, oldest: String)] = [:]
+        var byApp: [String: (totals: MetricTotals, oldest: String)] = [:]
         try ExitRecordPage.visit(query) { record, _ in
           // Newest first: the last time seen of an app is its oldest record.
-          byApp[record.app, default: (AppExitMetrics(), record.time)].metrics.count(record)
+          byApp[record.app, default: (MetricTotals(), record.time)].totals.count(record)
           byApp[record.app]!.oldest = record.time
           return true
         }
+        for (name, metrics) in running { byApp[name, default: (MetricTotals(), now)].totals.add(metrics) }
         var response = ControlResponse(ok: true)
         response.metrics = byApp.keys.sorted().map { app in
-          MetricPayload(
+          byApp[app]!.totals.payload(
             timeStampBegin: metricKitTime(since.map(AppSupervisor.timestamp) ?? byApp[app]!.oldest),
             timeStampEnd: metricKitTime(now),
             metaData: PayloadMetaData(
               bundleIdentifier: app, osVersion: host.osVersion, platformArchitecture: host.architecture,
-              deviceType: host.name),
-            applicationExitMetrics: byApp[app]!.metrics)
+              deviceType: host.name))
         }
         return response.line(encoder: .stable)
       }

@@ -96,6 +96,10 @@ extension JSONBytes {
     }
     key("launch")
     number(app.launch)
+    if let metrics = app.launchMetrics {
+      key("launchMetrics")
+      launchMetrics(metrics)
+    }
     key("name")
     string(app.name)
     if let pid = app.pid {

@@ -1,0 +1,66 @@
+import JetsamCore
+
+/// One app's metric families added up over a period: from its exit records (each counted once) and its running
+/// launch's figures so far, then written as a ``MetricPayload``.
+public struct MetricTotals: Sendable {
+  public var exits = AppExitMetrics()
+  public var timeToFirstDraw = DurationHistogram()
+  public var resumeTimes = DurationHistogram()
+  public var hangTimes = DurationHistogram()
+  public var foregroundSeconds = 0.0
+  public var backgroundSeconds = 0.0
+  public var backgroundAudioSeconds = 0.0
+  /// Whether any launch counted measured itself (records from before jetsam kept launch metrics did not).
+  public var measuredLaunches = false
+  /// CPU time and peak memory: the shell measures them at the exit, so only records carry them.
+  public var cpuSeconds = 0.0
+  public var peakMemoryBytes: Int64 = 0
+  public var records = 0
+
+  public init() {}
+
+  /// Counts one exit record.
+  public mutating func count(_ record: ExitRecord) {
+    exits.count(record)
+    records += 1
+    cpuSeconds += record.cpuSeconds
+    peakMemoryBytes = max(peakMemoryBytes, record.peakMemoryBytes)
+    if let metrics = record.launchMetrics { add(metrics) }
+  }
+
+  /// Adds one launch's figures (an exit record's, or a running launch's so far).
+  public mutating func add(_ metrics: LaunchMetrics) {
+    measuredLaunches = true
+    if let seconds = metrics.timeToFirstDrawSeconds { timeToFirstDraw.count(seconds: seconds) }
+    resumeTimes.merge(metrics.resumeTimes)
+    hangTimes.merge(metrics.hangTimes)
+    foregroundSeconds += metrics.foregroundSeconds
+    backgroundSeconds += metrics.backgroundSeconds
+    backgroundAudioSeconds += metrics.backgroundAudioSeconds
+  }
+
+  /// The payload of these totals: the launch, responsiveness and time families when a launch measured itself,
+  /// CPU and memory when an exit was recorded.
+  public func payload(timeStampBegin: String, timeStampEnd: String, metaData: PayloadMetaData) -> MetricPayload {
+    var payload = MetricPayload(
+      timeStampBegin: timeStampBegin, timeStampEnd: timeStampEnd, metaData: metaData, applicationExitMetrics: exits)
+    if measuredLaunches {
+      payload.applicationLaunchMetrics = AppLaunchMetricsPayload(
+        histogrammedTimeToFirstDrawKey: MetricKitHistogram(timeToFirstDraw),
+        histogrammedResumeTime: MetricKitHistogram(resumeTimes))
+      payload.applicationResponsivenessMetrics = AppResponsivenessMetricsPayload(
+        histogrammedAppHangTime: MetricKitHistogram(hangTimes))
+      payload.applicationTimeMetrics = AppTimeMetricsPayload(
+        cumulativeForegroundTime: MetricKitMeasurement.format(foregroundSeconds, unit: "sec"),
+        cumulativeBackgroundTime: MetricKitMeasurement.format(backgroundSeconds, unit: "sec"),
+        cumulativeBackgroundAudioTime: MetricKitMeasurement.format(backgroundAudioSeconds, unit: "sec"))
+    }
+    if records > 0 {
+      payload.cpuMetrics = CPUMetricsPayload(cumulativeCPUTime: MetricKitMeasurement.format(cpuSeconds, unit: "sec"))
+      // MetricKit's kB is 1,000 bytes (NSUnitInformationStorage.kilobytes).
+      payload.memoryMetrics = MemoryMetricsPayload(
+        peakMemoryUsage: MetricKitMeasurement.format((Double(peakMemoryBytes) / 1000).rounded(), unit: "kB"))
+    }
+    return payload
+  }
+}

@@ -1,0 +1,51 @@
+import JetsamCore
+import JetsamProtocol
+
+extension JSONBytes {
+  /// ``LaunchMetrics`` as its `Codable` form writes it, keys sorted, written directly: it is in every running app's
+  /// saved form, so it must cost what the rest of the app's fields cost (no JSONEncoder on the loop per app).
+  mutating func launchMetrics(_ metrics: LaunchMetrics) {
+    raw("{")
+    if let afterExit = metrics.afterExit {
+      key("afterExit", first: true)
+      string(afterExit.rawValue)
+      key("backgroundAudioSeconds")
+    } else {
+      key("backgroundAudioSeconds", first: true)
+    }
+    seconds(metrics.backgroundAudioSeconds)
+    key("backgroundSeconds")
+    seconds(metrics.backgroundSeconds)
+    key("foregroundSeconds")
+    seconds(metrics.foregroundSeconds)
+    key("hangTimes")
+    histogram(metrics.hangTimes)
+    key("resumeTimes")
+    histogram(metrics.resumeTimes)
+    if let firstDraw = metrics.timeToFirstDrawSeconds {
+      key("timeToFirstDrawSeconds")
+      seconds(firstDraw)
+    }
+    raw("}")
+  }
+
+  /// A figure that cannot be written as a JSON number (which a clock difference never is) is written as 0.
+  private mutating func seconds(_ value: Double) {
+    if !number(value) { raw("0") }
+  }
+
+  private mutating func histogram(_ histogram: DurationHistogram) {
+    raw("[")
+    for (index, bucket) in histogram.buckets.enumerated() {
+      raw(index > 0 ? ",{" : "{")
+      key("count", first: true)
+      number(bucket.count)
+      key("endMilliseconds")
+      number(bucket.endMilliseconds)
+      key("startMilliseconds")
+      number(bucket.startMilliseconds)
+      raw("}")
+    }
+    raw("]")
+  }
+}
