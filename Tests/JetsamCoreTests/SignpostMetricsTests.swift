@@ -1,19 +1,24 @@
 import JetsamCore
 import JetsamValues
-import JetsamWire
 import Testing
 
 /// Signpost metrics measured by the core: each name's count and interval durations from the `signpost` lines, each
 /// interval's cost from the counters the shell reads at its begin and end; nested and unended begins; bounded names.
 @Suite("Signpost metrics")
 struct SignpostMetricsTests {
+  /// A signpost's phase (the wire's, named here without importing the wire module).
+  enum Phase { case begin, end, event }
+
   /// App `a` (pid 10) passes signpost `name` at `at`; returns the reading the policy asked for, if any.
   @discardableResult
-  static func signpost(
-    _ policy: inout JetsamPolicy, _ name: String, _ phase: SignpostPhase, at: Instant
-  ) -> Int? {
-    let actions = policy.observe(
-      .appMessage(app: "a", pid: 10, message: .signpost(name: name, phase: phase, requestID: nil), at: at))
+  static func signpost(_ policy: inout JetsamPolicy, _ name: String, _ phase: Phase, at: Instant) -> Int? {
+    let message: AppMessage =
+      switch phase {
+      case .begin: .signpost(name: name, phase: .begin, requestID: nil)
+      case .end: .signpost(name: name, phase: .end, requestID: nil)
+      case .event: .signpost(name: name, phase: .event, requestID: nil)
+      }
+    let actions = policy.observe(.appMessage(app: "a", pid: 10, message: message, at: at))
     return actions.compactMap { if case .readSignpostCounters("a", 10, let reading) = $0 { reading } else { nil } }
       .first
   }
