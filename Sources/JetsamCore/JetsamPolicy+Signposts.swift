@@ -21,19 +21,22 @@ extension JetsamPolicy {
       trackedApps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
       return []
     case .begin:
-      guard room, let reading = trackedApps[name]?.process?.signposts.nextReading() else { return [] }
-      trackedApps[name]?.process?.signposts.begin(signpost, at: at, reading: reading)
-      return [.readSignpostCounters(app: name, pid: process.pid, reading: reading)]
-    case .end:
-      guard let reading = trackedApps[name]?.process?.signposts.nextReading(),
-        let interval = trackedApps[name]?.process?.signposts.end(signpost, reading: reading)
-      else { return [] }
-      // The cap may have filled since the begin: the interval then counts nothing.
       guard room else { return [] }
+      let reading = trackedApps[name]?.process?.signposts.nextReading()
+      trackedApps[name]?.process?.signposts.begin(signpost, at: at, reading: reading)
+      return reading.map { [.readSignpostCounters(app: name, pid: process.pid, reading: $0)] } ?? []
+    case .end:
+      guard process.signposts.isOpen(signpost) else { return [] }
+      // No reading for an end whose begin was not read, nor for one whose name the cap has filled up to since.
+      let costed = room && process.signposts.open.last { $0.name == signpost }?.begin != .failed
+      let reading = costed ? trackedApps[name]?.process?.signposts.nextReading() : nil
+      guard let interval = trackedApps[name]?.process?.signposts.end(signpost, reading: reading), room else {
+        return []
+      }
       let seconds = at.seconds(since: interval.beganAt)
       trackedApps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
       trackedApps[name]?.process?.metrics.signposts[signpost]?.durations.count(seconds: seconds)
-      return [.readSignpostCounters(app: name, pid: process.pid, reading: reading)]
+      return reading.map { [.readSignpostCounters(app: name, pid: process.pid, reading: $0)] } ?? []
     }
   }
 

@@ -5,7 +5,9 @@ import JetsamValues
 ///
 /// Intervals of one name nest: an `end` closes the latest open `begin` of its name (as trace viewers pair them).
 /// Both lists are bounded (``maxOpen``): an app that begins without ending loses its oldest open interval, not
-/// jetsamd's memory.
+/// jetsamd's memory. So are the readings asked of the shell and not yet answered (``maxInFlight``): an app that
+/// sends signposts faster than its counters can be read gets durations without costs, rather than a queue of
+/// `/proc` scans.
 struct SignpostIntervals: Sendable {
   /// A reading of the counters asked for (by its number) and its outcome.
   enum Reading: Sendable, Equatable {
@@ -30,27 +32,38 @@ struct SignpostIntervals: Sendable {
 
   /// At most this many open intervals, and as many ended ones awaiting their counters, per process.
   static let maxOpen = 16
+  /// At most this many readings asked for and not yet answered, per process.
+  static let maxInFlight = 16
 
   var open: [Open] = []
   var closing: [Closing] = []
+  /// The readings asked for and not answered yet (those of intervals dropped since too: the shell answers each).
+  private(set) var inFlight: Set<Int> = []
   private var lastReading = 0
 
-  /// A new reading's number (unique within the process).
-  mutating func nextReading() -> Int {
+  /// A new reading's number (unique within the process), counted in flight; nil when ``maxInFlight`` are.
+  mutating func nextReading() -> Int? {
+    guard inFlight.count < Self.maxInFlight else { return nil }
     lastReading += 1
+    inFlight.insert(lastReading)
     return lastReading
   }
 
-  /// Opens an interval whose begin counters are reading `reading`.
-  mutating func begin(_ name: String, at: Instant, reading: Int) {
-    open.append(Open(name: name, beganAt: at, begin: .pending(reading)))
+  /// Whether an interval of `name` is open (an `end` has one to close).
+  func isOpen(_ name: String) -> Bool { open.contains { $0.name == name } }
+
+  /// Opens an interval whose begin counters are reading `reading` (nil: not read, its cost not counted).
+  mutating func begin(_ name: String, at: Instant, reading: Int?) {
+    open.append(Open(name: name, beganAt: at, begin: reading.map { .pending($0) } ?? .failed))
     if open.count > Self.maxOpen { open.removeFirst() }
   }
 
-  /// Ends the latest open interval of `name`, its end counters being reading `reading`; nil if none is open.
-  mutating func end(_ name: String, reading: Int) -> Open? {
+  /// Ends the latest open interval of `name`, its end counters being reading `reading` (nil: not read); nil if
+  /// none is open. An interval whose cost cannot be counted is not kept waiting.
+  mutating func end(_ name: String, reading: Int?) -> Open? {
     guard let index = open.lastIndex(where: { $0.name == name }) else { return nil }
     let interval = open.remove(at: index)
+    guard let reading, interval.begin != .failed else { return interval }
     closing.append(Closing(name: name, begin: interval.begin, end: .pending(reading)))
     if closing.count > Self.maxOpen { closing.removeFirst() }
     return interval
@@ -58,6 +71,7 @@ struct SignpostIntervals: Sendable {
 
   /// Records reading `number`'s outcome; returns the interval it completed (both ends known), removed.
   mutating func record(_ number: Int, _ outcome: Reading) -> Closing? {
+    guard inFlight.remove(number) != nil else { return nil }
     if let index = open.firstIndex(where: { $0.begin == .pending(number) }) {
       open[index].begin = outcome
       return nil

@@ -96,9 +96,7 @@ struct SignpostMetricsTests {
     var policy = try LaunchMetricsTests.launched(activeAt: t(0, ms: 200))
     // One more begin than is kept: the first is dropped, so the 17 ends close 16 intervals.
     for i in 0...16 { Self.signpost(&policy, "spin", .begin, at: t(1, ms: Int64(i))) }
-    var closed = 0
-    for i in 0...16 where Self.signpost(&policy, "spin", .end, at: t(2, ms: Int64(i))) != nil { closed += 1 }
-    #expect(closed == 16)
+    for i in 0...16 { Self.signpost(&policy, "spin", .end, at: t(2, ms: Int64(i))) }
     Self.signpost(&policy, "open", .begin, at: t(3))
     let record = try #require(LaunchMetricsTests.record(policy.exits("a", .exited(code: 0), at: t(4))))
     let metrics = try #require(record.launchMetrics)
@@ -116,6 +114,25 @@ struct SignpostMetricsTests {
     #expect(metrics.signposts.count == LaunchMetrics.maxSignpostNames)
     #expect(metrics.signposts["n0"]?.totalCount == 2)
     #expect(metrics.signposts["late"] == nil)
+  }
+
+  @Test("readings in flight are bounded: past 16 unanswered, intervals count their durations but no cost")
+  func boundedReadings() throws {
+    var policy = try LaunchMetricsTests.launched(activeAt: t(0, ms: 200))
+    var readings: [Int] = []
+    for i in 0..<9 {
+      for phase in [Phase.begin, .end] {
+        if let reading = Self.signpost(&policy, "x", phase, at: t(1, ms: Int64(i) * 10)) { readings.append(reading) }
+      }
+    }
+    #expect(readings.count == 16, "8 intervals read at both ends; the 9th is not read")
+    for reading in readings { Self.read(&policy, reading, Self.counters(cpu: 1, memory: 100, written: 0), at: t(2)) }
+    let figures = try #require(policy.launchMetrics(of: "a", at: t(3))?.signposts["x"])
+    #expect(figures.totalCount == 9)
+    #expect(figures.durations.total == 9)
+    #expect(figures.measuredIntervals == 8)
+    // Once answered, readings are asked for again.
+    #expect(Self.signpost(&policy, "x", .begin, at: t(4)) != nil)
   }
 
   @Test("a reading for another process is ignored")
