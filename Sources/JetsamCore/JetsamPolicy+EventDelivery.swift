@@ -186,7 +186,8 @@ extension JetsamPolicy {
         ]
       }
       let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
-      return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + reply
+      let measure = noteSignpost(name, signpost, phase, at: at)
+      return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + measure + reply
     case .beginBackgroundTask(let requestID, let taskName, let kind):
       guard process.tasks.open.count < JetsamPolicy.maxOpenBackgroundTasks,
         let task = trackedApps[name]?.process?.tasks.begin(taskName, kind: kind)

@@ -119,6 +119,9 @@ public struct JetsamPolicy: Sendable {
       return tracerChecked(name, pid: pid, tracer: tracer, at: at)
     case .diskWritesSampled(let samples, let at):
       return diskWritesSampled(samples, at: at)
+    case .signpostCountersRead(let app, let pid, let reading, let counters, _):
+      signpostCountersRead(app: app, pid: pid, reading: reading, counters: counters)
+      return []
     case .crashReported(let name, let pid, let crash, _):
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget

@@ -22,9 +22,14 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
   public var foregroundSeconds = 0.0
   public var backgroundSeconds = 0.0
   public var backgroundAudioSeconds = 0.0
+  /// Each signpost name's count, interval durations and costs (at most ``maxSignpostNames`` names).
+  public var signposts: [String: SignpostFigures] = [:]
 
   /// iOS counts a hang from 250 ms of an unresponsive main thread.
   public static let hangThresholdSeconds = 0.25
+  /// The distinct signpost names kept per launch (and per app in a payload): a name beyond them is not counted, so
+  /// that an app naming each interval afresh costs bounded memory and state-file bytes.
+  public static let maxSignpostNames = 32
 
   public init(afterExit: ExitReason? = nil) {
     self.afterExit = afterExit
@@ -57,5 +62,6 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
     foregroundSeconds = try container.decodeIfPresent(Double.self, forKey: .foregroundSeconds) ?? 0
     backgroundSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundSeconds) ?? 0
     backgroundAudioSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundAudioSeconds) ?? 0
+    signposts = try container.decodeIfPresent([String: SignpostFigures].self, forKey: .signposts) ?? [:]
   }
 }

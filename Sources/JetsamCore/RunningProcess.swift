@@ -50,6 +50,8 @@ struct RunningProcess: Sendable {
   /// measurements under way.
   var metrics = LaunchMetrics()
   var timers = LaunchTimers()
+  /// The signpost intervals under way and those whose cost is still being read.
+  var signposts = SignpostIntervals()
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid

@@ -16,6 +16,8 @@ public struct MetricTotals: Sendable {
   public var cpuSeconds = 0.0
   public var peakMemoryBytes: Int64 = 0
   public var records = 0
+  /// Each signpost name's figures over the launches counted (at most ``LaunchMetrics/maxSignpostNames`` names).
+  public var signposts: [String: SignpostFigures] = [:]
 
   public init() {}
 
@@ -37,6 +39,10 @@ public struct MetricTotals: Sendable {
     foregroundSeconds += metrics.foregroundSeconds
     backgroundSeconds += metrics.backgroundSeconds
     backgroundAudioSeconds += metrics.backgroundAudioSeconds
+    for (name, figures) in metrics.signposts
+    where signposts[name] != nil || signposts.count < LaunchMetrics.maxSignpostNames {
+      signposts[name, default: SignpostFigures()].merge(figures)
+    }
   }
 
   /// The payload of these totals: the launch, responsiveness and time families when a launch measured itself,
@@ -54,6 +60,9 @@ public struct MetricTotals: Sendable {
         cumulativeForegroundTime: MetricKitMeasurement.format(foregroundSeconds, unit: "sec"),
         cumulativeBackgroundTime: MetricKitMeasurement.format(backgroundSeconds, unit: "sec"),
         cumulativeBackgroundAudioTime: MetricKitMeasurement.format(backgroundAudioSeconds, unit: "sec"))
+    }
+    if !signposts.isEmpty {
+      payload.signpostMetrics = signposts.keys.sorted().map { SignpostMetricPayload(name: $0, signposts[$0]!) }
     }
     if records > 0 {
       payload.cpuMetrics = CPUMetricsPayload(cumulativeCPUTime: MetricKitMeasurement.format(cpuSeconds, unit: "sec"))

@@ -171,6 +171,8 @@ if arguments.command == "check" {
   } catch {
     fail("\(error)", status: 2)
   }
+  // The card's last lines: what jetsamd measured of the app (launch, resume and hang times, signposts).
+  for line in run.launchFigureLines { print("  METRICS  \(line)") }
   let status = finish(run, in: runDirectory)
   print("jetsam-lab: reports in \(runDirectory)")
   LabInterruption.exit(status)

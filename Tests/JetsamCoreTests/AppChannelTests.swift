@@ -349,6 +349,8 @@ struct AppChannelTests {
     #expect(
       begin == [
         .signposted(app: "a", pid: 10, launch: 1, name: "save", phase: .begin),
+        // Its interval's cost: the counters at its begin (SignpostMetricsTests).
+        .readSignpostCounters(app: "a", pid: 10, reading: 1),
         .reply(app: "a", pid: 10, requestID: 4, .done),
       ])
     let unnamed = policy.observe(

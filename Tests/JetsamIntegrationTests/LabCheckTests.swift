@@ -42,6 +42,13 @@ struct LabCheckTests {
         "memoryWarning", "restoration", "backgroundTask", "backgroundCPU", "staleness", "sockets", "crash",
         "terminate",
       ])
+    // The card ends with what jetsamd measured of the app over the battery: launch and resume times, hangs, signposts.
+    let metrics = try #require(
+      result.stdout.split(separator: "\n").first { $0.hasPrefix("  METRICS  notes: ") }, "\(result.stdout)")
+    let figures = try Regex(
+      #"^  METRICS  notes: launch [0-9,]+–[0-9,]+ ms ×\d.* · resume [0-9,]+–[0-9,]+ ms ×\d.* · hangs "#)
+    #expect(metrics.contains(figures), "\(metrics)")
+    #expect(metrics.contains("signposts save ×"), "\(metrics)")
   }
 
   @Test("with four busy loops beside it, the battery gives the demo app the same report card as on an idle machine")

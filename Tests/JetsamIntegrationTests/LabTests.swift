@@ -411,6 +411,20 @@ struct LabTests {
     #expect(body.contains(#"data-lanes="2""#) && body.contains(#"data-kills="1""#), "\(body)")
     #expect(!dom.stderr.contains("Uncaught"), "\(dom.stderr)")
     #expect(dom.stdout.contains("<td>notes</td><td>1</td><td>memoryPressure</td>"))
+    // The launch metrics jetsamd measured, one row per app: notes (the demo app) with its launch times and its save
+    // signposts; mail (which does not speak the protocol) with none.
+    #expect(body.contains(#"data-launch-rows="2""#), "\(body)")
+    let notes = try #require(
+      dom.stdout.range(of: #"<tr data-app="notes">.*?</tr>"#, options: .regularExpression).map { dom.stdout[$0] })
+    #expect(notes.contains(#"<td>notes</td><td>2</td><td class="launch-time">"#), "\(notes)")
+    #expect(
+      notes.range(of: #"class="launch-time">[0-9,]+–[0-9,]+ ms ×"#, options: .regularExpression) != nil, "\(notes)")
+    #expect(notes.range(of: #"class="signposts">save ×[1-9]"#, options: .regularExpression) != nil, "\(notes)")
+    #expect(dom.stdout.contains(#"<tr data-app="mail"><td>mail</td><td>0</td><td class="launch-time">—</td>"#))
+    let summary = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reports + "/summary.json")))
+        as? [String: Any])
+    #expect((summary["metrics"] as? [[String: Any]])?.count == 2)
 
     // A screenshot shows the lanes: the foreground, background and suspended colours and the kill marker's red.
     let shot = reports + "/shot.png"

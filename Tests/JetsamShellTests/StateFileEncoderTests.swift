@@ -37,6 +37,14 @@ struct StateFileEncoderTests {
       metrics.hangTimes.count(seconds: 0.4)
       metrics.hangTimes.count(seconds: 20)
       metrics.resumeTimes.count(seconds: 0.12)
+      var save = SignpostFigures()
+      save.totalCount = 3
+      save.durations.count(seconds: 0.07)
+      save.measuredIntervals = 2
+      save.cpuSeconds = 0.015
+      save.memoryBytesSum = 2_500_000.5
+      save.bytesWritten = 4096
+      metrics.signposts = ["save": save, "load \"quoted\"": SignpostFigures()]
       app.launchMetrics = metrics
     }
     return app

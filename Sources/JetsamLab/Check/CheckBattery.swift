@@ -80,6 +80,6 @@ public final class CheckBattery {
     }
     return LabRun(
       scenario: scenario.name, file: "\(name): \(command.joined(separator: " "))", started: started, origin: origin,
-      steps: results, timeline: timeline)
+      steps: results, timeline: timeline, metrics: LaunchFigures.fetch(client, since: started))
   }
 }

@@ -207,7 +207,7 @@ enum HTMLReport {
         + "<td>\(record.reason.rawValue)</td><td>\(escape(record.terminationReason))</td><td>\(escape(record.state))</td>"
         + "<td>\(ByteSize.format(record.memoryBytes))</td></tr>\n"
     }
-    html += "</table>\n"
+    html += "</table>\n" + launchTable(run)
     // The records for the panel, as JSON inside a script element (`<` escaped so that no text can end it).
     let records = (try? JSONEncoder.lab.encode(run.exits)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     html +=
@@ -233,6 +233,7 @@ enum HTMLReport {
         });
         document.body.dataset.kills = String(document.querySelectorAll("#timeline .kill").length);
         document.body.dataset.lanes = String(document.querySelectorAll("#timeline .lane").length);
+        document.body.dataset.launchRows = String(document.querySelectorAll("#launch-metrics tr[data-app]").length);
         document.body.dataset.ready = "yes";
       })();
       </script>
@@ -240,6 +241,23 @@ enum HTMLReport {
 
       """
     return html
+  }
+
+  /// Each app's launch, resume and hang times and signposts (``LaunchFigures``), from jetsamd's payloads.
+  static func launchTable(_ run: LabRun) -> String {
+    guard let payloads = run.metrics, !payloads.isEmpty else { return "" }
+    var html =
+      "<h2>Launch metrics</h2>\n<table id=\"launch-metrics\"><tr><th>app</th><th>launches</th><th>launch time</th>"
+      + "<th>resumes</th><th>resume time</th><th>hangs</th><th>hang time</th><th>signposts</th></tr>\n"
+    for figures in payloads.map(LaunchFigures.init) {
+      html +=
+        "<tr data-app=\"\(escape(figures.app))\"><td>\(escape(figures.app))</td><td>\(figures.launches)</td>"
+        + "<td class=\"launch-time\">\(escape(figures.launchTimes))</td><td>\(figures.resumes)</td>"
+        + "<td class=\"resume-time\">\(escape(figures.resumeTimes))</td><td>\(figures.hangs)</td>"
+        + "<td class=\"hang-time\">\(escape(figures.hangTimes))</td>"
+        + "<td class=\"signposts\">\(escape(figures.signposts))</td></tr>\n"
+    }
+    return html + "</table>\n"
   }
 
   /// Apps in the order they first appear (those running at the start first).

@@ -42,6 +42,8 @@ struct LabSummary: Codable {
   /// The chaos session: its seed and every action with its outcome.
   var chaos: ChaosRecord?
   var resources: RunResources?
+  /// Each app's MetricKit-shaped payload at the end of the run.
+  var metrics: [MetricPayload]?
 
   struct Counts: Codable {
     var steps: Int
@@ -72,6 +74,7 @@ struct LabSummary: Codable {
     exits = run.exits
     chaos = run.chaos
     resources = run.resources
+    metrics = run.metrics
     verdicts = run.timeline.compactMap { change in
       guard change.kind == .verdict, let app = change.app, let name = change.name, let verdict = change.verdict else {
         return nil

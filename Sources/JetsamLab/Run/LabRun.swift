@@ -25,6 +25,9 @@ public struct LabRun: Codable, Sendable {
   public var chaos: ChaosRecord?
   /// What the run cost: the runner's own CPU and memory, and the private jetsamd's.
   public var resources: RunResources?
+  /// Each app's MetricKit-shaped payload at the end of the run (launch, resume and hang times, signposts…), as
+  /// jetsamd added it up since the run began; nil if it did not answer.
+  public var metrics: [MetricPayload]?
 
   /// Whether every step and check passed (or was skipped).
   public var passed: Bool { failures.isEmpty }
@@ -36,14 +39,14 @@ extension LabRun {
   /// saw (the device's RAM, the apps at the start, every change and exit record since).
   init(
     scenario: String, file: String, started: Date, origin: Int64, steps: [StepResult], timeline: Timeline,
-    chaos: ChaosRecord? = nil, resources: RunResources? = nil
+    chaos: ChaosRecord? = nil, resources: RunResources? = nil, metrics: [MetricPayload]? = nil
   ) {
     self.init(
       scenario: scenario, file: file,
       started: started.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
       originNanoseconds: origin, durationSeconds: Double(MonotonicClock.now().nanoseconds - origin) / 1e9,
       ramBytes: timeline.snapshot.pressure.ramBytes, steps: steps, exits: timeline.exits, timeline: timeline.all,
-      initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources)
+      initialApps: timeline.snapshot.apps, chaos: chaos, resources: resources, metrics: metrics)
   }
 }
 

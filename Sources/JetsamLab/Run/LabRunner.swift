@@ -100,7 +100,8 @@ public final class LabRunner {
     if let pid = daemon?.pid { resources.daemon = ProcessUsage.of(pid) }
     return LabRun(
       scenario: scenario.name, file: scenario.file, started: started, origin: origin, steps: results,
-      timeline: timeline, chaos: chaos, resources: resources)
+      timeline: timeline, chaos: chaos, resources: resources,
+      metrics: LaunchFigures.fetch(client, since: started))
   }
 
   /// argv with `{scenarioDir}` (`baseDirectory`) and `{runDir}` filled in; a first word without a slash is taken

@@ -1,4 +1,5 @@
 import JetsamCore
+import JetsamProtocol
 
 /// What jetsamd counted since it started, for the Prometheus exposition: exits by app, reason and state, jetsam's
 /// kills, watchdog kills by event, restoration verdicts. Counters start from zero at each start, as Prometheus
@@ -30,6 +31,8 @@ struct ExitCounters {
   private(set) var jetsamKills: [ExitReason: Int] = [:]
   private(set) var watchdogKills: [String: Int] = [:]
   private(set) var verdicts: [VerdictKey: Int] = [:]
+  /// The launch figures, CPU time and peak memory of the records counted, by app label (``LaunchSeries``).
+  private(set) var launches: [String: MetricTotals] = [:]
   private var adHocLabels: Set<String> = []
 
   /// The label an app's series carry.
@@ -49,6 +52,7 @@ struct ExitCounters {
   mutating func count(_ record: ExitRecord, configured: Bool) {
     let app = label(for: record.app, configured: configured)
     exits[ExitKey(app: app, reason: record.reason, state: record.state), default: 0] += 1
+    launches[app, default: MetricTotals()].count(record)
     if record.endedBy?.isJetsamKill == true { jetsamKills[record.reason, default: 0] += 1 }
     if record.reason == .appWatchdog, let event = record.watchdogEvent { watchdogKills[event, default: 0] += 1 }
   }

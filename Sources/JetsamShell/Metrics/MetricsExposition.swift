@@ -52,6 +52,8 @@ enum MetricsExposition {
     out.family(
       "jetsam_app_cpu_seconds_total", .counter, help: "CPU time of each running app's cgroup, this launch.", cpu)
 
+    LaunchSeries.append(to: &out, figures)
+
     let counters = figures.counters
     out.family(
       "jetsam_exits_total", .counter, help: "Exit records written, by app, MetricKit reason and state at death.",

@@ -42,6 +42,31 @@ struct PrometheusText {
     text += "\(name)_sum \(Self.format(histogram.sum))\n\(name)_count \(histogram.count)\n"
   }
 
+  /// One series of a labelled histogram: its labels, `(le, cumulative count)` per bucket (`+Inf` last), and its
+  /// sum when known.
+  struct HistogramSeries {
+    var labels: [(String, String)]
+    var buckets: [(String, Int)]
+    var sum: Double?
+  }
+
+  /// Appends a histogram family with one series per label set (left out if it has none). A series without a sum
+  /// (jetsam keeps some durations as bucket counts only) has no `_sum` sample: the text format allows it, and
+  /// quantiles need only the buckets.
+  mutating func histograms(_ name: String, help: String, _ series: [HistogramSeries]) {
+    guard !series.isEmpty else { return }
+    text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) histogram\n"
+    for one in series {
+      let labels = one.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }
+      for (bound, count) in one.buckets {
+        text += "\(name)_bucket{" + (labels + ["le=\"\(bound)\""]).joined(separator: ",") + "} \(count)\n"
+      }
+      let braces = labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
+      if let sum = one.sum { text += "\(name)_sum\(braces) \(Self.format(sum))\n" }
+      text += "\(name)_count\(braces) \(one.buckets.last?.1 ?? 0)\n"
+    }
+  }
+
   /// A value as Prometheus writes it: integers without a fraction, `+Inf`, `-Inf`, `NaN`.
   static func format(_ value: Double) -> String {
     if value.isNaN { return "NaN" }

@@ -22,9 +22,36 @@ extension JSONBytes {
     histogram(metrics.hangTimes)
     key("resumeTimes")
     histogram(metrics.resumeTimes)
+    key("signposts")
+    signposts(metrics.signposts)
     if let firstDraw = metrics.timeToFirstDrawSeconds {
       key("timeToFirstDrawSeconds")
       seconds(firstDraw)
+    }
+    raw("}")
+  }
+
+  /// Each name's figures, names sorted (at most ``LaunchMetrics/maxSignpostNames`` of them).
+  private mutating func signposts(_ signposts: [String: SignpostFigures]) {
+    raw("{")
+    for (index, name) in signposts.keys.sorted().enumerated() {
+      if index > 0 { raw(",") }
+      string(name)
+      raw(":{")
+      let figures = signposts[name]!
+      key("bytesWritten", first: true)
+      number(figures.bytesWritten)
+      key("cpuSeconds")
+      seconds(figures.cpuSeconds)
+      key("durations")
+      histogram(figures.durations)
+      key("measuredIntervals")
+      number(figures.measuredIntervals)
+      key("memoryBytesSum")
+      seconds(figures.memoryBytesSum)
+      key("totalCount")
+      number(figures.totalCount)
+      raw("}")
     }
     raw("}")
   }

@@ -47,7 +47,7 @@ final class AppSupervisor {
   private let seams: Seams
   /// How apps are started and their ends learnt (re-adoption asks it too).
   var launcher: any ProcessLauncher { seams.launcher }
-  private var loop: any LoopScheduling { seams.loop }
+  var loop: any LoopScheduling { seams.loop }
   let log: Logger
   /// The daemon's one way into the policy: results and observations go in here (several at once are handled
   /// as one run: a check that sees 1,000 apps stopped re-arms the deadline and saves the state once, not 1,000 times).
