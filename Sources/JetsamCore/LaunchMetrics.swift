@@ -22,6 +22,13 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
   public var foregroundSeconds = 0.0
   public var backgroundSeconds = 0.0
   public var backgroundAudioSeconds = 0.0
+  /// The time-weighted average of the app's memory while suspended (the current suspension's last reading is added
+  /// up to now by ``JetsamPolicy/launchMetrics(of:at:)``).
+  public var suspendedMemory = SuspendedMemoryAverage()
+  /// Bytes the launch wrote to storage, as of the disk-write monitor's latest reading (each round, and at each
+  /// suspension; at the exit the shell's own reading where the cgroup has `io.stat`); nil without a reading (the
+  /// monitor off for the app, or none taken yet).
+  public var bytesWritten: Int64?
 
   /// iOS counts a hang from 250 ms of an unresponsive main thread.
   public static let hangThresholdSeconds = 0.25
@@ -57,5 +64,8 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
     foregroundSeconds = try container.decodeIfPresent(Double.self, forKey: .foregroundSeconds) ?? 0
     backgroundSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundSeconds) ?? 0
     backgroundAudioSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundAudioSeconds) ?? 0
+    suspendedMemory =
+      try container.decodeIfPresent(SuspendedMemoryAverage.self, forKey: .suspendedMemory) ?? SuspendedMemoryAverage()
+    bytesWritten = try container.decodeIfPresent(Int64.self, forKey: .bytesWritten)
   }
 }

@@ -62,6 +62,8 @@ public enum PolicyAction: Sendable, Equatable {
   case watchdogHeld(app: String, pid: Int32, event: AppEventKind, tracer: Int32?)
   /// Read the bytes each of these apps has written since its launch and answer with one `diskWritesSampled`.
   case sampleDiskWrites([AppProcessRef])
+  /// Read the memory charged to each of these suspended apps' cgroups and answer with one `suspendedMemorySampled`.
+  case sampleSuspendedMemory([AppProcessRef])
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)

@@ -82,6 +82,9 @@ public enum PolicyEvent: Sendable, Equatable {
   /// The bytes written by the apps a `sampleDiskWrites` action named, read at `at` (an app whose counter could not
   /// be read is left out).
   case diskWritesSampled([DiskWriteSample], at: Instant)
+  /// The memory of the suspended apps a `sampleSuspendedMemory` action named, read at `at` (an app whose counter
+  /// could not be read is left out).
+  case suspendedMemorySampled([SuspendedMemorySample], at: Instant)
   /// The app's main process ended and its cgroup is empty. `oomKilled` is true when the kernel's OOM
   /// killer acted in the app's own cgroup (its `oom_kill` counter rose).
   case exited(app: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant)
@@ -104,6 +107,7 @@ extension PolicyEvent {
     case .launch(_, _, let at), .activate(_, let at), .moveToBackground(_, let at), .suspend(_, let at),
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .setCharging(_, let at),
       .cpuSampled(_, let at), .tracerChecked(_, _, _, let at), .diskWritesSampled(_, let at),
+      .suspendedMemorySampled(_, let at),
       .crashReported(_, _, _, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
       .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),

@@ -50,6 +50,8 @@ struct RunningProcess: Sendable {
   /// measurements under way.
   var metrics = LaunchMetrics()
   var timers = LaunchTimers()
+  /// The latest memory reading of the current suspension, not yet weighted into `metrics.suspendedMemory`.
+  var heldMemory: HeldMemoryReading?
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid

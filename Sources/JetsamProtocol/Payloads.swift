@@ -15,6 +15,7 @@ public struct MetricPayload: Codable, Sendable, Equatable {
   public var applicationTimeMetrics: AppTimeMetricsPayload?
   public var cpuMetrics: CPUMetricsPayload?
   public var memoryMetrics: MemoryMetricsPayload?
+  public var diskIOMetrics: DiskIOMetricsPayload?
 
   public init(
     timeStampBegin: String, timeStampEnd: String, metaData: PayloadMetaData, applicationExitMetrics: AppExitMetrics

@@ -37,6 +37,9 @@ struct StateFileEncoderTests {
       metrics.hangTimes.count(seconds: 0.4)
       metrics.hangTimes.count(seconds: 20)
       metrics.resumeTimes.count(seconds: 0.12)
+      metrics.suspendedMemory.hold(bytes: 123_456_789, for: 2.5)
+      metrics.suspendedMemory.hold(bytes: 987_654_321, for: 0.75)
+      metrics.bytesWritten = 1 << 40
       app.launchMetrics = metrics
     }
     return app

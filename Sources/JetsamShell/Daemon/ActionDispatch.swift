@@ -48,6 +48,7 @@ enum ActionDispatch {
     case .watchdogHeld(let app, let pid, let event, let tracer):
       announcements.watchdogHeld(app: app, pid: pid, event: event, tracer: tracer)
     case .sampleDiskWrites(let refs): apps.diskWrites.sample(refs)
+    case .sampleSuspendedMemory(let refs): apps.sampleSuspendedMemory(refs)
     case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged(let from, let to, let available):

@@ -310,6 +310,19 @@ final class AppSupervisor {
     report(.cpuSampled(samples, at: at))
   }
 
+  /// Reads each suspended app's memory (one `pread` of its cgroup's kept usage file, which never waits on the
+  /// app) and reports them in one `suspendedMemorySampled`.
+  func sampleSuspendedMemory(_ apps: [AppProcessRef]) {
+    let at = loop.now()
+    var samples: [SuspendedMemorySample] = []
+    samples.reserveCapacity(apps.count)
+    for ref in apps {
+      guard let app = process(ref.app, pid: ref.pid), let bytes = try? app.cgroup.memoryUsage() else { continue }
+      samples.append(SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: bytes))
+    }
+    report(.suspendedMemorySampled(samples, at: at))
+  }
+
   /// Reads whether a tracer is attached to app `name`'s main process (`TracerPid` in its status: one read of a
   /// kernel-generated file, which does not wait on the process) and reports it.
   func checkTracer(of name: String, pid: Int32) {
@@ -346,6 +359,11 @@ final class AppSupervisor {
       record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
       record.memoryLimitBytes = try? app.cgroup.memoryLimit()
       record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      // Where the cgroup counts its I/O the launch's total is read now; elsewhere the processes are gone and the
+      // monitor's last reading (the policy's) stands.
+      if let written = try? app.cgroup.storageBytesWritten(), let known = record.launchMetrics {
+        record.launchMetrics?.bytesWritten = max(written, known.bytesWritten ?? 0)
+      }
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
         record.diagnostics = taken
       }
