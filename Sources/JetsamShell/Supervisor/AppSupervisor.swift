@@ -300,12 +300,8 @@ final class AppSupervisor {
 
   /// Reads the CPU time of each app's cgroup (one `pread` of a counter kept open) and reports them together.
   func sampleCPU(_ apps: [AppProcessRef]) {
-    let at = loop.now()
-    var samples: [CPUSample] = []
-    samples.reserveCapacity(apps.count)
-    for ref in apps {
-      guard let app = process(ref.app, pid: ref.pid), let seconds = try? app.cgroup.cpuSeconds() else { continue }
-      samples.append(CPUSample(app: ref.app, pid: ref.pid, cpuSeconds: seconds))
+    let (samples, at) = readEach(apps) { ref, cgroup in
+      CPUSample(app: ref.app, pid: ref.pid, cpuSeconds: try cgroup.cpuSeconds())
     }
     report(.cpuSampled(samples, at: at))
   }
@@ -313,14 +309,25 @@ final class AppSupervisor {
   /// Reads each suspended app's memory (one `pread` of its cgroup's kept usage file, which never waits on the
   /// app) and reports them in one `suspendedMemorySampled`.
   func sampleSuspendedMemory(_ apps: [AppProcessRef]) {
-    let at = loop.now()
-    var samples: [SuspendedMemorySample] = []
-    samples.reserveCapacity(apps.count)
-    for ref in apps {
-      guard let app = process(ref.app, pid: ref.pid), let bytes = try? app.cgroup.memoryUsage() else { continue }
-      samples.append(SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: bytes))
+    let (samples, at) = readEach(apps) { ref, cgroup in
+      SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: try cgroup.memoryUsage())
     }
     report(.suspendedMemorySampled(samples, at: at))
+  }
+
+  /// One reading of each app still running as the process named (an app whose counter cannot be read is left
+  /// out), and when they were taken.
+  private func readEach<Sample>(
+    _ apps: [AppProcessRef], _ read: (AppProcessRef, any AppCgroupControl) throws -> Sample
+  ) -> ([Sample], Instant) {
+    let at = loop.now()
+    var samples: [Sample] = []
+    samples.reserveCapacity(apps.count)
+    for ref in apps {
+      guard let app = process(ref.app, pid: ref.pid), let sample = try? read(ref, app.cgroup) else { continue }
+      samples.append(sample)
+    }
+    return (samples, at)
   }
 
   /// Reads whether a tracer is attached to app `name`'s main process (`TracerPid` in its status: one read of a
