@@ -11,6 +11,7 @@ extension JetsamPolicy {
     if let sample = nextCPUSampleAt, earliest.map({ sample < $0 }) ?? true { earliest = sample }
     if let anchors = cpuSoloReadsAt, earliest.map({ anchors < $0 }) ?? true { earliest = anchors }
     if let disk = nextDiskWriteSampleAt, earliest.map({ disk < $0 }) ?? true { earliest = disk }
+    if let memory = suspendedMemorySampling.nextRoundAt, earliest.map({ memory < $0 }) ?? true { earliest = memory }
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
@@ -60,6 +61,7 @@ extension JetsamPolicy {
     }
     actions += cpuSamplingTick(at: at)
     actions += diskWriteSamplingTick(at: at)
+    actions += suspendedMemoryTick(at: at)
     actions += runJetsam(at: at)
     return actions
   }

@@ -60,7 +60,14 @@ extension JetsamPolicy {
         trackedApps[sample.app]?.process?.diskWriteWatch != nil
       else { continue }
       trackedApps[sample.app]?.process?.diskWriteWatch?.add(at: at, bytes: sample.bytesWritten)
-      actions += judgeDiskWrites(sample.app, at: at)
+      // The launch's total is the watch's newest reading: the watch never lets a sum over processes fall.
+      let total = trackedApps[sample.app]?.process?.diskWriteWatch?.points.last?.bytes
+      trackedApps[sample.app]?.process?.metrics.bytesWritten = total
+      // A reading taken at a suspension counts (it anchors the launch's total) but is judged when the app runs
+      // again: no diagnostic of a stopped app.
+      if let index = trackedApps.index(forKey: sample.app), isDiskWriteSampled(trackedApps.values[index]) {
+        actions += judgeDiskWrites(sample.app, at: at)
+      }
     }
     return actions
   }

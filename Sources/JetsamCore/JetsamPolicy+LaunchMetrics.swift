@@ -23,6 +23,9 @@ extension JetsamPolicy {
   private static func metricsSoFar(_ app: borrowing TrackedApp, at now: Instant) -> LaunchMetrics? {
     guard var metrics = app.process?.metrics else { return nil }
     metrics.addTime(now.seconds(since: app.stateEnteredAt), in: app.state, audio: app.listensToAudio)
+    if let held = app.process?.heldMemory {
+      metrics.suspendedMemory.hold(bytes: held.bytes, for: now.seconds(since: held.at))
+    }
     return metrics
   }
 

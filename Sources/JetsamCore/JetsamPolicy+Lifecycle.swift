@@ -161,7 +161,7 @@ extension JetsamPolicy {
     if checkingLocks, let check = checkLocksBeforeSuspending(name, at: at) { return check }
     var actions = trackedApps[name]?.state.holdsForegroundSlot == true ? leaveForeground(name, at: at) : []
     actions.append(move(name, to: .suspended, at: at))
-    return actions + stop(name, at: at)
+    return actions + stop(name, at: at) + readingsAtSuspension(name)
   }
 
   /// Tells a suspended app's processes to stop: its suspended time counts from `at` (provisional until
@@ -233,6 +233,7 @@ extension JetsamPolicy {
     }
     rewatchCPU(name, at: at)
     rewatchDiskWrites(name, at: at)
+    rewatchSuspendedMemory(name, from: from, to: next, at: at)
     return .stateChanged(app: name, from: from, to: next, band: band)
   }
 
@@ -297,6 +298,7 @@ extension JetsamPolicy {
     process.killInFlight = adopted.killInFlight
     app.process = process
     trackedApps[adopted.name] = app
+    rewatchSuspendedMemory(adopted.name, from: .notRunning, to: state, at: at)
     guard let inFlight = adopted.killInFlight else {
       rewatchCPU(adopted.name, at: at)
       rewatchDiskWrites(adopted.name, at: at)

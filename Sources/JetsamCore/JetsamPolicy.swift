@@ -35,6 +35,8 @@ public struct JetsamPolicy: Sendable {
   var cpuSoloReadsAt: Instant?
   /// When the disk-write monitor next reads the running watched apps' counters; nil while none runs.
   var nextDiskWriteSampleAt: Instant?
+  /// When suspended apps' memory is read next.
+  var suspendedMemorySampling = SuspendedMemorySampling()
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -122,6 +124,8 @@ public struct JetsamPolicy: Sendable {
     case .signpostCountersRead(let app, let pid, let reading, let counters, _):
       signpostCountersRead(app: app, pid: pid, reading: reading, counters: counters)
       return []
+    case .suspendedMemorySampled(let samples, let at):
+      return suspendedMemorySampled(samples, at: at)
     case .crashReported(let name, let pid, let crash, _):
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget

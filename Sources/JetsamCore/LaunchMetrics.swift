@@ -24,6 +24,13 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
   public var backgroundAudioSeconds = 0.0
   /// Each signpost name's count, interval durations and costs (at most ``maxSignpostNames`` names).
   public var signposts: [String: SignpostFigures] = [:]
+  /// The time-weighted average of the app's memory while suspended (the current suspension's last reading is added
+  /// up to now by ``JetsamPolicy/launchMetrics(of:at:)``).
+  public var suspendedMemory = SuspendedMemoryAverage()
+  /// Bytes the launch wrote to storage, as of the disk-write monitor's latest reading (each round, and at each
+  /// suspension; at the exit the shell's own reading where the cgroup has `io.stat`); nil without a reading (the
+  /// monitor off for the app, or none taken yet).
+  public var bytesWritten: Int64?
 
   /// iOS counts a hang from 250 ms of an unresponsive main thread.
   public static let hangThresholdSeconds = 0.25
@@ -63,5 +70,8 @@ public struct LaunchMetrics: Codable, Hashable, Sendable {
     backgroundSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundSeconds) ?? 0
     backgroundAudioSeconds = try container.decodeIfPresent(Double.self, forKey: .backgroundAudioSeconds) ?? 0
     signposts = try container.decodeIfPresent([String: SignpostFigures].self, forKey: .signposts) ?? [:]
+    suspendedMemory =
+      try container.decodeIfPresent(SuspendedMemoryAverage.self, forKey: .suspendedMemory) ?? SuspendedMemoryAverage()
+    bytesWritten = try container.decodeIfPresent(Int64.self, forKey: .bytesWritten)
   }
 }

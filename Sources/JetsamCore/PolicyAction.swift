@@ -65,6 +65,8 @@ public enum PolicyAction: Sendable, Equatable {
   /// Read the app's cgroup counters (CPU time, memory, bytes written) for a signpost interval's begin or end, and
   /// answer with one `signpostCountersRead` naming `reading`.
   case readSignpostCounters(app: String, pid: Int32, reading: Int)
+  /// Read the memory charged to each of these suspended apps' cgroups and answer with one `suspendedMemorySampled`.
+  case sampleSuspendedMemory([AppProcessRef])
   /// Take a diagnostic of the app's process now (its call stacks, kept durably). A `kill` of the same process that
   /// follows waits for the capture (within its time budget), so that a hang's stacks show where it hung.
   case diagnose(app: String, pid: Int32, DiagnosticRequest)

@@ -33,6 +33,10 @@ public struct PolicyConfig: Sendable, Equatable {
   /// While a debugger holds a watchdog, how often the policy asks whether it is still attached (there is no
   /// kernel notification of a tracer detaching).
   public var debuggerLookInterval: Duration = .milliseconds(250)
+  /// How often suspended apps' memory is read for their average (besides once at each suspension); nil: only at
+  /// the suspension. One `pread` per suspended app per round: 1,000 suspended apps every 2 s are 500 reads a second,
+  /// fine enough that a suspension of a few seconds gets more than one reading.
+  public var suspendedMemoryInterval: Duration? = .seconds(2)
 
   public init(
     thresholds: PressureThresholds, foregroundSlots: Int = 1, backgroundGrace: Duration? = nil,

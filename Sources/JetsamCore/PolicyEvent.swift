@@ -85,6 +85,9 @@ public enum PolicyEvent: Sendable, Equatable {
   /// The answer to `readSignpostCounters` `reading`: the app's counters, nil if they could not be read (or the
   /// process is gone).
   case signpostCountersRead(app: String, pid: Int32, reading: Int, counters: SignpostCounters?, at: Instant)
+  /// The memory of the suspended apps a `sampleSuspendedMemory` action named, read at `at` (an app whose counter
+  /// could not be read is left out).
+  case suspendedMemorySampled([SuspendedMemorySample], at: Instant)
   /// The app's main process ended and its cgroup is empty. `oomKilled` is true when the kernel's OOM
   /// killer acted in the app's own cgroup (its `oom_kill` counter rose).
   case exited(app: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant)
@@ -108,6 +111,7 @@ extension PolicyEvent {
       .resume(_, let at), .kill(_, _, let at), .terminate(_, let at), .forceLevel(_, let at), .setCharging(_, let at),
       .cpuSampled(_, let at), .tracerChecked(_, _, _, let at), .diskWritesSampled(_, let at),
       .signpostCountersRead(_, _, _, _, let at),
+      .suspendedMemorySampled(_, let at),
       .crashReported(_, _, _, let at), .spawned(_, _, let at),
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
       .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),

@@ -52,6 +52,8 @@ struct RunningProcess: Sendable {
   var timers = LaunchTimers()
   /// The signpost intervals under way and those whose cost is still being read.
   var signposts = SignpostIntervals()
+  /// The latest memory reading of the current suspension, not yet weighted into `metrics.suspendedMemory`.
+  var heldMemory: HeldMemoryReading?
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid

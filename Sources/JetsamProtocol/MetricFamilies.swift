@@ -26,4 +26,6 @@ public struct CPUMetricsPayload: Codable, Sendable, Equatable {
 /// MetricKit's `MXMemoryMetric`: the highest memory the app's cgroup was charged, over the exits counted.
 public struct MemoryMetricsPayload: Codable, Sendable, Equatable {
   public var peakMemoryUsage: String
+  /// The time-weighted average of the app's memory while suspended, in kB; absent if it was never suspended.
+  public var averageSuspendedMemory: MetricKitAverage?
 }

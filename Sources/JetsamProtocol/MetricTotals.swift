@@ -12,12 +12,19 @@ public struct MetricTotals: Sendable {
   public var backgroundAudioSeconds = 0.0
   /// Whether any launch counted measured itself (records from before jetsam kept launch metrics did not).
   public var measuredLaunches = false
-  /// CPU time and peak memory: the shell measures them at the exit, so only records carry them.
+  /// CPU time and peak memory: the shell measures them at the exit (records carry them) and, for a running
+  /// launch, when the payload is asked for (``addUsage(cpuSeconds:peakMemoryBytes:)``).
   public var cpuSeconds = 0.0
   public var peakMemoryBytes: Int64 = 0
   public var records = 0
   /// Each signpost name's figures over the launches counted (at most ``LaunchMetrics/maxSignpostNames`` names).
   public var signposts: [String: SignpostFigures] = [:]
+  /// Whether a running launch's CPU time and peak memory were read.
+  public var measuredUsage = false
+  /// The launches' suspended memory, pooled.
+  public var suspendedMemory = SuspendedMemoryAverage()
+  /// The launches' bytes written; nil while none was read.
+  public var bytesWritten: Int64?
 
   public init() {}
 
@@ -43,6 +50,15 @@ public struct MetricTotals: Sendable {
     where signposts[name] != nil || signposts.count < LaunchMetrics.maxSignpostNames {
       signposts[name, default: SignpostFigures()].merge(figures)
     }
+    suspendedMemory.merge(metrics.suspendedMemory)
+    if let written = metrics.bytesWritten { bytesWritten = (bytesWritten ?? 0) + written }
+  }
+
+  /// Adds a running launch's CPU time and peak memory so far, read from its cgroup.
+  public mutating func addUsage(cpuSeconds seconds: Double, peakMemoryBytes peak: Int64) {
+    measuredUsage = true
+    cpuSeconds += seconds
+    peakMemoryBytes = max(peakMemoryBytes, peak)
   }
 
   /// The payload of these totals: the launch, responsiveness and time families when a launch measured itself,
@@ -64,11 +80,28 @@ public struct MetricTotals: Sendable {
     if !signposts.isEmpty {
       payload.signpostMetrics = signposts.keys.sorted().map { SignpostMetricPayload(name: $0, signposts[$0]!) }
     }
-    if records > 0 {
+    if records > 0 || measuredUsage {
       payload.cpuMetrics = CPUMetricsPayload(cumulativeCPUTime: MetricKitMeasurement.format(cpuSeconds, unit: "sec"))
       // MetricKit's kB is 1,000 bytes (NSUnitInformationStorage.kilobytes).
       payload.memoryMetrics = MemoryMetricsPayload(
         peakMemoryUsage: MetricKitMeasurement.format((Double(peakMemoryBytes) / 1000).rounded(), unit: "kB"))
+    }
+    if !suspendedMemory.isEmpty {
+      // MXAverage's deviation is a bare number in the average's unit.
+      let average = MetricKitAverage(
+        averageValue: MetricKitMeasurement.format((suspendedMemory.averageBytes / 1000).rounded(), unit: "kB"),
+        standardDeviation: (suspendedMemory.standardDeviationBytes / 1000).rounded(),
+        sampleCount: suspendedMemory.samples)
+      if payload.memoryMetrics == nil {
+        // No peak was read (no record, no running reading): the peak was at least the average.
+        let floor = (suspendedMemory.averageBytes / 1000).rounded()
+        payload.memoryMetrics = MemoryMetricsPayload(peakMemoryUsage: MetricKitMeasurement.format(floor, unit: "kB"))
+      }
+      payload.memoryMetrics?.averageSuspendedMemory = average
+    }
+    if let bytesWritten {
+      payload.diskIOMetrics = DiskIOMetricsPayload(
+        cumulativeLogicalWrites: MetricKitMeasurement.format((Double(bytesWritten) / 1000).rounded(), unit: "kB"))
     }
     return payload
   }

@@ -16,6 +16,7 @@ public struct MetricPayload: Codable, Sendable, Equatable {
   public var cpuMetrics: CPUMetricsPayload?
   public var memoryMetrics: MemoryMetricsPayload?
   public var signpostMetrics: [SignpostMetricPayload]?
+  public var diskIOMetrics: DiskIOMetricsPayload?
 
   public init(
     timeStampBegin: String, timeStampEnd: String, metaData: PayloadMetaData, applicationExitMetrics: AppExitMetrics

@@ -11,6 +11,7 @@ import Testing
     #expect(
       actions == [
         .stateChanged(app: "a", from: .background, to: .suspended, band: .idle), .suspend(app: "a", pid: 10),
+        .sampleSuspendedMemory([AppProcessRef(app: "a", pid: 10)]),
       ])
     #expect(policy.nextDeadline == t(12), "the suspend timeout, until its processes are seen stopped")
     policy.observe(.suspendCompleted(app: "a", at: t(11)))

@@ -215,6 +215,7 @@ func expectedMoves(_ start: StartState, _ request: Request) -> [LifecycleState]?
         .stateChanged(app: "a", from: .foregroundInactive, to: .background, band: .background),
         .stateChanged(app: "a", from: .background, to: .suspended, band: .idle),
         .suspend(app: "a", pid: 10),
+        .sampleSuspendedMemory([AppProcessRef(app: "a", pid: 10)]),
       ])
   }
 

@@ -39,6 +39,9 @@ func testConfig(
   // Asking whether a debugger is attached would add a round trip to every watchdog test of something else;
   // WatchdogDebuggerTests hold the watchdog as iOS does.
   config.watchdogUnderDebugger = .kill
+  // Suspended apps' memory rounds would add a deadline to every test of something else with a suspended app;
+  // SuspendedMemoryTests turn them on.
+  config.suspendedMemoryInterval = nil
   return config
 }
 

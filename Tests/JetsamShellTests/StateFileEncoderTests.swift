@@ -45,6 +45,9 @@ struct StateFileEncoderTests {
       save.memoryBytesSum = 2_500_000.5
       save.bytesWritten = 4096
       metrics.signposts = ["save": save, "load \"quoted\"": SignpostFigures()]
+      metrics.suspendedMemory.hold(bytes: 123_456_789, for: 2.5)
+      metrics.suspendedMemory.hold(bytes: 987_654_321, for: 0.75)
+      metrics.bytesWritten = 1 << 40
       app.launchMetrics = metrics
     }
     return app

@@ -299,6 +299,22 @@ final class ControlRequestHandler {
     }
   }
 
+  /// The CPU time and peak memory so far of these running apps, read from their cgroups here on the loop: one
+  /// `pread` of each kept counter file per app, which never waits on the app (a suspended one included); an app whose
+  /// counters cannot be read is left out.
+  private func runningUsage(of names: some Sequence<String>) -> [String: (cpuSeconds: Double, peakBytes: Int64)] {
+    var usage: [String: (cpuSeconds: Double, peakBytes: Int64)] = [:]
+    for name in names {
+      guard let pid = daemon.policy.app(named: name)?.pid, let cgroup = daemon.cgroup(of: name, pid: pid),
+        let cpu = try? cgroup.cpuSeconds()
+      else { continue }
+      // A kernel without memory.peak (before 5.19) still has the current charge, the peak's lower bound.
+      let peak = (try? cgroup.peakMemory()) ?? (try? cgroup.memoryUsage()) ?? 0
+      usage[name] = (cpu, peak)
+    }
+    return usage
+  }
+
   /// MetricKit-shaped payloads per app, added up from every record of the log and its rotated predecessors (after
   /// `since`) on a background thread: each record exactly once, one at a time (never the whole log in memory); the
   /// running launches' figures so far come from the policy, read here on the loop.
@@ -313,13 +329,14 @@ final class ControlRequestHandler {
     let app = try request.optionalApp()
     var running = daemon.policy.runningLaunchMetrics(at: MonotonicClock.now())
     if let app { running = running.filter { $0.key == app } }
+    let usage = runningUsage(of: running.keys)
     let query = ExitRecordPage.Query(
       files: try daemon.recordLog.openForReading(), currentSize: daemon.recordLog.size(), app: app,
       since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
     let path = daemon.recordLog.path
-    let count = { @Sendable [query, running] () -> Result<[UInt8], SystemError> in
+    let count = { @Sendable [query, running, usage] () -> Result<[UInt8], SystemError> in
       Result { () throws(SystemError) in
         var byApp: [String: (totals: MetricTotals, oldest: String)] = [:]
         try ExitRecordPage.visit(query) { record, _ in
@@ -329,6 +346,10 @@ final class ControlRequestHandler {
           return true
         }
         for (name, metrics) in running { byApp[name, default: (MetricTotals(), now)].totals.add(metrics) }
+        for (name, figures) in usage {
+          byApp[name, default: (MetricTotals(), now)].totals.addUsage(
+            cpuSeconds: figures.cpuSeconds, peakMemoryBytes: figures.peakBytes)
+        }
         var response = ControlResponse(ok: true)
         response.metrics = byApp.keys.sorted().map { app in
           byApp[app]!.totals.payload(

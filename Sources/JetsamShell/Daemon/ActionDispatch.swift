@@ -50,6 +50,7 @@ enum ActionDispatch {
     case .sampleDiskWrites(let refs): apps.diskWrites.sample(refs)
     case .readSignpostCounters(let app, let pid, let reading):
       apps.readSignpostCounters(of: app, pid: pid, reading: reading)
+    case .sampleSuspendedMemory(let refs): apps.sampleSuspendedMemory(refs)
     case .diagnose(let app, let pid, let request): apps.diagnose(app, pid: pid, request)
     case .inspectLocks(let app, let pid, let stage): apps.inspectLocks(of: app, pid: pid, stage: stage)
     case .levelChanged(let from, let to, let available):

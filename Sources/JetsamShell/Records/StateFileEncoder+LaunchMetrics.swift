@@ -16,6 +16,10 @@ extension JSONBytes {
     seconds(metrics.backgroundAudioSeconds)
     key("backgroundSeconds")
     seconds(metrics.backgroundSeconds)
+    if let written = metrics.bytesWritten {
+      key("bytesWritten")
+      number(written)
+    }
     key("foregroundSeconds")
     seconds(metrics.foregroundSeconds)
     key("hangTimes")
@@ -24,6 +28,8 @@ extension JSONBytes {
     histogram(metrics.resumeTimes)
     key("signposts")
     signposts(metrics.signposts)
+    key("suspendedMemory")
+    suspendedMemory(metrics.suspendedMemory)
     if let firstDraw = metrics.timeToFirstDrawSeconds {
       key("timeToFirstDrawSeconds")
       seconds(firstDraw)
@@ -59,6 +65,19 @@ extension JSONBytes {
   /// A figure that cannot be written as a JSON number (which a clock difference never is) is written as 0.
   private mutating func seconds(_ value: Double) {
     if !number(value) { raw("0") }
+  }
+
+  private mutating func suspendedMemory(_ average: SuspendedMemoryAverage) {
+    raw("{")
+    key("averageBytes", first: true)
+    seconds(average.averageBytes)
+    key("samples")
+    number(average.samples)
+    key("seconds")
+    seconds(average.seconds)
+    key("weightedSquares")
+    seconds(average.weightedSquares)
+    raw("}")
   }
 
   private mutating func histogram(_ histogram: DurationHistogram) {

@@ -300,14 +300,34 @@ final class AppSupervisor {
 
   /// Reads the CPU time of each app's cgroup (one `pread` of a counter kept open) and reports them together.
   func sampleCPU(_ apps: [AppProcessRef]) {
-    let at = loop.now()
-    var samples: [CPUSample] = []
-    samples.reserveCapacity(apps.count)
-    for ref in apps {
-      guard let app = process(ref.app, pid: ref.pid), let seconds = try? app.cgroup.cpuSeconds() else { continue }
-      samples.append(CPUSample(app: ref.app, pid: ref.pid, cpuSeconds: seconds))
+    let (samples, at) = readEach(apps) { ref, cgroup in
+      CPUSample(app: ref.app, pid: ref.pid, cpuSeconds: try cgroup.cpuSeconds())
     }
     report(.cpuSampled(samples, at: at))
+  }
+
+  /// Reads each suspended app's memory (one `pread` of its cgroup's kept usage file, which never waits on the
+  /// app) and reports them in one `suspendedMemorySampled`.
+  func sampleSuspendedMemory(_ apps: [AppProcessRef]) {
+    let (samples, at) = readEach(apps) { ref, cgroup in
+      SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: try cgroup.memoryUsage())
+    }
+    report(.suspendedMemorySampled(samples, at: at))
+  }
+
+  /// One reading of each app still running as the process named (an app whose counter cannot be read is left
+  /// out), and when they were taken.
+  private func readEach<Sample>(
+    _ apps: [AppProcessRef], _ read: (AppProcessRef, any AppCgroupControl) throws -> Sample
+  ) -> ([Sample], Instant) {
+    let at = loop.now()
+    var samples: [Sample] = []
+    samples.reserveCapacity(apps.count)
+    for ref in apps {
+      guard let app = process(ref.app, pid: ref.pid), let sample = try? read(ref, app.cgroup) else { continue }
+      samples.append(sample)
+    }
+    return (samples, at)
   }
 
   /// Reads whether a tracer is attached to app `name`'s main process (`TracerPid` in its status: one read of a
@@ -346,6 +366,11 @@ final class AppSupervisor {
       record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
       record.memoryLimitBytes = try? app.cgroup.memoryLimit()
       record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      // Where the cgroup counts its I/O the launch's total is read now; elsewhere the processes are gone and the
+      // monitor's last reading (the policy's) stands.
+      if let written = try? app.cgroup.storageBytesWritten(), let known = record.launchMetrics {
+        record.launchMetrics?.bytesWritten = max(written, known.bytesWritten ?? 0)
+      }
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
         record.diagnostics = taken
       }

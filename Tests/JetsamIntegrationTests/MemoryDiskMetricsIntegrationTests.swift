@@ -1,0 +1,73 @@
+import Foundation
+import JetsamDaemonProcess
+import JetsamProtocol
+import JetsamTestKit
+import Testing
+
+/// `averageSuspendedMemory`, `cumulativeLogicalWrites`, and a running app's CPU time and peak memory in
+/// `jetsamctl metrics --json`, from real processes.
+@Suite(
+  "Memory, disk and CPU metrics on real processes", .serialized,
+  .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)))
+struct MemoryDiskMetricsIntegrationTests {
+  static func payload(_ daemon: DaemonHarness) throws -> (MetricPayload?, String) {
+    try LaunchMetricsIntegrationTests.payload(daemon, "demo")
+  }
+
+  static func value(_ text: String?) -> Double { text.flatMap(MetricKitMeasurement.value(of:)) ?? -1 }
+
+  @Test("the demo app: 3 s in the foreground, saved, suspended 4 s, returned, terminated")
+  func demoApp() throws {
+    // The state is saved on a disk (/var/tmp is the VM's ext4 scratch disk): writes to tmpfs count nothing.
+    let stateDirectory = "/var/tmp/jetsam-memmetrics-\(getpid())"
+    try FileManager.default.createDirectory(
+      atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+    let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    try daemon.launch("demo", ["--state-dir", stateDirectory], executable: Binaries.current.demoApp)
+    try daemon.waitUntil("3 s in the foreground") {
+      Self.value(try Self.payload(daemon).0?.applicationTimeMetrics?.cumulativeForegroundTime) >= 3
+    }
+    // Running, no record yet: its CPU time and peak memory so far are in the payload.
+    let (running, runningJSON) = try Self.payload(daemon)
+    #expect(running?.applicationExitMetrics.total == 0)
+    #expect(Self.value(running?.cpuMetrics?.cumulativeCPUTime) > 0)
+    #expect(Self.value(running?.memoryMetrics?.peakMemoryUsage) > 0)
+    #expect(try SchemaCheck.violations(runningJSON, schema: "metrickit-metric-payloads") == "")
+
+    try daemon.ctl(["background", "demo"])
+    let stateFile = stateDirectory + "/jetsam-demo-app.state.json"
+    try daemon.waitUntil("the demo app saved its state") { FileManager.default.fileExists(atPath: stateFile) }
+    try daemon.ctl(["suspend", "demo"])
+    try daemon.waitUntil("4 s suspended") {
+      guard let info = try daemon.apps()["demo"] else { return false }
+      return info.state == "suspended" && info.stateSeconds >= 4
+    }
+    let suspended = try #require(try Self.payload(daemon).0?.memoryMetrics?.averageSuspendedMemory)
+    #expect(suspended.sampleCount > 1, "read at the suspension and every 2 s")
+    try daemon.ctl(["activate", "demo"])
+    try daemon.ctl(["terminate", "demo"])
+    let record = try #require(try daemon.waitForRecords(1).first)
+    let measured = try #require(record.launchMetrics)
+    #expect(measured.suspendedMemory.samples > 1 && measured.suspendedMemory.averageBytes > 0)
+    #expect(measured.suspendedMemory.seconds >= 4)
+    #expect((measured.bytesWritten ?? 0) > 0)
+
+    let (found, json) = try Self.payload(daemon)
+    let payload = try #require(found)
+    let average = try #require(payload.memoryMetrics?.averageSuspendedMemory)
+    #expect(Self.value(average.averageValue) > 0)
+    #expect(average.sampleCount == measured.suspendedMemory.samples)
+    #expect(average.standardDeviation >= 0)
+    #expect(Self.value(payload.diskIOMetrics?.cumulativeLogicalWrites) > 0)
+    #expect(Self.value(payload.cpuMetrics?.cumulativeCPUTime) > 0)
+    #expect(try SchemaCheck.violations(json, schema: "metrickit-metric-payloads") == "")
+    // The schema can fail: a misspelt key of these families is caught.
+    for (key, typo) in [("cumulativeLogicalWrites", "cumulativeLogicalWrite"), ("sampleCount", "samplesCount")] {
+      let misspelt = json.replacingOccurrences(of: key, with: typo)
+      #expect(try SchemaCheck.violations(misspelt, schema: "metrickit-metric-payloads").contains(typo))
+    }
+  }
+}
