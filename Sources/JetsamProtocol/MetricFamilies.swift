@@ -3,6 +3,18 @@
 public struct AppLaunchMetricsPayload: Codable, Sendable, Equatable {
   public var histogrammedTimeToFirstDrawKey: MetricKitHistogram
   public var histogrammedResumeTime: MetricKitHistogram
+  /// jetsam's: the times to first draw split by what ended the launch before (`fresh` when none did): a cold launch
+  /// after a jetsam kill (`memoryPressure`) is the one a user waits for. MetricKit's JSON has no such split.
+  public var jetsamHistogrammedTimeToFirstDrawByPreviousExit: [String: MetricKitHistogram]?
+
+  public init(
+    histogrammedTimeToFirstDrawKey: MetricKitHistogram, histogrammedResumeTime: MetricKitHistogram,
+    jetsamHistogrammedTimeToFirstDrawByPreviousExit: [String: MetricKitHistogram]? = nil
+  ) {
+    self.histogrammedTimeToFirstDrawKey = histogrammedTimeToFirstDrawKey
+    self.histogrammedResumeTime = histogrammedResumeTime
+    self.jetsamHistogrammedTimeToFirstDrawByPreviousExit = jetsamHistogrammedTimeToFirstDrawByPreviousExit
+  }
 }
 
 /// MetricKit's `MXAppResponsivenessMetric`: lifecycle handlers of 250 ms or more and the watchdog's hangs.

@@ -5,6 +5,8 @@ import JetsamCore
 public struct MetricTotals: Sendable {
   public var exits = AppExitMetrics()
   public var timeToFirstDraw = DurationHistogram()
+  /// The same, by what ended the launch before (`fresh`: nothing did).
+  public var timeToFirstDrawByPreviousExit: [String: DurationHistogram] = [:]
   public var resumeTimes = DurationHistogram()
   public var hangTimes = DurationHistogram()
   public var foregroundSeconds = 0.0
@@ -40,7 +42,11 @@ public struct MetricTotals: Sendable {
   /// Adds one launch's figures (an exit record's, or a running launch's so far).
   public mutating func add(_ metrics: LaunchMetrics) {
     measuredLaunches = true
-    if let seconds = metrics.timeToFirstDrawSeconds { timeToFirstDraw.count(seconds: seconds) }
+    if let seconds = metrics.timeToFirstDrawSeconds {
+      timeToFirstDraw.count(seconds: seconds)
+      timeToFirstDrawByPreviousExit[metrics.afterExit?.rawValue ?? "fresh", default: DurationHistogram()]
+        .count(seconds: seconds)
+    }
     resumeTimes.merge(metrics.resumeTimes)
     hangTimes.merge(metrics.hangTimes)
     foregroundSeconds += metrics.foregroundSeconds
@@ -69,7 +75,9 @@ public struct MetricTotals: Sendable {
     if measuredLaunches {
       payload.applicationLaunchMetrics = AppLaunchMetricsPayload(
         histogrammedTimeToFirstDrawKey: MetricKitHistogram(timeToFirstDraw),
-        histogrammedResumeTime: MetricKitHistogram(resumeTimes))
+        histogrammedResumeTime: MetricKitHistogram(resumeTimes),
+        jetsamHistogrammedTimeToFirstDrawByPreviousExit: timeToFirstDrawByPreviousExit.isEmpty
+          ? nil : timeToFirstDrawByPreviousExit.mapValues(MetricKitHistogram.init))
       payload.applicationResponsivenessMetrics = AppResponsivenessMetricsPayload(
         histogrammedAppHangTime: MetricKitHistogram(hangTimes))
       payload.applicationTimeMetrics = AppTimeMetricsPayload(

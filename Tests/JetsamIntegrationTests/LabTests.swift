@@ -420,11 +420,22 @@ struct LabTests {
     #expect(
       notes.range(of: #"class="launch-time">[0-9,]+–[0-9,]+ ms ×"#, options: .regularExpression) != nil, "\(notes)")
     #expect(notes.range(of: #"class="signposts">save ×[1-9]"#, options: .regularExpression) != nil, "\(notes)")
+    // It was suspended before its kill: its memory then, as MetricKit writes it.
+    #expect(
+      notes.range(of: #"class="suspended-memory">[1-9][0-9,]* kB<"#, options: .regularExpression) != nil, "\(notes)")
     #expect(dom.stdout.contains(#"<tr data-app="mail"><td>mail</td><td>0</td><td class="launch-time">—</td>"#))
     let summary = try #require(
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reports + "/summary.json")))
         as? [String: Any])
     #expect((summary["metrics"] as? [[String: Any]])?.count == 2)
+    // notes' second launch followed its kill for memory pressure: its time to first draw is counted apart.
+    let notesPayload = (summary["metrics"] as? [[String: Any]])?.first {
+      ($0["metaData"] as? [String: Any])?["bundleIdentifier"] as? String == "notes"
+    }
+    let split =
+      (notesPayload?["applicationLaunchMetrics"] as? [String: Any])?["jetsamHistogrammedTimeToFirstDrawByPreviousExit"]
+      as? [String: Any]
+    #expect(split?.keys.sorted() == ["fresh", "memoryPressure"], "\(String(describing: notesPayload))")
 
     // A screenshot shows the lanes: the foreground, background and suspended colours and the kill marker's red.
     let shot = reports + "/shot.png"

@@ -87,6 +87,17 @@ struct MetricPayloadTests {
     #expect(payload.cpuMetrics?.cumulativeCPUTime == "1.75 sec")
     #expect(payload.memoryMetrics?.peakMemoryUsage == "12,346 kB")
 
+    // Split by what ended the launch before: the cold launch after a jetsam kill apart from the fresh one.
+    var relaunch = LaunchMetrics(afterExit: .memoryPressure)
+    relaunch.timeToFirstDrawSeconds = 1.2
+    totals.add(relaunch)
+    let split = try #require(
+      totals.payload(timeStampBegin: "b", timeStampEnd: "e", metaData: meta).applicationLaunchMetrics?
+        .jetsamHistogrammedTimeToFirstDrawByPreviousExit)
+    #expect(split.keys.sorted() == ["fresh", "memoryPressure"])
+    #expect(split["fresh"]?.total == 1 && split["memoryPressure"]?.total == 1)
+    #expect(split["memoryPressure"]?.histogramValue.values.first?.bucketStart == "1,000 ms")
+
     var old = MetricTotals()
     old.count(Self.record(cpu: 0, peak: 0, metrics: nil))
     let oldPayload = old.payload(timeStampBegin: "b", timeStampEnd: "e", metaData: meta)

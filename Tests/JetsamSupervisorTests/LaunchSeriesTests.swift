@@ -15,6 +15,8 @@ struct LaunchSeriesTests {
     metrics.hangTimes.count(seconds: 0.4)
     metrics.hangTimes.count(seconds: 90)
     metrics.resumeTimes.count(seconds: 0.12)
+    metrics.suspendedMemory.hold(bytes: 4 << 20, for: 2)
+    metrics.bytesWritten = 1 << 20
     record.launchMetrics = metrics
     record.cpuSeconds = 2.5
     record.peakMemoryBytes = 3 << 20
@@ -39,6 +41,10 @@ struct LaunchSeriesTests {
     #expect(!text.contains(#"le="120""#), "the last bucket also holds longer durations: no bound of its own")
     #expect(text.contains(#"jetsam_app_exited_cpu_seconds_total{app="notes"} 5"#))
     #expect(text.contains(#"jetsam_app_peak_memory_bytes{app="notes"} 3145728"#))
+    #expect(text.contains("# TYPE jetsam_app_suspended_memory_bytes gauge\n"))
+    #expect(text.contains(#"jetsam_app_suspended_memory_bytes{app="notes"} 4194304"#), "the two launches' average")
+    #expect(text.contains("# TYPE jetsam_app_written_bytes_total counter\n"))
+    #expect(text.contains(#"jetsam_app_written_bytes_total{app="notes"} 2097152"#), "both launches' writes")
   }
 
   @Test("a running app's figures so far add to its records'")

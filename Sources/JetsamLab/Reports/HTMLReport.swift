@@ -243,18 +243,21 @@ enum HTMLReport {
     return html
   }
 
-  /// Each app's launch, resume and hang times and signposts (``LaunchFigures``), from jetsamd's payloads.
+  /// Each app's launch, resume and hang times, memory while suspended and signposts (``LaunchFigures``), from
+  /// jetsamd's payloads.
   static func launchTable(_ run: LabRun) -> String {
     guard let payloads = run.metrics, !payloads.isEmpty else { return "" }
     var html =
       "<h2>Launch metrics</h2>\n<table id=\"launch-metrics\"><tr><th>app</th><th>launches</th><th>launch time</th>"
-      + "<th>resumes</th><th>resume time</th><th>hangs</th><th>hang time</th><th>signposts</th></tr>\n"
+      + "<th>resumes</th><th>resume time</th><th>hangs</th><th>hang time</th><th>suspended memory</th>"
+      + "<th>signposts</th></tr>\n"
     for figures in payloads.map(LaunchFigures.init) {
       html +=
         "<tr data-app=\"\(escape(figures.app))\"><td>\(escape(figures.app))</td><td>\(figures.launches)</td>"
         + "<td class=\"launch-time\">\(escape(figures.launchTimes))</td><td>\(figures.resumes)</td>"
         + "<td class=\"resume-time\">\(escape(figures.resumeTimes))</td><td>\(figures.hangs)</td>"
         + "<td class=\"hang-time\">\(escape(figures.hangTimes))</td>"
+        + "<td class=\"suspended-memory\">\(escape(figures.suspendedMemory))</td>"
         + "<td class=\"signposts\">\(escape(figures.signposts))</td></tr>\n"
     }
     return html + "</table>\n"

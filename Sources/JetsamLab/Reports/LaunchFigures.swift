@@ -13,6 +13,8 @@ struct LaunchFigures: Equatable {
   var resumeTimes: String
   var hangs: Int
   var hangTimes: String
+  /// MetricKit's `averageSuspendedMemory` as it wrote it (`12,346 kB`), or `—` if the app was never suspended.
+  var suspendedMemory: String
   var signposts: String
 
   init(_ payload: MetricPayload) {
@@ -25,6 +27,7 @@ struct LaunchFigures: Equatable {
     let hang = payload.applicationResponsivenessMetrics?.histogrammedAppHangTime
     hangs = hang?.total ?? 0
     hangTimes = Self.text(hang)
+    suspendedMemory = payload.memoryMetrics?.averageSuspendedMemory?.averageValue ?? "—"
     signposts =
       (payload.signpostMetrics ?? []).map { signpost in
         "\(signpost.signpostName) ×\(signpost.totalSignpostCount)"
@@ -36,7 +39,8 @@ struct LaunchFigures: Equatable {
   /// The card's line: `launch 100–250 ms ×1 · resume … · hangs none`.
   var line: String {
     "launch \(launches > 0 ? launchTimes : "none") · resume \(resumes > 0 ? resumeTimes : "none") · hangs "
-      + (hangs > 0 ? hangTimes : "none") + (signposts.isEmpty ? "" : " · signposts \(signposts)")
+      + (hangs > 0 ? hangTimes : "none") + " · suspended memory \(suspendedMemory)"
+      + (signposts.isEmpty ? "" : " · signposts \(signposts)")
   }
 
   /// Buckets as `start–end ×count`, comma-separated, by start (MetricKit writes them keyed by index).

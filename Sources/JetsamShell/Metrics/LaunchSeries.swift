@@ -3,7 +3,7 @@ import JetsamPlatform
 import JetsamProtocol
 
 /// The exposition's per-app launch figures (README, "Metrics"): launch, resume and hang time histograms, the CPU
-/// time of the launches that ended, and the peak memory. Each app's series add up its exit records counted since
+/// time of the launches that ended, the peak memory, the average memory while suspended and the bytes written. Each app's series add up its exit records counted since
 /// jetsamd started (``ExitCounters/launches``) and its running launch's figures so far, so that they only grow
 /// while the app comes and goes; app labels are bounded as the exit counters' are.
 enum LaunchSeries {
@@ -47,6 +47,18 @@ enum LaunchSeries {
       "jetsam_app_peak_memory_bytes", .gauge,
       help: "The most memory each app's cgroup was charged: its exits since jetsamd started and its running launch.",
       peaks.keys.sorted().map { .init([("app", $0)], Double(peaks[$0]!)) })
+    out.family(
+      "jetsam_app_suspended_memory_bytes", .gauge,
+      help: "The time-weighted average of each app's memory while suspended (MetricKit's averageSuspendedMemory): "
+        + "its exits since jetsamd started and its running launch.",
+      apps.filter { !totals[$0]!.suspendedMemory.isEmpty }.map {
+        .init([("app", $0)], totals[$0]!.suspendedMemory.averageBytes.rounded())
+      })
+    out.family(
+      "jetsam_app_written_bytes_total", .counter,
+      help: "Bytes each app wrote to storage, as the disk-write monitor counts them (MetricKit's "
+        + "cumulativeLogicalWrites): its exits since jetsamd started and its running launch.",
+      apps.compactMap { app in totals[app]!.bytesWritten.map { .init([("app", app)], Double($0)) } })
   }
 
   /// One app's series of `histogram`: cumulative counts at each bound, then `+Inf`.
