@@ -131,4 +131,30 @@ struct RecordQueueTests {
     harness.queue.releaseAllCgroups()
     #expect(harness.released == ["a", "b"])
   }
+
+  @Test("a stop's grace that ends while a write is on its way waits for it, starts no other, and then ends")
+  func graceEndsDuringAWrite() {
+    let harness = Harness()
+    var answered = 0
+    harness.sink.holding = true
+    harness.add("a")
+    harness.add("b")
+    harness.queue.whenWritten(within: .seconds(1)) { answered += 1 }
+    harness.loop.advance(by: .seconds(1))
+    #expect(answered == 0, "a's write is on its way: the daemon must not exit with part of it in the log")
+    harness.sink.finishWrites()
+    #expect(answered == 1 && harness.written == ["a"])
+    #expect(harness.sink.inFlight.isEmpty, "b's write was not started after the grace")
+    #expect(harness.queue.unwritten.map(\.app) == ["b"], "a is in the log, not among the leftovers too")
+
+    // A write that never reports (a hung disk) holds the stop one second more, no longer.
+    let hung = Harness()
+    hung.sink.holding = true
+    hung.add("c")
+    hung.queue.whenWritten(within: .seconds(1)) { answered += 1 }
+    hung.loop.advance(by: .seconds(1))
+    #expect(answered == 1)
+    hung.loop.advance(by: .seconds(1))
+    #expect(answered == 2 && hung.queue.unwritten.map(\.app) == ["c"])
+  }
 }

@@ -44,6 +44,13 @@ protocol_app() {
   } > "$1"
   chmod 755 "$1"
 }
+# foreground_seconds NAME: the app's cumulativeForegroundTime in seconds, from `jetsamctl --json metrics --app NAME`.
+foreground_seconds() {
+  timeout 10 "$BIN/jetsamctl" --json metrics --app "$1" 2>/dev/null | python3 -c '
+import json, sys
+time = json.load(sys.stdin)[0].get("applicationTimeMetrics", {}).get("cumulativeForegroundTime", "")
+print(time.split()[0].replace(",", "") if time else "")' 2>/dev/null
+}
 # The state letter of /proc/PID/stat (R, S, T, Z…), read without awk.
 proc_state() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo gone; return; }; s=${s##*) }; echo "${s%% *}"; }
 # app_field NAME FIELD: from `jetsamctl --json ps` (empty when the app is not listed).
@@ -284,6 +291,9 @@ ctl launch talker --background > /dev/null || bad "launch talker"
 talker_pid=$(app_pid talker)
 wait_until 5 grep -q didFinishLaunching /var/lib/jetsam/talker.events
 check "talker (pid $talker_pid) heard didFinishLaunching on its channel" grep -q didFinishLaunching /var/lib/jetsam/talker.events
+# The running apps' launch figures are kept in the state file (issue 26): capped's foreground time goes on from
+# where it was, rather than from the restart.
+fg_before=$(foreground_seconds capped)
 mp0=$(main_pid)
 t0=$(now_ms)
 systemctl restart "$UNIT"; rc=$?
@@ -297,6 +307,9 @@ check "re-adopted after systemctl restart: capped (pid '$pc') and asuser (pid '$
   eval '[ "$pc" = "$capped_pid" ] && [ "$pa" = "$asuser_pid" ]'
 check "the talker was re-adopted with its channel (journal)" \
   sh -c "journalctl -u $UNIT --no-pager -o cat | grep -q 're-adopted talker .*with its channel'"
+fg_after=$(foreground_seconds capped)
+check "capped's foreground time survived the restart: ${fg_before:-none} s before, ${fg_after:-none} s after" \
+  python3 -c "import sys; sys.exit(0 if float('${fg_after:-0}') >= float('${fg_before:-0}') > 0 else 1)"
 ctl pressure set warning > /dev/null; ctl pressure clear > /dev/null
 wait_until 5 grep -q memoryWarning /var/lib/jetsam/talker.events
 check "the talker (same pid $(app_pid talker)) heard memoryWarning from the new jetsamd through its kept channel" \

@@ -12,6 +12,9 @@ final class RecordQueue {
   /// How soon a record that could not be written is tried again: while a stop waits, sooner.
   static let retryInterval: Duration = .seconds(1)
   static let stoppingRetryInterval: Duration = .milliseconds(250)
+  /// How long a stop whose grace ran out still waits for the write on its way (a hung disk's never ends: its torn
+  /// line is cut at the next start).
+  static let inFlightGrace: Duration = .seconds(1)
 
   /// A record on its way, with the cgroup of the app it ends (held until the record is durable).
   private struct Pending {
@@ -38,6 +41,10 @@ final class RecordQueue {
   private var backlogWaiting = false
   /// Who waits for every record to be written (a stop), and the timer that ends their wait.
   private var settled: (then: () -> Void, deadline: any LoopSource)?
+  /// A stop's grace ran out while a write was on its way: no new write starts, and the wait ends once that one has
+  /// reported (or ``inFlightGrace`` later). Ending it mid-write would leave the daemon to exit with part of a line in
+  /// the log, and the record both there and among the leftovers.
+  private var closing = false
 
   init(loop: any LoopScheduling, sink: any RecordSink, log: Logger) {
     self.loop = loop
@@ -90,7 +97,7 @@ final class RecordQueue {
   /// left goes to the next start). Records that failed are tried again meanwhile, and sooner.
   func whenWritten(within grace: Duration, then: @escaping () -> Void) {
     guard !pending.isEmpty else { return then() }
-    let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in self.endWait() }
+    let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in self.graceEnded() }
     guard let deadline else { return then() }
     if let earlier = settled {
       earlier.deadline.cancel()
@@ -108,7 +115,7 @@ final class RecordQueue {
 
   /// Writes the records still waiting, oldest first, one at a time.
   private func writeNext() {
-    guard !inFlight, let next = pending.first else { return }
+    guard !inFlight, !closing, let next = pending.first else { return }
     inFlight = true
     sink.write(next.record) { [unowned self] result in
       self.inFlight = false
@@ -116,6 +123,7 @@ final class RecordQueue {
       case .success: self.recordWritten()
       case .failure(let error): self.recordFailed(error)
       }
+      if self.closing { self.endWait() }
     }
   }
 
@@ -146,8 +154,17 @@ final class RecordQueue {
     retry?.schedule(at: loop.now().advanced(by: interval))
   }
 
+  /// A stop's grace is over: its wait ends, once the write on its way (if any) has reported.
+  private func graceEnded() {
+    // Fired a second time, the write still on its way: a hung disk, and the wait ends all the same.
+    guard inFlight, !closing else { return endWait() }
+    closing = true
+    settled?.deadline.schedule(at: loop.now().advanced(by: RecordQueue.inFlightGrace))
+  }
+
   /// Ends a stop's wait for the records: all written, or its time is up.
   private func endWait() {
+    closing = false
     guard let settled else { return }
     self.settled = nil
     settled.deadline.cancel()
