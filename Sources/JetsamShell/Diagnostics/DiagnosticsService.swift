@@ -52,9 +52,9 @@ final class DiagnosticsService {
   /// Starts jetsam-stack through the launcher and reaps it.
   private let tools: ToolStarter
   private let workers: Workers
-  /// Captures under way per process (how many, who waits for them all to be done, and whether one of them takes
-  /// several samples, a while apart).
-  private var inFlight: [Subject: (count: Int, waiters: [() -> Void], sampling: Bool)] = [:]
+  /// Captures under way per process, and the processes one of whose captures takes several samples, a while apart.
+  private var inFlight = WorkUnderWay<Subject>()
+  private var sampling: Set<Subject> = []
   /// The diagnostics written for each process, for its exit record.
   private var written: [Subject: [String]] = [:]
   private var sequence = 0
@@ -89,9 +89,8 @@ final class DiagnosticsService {
     // The launcher has its own copy once the tool's request is made (or there is none to make).
     defer { target.close() }
     let subject = Subject(app: app, pid: pid)
-    inFlight[subject, default: (0, [], false)].count += 1
-    if CaptureJob.samples(for: request, settings: settings) > 1 { inFlight[subject]!.sampling = true }
-    if let then { inFlight[subject]!.waiters.append(then) }
+    inFlight.started(subject, then: then)
+    if CaptureJob.samples(for: request, settings: settings) > 1 { sampling.insert(subject) }
     sequence += 1
     var job = CaptureJob(
       subject: subject, launch: launch, request: request, sequence: sequence, host: host, run: nil,
@@ -135,17 +134,17 @@ final class DiagnosticsService {
   static let maximumPerRecord = 32
 
   /// Whether a capture of `pid` is under way.
-  func isCapturing(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
+  func isCapturing(app: String, pid: Int32) -> Bool { inFlight.isBusy(Subject(app: app, pid: pid)) }
 
   /// Calls `then` once the captures of `pid` under way are done (written or failed), or at once if there are none.
   /// A capture that never reports back (its helper stuck) holds nothing: past its budget (with a CPU exception's
   /// sampling) and a second, `then` runs.
   func whenCaptured(app: String, pid: Int32, then: @escaping () -> Void) {
     let subject = Subject(app: app, pid: pid)
-    guard inFlight[subject] != nil else { return then() }
-    let sampling = inFlight[subject]!.sampling ? settings.cpuSampleInterval * (settings.cpuSamples - 1) : .zero
-    let deadline = loop.now().advanced(by: settings.captureBudget + sampling + .seconds(1))
-    inFlight[subject]!.waiters.append(loop.boundedWait(until: deadline, then: then))
+    guard inFlight.isBusy(subject) else { return then() }
+    let samples = sampling.contains(subject) ? settings.cpuSampleInterval * (settings.cpuSamples - 1) : .zero
+    let deadline = loop.now().advanced(by: settings.captureBudget + samples + .seconds(1))
+    _ = inFlight.wait(for: subject, loop.boundedWait(until: deadline, then: then))
   }
 
   /// The diagnostics written for `pid` (ids, oldest first), forgotten once asked: its exit record refers to them.
@@ -171,10 +170,9 @@ final class DiagnosticsService {
     case .failure(let error):
       log.error("\(subject.app) pid \(subject.pid): diagnostic not kept: \(error)")
     }
-    inFlight[subject]?.count -= 1
-    guard let done = inFlight[subject], done.count <= 0 else { return }
-    inFlight[subject] = nil
-    for waiter in done.waiters { waiter() }
+    let waiters = inFlight.finished(subject)
+    if !inFlight.isBusy(subject) { sampling.remove(subject) }
+    for waiter in waiters { waiter() }
   }
 
   /// `burn_cpu ← command_spin ← main`: the attributed thread's named frames along the path most samples took,

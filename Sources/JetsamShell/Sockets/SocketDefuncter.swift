@@ -23,7 +23,7 @@ final class SocketDefuncter {
   /// How long one run of the tool may take before it is killed and its outcome says so.
   let budget: Duration
   /// Runs under way per launch, and who waits for them all to be done.
-  private var inFlight: [Subject: (count: Int, waiters: [() -> Void])] = [:]
+  private var inFlight = WorkUnderWay<Subject>()
 
   /// Runs the program at `toolPath` through `launcher`, and reads its output on `worker`.
   init(
@@ -51,7 +51,7 @@ final class SocketDefuncter {
     }
     guard !pids.isEmpty else { return then(NetworkSocketDestruction.Outcome()) }
     let subject = Subject(app: app, pid: pid)
-    inFlight[subject, default: (0, [])].count += 1
+    inFlight.started(subject)
     let finish = { [weak self] (outcome: NetworkSocketDestruction.Outcome) in
       then(outcome)
       self?.finished(subject)
@@ -81,22 +81,19 @@ final class SocketDefuncter {
   }
 
   /// Whether the sockets of app `app` (launched as `pid`) are being destroyed.
-  func isDefuncting(app: String, pid: Int32) -> Bool { inFlight[Subject(app: app, pid: pid)] != nil }
+  func isDefuncting(app: String, pid: Int32) -> Bool { inFlight.isBusy(Subject(app: app, pid: pid)) }
 
   /// Calls `then` once the destruction of app `app`'s sockets under way is done, or at once if there is none. One
   /// that never reports back (the launcher never answers, a helper stuck) holds nothing: past the budget and a
   /// second, `then` runs.
   func whenDefuncted(app: String, pid: Int32, then: @escaping () -> Void) {
     let subject = Subject(app: app, pid: pid)
-    guard inFlight[subject] != nil else { return then() }
+    guard inFlight.isBusy(subject) else { return then() }
     let deadline = loop.now().advanced(by: budget + .seconds(1))
-    inFlight[subject]!.waiters.append(loop.boundedWait(until: deadline, then: then))
+    _ = inFlight.wait(for: subject, loop.boundedWait(until: deadline, then: then))
   }
 
   private func finished(_ subject: Subject) {
-    inFlight[subject]?.count -= 1
-    guard let done = inFlight[subject], done.count <= 0 else { return }
-    inFlight[subject] = nil
-    for waiter in done.waiters { waiter() }
+    for waiter in inFlight.finished(subject) { waiter() }
   }
 }
