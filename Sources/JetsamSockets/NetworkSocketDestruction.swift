@@ -22,20 +22,14 @@ public enum NetworkSocketDestruction {
 
   /// Destroys the TCP and UDP sockets `pids` hold, except those of `kept` (socket inodes).
   public static func destroy(heldBy pids: [Int32], except kept: Set<UInt64> = []) -> Outcome {
-    var held = SocketInodes.held(by: pids)
+    // Only network sockets count (an app always holds Unix ones: its channel), told by each socket's protocol:
+    // with none, there is nothing to ask the kernel.
+    var held = SocketInodes.network(heldBy: pids)
     // A socket jetsamd holds as well (a listener it would hand an app, its own metrics listener should one leak
     // into an app) is jetsamd's: the app's copy of it is not its own to lose. Compared by inode, as the dump names
     // sockets.
     for inode in kept { held[inode] = nil }
-    // Only network sockets count (an app always holds Unix ones: its channel): with none, there is nothing to ask
-    // the kernel. Each process's own /proc/PID/net names them, in its own network namespace.
-    var network = Set<UInt64>()
-    var namespaces = Set<String>()
-    for pid in Set(held.values) {
-      network.formUnion(SocketInodes.network(seenBy: pid))
-      if let namespace = SocketInodes.networkNamespace(of: "\(pid)") { namespaces.insert(namespace) }
-    }
-    held = held.filter { network.contains($0.key) }
+    let namespaces = Set(Set(held.values).compactMap { SocketInodes.networkNamespace(of: "\($0)") })
     guard !held.isEmpty else { return Outcome() }
     // inet_diag answers for the namespace of the socket asking: this process's own, which is where apps are
     // started (the spawner service's, or jetsamd's). An app that made a network of its own is out of its reach:

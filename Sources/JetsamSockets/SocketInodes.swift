@@ -1,50 +1,57 @@
+import CJetsamShim
 import Glibc
 import JetsamPlatform
 
 /// Which sockets processes hold: the inodes their descriptors point at (`/proc/PID/fd/N` → `socket:[INODE]`), which
-/// is how inet_diag's dumps (`idiag_inode`) name the socket a process holds. Every kind of socket has one (Unix ones
-/// too); only those an inet_diag dump also lists are network sockets.
+/// is how inet_diag's dumps (`idiag_inode`) name the socket a process holds, and each one's protocol as the kernel
+/// names it in the socket's `system.sockprotoname` attribute (`TCP`, `UDPv6`, `UNIX-STREAM`, …): one getxattr per
+/// socket, where the /proc/net/tcp tables would walk the whole connection hash (milliseconds per read on a large
+/// machine).
 public enum SocketInodes {
-  /// The socket inodes of each of `pids`, with the first of them holding each (a process gone meanwhile holds none).
-  static func held(by pids: [Int32]) -> [UInt64: Int32] {
+  /// The protocols jetsam-sockets destroys: TCP and UDP, IPv4 and IPv6.
+  static let networkProtocols: Set<String> = ["TCP", "TCPv6", "UDP", "UDPv6"]
+
+  /// The network sockets of each of `pids` (and those whose protocol could not be read: inet_diag's dump decides),
+  /// with the first of them holding each (a process gone meanwhile holds none).
+  static func network(heldBy pids: [Int32]) -> [UInt64: Int32] {
     var holders: [UInt64: Int32] = [:]
     for pid in pids {
-      for inode in of(process: "\(pid)") where holders[inode] == nil { holders[inode] = pid }
+      let inodes = (try? network(process: "\(pid)")) ?? []
+      for inode in inodes where holders[inode] == nil { holders[inode] = pid }
     }
     return holders
   }
 
   /// The socket inodes of `/proc/PROCESS/fd` (`self`, or a pid): jetsamd's are the ones kept.
   public static func of(process: String) -> Set<UInt64> {
+    (try? sockets(process: process, keeping: { _ in true })) ?? []
+  }
+
+  /// The network sockets of `/proc/PROCESS/fd` by inode, with any whose protocol cannot be read (a socket closed
+  /// meanwhile is left out). Throws when the directory cannot be read (ENOENT: the process is gone; EACCES: it is
+  /// not this process's to look into).
+  static func network(process: String) throws(SystemError) -> Set<UInt64> {
+    try sockets(process: process) { path in protocolName(ofSocketAt: path).map(networkProtocols.contains) ?? true }
+  }
+
+  /// The inodes of the sockets of `/proc/PROCESS/fd` whose descriptor path `keep` admits.
+  private static func sockets(process: String, keeping keep: (String) -> Bool) throws(SystemError) -> Set<UInt64> {
     let directory = "/proc/\(process)/fd"
-    guard let entries = try? directoryEntries(directory) else { return [] }
+    let entries = try directoryEntries(directory)
     var inodes = Set<UInt64>()
     for entry in entries {
-      if let target = link(directory + "/" + entry.name), let inode = inode(ofLink: target) { inodes.insert(inode) }
+      let path = directory + "/" + entry.name
+      if let target = link(path), let inode = inode(ofLink: target), keep(path) { inodes.insert(inode) }
     }
     return inodes
   }
 
-  /// The inodes of the TCP and UDP sockets (IPv4 and IPv6) of the network namespace `pid` is in, as its
-  /// `/proc/PID/net/{tcp,tcp6,udp,udp6}` list them: which of a process's sockets are network sockets, read without
-  /// netlink, and in the process's namespace even when jetsamd is in another one.
-  static func network(seenBy pid: Int32) -> Set<UInt64> {
-    var inodes = Set<UInt64>()
-    for table in ["tcp", "tcp6", "udp", "udp6"] {
-      guard let text = try? readTextFile("/proc/\(pid)/net/\(table)") else { continue }
-      inodes.formUnion(networkInodes(inTable: text))
-    }
-    return inodes
-  }
-
-  /// The `inode` column of a `/proc/net/tcp`-style table (the tenth field of each line after the header).
-  static func networkInodes(inTable text: String) -> Set<UInt64> {
-    var inodes = Set<UInt64>()
-    for line in text.split(separator: "\n").dropFirst() {
-      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-      if fields.count > 9, let inode = UInt64(fields[9]), inode != 0 { inodes.insert(inode) }
-    }
-    return inodes
+  /// The protocol of the socket a descriptor path leads to (`TCP`, `UNIX-STREAM`); nil when it cannot be read.
+  static func protocolName(ofSocketAt path: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 32)
+    let length = getxattr(path, "system.sockprotoname", &buffer, buffer.count)
+    guard length > 0 else { return nil }
+    return String(decoding: buffer[..<length].prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// The network namespace a process is in (`net:[4026531833]`), nil if it cannot be read.

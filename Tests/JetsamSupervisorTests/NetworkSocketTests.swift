@@ -1,5 +1,6 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import Testing
 
 @testable import JetsamSockets
@@ -19,7 +20,7 @@ struct NetworkSocketTests {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
     #expect(!SocketInodes.of(process: "self").isEmpty)
-    #expect(SocketInodes.held(by: [getpid()]).values.allSatisfy { $0 == getpid() })
+    #expect(SocketInodes.network(heldBy: [getpid()]).values.allSatisfy { $0 == getpid() })
   }
 
   @Test("addresses read as ss writes them: IPv4 host:port, IPv6 in brackets; states by ss's names")
@@ -59,36 +60,106 @@ struct NetworkSocketTests {
   }
 }
 
-/// The network socket tables of /proc, as the defuncter reads them to tell network sockets from the rest.
-@Suite("Network socket tables")
-struct NetworkSocketTableTests {
-  @Test("the inode column of /proc/net/tcp and udp lines; time-wait entries (inode 0) and the header are skipped")
-  func inodesOfATable() {
-    let table = """
-        sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-         0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 665 1 0000 100 0 0 10 0
-         1: 0100007F:9C40 0100007F:1F90 06 00000000:00000000 03:00000F3C 00000000     0        0 0 3 0000
-         2: 0100007F:1F90 0100007F:9C41 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000 20 4 30 10 -1
-      """
-    #expect(SocketInodes.networkInodes(inTable: table) == [665, 4242])
+/// How a socket's protocol is told: the kernel's name for it, read from the socket's `system.sockprotoname`
+/// attribute through the descriptor's /proc path.
+@Suite("Socket protocols")
+struct SocketProtocolTests {
+  @Test("this process's own sockets by protocol: a TCP listener and a UDP socket are network ones, a Unix pair is not")
+  func ownSockets() throws {
+    let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(tcp) }
+    let udp = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(udp) }
+    var pair: [Int32] = [0, 0]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+    defer { for fd in pair { close(fd) } }
+    let names = [tcp, udp, pair[0]].map { SocketInodes.protocolName(ofSocketAt: "/proc/self/fd/\($0)") }
+    #expect(names == ["TCP", "UDPv6", "UNIX-STREAM"])
+    #expect(SocketInodes.protocolName(ofSocketAt: "/proc/self/fd/999999") == nil)
+    // A socket's inode, as its descriptor link names it.
+    let inodes = [tcp, udp, pair[0]].map { fd in
+      var status = stat()
+      return fstat(fd, &status) == 0 ? UInt64(status.st_ino) : 0
+    }
+    let network = try SocketInodes.network(process: "self")
+    #expect(network.contains(inodes[0]) && network.contains(inodes[1]))
+    #expect(!network.contains(inodes[2]), "a Unix socket is not a network one")
+    #expect(SocketInodes.networkNamespace(of: "self")?.hasPrefix("net:[") == true)
   }
+}
 
-  @Test("this process's own table lists a TCP listener it opens, by the inode its descriptor links to")
-  func ownListener() throws {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let listening = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 && listen(fd, 1) == 0
+/// The look jetsamd takes before starting `jetsam-sockets` at a suspension: real processes, each holding only the
+/// sockets it opened.
+@Suite("Network socket presence")
+struct NetworkSocketPresenceTests {
+  /// A python3 process that closes every descriptor it inherited, opens the sockets `opening` makes (Python), runs
+  /// `then`, and says so on its stdout; SIGKILLed and reaped by ``stop()``.
+  final class Holder {
+    let pid: pid_t
+    /// The read end of its stdout, open while it runs (closed early, the rest of its line would kill it: EPIPE).
+    private let output: Int32
+
+    init(opening: String, then: String = "") throws {
+      var fds: [Int32] = [0, 0]
+      guard pipe(&fds) == 0 else { throw SystemError.current("pipe") }
+      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+      output = fds[0]
+      let script = """
+        import os, socket, time
+        os.closerange(3, 65536)
+        held = [\(opening)]
+        \(then)
+        print("ready", flush=True)
+        time.sleep(60)
+        """
+      var actions = posix_spawn_file_actions_t()
+      posix_spawn_file_actions_init(&actions)
+      defer { posix_spawn_file_actions_destroy(&actions) }
+      posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+      let words: [String] = ["/usr/bin/python3", "-c", script]
+      let arguments = words.map { strdup($0) } + [nil]
+      defer { for argument in arguments { free(argument) } }
+      var pid: pid_t = 0
+      let result = posix_spawn(&pid, "/usr/bin/python3", &actions, nil, arguments, environ)
+      close(fds[1])
+      self.pid = pid
+      guard result == 0 else {
+        close(output)
+        throw SystemError(code: result, "posix_spawn python3")
+      }
+      // Its line comes once its sockets are open (end of file: it failed).
+      var buffer = [UInt8](repeating: 0, count: 16)
+      let count = read(output, &buffer, buffer.count)
+      guard count > 0 else {
+        stop()
+        throw SystemError(code: EIO, "python3 opening \(opening) ended before it was ready")
       }
     }
-    #expect(listening)
-    let mine = SocketInodes.held(by: [getpid()]).keys
-    let network = SocketInodes.network(seenBy: getpid())
-    #expect(mine.contains { network.contains($0) }, "the listener is among this process's network sockets")
-    #expect(SocketInodes.networkNamespace(of: "self")?.hasPrefix("net:[") == true)
+
+    func stop() {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      _ = waitpid(pid, &status, 0)
+      close(output)
+    }
+  }
+
+  @Test("only Unix sockets: none; a TCP listener or a bound UDP socket: it may; a process gone holds none")
+  func presence() throws {
+    let unix = try Holder(opening: "*socket.socketpair()")
+    defer { unix.stop() }
+    let tcp = try Holder(opening: "socket.create_server(('127.0.0.1', 0))")
+    defer { tcp.stop() }
+    let udp = try Holder(
+      opening: "socket.socket(socket.AF_INET, socket.SOCK_DGRAM)", then: "held[0].bind(('127.0.0.1', 0))")
+    defer { udp.stop() }
+    #expect(!NetworkSocketPresence.mayHold([unix.pid]))
+    #expect(NetworkSocketPresence.mayHold([tcp.pid]))
+    #expect(NetworkSocketPresence.mayHold([udp.pid]))
+    #expect(NetworkSocketPresence.mayHold([unix.pid, tcp.pid]))
+    let gone = try Holder(opening: "socket.create_server(('127.0.0.1', 0))")
+    gone.stop()
+    #expect(!NetworkSocketPresence.mayHold([gone.pid, unix.pid]))
+    #expect(!NetworkSocketPresence.mayHold([]))
   }
 }

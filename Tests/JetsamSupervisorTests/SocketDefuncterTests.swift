@@ -14,8 +14,12 @@ struct SocketDefuncterTests {
   static let toolPath = "/usr/libexec/jetsam/jetsam-sockets"
   static let socket = DefunctedSocket(
     protocol: "tcp", local: "127.0.0.1:40000", remote: "127.0.0.1:80", state: "established", pid: 1500)
+  /// A process the fixture's presence check finds holding no network socket.
+  static let socketless: Int32 = 77
 
-  /// A defuncter on fakes: the tool prints `outcome`; its output is read once the test finishes `worker`.
+  /// A defuncter on fakes: the tool prints `outcome`. The check whether the processes may hold a network socket
+  /// (every one but ``socketless`` may) runs once the test finishes `worker`, and the tool's output is read at the
+  /// next finish.
   final class Fixture {
     let loop: FakeLoop
     let launcher = FakeLauncher()
@@ -29,7 +33,8 @@ struct SocketDefuncterTests {
       // helper thread does.
       worker.holding = true
       defuncter = SocketDefuncter(
-        loop: loop, launcher: launcher, toolPath: SocketDefuncterTests.toolPath, worker: worker)
+        loop: loop, launcher: launcher, toolPath: SocketDefuncterTests.toolPath, worker: worker,
+        mayHoldNetworkSockets: { $0 != [SocketDefuncterTests.socketless] })
       launcher.nextPID = 9000
       launcher.output = { [unowned self] _ in SocketToolOutput.text(of: self.outcome) }
     }
@@ -42,6 +47,9 @@ struct SocketDefuncterTests {
     let fixture = Fixture()
     var outcomes: [NetworkSocketDestruction.Outcome] = []
     fixture.defuncter.defunct(app: "a", pid: 10, processes: { [10, 11] }, then: { outcomes.append($0) })
+    // Whether they may hold a network socket is looked at first, off the loop.
+    #expect(fixture.launcher.requests.isEmpty && fixture.defuncter.isDefuncting(app: "a", pid: 10))
+    fixture.worker.finish()
     #expect(
       fixture.launcher.requests.map(\.arguments) == [
         [Self.toolPath, "--except-held-by", String(getpid()), "10", "11"]
@@ -67,12 +75,25 @@ struct SocketDefuncterTests {
     #expect(outcomes.allSatisfy { $0.sockets.isEmpty })
   }
 
+  @Test("processes that hold no network socket start no tool: nothing was destroyed, and a resume need not wait")
+  func noNetworkSocket() {
+    let fixture = Fixture()
+    var outcomes: [NetworkSocketDestruction.Outcome] = []
+    fixture.defuncter.defunct(app: "a", pid: 10, processes: { [Self.socketless] }, then: { outcomes.append($0) })
+    #expect(fixture.defuncter.isDefuncting(app: "a", pid: 10), "a resume waits for the look as well")
+    fixture.worker.finish()
+    #expect(fixture.launcher.requests.isEmpty && fixture.worker.runs == 1)
+    #expect(outcomes == [NetworkSocketDestruction.Outcome()])
+    #expect(!fixture.defuncter.isDefuncting(app: "a", pid: 10))
+  }
+
   @Test("a tool that cannot start is the problem reported, at once")
   func toolFails() {
     let fixture = Fixture()
     fixture.launcher.failSpawns = true
     var outcomes: [NetworkSocketDestruction.Outcome] = []
     fixture.defuncter.defunct(app: "a", pid: 10, processes: { [10] }, then: { outcomes.append($0) })
+    fixture.worker.finish()
     #expect(outcomes.count == 1 && outcomes[0].sockets.isEmpty)
     #expect(outcomes.first?.problem?.hasPrefix("jetsam-sockets could not start:") == true)
     #expect(!fixture.defuncter.isDefuncting(app: "a", pid: 10))
@@ -99,6 +120,12 @@ struct SocketDefunctActionTests {
       apps.clearReports()
     }
 
+    /// Lets the look for network sockets, then the tool's run, report back.
+    func finishTool() {
+      tool.worker.finish()
+      tool.worker.finish()
+    }
+
     /// How many times app `a`'s main process was continued (it is not alone in its cgroup: by pid).
     var resumes: Int { apps.signals.count(.resume, to: pid) }
   }
@@ -108,7 +135,7 @@ struct SocketDefunctActionTests {
     let fixture = try Fixture()
     let (apps, pid) = (fixture.apps, fixture.pid)
     apps.perform(.defunctSockets(app: "a", pid: pid))
-    fixture.tool.worker.finish()
+    fixture.finishTool()
     #expect(fixture.tool.launcher.requests.map { Array($0.arguments.suffix(2)) } == [["\(pid)", "\(pid + 500)"]])
     guard case .socketsDefuncted("a", pid, [SocketDefuncterTests.socket], nil, _)? = apps.reported.last else {
       Issue.record("no socketsDefuncted: \(apps.reported)")
@@ -130,7 +157,7 @@ struct SocketDefunctActionTests {
     #expect(fixture.resumes == 0, "the app stays stopped while its sockets are destroyed")
     apps.loop.advance(by: .seconds(1))
     #expect(fixture.resumes == 0)
-    fixture.tool.worker.finish()
+    fixture.finishTool()
     #expect(fixture.resumes == 1)
     #expect(apps.reported.contains { if case .socketsDefuncted("a", pid, _, _, _) = $0 { true } else { false } })
     // The bound it had is over: no second resume at its deadline.
@@ -149,7 +176,7 @@ struct SocketDefunctActionTests {
     apps.loop.advance(by: .seconds(1))
     #expect(fixture.resumes == 1)
     // Its late report continues nothing again.
-    fixture.tool.worker.finish()
+    fixture.finishTool()
     #expect(fixture.resumes == 1)
   }
 
@@ -160,7 +187,7 @@ struct SocketDefunctActionTests {
     apps.perform(.defunctSockets(app: "a", pid: pid))
     apps.perform(.resume(app: "a", pid: pid))
     apps.perform(.suspend(app: "a", pid: pid))
-    fixture.tool.worker.finish()
+    fixture.finishTool()
     apps.loop.advance(by: .seconds(5))
     #expect(fixture.resumes == 0)
     // No defunct under way: a resume goes out at once.

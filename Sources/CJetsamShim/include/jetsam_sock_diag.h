@@ -4,3 +4,5 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+// getxattr(2), for a socket's protocol (`system.sockprotoname`) through its descriptor's /proc path.
+#include <sys/xattr.h>

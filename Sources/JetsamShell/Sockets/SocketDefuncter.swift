@@ -4,9 +4,12 @@ import JetsamSockets
 import JetsamSpawning
 import JetsamValues
 
-/// Carries out `defunctSockets`: the app's processes are listed on the loop (one cgroup read), and `jetsam-sockets`
-/// (``SocketTool``) is started through the process launcher to destroy their network sockets where the apps' network
-/// is; its output is read on a helper thread within a time budget, and what it destroyed comes back on the loop.
+/// Carries out `defunctSockets`: the app's processes are listed on the loop (one cgroup read); a helper thread
+/// looks whether they may hold a network socket at all (most suspended apps hold none, and starting a process for
+/// each of a thousand suspensions would load the loop and the launcher for nothing); only if they may is
+/// `jetsam-sockets` (``SocketTool``) started through the process launcher to destroy their network sockets where the
+/// apps' network is; its output is read on the helper thread within a time budget, and what it destroyed comes back
+/// on the loop.
 /// A resume of the app waits for that (``whenDefuncted(app:pid:then:)``): an app never runs with the sockets it was
 /// to lose. It decides nothing: whether an app's sockets go is the policy's.
 final class SocketDefuncter {
@@ -20,6 +23,8 @@ final class SocketDefuncter {
   private let tools: ToolStarter
   private let tool: SocketTool
   private let worker: any BackgroundRunning
+  /// Whether processes may hold a network socket (blocking: run on `worker`).
+  private let mayHoldNetworkSockets: @Sendable ([Int32]) -> Bool
   /// How long one run of the tool may take before it is killed and its outcome says so.
   let budget: Duration
   /// Runs under way per launch, and who waits for them all to be done.
@@ -28,13 +33,15 @@ final class SocketDefuncter {
   /// Runs the program at `toolPath` through `launcher`, and reads its output on `worker`.
   init(
     loop: any LoopScheduling, launcher: any ProcessLauncher, toolPath: String, worker: any BackgroundRunning,
-    budget: Duration = .seconds(2)
+    budget: Duration = .seconds(2),
+    mayHoldNetworkSockets: @escaping @Sendable ([Int32]) -> Bool = NetworkSocketPresence.mayHold
   ) {
     self.loop = loop
     tools = ToolStarter(loop: loop, launcher: launcher)
     tool = SocketTool(path: toolPath)
     self.worker = worker
     self.budget = budget
+    self.mayHoldNetworkSockets = mayHoldNetworkSockets
   }
 
   /// Destroys the network sockets of the processes `processes` lists (app `app`'s, launched as `pid`), then calls
@@ -56,6 +63,15 @@ final class SocketDefuncter {
       then(outcome)
       self?.finished(subject)
     }
+    worker.run(
+      { [mayHoldNetworkSockets] in mayHoldNetworkSockets(pids) },
+      then: { [weak self] may in
+        guard may else { return finish(NetworkSocketDestruction.Outcome()) }
+        self?.startTool(pids: pids, finish: finish)
+      })
+  }
+
+  private func startTool(pids: [Int32], finish: @escaping (NetworkSocketDestruction.Outcome) -> Void) {
     let (tool, worker, budget) = (tool, worker, budget)
     tools.start(
       "jetsam-sockets",
