@@ -82,7 +82,7 @@ struct LabTests {
     defer { try? FileManager.default.removeItem(atPath: reports) }
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     let cases = try Self.junitCases(reports + "/junit.xml")
-    #expect(cases.count == 9 && cases.values.allSatisfy { $0 == nil }, "\(cases)")
+    #expect(cases.count == 19 && cases.values.allSatisfy { $0 == nil }, "\(cases)")
     let summary = try Self.summary(reports)
     let exits = try #require(summary["exits"] as? [[String: Any]])
     #expect(
@@ -221,6 +221,8 @@ struct LabTests {
     let cases = try Self.junitCases(reports + "/junit.xml")
     let failure = try #require(cases["steps[2] expect exit of sleeper (memoryPressure)"] ?? nil)
     #expect(failure.contains("exits seen: sleeper launch 1: appWatchdog"))
+    // How close memory came, for a kill that did not come: the level and the reading last seen.
+    #expect(failure.contains("; memory last seen: normal, ") && failure.contains(" available of "), "\(failure)")
     #expect(cases["steps[3] expect exit of sleeper (appWatchdog)"] == .some(nil))
   }
 
@@ -323,6 +325,14 @@ struct LabTests {
       (
         #"{ apps: { a: { command: ["x"] } }, steps: [ { expect: { exit: { app: "a", reason: "oom" } } } ] }"#,
         "bad.json5: steps[0].expect.exit.reason: not an exit reason"
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { expect: { memory: { app: "a", atLeast: "lots" } } } ] }"#,
+        "bad.json5: steps[0].expect.memory.atLeast: expected a size such as 512M or 1.5G"
+      ),
+      (
+        #"{ apps: { a: { command: ["x"] } }, steps: [ { expect: { memory: { app: "a" } } } ] }"#,
+        "bad.json5: steps[0].expect.memory: needs app and atLeast"
       ),
       (
         #"{ apps: { a: { command: ["x"] } }, steps: [ { wait: "soon" } ] }"#,

@@ -17,7 +17,8 @@ struct ExpectationCheck {
       if let record = exits.first(where: pattern.matches) {
         return ExpectationCheck(holds: true, detail: record.labSummary, matchedExits: [record.labKey])
       }
-      return ExpectationCheck(holds: false, detail: "exits seen: " + exitList(exits))
+      return ExpectationCheck(
+        holds: false, detail: "exits seen: " + exitList(exits) + memoryNote(changes, snapshot: snapshot))
     case .exits(let patterns):
       var matched: [ExitRecord] = []
       var remaining = exits[...]
@@ -26,7 +27,7 @@ struct ExpectationCheck {
           return ExpectationCheck(
             holds: false,
             detail: "no exit of \(pattern) after \(matched.last?.labSummary ?? "the start"); exits seen: "
-              + exitList(exits))
+              + exitList(exits) + memoryNote(changes, snapshot: snapshot))
         }
         matched.append(remaining[index])
         remaining = remaining[(index + 1)...]
@@ -68,11 +69,33 @@ struct ExpectationCheck {
       let names = seen.compactMap(\.name)
       return ExpectationCheck(
         holds: false, detail: "events delivered to \(app): " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    case .memory(let app, let bytes):
+      // The latest sample lists every running app: one it leaves out is not running (any more).
+      let latest =
+        changes.last { $0.kind == .memory && $0.memory != nil }.map { $0.memory?[app] }
+        ?? snapshot.apps.first { $0.name == app }?.memoryBytes
+      guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) is not running") }
+      return ExpectationCheck(holds: latest >= bytes, detail: "\(app) holds \(ByteSize.format(latest))")
     }
   }
 
   static func exitList(_ exits: [ExitRecord]) -> String {
     exits.isEmpty ? "none" : exits.map(\.labSummary).joined(separator: "; ")
+  }
+
+  /// How close memory came, for an exit that did not come: `; memory last seen: urgent, 412M available of 2G
+  /// (camera 450M, browser 302M, maps 251M)`: the level and the reading jetsamd last pushed, and the largest apps.
+  static func memoryNote(_ changes: [LiveChange], snapshot: WatchSnapshot) -> String {
+    let level = changes.last { $0.kind == .pressure }?.level ?? snapshot.pressure.level
+    let reading = changes.last { ($0.kind == .memory || $0.kind == .pressure) && $0.availableBytes != nil }
+    let available = reading?.availableBytes ?? snapshot.pressure.availableBytes
+    let memory =
+      changes.last { $0.kind == .memory && $0.memory != nil }?.memory
+      ?? Dictionary(snapshot.apps.map { ($0.name, $0.memoryBytes) }, uniquingKeysWith: max)
+    let largest = memory.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(3)
+    let apps = largest.map { "\($0.key) \(ByteSize.format($0.value))" }.joined(separator: ", ")
+    return "; memory last seen: \(level), \(ByteSize.format(available)) available of "
+      + ByteSize.format(snapshot.pressure.ramBytes) + (apps.isEmpty ? "" : " (\(apps))")
   }
 }
 

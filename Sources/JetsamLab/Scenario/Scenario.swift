@@ -110,6 +110,9 @@ public enum Expectation: Sendable {
   case signpost(app: String, name: String, phase: String?)
   /// The app was delivered this lifecycle event (`memoryWarning`, `backgroundTaskWillExpire`, …).
   case event(app: String, name: String)
+  /// The app's memory (its cgroup's charge, as jetsamd last pushed it) is at least this many bytes: how a scenario
+  /// knows an allocation is done before it moves on.
+  case memory(app: String, atLeast: Int64)
 
   public var title: String {
     switch self {
@@ -120,6 +123,7 @@ public enum Expectation: Sendable {
     case .state(let app, let state): "\(app) is \(state)"
     case .signpost(let app, let name, let phase): "signpost \(name)\(phase.map { " " + $0 } ?? "") of \(app)"
     case .event(let app, let name): "\(name) delivered to \(app)"
+    case .memory(let app, let bytes): "\(app) holds at least \(ByteSize.format(bytes))"
     }
   }
 }

@@ -413,7 +413,7 @@ private struct TreeReader {
   }
 
   mutating func expectation(_ value: JSONTree, apps: Set<String>) throws -> Expectation {
-    let kinds = ["exit", "exits", "noExit", "restoration", "resumption", "state", "signpost", "event"]
+    let kinds = ["exit", "exits", "noExit", "restoration", "resumption", "state", "signpost", "event", "memory"]
     let object = try self.object(value, keys: Set(kinds))
     guard object.count == 1, let kind = object.keys.first, let argument = object[kind] else {
       throw failure("expect one of \(kinds.joined(separator: ", "))")
@@ -463,6 +463,14 @@ private struct TreeReader {
           app: try reader.at("app") { try $0.app(app, apps: apps) },
           name: try reader.at("name") { try $0.string(name) },
           phase: try fields["phase"].map { phase in try reader.at("phase") { try $0.string(phase) } })
+      case "memory":
+        let fields = try reader.object(argument, keys: ["app", "atLeast"])
+        guard let app = fields["app"], let bytes = fields["atLeast"] else {
+          throw reader.failure("needs app and atLeast")
+        }
+        return .memory(
+          app: try reader.at("app") { try $0.app(app, apps: apps) },
+          atLeast: try reader.at("atLeast") { try $0.size(bytes) })
       default:
         let fields = try reader.object(argument, keys: ["app", "name"])
         guard let app = fields["app"], let name = fields["name"] else { throw reader.failure("needs app and name") }
