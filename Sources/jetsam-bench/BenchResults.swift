@@ -61,6 +61,11 @@ struct BenchResults {
         unit: .milliseconds, target: .below(batchTarget))
       table.add("    slowest of the \(rounds)", jetsamd: result.suspendBatch.sorted.last, unit: .milliseconds)
       table.add("    daemon CPU for the batch (median)", jetsamd: result.suspendBatchCPU.median, unit: .milliseconds)
+      if let cpu = result.suspendBatchCPU.median, result.apps > 0 {
+        // What one state change costs jetsamd, its metrics (time in state, suspended memory, writes) included.
+        table.addText(
+          "    daemon CPU per app suspended", jetsamd: String(format: "%.0f µs", cpu * 1000 / Double(result.apps)))
+      }
       table.add(
         "  resume all, one batch request (median of \(rounds))", jetsamd: result.resumeBatch.median,
         unit: .milliseconds, target: .below(batchTarget))
@@ -155,6 +160,12 @@ struct BenchResults {
       table.add(
         "  RSS, peak during the window", jetsamd: mb(daemonIdle.peakResidentBytes),
         earlyoom: earlyoomIdle.map { mb($0.peakResidentBytes) }, unit: .megabytes)
+      if let fleet = suspendResume.first, fleet.apps > 0, fleet.anonymousBytesBeforeLaunch > 0 {
+        // Its own memory (heap) now, less before the launches, per app: each app's record, launch metrics and kept
+        // files.
+        let perApp = Double(daemonIdle.anonymousBytes - fleet.anonymousBytesBeforeLaunch) / Double(fleet.apps)
+        table.addText("  jetsamd's own memory per app", jetsamd: String(format: "%.1f KB", perApp / 1024))
+      }
       table.add(
         "  CPU, % of a core (utime+stime)", jetsamd: daemonIdle.cpuPercentTicks,
         earlyoom: earlyoomIdle?.cpuPercentTicks, unit: .percent, target: .below(0.5))

@@ -32,16 +32,8 @@ struct IdleCost: Sendable {
       let scheduled = (ProcessStats.scheduledSeconds(pid) ?? 0) - scheduledBefore[index]
       return IdleCost(
         residentBytes: ProcessStats.residentBytes(pid) ?? 0, peakResidentBytes: peaks[index],
-        anonymousBytes: statusKiB("RssAnon:", pid) * 1024, fileBytes: statusKiB("RssFile:", pid) * 1024,
+        anonymousBytes: ProcessStats.anonymousBytes(pid), fileBytes: ProcessStats.fileBytes(pid),
         cpuPercentTicks: ticks / elapsed * 100, cpuPercentScheduled: scheduled / elapsed * 100, seconds: elapsed)
     }
-  }
-
-  /// A `Name:  123 kB` line of /proc/PID/status, in KiB (0 when missing).
-  private static func statusKiB(_ name: String, _ pid: Int32) -> Int64 {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-      let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
-    else { return 0 }
-    return line.split(separator: " ").dropFirst().lazy.compactMap { Int64($0) }.first ?? 0
   }
 }

@@ -10,6 +10,20 @@ enum ProcessStats {
     (try? ProcessStatus.read(pid: pid))?.residentBytes
   }
 
+  /// RssAnon in bytes: the process's own heap and stacks (0 when it cannot be read).
+  static func anonymousBytes(_ pid: Int32) -> Int64 { statusKiB("RssAnon:", pid) * 1024 }
+
+  /// RssFile in bytes: pages of the program and its libraries (0 when it cannot be read).
+  static func fileBytes(_ pid: Int32) -> Int64 { statusKiB("RssFile:", pid) * 1024 }
+
+  /// A `Name:  123 kB` line of /proc/PID/status, in KiB (0 when missing).
+  private static func statusKiB(_ name: String, _ pid: Int32) -> Int64 {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+    else { return 0 }
+    return line.split(separator: " ").dropFirst().lazy.compactMap { Int64($0) }.first ?? 0
+  }
+
   /// utime + stime of the whole process (all threads, from /proc/PID/stat), in seconds.
   static func cpuSeconds(_ pid: Int32) -> Double? { JetsamTestKit.cpuSeconds(of: pid) }
 

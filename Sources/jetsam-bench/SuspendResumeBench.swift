@@ -38,6 +38,9 @@ struct SuspendResumeResult: Sendable {
   var verifiedResumed = 0
   /// Set when jetsamd could not launch every app asked for (the rest were measured).
   var launchFailure: String?
+  /// The daemon's own memory (RssAnon) before the apps were launched: what the idle cost's is compared with, for
+  /// what each app costs it (its record, its metrics, its kept files).
+  var anonymousBytesBeforeLaunch: Int64 = 0
   /// `jetsamctl suspend` / `resume` of one app as a user runs it (a process start included), ms.
   var cliSuspend = Distribution([])
   var cliResume = Distribution([])
@@ -83,6 +86,7 @@ final class SuspendResumeBench {
   private(set) var launchFailure: String?
 
   func measure() throws -> SuspendResumeResult {
+    let anonymousBefore = ProcessStats.anonymousBytes(daemon.pid)
     let launchStart = MonotonicTime.now()
     var launched: [String] = []
     for name in options.appNames {
@@ -100,6 +104,7 @@ final class SuspendResumeBench {
     var result = SuspendResumeResult(mode: mode, apps: names.count)
     result.launchTotal = MonotonicTime.seconds(since: launchStart) * 1000
     result.launchFailure = launchFailure
+    result.anonymousBytesBeforeLaunch = anonymousBefore
     let running = try client.apps().values.filter { $0.state == "background" }.count
     guard running == names.count else { throw BenchError("only \(running) of \(names.count) apps are running") }
     // Each measurement starts from a quiet daemon: after answering, jetsamd still saves its state file and rewrites
