@@ -205,24 +205,79 @@ struct Output {
     }
   }
 
-  /// Each app's exits that happened, by side and reason.
+  /// Each app's payload as a block: its exits by side and reason, then each metric family it has, one line each
+  /// (`--json` has them whole, with MetricKit's keys).
   func showMetrics(_ payloads: [MetricPayload]) {
-    guard !payloads.isEmpty else { return print("no exits recorded") }
-    print(
-      "APP".padding(toLength: 24, withPad: " ", startingAt: 0) + "SIDE        REASON                          COUNT")
-    for payload in payloads {
-      let exits = payload.applicationExitMetrics
-      for (side, counts) in [("foreground", exits.foregroundExitData), ("background", exits.backgroundExitData)] {
-        for reason in ExitReason.allCases {
-          guard let count = counts.counts[reason], count > 0 else { continue }
-          print(
-            payload.metaData.bundleIdentifier.padding(toLength: 24, withPad: " ", startingAt: 0)
-              + side.padding(toLength: 12, withPad: " ", startingAt: 0)
-              + reason.rawValue.padding(toLength: 32, withPad: " ", startingAt: 0) + String(count))
-        }
+    guard !payloads.isEmpty else { return print("no exits recorded, no launch measured") }
+    for (index, payload) in payloads.enumerated() {
+      if index > 0 { print("") }
+      print("\(payload.metaData.bundleIdentifier)  \(payload.timeStampBegin) – \(payload.timeStampEnd)")
+      for (label, value) in Self.metricLines(payload) {
+        print("  " + label.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
       }
     }
   }
+
+  /// The lines of one app's block: what it measured, in the payload's own units.
+  static func metricLines(_ payload: MetricPayload) -> [(String, String)] {
+    var lines: [(String, String)] = []
+    let exits = payload.applicationExitMetrics
+    for (side, counts) in [("foreground", exits.foregroundExitData), ("background", exits.backgroundExitData)] {
+      let seen = ExitReason.allCases.compactMap { reason in
+        counts.counts[reason].flatMap { $0 > 0 ? "\(reason.rawValue) \($0)" : nil }
+      }
+      lines.append(("exits", "\(side): " + (seen.isEmpty ? "none" : seen.joined(separator: ", "))))
+    }
+    if let launch = payload.applicationLaunchMetrics {
+      lines.append(("launches", histogramText(launch.histogrammedTimeToFirstDrawKey, "to first draw")))
+      lines.append(("resumes", histogramText(launch.histogrammedResumeTime, "to the acknowledged didBecomeActive")))
+    }
+    if let hangs = payload.applicationResponsivenessMetrics?.histogrammedAppHangTime {
+      lines.append(("hangs", histogramText(hangs, "of 250 ms or more")))
+    }
+    if let time = payload.applicationTimeMetrics {
+      lines.append(
+        (
+          "time",
+          "foreground \(time.cumulativeForegroundTime), background \(time.cumulativeBackgroundTime) (audio "
+            + "\(time.cumulativeBackgroundAudioTime))"
+        ))
+    }
+    if let cpu = payload.cpuMetrics { lines.append(("cpu", cpu.cumulativeCPUTime)) }
+    if let memory = payload.memoryMetrics {
+      let suspended = memory.averageSuspendedMemory.map {
+        ", suspended \($0.averageValue) on average (\($0.sampleCount) readings)"
+      }
+      lines.append(("memory", "peak \(memory.peakMemoryUsage)" + (suspended ?? "")))
+    }
+    if let disk = payload.diskIOMetrics { lines.append(("writes", disk.cumulativeLogicalWrites)) }
+    for signpost in payload.signpostMetrics ?? [] {
+      let data = signpost.signpostIntervalData
+      let costs = [
+        data.signpostCumulativeCPUTime.map { "CPU \($0)" }, data.signpostAverageMemory.map { "memory \($0)" },
+        data.signpostCumulativeLogicalWrites.map { "writes \($0)" },
+      ].compactMap { $0 }
+      lines.append(
+        (
+          "signpost",
+          "\(signpost.signpostName) ×\(signpost.totalSignpostCount), "
+            + histogramText(data.histogrammedSignpostDurations, "long")
+            + (costs.isEmpty ? "" : "; " + costs.joined(separator: ", "))
+        ))
+    }
+    return lines
+  }
+
+  /// `3 to first draw, 100 ms – 500 ms`: how many, and from the lowest bucket's start to the highest's end.
+  static func histogramText(_ histogram: MetricKitHistogram, _ what: String) -> String {
+    let buckets = histogram.histogramValue.values.filter { $0.bucketCount > 0 }
+    let low = buckets.min { value($0.bucketStart) < value($1.bucketStart) }
+    let high = buckets.max { value($0.bucketEnd) < value($1.bucketEnd) }
+    guard let low, let high else { return "none" }
+    return "\(histogram.total) \(what), \(low.bucketStart) – \(high.bucketEnd)"
+  }
+
+  private static func value(_ measurement: String) -> Double { MetricKitMeasurement.value(of: measurement) ?? 0 }
 
   /// Each diagnostic: when, whose, what, and where its attributed thread was (innermost frame first).
   func showDiagnostics(_ records: [DiagnosticRecord]) {

@@ -50,6 +50,15 @@ struct LaunchMetricsIntegrationTests {
     #expect(Self.seconds(payload.cpuMetrics?.cumulativeCPUTime) > 0)
     #expect(Self.seconds(payload.memoryMetrics?.peakMemoryUsage) > 0)
     #expect(try SchemaCheck.violations(json, schema: "metrickit-metric-payloads") == "")
+    // Without --json: the app's block, a line per family, in the payload's units.
+    let text = try daemon.ctl(["metrics", "--app", "demo"]).stdout
+    for line in [
+      "demo  ", "\n  exits       foreground: ", "\n  launches    1 to first draw, ",
+      "\n  resumes     1 to the acknowledged didBecomeActive, ", "\n  time        foreground ", "\n  cpu         ",
+      "\n  memory      peak ", ", suspended ", "\n  signpost    save ×",
+    ] {
+      #expect(text.contains(line), "\(line) in \(text)")
+    }
     // The schema can fail: a misspelt key of the new families is caught.
     let misspelt = json.replacingOccurrences(of: "histogrammedResumeTime", with: "histogrammedResumeTme")
     #expect(try SchemaCheck.violations(misspelt, schema: "metrickit-metric-payloads").contains("histogrammedResume"))

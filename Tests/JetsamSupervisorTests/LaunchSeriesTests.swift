@@ -63,6 +63,27 @@ struct LaunchSeriesTests {
     #expect(text.contains(#"jetsam_app_peak_memory_bytes{app="mail"} 18874368"#), "the running launch's peak is higher")
   }
 
+  @Test("a launch that ended keeps its figures while its record is made durable: no counter dips at an exit")
+  func unwrittenRecord() {
+    var figures = MetricsExpositionTests.Figures(configured: ["mail"])
+    figures.counters.count(Self.record("mail"), configured: true)
+    let before = MetricsExposition.text(figures)
+    #expect(before.contains(#"jetsam_app_launch_seconds_count{app="mail"} 1"#))
+    // The app has exited (it is no longer running) and its record is on its way to the log.
+    figures.unwrittenRecords = [Self.record("mail")]
+    let meanwhile = MetricsExposition.text(figures)
+    #expect(meanwhile.contains(#"jetsam_app_launch_seconds_count{app="mail"} 2"#), "\(meanwhile)")
+    #expect(meanwhile.contains(#"jetsam_app_exited_cpu_seconds_total{app="mail"} 5"#))
+    #expect(meanwhile.contains(#"jetsam_app_written_bytes_total{app="mail"} 2097152"#))
+    #expect(
+      meanwhile.contains(#"jetsam_exits_total{app="mail",reason="memoryPressure",state="suspended"} 1"#),
+      "the exit itself is counted once durable")
+    // Durable: counted once, from the counters.
+    figures.unwrittenRecords = []
+    figures.counters.count(Self.record("mail"), configured: true)
+    #expect(MetricsExposition.text(figures).contains(#"jetsam_app_launch_seconds_count{app="mail"} 2"#))
+  }
+
   @Test("ad-hoc app labels are bounded as the exit counters': the rest add up under other")
   func boundedLabels() {
     var figures = MetricsExpositionTests.Figures()

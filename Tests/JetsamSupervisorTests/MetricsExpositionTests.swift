@@ -19,6 +19,7 @@ struct MetricsExpositionTests {
     var counters = ExitCounters()
     var killTimings = KillTimings()
     var recordsWritten = 0
+    var unwrittenRecords: [ExitRecord] = []
     var refusedCrashReports = 0
 
     func isConfigured(_ name: String) -> Bool { configured.contains(name) }

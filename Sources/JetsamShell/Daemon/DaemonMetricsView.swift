@@ -19,6 +19,7 @@ struct DaemonMetricsView: MetricsFigures, MetricsTextfileView {
   var counters: ExitCounters { daemon.announcer.counters }
   var killTimings: KillTimings { daemon.announcer.killTimings }
   var recordsWritten: Int { daemon.records.written }
+  var unwrittenRecords: [ExitRecord] { daemon.supervisor.records.unwritten }
   var refusedCrashReports: Int { daemon.supervisor.diagnostics?.refusedCrashReports ?? 0 }
 
   var metricsSettings: MetricsSettings { daemon.config.metrics }

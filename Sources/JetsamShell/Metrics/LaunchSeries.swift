@@ -3,9 +3,10 @@ import JetsamPlatform
 import JetsamProtocol
 
 /// The exposition's per-app launch figures (README, "Metrics"): launch, resume and hang time histograms, the CPU
-/// time of the launches that ended, the peak memory, the average memory while suspended and the bytes written. Each app's series add up its exit records counted since
-/// jetsamd started (``ExitCounters/launches``) and its running launch's figures so far, so that they only grow
-/// while the app comes and goes; app labels are bounded as the exit counters' are.
+/// time of the launches that ended, the peak memory, the average memory while suspended and the bytes written. Each
+/// app's series add up its exit records counted since jetsamd started (``ExitCounters/launches``), those not durable
+/// yet, and its running launch's figures so far, so that they only grow while the app comes and goes; app labels
+/// are bounded as the exit counters' are.
 enum LaunchSeries {
   /// The histograms' upper bounds, in seconds: the core's bucket edges (``DurationHistogram/edgesMilliseconds``)
   /// but the last, whose bucket also holds longer durations and so counts only in `+Inf`.
@@ -21,6 +22,11 @@ enum LaunchSeries {
       if let pid = status.pid, let peak = try? figures.cgroup(of: status.name, pid: pid)?.peakMemory() {
         peaks[app] = max(peaks[app] ?? 0, peak)
       }
+    }
+    // A launch that ended and whose record is still being made durable: neither running nor counted yet.
+    for record in figures.unwrittenRecords {
+      let app = figures.counters.currentLabel(for: record.app, configured: figures.isConfigured(record.app))
+      totals[app, default: MetricTotals()].count(record)
     }
     for (app, total) in totals where total.records > 0 { peaks[app] = max(peaks[app] ?? 0, total.peakMemoryBytes) }
     let apps = totals.keys.sorted()

@@ -23,6 +23,9 @@ protocol MetricsFigures {
   var killTimings: KillTimings { get }
   /// Exit records made durable since start.
   var recordsWritten: Int { get }
+  /// Exit records decided and not durable yet: their apps have left the running set and the records are not
+  /// counted yet, so their launches' figures are taken from here meanwhile (a counter never dips at an exit).
+  var unwrittenRecords: [ExitRecord] { get }
   /// Crash report lines the kernel did not bear out.
   var refusedCrashReports: Int { get }
 }
