@@ -17,6 +17,23 @@ struct MemoryDiskMetricsIntegrationTests {
 
   static func value(_ text: String?) -> Double { text.flatMap(MetricKitMeasurement.value(of:)) ?? -1 }
 
+  @Test("a program that writes 3 MiB and ends before the monitor reads it again: its record counts the writes")
+  func writesBeforeTheEnd() throws {
+    // On a disk, as above; fsync'd, so that a cgroup's io.stat (pure v2) has counted them by the end too.
+    let directory = "/var/tmp/jetsam-lastwrites-\(getpid())"
+    try FileManager.default.createDirectory(
+      atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let daemon = try DaemonHarness(config: "{}")
+    defer { daemon.stop() }
+    try daemon.launch(
+      "writer", ["if=/dev/zero", "of=\(directory)/out", "bs=1M", "count=3", "conv=fsync", "status=none"],
+      executable: "/bin/dd")
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.reason == .normalAppExit, "dd ends on its own: \(record)")
+    #expect((record.launchMetrics?.bytesWritten ?? 0) >= 3 << 20, "\(String(describing: record.launchMetrics))")
+  }
+
   @Test("the demo app: 3 s in the foreground, saved, suspended 11 s, returned, terminated")
   func demoApp() throws {
     // The state is saved on a disk (/var/tmp is the VM's ext4 scratch disk): writes to tmpfs count nothing.

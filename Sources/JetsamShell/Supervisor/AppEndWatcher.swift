@@ -35,6 +35,11 @@ final class AppEndWatcher {
   /// cgroup is empty (so the memory it frees is back before the next pressure reading).
   func mainProcessEnded(_ app: AppProcess) {
     guard app.end == nil else { return }
+    if !app.adopted, !launcher.reportsExit(of: app.pid), Self.hasEnded(app.pidfd) {
+      // jetsamd's own child stays a zombie until it is reaped just below, its I/O counters whole: the launch's
+      // writes since the disk-write monitor's last reading are not lost where no cgroup counts them.
+      app.writtenAtEnd = (try? ProcessIO.read(pid: app.pid))??.writeBytes
+    }
     let known =
       app.adopted
       ? launcher.exitStatus(ofAdopted: app.pid, pidfd: app.pidfd, startTime: app.startTime)

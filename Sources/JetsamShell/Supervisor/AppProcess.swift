@@ -35,6 +35,9 @@ final class AppProcess {
   var reported = false
   /// The app's crash socket, when crash diagnostics are on.
   var crashSocket: CrashSocket?
+  /// What its main process had written to storage when it ended (`/proc/PID/io` `write_bytes` of the zombie, read
+  /// just before jetsamd reaped it: its own writes and its reaped children's); nil when another process reaps it.
+  var writtenAtEnd: Int64?
 
   init(name: String, launch: Int, cgroup: any AppCgroupControl, pid: Int32, pidfd: FileDescriptor) {
     self.name = name

@@ -366,9 +366,11 @@ final class AppSupervisor {
       record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
       record.memoryLimitBytes = try? app.cgroup.memoryLimit()
       record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
-      // Where the cgroup counts its I/O the launch's total is read now; elsewhere the processes are gone and the
-      // monitor's last reading (the policy's) stands.
-      if let written = try? app.cgroup.storageBytesWritten(), let known = record.launchMetrics {
+      // Where the cgroup counts its I/O the launch's total is read now; elsewhere the processes are gone, and the
+      // main process's counters as it ended (when jetsamd reaped it) or the monitor's last reading (the policy's)
+      // stand, whichever is more.
+      let counted = (try? app.cgroup.storageBytesWritten()).flatMap { $0 } ?? app.writtenAtEnd
+      if let written = counted, let known = record.launchMetrics {
         record.launchMetrics?.bytesWritten = max(written, known.bytesWritten ?? 0)
       }
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
