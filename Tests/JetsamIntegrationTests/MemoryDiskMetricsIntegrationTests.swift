@@ -17,12 +17,19 @@ struct MemoryDiskMetricsIntegrationTests {
 
   static func value(_ text: String?) -> Double { text.flatMap(MetricKitMeasurement.value(of:)) ?? -1 }
 
-  @Test("a program that writes 3 MiB and ends before the monitor reads it again: its record counts the writes")
-  func writesBeforeTheEnd() throws {
-    // On a disk, as above; fsync'd, so that a cgroup's io.stat (pure v2) has counted them by the end too.
-    let directory = "/var/tmp/jetsam-lastwrites-\(getpid())"
+  /// A directory on a disk for an app's writes (/var/tmp is the VM's ext4 scratch disk): writes to tmpfs count
+  /// nothing. Anyone may write in it (the app may run as another user); the caller removes it.
+  static func diskDirectory(_ name: String) throws -> String {
+    let directory = "/var/tmp/jetsam-\(name)-\(getpid())"
     try FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    return directory
+  }
+
+  @Test("a program that writes 3 MiB and ends before the monitor reads it again: its record counts the writes")
+  func writesBeforeTheEnd() throws {
+    // On a disk; fsync'd, so that a cgroup's io.stat (pure v2) has counted them by the end too.
+    let directory = try Self.diskDirectory("lastwrites")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let daemon = try DaemonHarness(config: "{}")
     defer { daemon.stop() }
@@ -36,10 +43,8 @@ struct MemoryDiskMetricsIntegrationTests {
 
   @Test("the demo app: 3 s in the foreground, saved, suspended 11 s, returned, terminated")
   func demoApp() throws {
-    // The state is saved on a disk (/var/tmp is the VM's ext4 scratch disk): writes to tmpfs count nothing.
-    let stateDirectory = "/var/tmp/jetsam-memmetrics-\(getpid())"
-    try FileManager.default.createDirectory(
-      atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+    // The state is saved on a disk, where its writes count.
+    let stateDirectory = try Self.diskDirectory("memmetrics")
     defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
     let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
