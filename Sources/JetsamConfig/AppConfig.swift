@@ -19,6 +19,9 @@ public struct AppConfig: Sendable, Codable, Equatable {
   public var acknowledgements: AcknowledgementMode? = nil
   /// Lifecycle events mapped to a signal or a command, for programs that do not speak the protocol.
   public var hooks: [AppEventKind: LifecycleHook] = [:]
+  /// `hooks.ready` and `hooks.digest`: whether the program is up, and a digest of the state it holds.
+  public var ready: CommandHook? = nil
+  public var digest: CommandHook? = nil
   /// What holding file locks at suspension costs it, over the config's `lockedFiles`.
   public var lockedFiles: LockedFilesSettings? = nil
   /// Its CPU limits, over the config's `cpuMonitor`; nil: the daemon-wide ones.
@@ -51,19 +54,7 @@ public struct AppConfig: Sendable, Codable, Equatable {
     if let text = try c.decodeIfPresent(String.self, forKey: .acknowledgements) {
       acknowledgements = try AcknowledgementMode(text, forKey: .acknowledgements, in: c)
     }
-    if c.contains(.hooks) {
-      let raw = try c.decode([String: LifecycleHook].self, forKey: .hooks)
-      for (event, hook) in raw {
-        guard let kind = AppEventKind(rawValue: event) else {
-          throw DecodingError.dataCorrupted(
-            DecodingError.Context(
-              codingPath: c.codingPath + [CodingKeys.hooks, AnyCodingKey(stringValue: event)],
-              debugDescription:
-                "unknown lifecycle event (known: \(AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")))"))
-        }
-        hooks[kind] = hook
-      }
-    }
+    if c.contains(.hooks) { try decodeHooks(c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .hooks)) }
     if c.contains(.memoryLimit) || c.contains(.cpuLimit) || c.contains(.pidsLimit) {
       caps = try AppCaps.decode(from: c, memory: .memoryLimit, cpu: .cpuLimit, pids: .pidsLimit)
     }
@@ -84,8 +75,11 @@ public struct AppConfig: Sendable, Codable, Equatable {
     try c.encodeIfPresent(caps?.cpuLimit, forKey: .cpuLimit)
     try c.encodeIfPresent(caps?.pidsLimit, forKey: .pidsLimit)
     try c.encodeIfPresent(acknowledgements?.rawValue, forKey: .acknowledgements)
-    if !hooks.isEmpty {
-      try c.encode(Dictionary(uniqueKeysWithValues: hooks.map { ($0.key.rawValue, $0.value) }), forKey: .hooks)
+    if !hooks.isEmpty || ready != nil || digest != nil {
+      var nested = c.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .hooks)
+      for (kind, hook) in hooks { try nested.encode(hook, forKey: AnyCodingKey(stringValue: kind.rawValue)) }
+      try nested.encodeIfPresent(ready, forKey: AnyCodingKey(stringValue: AppConfig.readyHook))
+      try nested.encodeIfPresent(digest, forKey: AnyCodingKey(stringValue: AppConfig.digestHook))
     }
     try c.encodeIfPresent(lockedFiles, forKey: .lockedFiles)
     try c.encodeIfPresent(cpuMonitor, forKey: .cpuMonitor)
@@ -95,6 +89,44 @@ public struct AppConfig: Sendable, Codable, Equatable {
 }
 
 extension AppConfig {
+  /// The keys of `hooks` that are not lifecycle events: the commands that speak for a program.
+  public static let readyHook = "ready"
+  public static let digestHook = "digest"
+
+  /// `hooks`: a lifecycle event's hook (a command or a signal), or `ready` or `digest` (a command).
+  private mutating func decodeHooks(_ c: KeyedDecodingContainer<AnyCodingKey>) throws {
+    for key in c.allKeys {
+      switch key.stringValue {
+      case AppConfig.readyHook:
+        ready = try c.decode(CommandHook.self, forKey: key)
+        if ready?.validFor != nil {
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: c.codingPath + [key, CommandHook.CodingKeys.validFor],
+              debugDescription: "only the digest hook has a validity"))
+        }
+      case AppConfig.digestHook:
+        digest = try c.decode(CommandHook.self, forKey: key)
+      default:
+        guard let kind = AppEventKind(rawValue: key.stringValue) else {
+          let known = AppEventKind.allCases.map(\.rawValue) + [AppConfig.readyHook, AppConfig.digestHook]
+          throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+              codingPath: c.codingPath + [key],
+              debugDescription: "unknown lifecycle event or command (known: \(known.joined(separator: ", ")))"))
+        }
+        hooks[kind] = try c.decode(LifecycleHook.self, forKey: key)
+      }
+    }
+  }
+
+  /// The app's `ready` and `digest` hooks as the policy keeps them.
+  var commands: AppCommands {
+    AppCommands(
+      ready: ready?.command, digest: digest?.command, digestValidFor: digest?.validFor?.duration,
+      readyTimeout: ready?.timeout?.duration, digestTimeout: digest?.timeout?.duration)
+  }
+
   /// What an environment variable's name must be.
   public static let variableNameRule = "a variable name must be non-empty, without '=' or NUL"
 
@@ -147,7 +179,7 @@ extension AppConfig {
         } else {
           .command(hook.command ?? [], timeout: hook.timeout?.duration)
         }
-      }, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule,
+      }, commands: commands, adHoc: adHoc, lockedFiles: (lockedFiles ?? LockedFilesSettings()).rule,
       sockets: (sockets ?? SocketsSettings()).rule)
   }
 }

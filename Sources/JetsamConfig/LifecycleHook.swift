@@ -11,6 +11,12 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
   /// The command's deadline (default: the event's watchdog deadline).
   public var timeout: ConfigDuration?
 
+  /// A command hook: `command` runs for the event, within `timeout` (nil: the event's deadline).
+  public init(command: [String], timeout: ConfigDuration? = nil) {
+    self.command = command
+    self.timeout = timeout
+  }
+
   enum CodingKeys: String, CodingKey, CaseIterable { case command, signal, timeout }
 
   public init(from decoder: any Decoder) throws {
@@ -32,8 +38,8 @@ public struct LifecycleHook: Sendable, Codable, Equatable {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(codingPath: c.codingPath, debugDescription: "give exactly one of command or signal"))
     }
-    if command?.isEmpty == true {
-      throw DecodingError.dataCorruptedError(forKey: .command, in: c, debugDescription: "must not be empty")
+    if let command, let problem = CommandHook.problem(command: command) {
+      throw DecodingError.dataCorruptedError(forKey: .command, in: c, debugDescription: problem)
     }
   }
 

@@ -10,6 +10,8 @@ public struct AppSettings: Sendable, Equatable, Codable {
   public var acknowledgements: AcknowledgementMode
   /// Lifecycle events a hook acts on for a program that does not speak the protocol.
   public var hooks: [AppEventKind: AppHook]
+  /// Commands that tell whether the program is up and what state it holds, for one that does not speak the protocol.
+  public var commands: AppCommands
   /// Launched by a request rather than declared in the config: once ended, it is remembered only among the
   /// ``PolicyConfig/rememberedEndedApps`` most recently ended such apps.
   public var adHoc: Bool
@@ -26,13 +28,15 @@ public struct AppSettings: Sendable, Equatable, Codable {
 
   public init(
     launch: LaunchSpec?, bandFloor: Band? = nil, acknowledgements: AcknowledgementMode = .auto,
-    hooks: [AppEventKind: AppHook] = [:], adHoc: Bool = false, lockedFiles: LockedFileRule = LockedFileRule(),
-    cpuLimits: CPUMonitorConfig? = nil, diskWrites: DiskWriteLimit? = nil, sockets: SocketsAtSuspension = .keep
+    hooks: [AppEventKind: AppHook] = [:], commands: AppCommands = AppCommands(), adHoc: Bool = false,
+    lockedFiles: LockedFileRule = LockedFileRule(), cpuLimits: CPUMonitorConfig? = nil,
+    diskWrites: DiskWriteLimit? = nil, sockets: SocketsAtSuspension = .keep
   ) {
     self.launch = launch
     self.bandFloor = bandFloor
     self.acknowledgements = acknowledgements
     self.hooks = hooks
+    self.commands = commands
     self.adHoc = adHoc
     self.lockedFiles = lockedFiles
     self.cpuLimits = cpuLimits
@@ -41,17 +45,18 @@ public struct AppSettings: Sendable, Equatable, Codable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case launch, bandFloor, acknowledgements, hooks, adHoc, lockedFiles, sockets, cpuLimits, diskWrites
+    case launch, bandFloor, acknowledgements, hooks, commands, adHoc, lockedFiles, sockets, cpuLimits, diskWrites
   }
 
-  /// Settings as a state file keeps them; `sockets` may be absent (a file written before it was kept: `keep`, what
-  /// the app had then).
+  /// Settings as a state file keeps them; `sockets` and `commands` may be absent (a file written before they were
+  /// kept: `keep` and none, what the app had then).
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     launch = try c.decodeIfPresent(LaunchSpec.self, forKey: .launch)
     bandFloor = try c.decodeIfPresent(Band.self, forKey: .bandFloor)
     acknowledgements = try c.decode(AcknowledgementMode.self, forKey: .acknowledgements)
     hooks = try c.decode([AppEventKind: AppHook].self, forKey: .hooks)
+    commands = try c.decodeIfPresent(AppCommands.self, forKey: .commands) ?? AppCommands()
     adHoc = try c.decode(Bool.self, forKey: .adHoc)
     lockedFiles = try c.decode(LockedFileRule.self, forKey: .lockedFiles)
     sockets = try c.decodeIfPresent(SocketsAtSuspension.self, forKey: .sockets) ?? .keep

@@ -21,6 +21,7 @@ extension JetsamPolicy {
       consider(trackedApps.values[index].process?.suspendDeadline)
       consider(appChannelDeadline(trackedApps.values[index]))
       consider(trackedApps.values[index].process?.restoration.deadline)
+      consider(trackedApps.values[index].process?.commands.nextReadyRun)
     }
     return earliest
   }
@@ -33,6 +34,7 @@ extension JetsamPolicy {
         actions += escalateTerminate(name)
       }
       actions += appChannelTick(name, at: at)
+      actions += commandsTick(name, at: at)
       if let deadline = trackedApps[name]?.process?.suspendDeadline, deadline <= at {
         actions += suspendTimedOut(name)
       }

@@ -76,7 +76,8 @@ extension JetsamPolicy {
     let hook = trackedApps[name]?.settings.hooks[event.kind]
     if event.kind.needsAcknowledgement {
       var allowance = config.lifecycle.deadline(for: event.kind)
-      var answeredByHook = false
+      // A command (the event's hook, or one of the app's commands) answers for a program that cannot.
+      var answeredByHook = commandAnswers(event.kind, of: name)
       if case .command(_, let timeout) = hook {
         allowance = timeout ?? allowance
         answeredByHook = true
@@ -94,13 +95,17 @@ extension JetsamPolicy {
       actions.append(.runHook(app: name, pid: pid, event: event, command: command, workingDirectory: directory))
     case nil: break
     }
-    return actions
+    var hookRuns = false
+    if case .command = hook { hookRuns = true }
+    return actions + commandRuns(for: event, of: name, hookRuns: hookRuns, at: at)
   }
 
   /// In `auto` mode the first valid message shows the app speaks the protocol; `hello` says so in any mode
   /// but `never`.
   private mutating func noteSpeaking(_ name: String, _ message: AppMessage, at: Instant) {
     guard let app = trackedApps[name], app.process?.channel.speaksProtocol == false else { return }
+    // A digest the app's digest command printed speaks for the program, not the program itself.
+    if case .stateDigest = message, app.settings.commands.digest != nil { return }
     switch app.settings.acknowledgements {
     case .never: return
     case .always: if message != .hello { return }

@@ -155,7 +155,9 @@ public struct JetsamPolicy: Sendable {
     case .exitRecorded(let record):
       return exitRecorded(record)
     case .hookEnded(let name, let pid, let event, let at):
-      return acknowledged(name, pid: pid, event: event, at: at)
+      return hookEnded(name, pid: pid, event: event, at: at)
+    case .commandEnded(let name, let pid, let run, let succeeded, let at):
+      return commandEnded(name, pid: pid, run: run, succeeded: succeeded, at: at)
     case .memorySampled(let available, let at):
       return memorySampled(available: available, at: at)
     case .exited(let name, let pid, let end, let oomKilled, let at):

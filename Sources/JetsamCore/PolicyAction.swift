@@ -80,6 +80,10 @@ public enum PolicyAction: Sendable, Equatable {
   /// Run `command`, the app's hook for `event`, in its cgroup from `workingDirectory` (nil: the shell's default);
   /// answer with `hookEnded` when it ends.
   indirect case runHook(app: String, pid: Int32, event: AppEvent, command: [String], workingDirectory: String?)
+  /// Run `command`, the app's command for `run` (``AppCommands``), as its hooks run, killing it after `timeout`;
+  /// answer with `commandEnded` when it ends, after the digest it printed as the app's `stateDigest` message.
+  indirect case runCommand(
+    app: String, pid: Int32, run: AppCommandRun, command: [String], workingDirectory: String?, timeout: Duration)
   /// Answer the app's request `requestID`.
   case reply(app: String, pid: Int32, requestID: Int, AppReply)
   /// Tell the app a message of its could not be taken.

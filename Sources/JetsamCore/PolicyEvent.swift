@@ -66,6 +66,10 @@ public enum PolicyEvent: Sendable, Equatable {
   indirect case exitRecorded(ExitRecord)
   /// The command hook run for event `event` of the app has ended (or could not start): the event is answered.
   case hookEnded(app: String, pid: Int32, event: Int, at: Instant)
+  /// A `runCommand` run of one of the app's commands ended: `succeeded` when `ready` exited 0, or when a digest run
+  /// printed a digest (reported just before, as the app's `stateDigest` message); false when it failed, timed out
+  /// or could not start.
+  case commandEnded(app: String, pid: Int32, run: AppCommandRun, succeeded: Bool, at: Instant)
 
   // MARK: Kernel observations
 
@@ -116,7 +120,7 @@ extension PolicyEvent {
       .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
       .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),
       .memorySampled(_, let at),
-      .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at),
+      .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at), .commandEnded(_, _, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):
       at
     }

@@ -38,6 +38,8 @@ struct RunningProcess: Sendable {
   var away: AwayStint?
   /// The lifecycle events sent and their acknowledgements.
   var channel = AppChannelBook()
+  /// Where the app's commands (``AppCommands``) stand.
+  var commands = CommandRuns()
   /// The open background tasks.
   var tasks = BackgroundTasks()
   /// The current stay in the background; nil outside it.

@@ -59,6 +59,14 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   /// `launch`: what becomes of the app's network sockets when it is suspended (`defunct`, `keep`); default: its
   /// config entry's, else the config's `sockets`.
   public var sockets: SocketsAtSuspension?
+  /// `launch`: commands that speak for a program that does not speak the protocol (argv each, run as the app's hooks
+  /// run): `ready` succeeds once it is up; `digest` prints a digest of the state it holds, current for
+  /// `digestValidFor` seconds; `hooks` runs a command per lifecycle event (by name), its end acknowledging it. Over
+  /// the config entry's `hooks`.
+  public var ready: [String]?
+  public var digest: [String]?
+  public var digestValidFor: Double?
+  public var hooks: [String: [String]]?
   /// `kill`: the reason to record (default memoryPressure).
   public var reason: ExitReason?
   /// `exits`, `metrics`, `diagnostics`: only what came after this RFC 3339 time.
@@ -91,6 +99,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case v, verb, app, apps, command, env, memoryLimit, cpuLimit, band, background, reason, since, follow, action
     case level, size, limit, acknowledgements, wait, verdicts, charging, lockedFiles, interval, format, sockets
+    case ready, digest, digestValidFor, hooks
   }
 
   public init(verb: ControlVerb, app: String? = nil) {

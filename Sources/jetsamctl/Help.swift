@@ -36,7 +36,9 @@ enum Help {
     "launch": """
     Usage: jetsamctl launch NAME [--memory-limit SIZE] [--cpu-limit PERCENT] [--band BAND]
                             [--env K=V]... [--background] [--acknowledgements MODE]
-                            [--locked-files ACTION] [-- CMD ARGS...]
+                            [--locked-files ACTION] [--sockets FATE] [--ready CMD]
+                            [--digest CMD [--digest-valid-for S]] [--on EVENT=CMD]...
+                            [-- CMD ARGS...]
 
     Cold-start a configured app, or an ad-hoc one whose command follows `--`. It becomes the foreground
     app (unless --background). Prints the pid.
@@ -56,6 +58,18 @@ enum Help {
       --sockets FATE        what becomes of its network sockets when it is suspended: defunct
                             (destroyed, as iOS: ECONNABORTED after its return), keep; default: its
                             config entry's, else the config's sockets
+
+    For a program that does not speak the protocol (each CMD is a shell line, run by /bin/sh -c in the
+    app's cgroup as its user; README, "Programs that do not speak the protocol"):
+      --ready CMD           it is up once CMD exits 0: polled from the launch with backoff; its first
+                            success acknowledges didFinishLaunching (whose watchdog applies)
+      --digest CMD          prints a digest of the state it holds (e.g. redis-cli -p 6380 DEBUG DIGEST):
+                            run at didEnterBackground (saved) and once --ready succeeds after a relaunch
+                            (restored), so that the relaunch gets a verdict: match, mismatch, lost
+      --digest-valid-for S  that state stays current S seconds: the digest also runs at the return
+                            from the background, which then gets a verdict: stale or fresh
+      --on EVENT=CMD        run CMD when EVENT is delivered; its exit acknowledges it (repeatable), as
+                            the config's hooks
     """,
     "activate":
       "Usage: jetsamctl activate NAME\n\nBring NAME to the foreground: resume it if suspended, cold-start it if not running.\nThe previous foreground app moves to the background.",

@@ -125,9 +125,9 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
   case .launch:
     let args = try VerbArguments(
       invocation.rest,
-      valued: [
+      valued: Set([
         "--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements", "--locked-files", "--sockets",
-      ],
+      ]).union(LaunchCommands.options),
       flags: ["--background"], verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
@@ -169,6 +169,7 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       }
       request.sockets = parsed
     }
+    try LaunchCommands.apply(args, to: &request)
     return request
   case .activate:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)

@@ -39,6 +39,14 @@ struct RestorationTests {
       try daemon.apps()[name]?.stateSummary != nil
     }
     usleep(200_000)
+    return try jetsamKillWhileSuspendedAndRelaunch(daemon, name)
+  }
+
+  /// Suspends app `name`, has jetsam kill it under pressure, relaunches it, and returns the kill's record and the
+  /// relaunch's `ps` row once it has its verdict.
+  static func jetsamKillWhileSuspendedAndRelaunch(_ daemon: DaemonHarness, _ name: String) throws
+    -> (record: ExitRecord, info: AppInfo)
+  {
     #expect(try daemon.ctl(["suspend", name]).status == 0)
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })

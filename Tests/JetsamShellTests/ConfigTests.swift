@@ -38,6 +38,21 @@ struct ConfigTests {
       text: #"{ apps: { a: { command: ["x"], hooks: { didEnterBackground: { signal: "SIGKILL" } } } } }"#,
       message: #"jetsamd.json5: apps.a.hooks.didEnterBackground.signal: "SIGKILL" is not a signal a hook may send"#),
     BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { ready: { command: [] } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.ready.command: must name a program"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { ready: { command: ["p"], validFor: "10s" } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.ready.validFor: only the digest hook has a validity"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { digest: { command: ["d"], validFor: 0 } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.digest.validFor: must be above 0"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { digest: { command: ["d"], signal: "usr1" } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.digest.signal: unknown key"),
+    BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { didSave: { command: ["d"] } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.didSave: unknown lifecycle event or command"),
+    BadConfig(
       text: #"{ suspend: { timeout: "later" } }"#,
       message: #"jetsamd.json5: suspend.timeout: "later" is not a duration"#),
     BadConfig(text: "{ records: { keep: 0 } }", message: "jetsamd.json5: records.keep: must be from 1 to 100"),
@@ -300,6 +315,27 @@ struct ConfigTests {
       #"{ apps: { a: { command: ["x"], hooks: { didEnterBackground: { signal: "usr1" } } } } }"#, file: "j.json5")
     #expect(config.apps["a"]?.hooks[.didEnterBackground]?.signal == .user1)
     #expect(config.apps["a"].map { config.settings(of: $0, named: "a") }?.hooks[.didEnterBackground] == .signal(.user1))
+  }
+
+  @Test("hooks.ready and hooks.digest reach the policy as the app's commands, and read back as written")
+  func commandHooks() throws {
+    let text = #"""
+      { apps: { r: { command: ["redis-server"], hooks: {
+          ready: { command: ["redis-cli", "PING"], timeout: "2s" },
+          digest: { command: ["redis-cli", "DEBUG", "DIGEST"], validFor: "30s" },
+          didEnterBackground: { command: ["redis-cli", "SAVE"] } } } } }
+      """#
+    let config = try ConfigLoader.parse(text, file: "j.json5")
+    let app = try #require(config.apps["r"])
+    let settings = config.settings(of: app, named: "r")
+    #expect(
+      settings.commands
+        == AppCommands(
+          ready: ["redis-cli", "PING"], digest: ["redis-cli", "DEBUG", "DIGEST"], digestValidFor: .seconds(30),
+          readyTimeout: .seconds(2)))
+    #expect(settings.hooks[.didEnterBackground] == .command(["redis-cli", "SAVE"], timeout: nil))
+    let again = try JSONDecoder().decode(AppConfig.self, from: try JSONEncoder().encode(app))
+    #expect(again == app)
   }
 
   @Test("an app's launch spec: its command, env and directory, its caps over the defaults, its user or the appUser")

@@ -12,7 +12,7 @@ struct HookRunnerTests {
   let runner: HookRunner
 
   init() {
-    runner = HookRunner(loop: loop, launcher: launcher)
+    runner = HookRunner(loop: loop, launcher: launcher, signals: FakeSignals())
   }
 
   func request(_ command: String) -> SpawnRequest {

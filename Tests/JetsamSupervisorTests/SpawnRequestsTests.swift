@@ -50,6 +50,26 @@ struct SpawnRequestsTests {
     #expect(namespaced.workingDirectory == harness.directory + "/apps/mail", "the app's own directory")
   }
 
+  @Test("a hook and a command run as the app's launch runs, in its user's home, never with jetsamd's rights")
+  func hookRunsAsTheApp() throws {
+    let harness = try Harness()
+    let cgroup = FakeCgroup(name: "db", limits: AppLimits())
+    let output = scratchDescriptor()
+    defer { output.close() }
+    var user = SpawnUser(uid: geteuid() &+ 1, gid: 1)
+    user.home = "/"
+    harness.requests.launchRuns("db", as: user)
+    let request = try harness.requests.hook(
+      ["/bin/save"], event: .didEnterBackground, app: "db", workingDirectory: nil, cgroup: cgroup, oomScoreAdj: 0,
+      output: output, stdout: nil)
+    #expect(request.user?.uid == user.uid && request.workingDirectory == "/")
+    harness.requests.forgetUser(of: "db")
+    let after = try harness.requests.hook(
+      ["/bin/save"], event: .didEnterBackground, app: "db", workingDirectory: "/srv", cgroup: cgroup, oomScoreAdj: 0,
+      output: output)
+    #expect(after.user == nil, "an app of jetsamd's own user")
+  }
+
   @Test("an app of jetsamd's own user starts in its own directory below the state directory, made private")
   func ownDirectory() throws {
     let harness = try Harness()

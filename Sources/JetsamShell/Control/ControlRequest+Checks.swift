@@ -51,9 +51,12 @@ extension ControlRequest {
   {
     let name = try requiredApp()
     let isRoot = peer == 0
-    if !isRoot, config.apps[name] != nil, command != nil || env != nil {
+    if !isRoot, config.apps[name] != nil, command != nil || env != nil || ready != nil || digest != nil || hooks != nil
+    {
+      // Its hooks and commands run as the app's configured user, as the app itself does.
       throw ControlError(
-        .permissionDenied, "only root may change the command or environment of the configured app \(name)")
+        .permissionDenied,
+        "only root may change the command, environment, ready, digest or hooks of the configured app \(name)")
     }
     var spec: AppConfig
     if let command {
@@ -98,10 +101,42 @@ extension ControlRequest {
     var lockRule = (spec.lockedFiles ?? LockedFilesSettings()).over(config.lockedFiles)
     if let lockedFiles { lockRule.action = lockedFiles }
     spec.lockedFiles = lockRule
+    try applyCommands(to: &spec)
     var socketRule = (spec.sockets ?? SocketsSettings()).over(config.sockets)
     if let sockets { socketRule.atSuspension = sockets }
     spec.sockets = socketRule
     return (name, spec)
+  }
+
+  /// The request's `ready`, `digest`, `digestValidFor` and `hooks` over the app's config entry's.
+  private func applyCommands(to spec: inout AppConfig) throws(ControlError) {
+    if let ready {
+      if let problem = CommandHook.problem(command: ready) { throw ControlError(.badRequest, "ready: \(problem)") }
+      spec.ready = CommandHook(command: ready)
+    }
+    if let digest {
+      if let problem = CommandHook.problem(command: digest) { throw ControlError(.badRequest, "digest: \(problem)") }
+      spec.digest = CommandHook(command: digest, validFor: spec.digest?.validFor)
+    }
+    if let digestValidFor {
+      guard spec.digest != nil else { throw ControlError(.badRequest, "digestValidFor: needs a digest command") }
+      let most = AppMessage.maxValidFor.components.seconds
+      guard digestValidFor.isFinite, digestValidFor > 0, digestValidFor <= Double(most) else {
+        throw ControlError(
+          .badRequest, "digestValidFor: \(digestValidFor) is not a number of seconds above 0 and at most \(most)")
+      }
+      spec.digest?.validFor = ConfigDuration(.milliseconds(Int64((digestValidFor * 1000).rounded(.up))))
+    }
+    for (event, command) in (hooks ?? [:]).sorted(by: { $0.key < $1.key }) {
+      guard let kind = AppEventKind(rawValue: event) else {
+        let known = AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")
+        throw ControlError(.badRequest, "hooks.\(event): unknown lifecycle event (known: \(known))")
+      }
+      if let problem = CommandHook.problem(command: command) {
+        throw ControlError(.badRequest, "hooks.\(event): \(problem)")
+      }
+      spec.hooks[kind] = LifecycleHook(command: command)
+    }
   }
 
   /// How long a `pressure allocate` or `set` may wait for its effect (`wait`), or nil when it answers at once.

@@ -35,6 +35,8 @@ enum ActionDispatch {
     case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)
     case .runHook(let app, let pid, let event, let command, let directory):
       apps.runHook(for: event, app: app, pid: pid, command: command, workingDirectory: directory)
+    case .runCommand(let app, let pid, let run, let command, let directory, let timeout):
+      apps.runCommand(run, app: app, pid: pid, command: command, workingDirectory: directory, timeout: timeout)
     case .stateChanged(let app, let from, let to, let band): apps.stateChanged(app, from: from, to: to, band: band)
     case .recordExit(let record): apps.recordExit(record)
     case .forget(let app): apps.forget(app)

@@ -115,6 +115,7 @@ final class AppLaunches {
       let crashPair = try requests.crashHandler.map { _ throws(SystemError) in try CrashSocket.makePair() }
       defer { crashPair?.app.close() }
       let (user, environmentUser) = try found.get()
+      requests.launchRuns(name, as: user)
       var request = SpawnRequest(
         arguments: spec.command,
         environment: requests.environment(

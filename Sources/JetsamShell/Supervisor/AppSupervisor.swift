@@ -75,7 +75,7 @@ final class AppSupervisor {
   private let reaper: CgroupReaper
   /// Launches apps, and knows which launches are in flight.
   let launches: AppLaunches
-  private lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher)
+  lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals)
   private let locks = LockInspector()
   /// Learns how apps ended and reports them once wholly gone.
   let ends: AppEndWatcher
@@ -121,6 +121,7 @@ final class AppSupervisor {
     records.backlogWritten = { [unowned self] in self.observers.backlogWritten() }
     records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
+      self.hooks.commands.exitKnown(pid)
       guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
       self.ends.mainProcessEnded(app)
     }
@@ -144,7 +145,7 @@ final class AppSupervisor {
   }
 
   /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
-  private func report(_ event: PolicyEvent) { reportEvents([event]) }
+  func report(_ event: PolicyEvent) { reportEvents([event]) }
 
   func finishBatch() {
     suspender.checkNow()
@@ -379,6 +380,7 @@ final class AppSupervisor {
       if app.channel != nil { observers.channelClosed(record.app) }
       app.close()
       hooks.forget(record.app)
+      requests.forgetUser(of: record.app)
       suspender.forget(record.app)
       processes[record.app] = nil
       scores.forget(record.app)

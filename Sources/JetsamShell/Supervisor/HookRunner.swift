@@ -3,7 +3,8 @@ import JetsamCore
 import JetsamSpawning
 
 /// Runs the command hooks of apps that do not speak the protocol: each runs inside its app's cgroup, and its
-/// end (seen through its pidfd, never waited for) answers the event it ran for.
+/// end (seen through its pidfd, never waited for) answers the event it ran for; and, through ``commands``, the
+/// commands that say whether such a program is up and what state it holds.
 final class HookRunner {
   private final class Running {
     let process: SpawnedProcess
@@ -19,10 +20,13 @@ final class HookRunner {
   private let loop: any LoopScheduling
   private let launcher: any ProcessLauncher
   private var running: [String: [Running]] = [:]
+  /// Runs the apps' `ready` and `digest` commands.
+  let commands: AppCommandRunner
 
-  init(loop: any LoopScheduling, launcher: any ProcessLauncher) {
+  init(loop: any LoopScheduling, launcher: any ProcessLauncher, signals: any SignalSender) {
     self.loop = loop
     self.launcher = launcher
+    commands = AppCommandRunner(loop: loop, launcher: launcher, signals: signals)
   }
 
   /// Starts `request` for app `name`; `ended` runs on the loop when it has ended, or could not start (with why).
@@ -59,5 +63,6 @@ final class HookRunner {
   /// Stops watching app `name`'s hooks (the app is gone; they die with its cgroup).
   func forget(_ name: String) {
     for hook in running.removeValue(forKey: name) ?? [] { hook.close() }
+    commands.forget(name)
   }
 }

@@ -16,6 +16,9 @@ final class SpawnRequests {
   var cgroupNamespaces = false
   /// The crash reporter preloaded into apps (libjetsam-crash.so), when crash diagnostics are on.
   var crashHandler: String?
+  /// Whom each app's current launch runs as (nil: jetsamd's own user), so that its hooks and commands run as it
+  /// does, never with jetsamd's rights.
+  private var users: [String: SpawnUser] = [:]
 
   init(stateDirectory: String) {
     self.stateDirectory = stateDirectory
@@ -64,6 +67,12 @@ final class SpawnRequests {
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
   }
 
+  /// App `name`'s launch runs as `user` (nil: jetsamd's own user): its hooks and commands will too.
+  func launchRuns(_ name: String, as user: SpawnUser?) { users[name] = user }
+
+  /// App `name` has ended for good: nothing more runs as its user.
+  func forgetUser(of name: String) { users[name] = nil }
+
   /// The app's log (its stdout and stderr, and its hooks'), opened for appending.
   func openLog(_ name: String) throws -> FileDescriptor {
     // Never through a symlink planted in its place: jetsamd opens it as root.
@@ -71,10 +80,11 @@ final class SpawnRequests {
       "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
   }
 
-  /// The request that runs `command`, app `name`'s hook for `event`, in the app's cgroup (it answers for the event).
+  /// The request that runs `command`, app `name`'s hook for `event` (or one of its commands), in the app's cgroup
+  /// and as the app's user; its output goes to `output`, or only its standard error when `stdout` is given.
   func hook(
     _ command: [String], event: AppEventKind, app name: String, workingDirectory: String?,
-    cgroup: any AppCgroupControl, oomScoreAdj: Int32, output: FileDescriptor
+    cgroup: any AppCgroupControl, oomScoreAdj: Int32, output: FileDescriptor, stdout: FileDescriptor? = nil
   ) throws -> SpawnRequest {
     var request = SpawnRequest(
       arguments: command,
@@ -82,9 +92,10 @@ final class SpawnRequests {
         "PATH=/usr/local/bin:/usr/bin:/bin", "\(AppEnvironmentVariable.app.rawValue)=\(name)",
         "\(AppEnvironmentVariable.event.rawValue)=\(event.rawValue)",
       ],
-      workingDirectory: try workingDirectory ?? defaultWorkingDirectory(for: nil, app: name),
-      cgroupDirectory: cgroup.spawnDirectory, joinProcsFiles: cgroup.joinProcsFiles, oomScoreAdj: oomScoreAdj,
-      stdout: output, stderr: output)
+      workingDirectory: try workingDirectory ?? defaultWorkingDirectory(for: users[name], app: name),
+      user: users[name], cgroupDirectory: cgroup.spawnDirectory, joinProcsFiles: cgroup.joinProcsFiles,
+      oomScoreAdj: oomScoreAdj,
+      stdout: stdout ?? output, stderr: output)
     request.ownCgroupNamespace = cgroupNamespaces
     return request
   }

@@ -1,0 +1,118 @@
+import JetsamValues
+
+/// Commands that speak for a program that does not speak the protocol (``AppCommands``): when `ready` is polled and
+/// with what backoff, when `digest` runs and for which phase. What a digest run prints comes back as the app's own
+/// `stateDigest` message would, so verdicts are judged in one place (``appMessage(_:pid:message:at:)``).
+extension JetsamPolicy {
+  /// The runs a delivered event starts: `ready` at `didFinishLaunching`, the saved digest at `didEnterBackground`
+  /// (unless the event's command hook runs first: then at its end), the resumed digest at the `didBecomeActive` that
+  /// ends a return. Also notes which events the commands answer.
+  mutating func commandRuns(for event: AppEvent, of name: String, hookRuns: Bool, at: Instant) -> [PolicyAction] {
+    guard let commands = trackedApps[name]?.settings.commands, !commands.isEmpty else { return [] }
+    switch event.kind {
+    case .didFinishLaunching where commands.ready != nil:
+      trackedApps[name]?.process?.commands.readyEvent = event.id
+      return startReady(name)
+    case .didEnterBackground where commands.digest != nil:
+      trackedApps[name]?.process?.commands.saveEvent = event.id
+      return hookRuns ? [] : startSavedDigest(name)
+    case .didBecomeActive where commands.digest != nil && commands.digestValidFor != nil && event.backgroundFor != nil:
+      return commandAction(name, .digest(.resumed, validFor: nil))
+    default:
+      return []
+    }
+  }
+
+  /// Whether one of the app's commands answers `kind` (so that its acknowledgement is watched like a command
+  /// hook's, whether or not the program speaks the protocol).
+  func commandAnswers(_ kind: AppEventKind, of name: String) -> Bool {
+    guard let commands = trackedApps[name]?.settings.commands else { return false }
+    switch kind {
+    case .didFinishLaunching: return commands.ready != nil
+    case .didEnterBackground: return commands.digest != nil
+    default: return false
+    }
+  }
+
+  /// A command hook ended for event `id`: the event is answered, unless the saved digest is still to be taken after
+  /// it (then its run answers it).
+  mutating func hookEnded(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
+    guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
+    if process.commands.saveEvent == id && !process.commands.saveDigestRunning {
+      return startSavedDigest(name)
+    }
+    return acknowledged(name, pid: pid, event: id, at: at)
+  }
+
+  /// A run of one of the app's commands ended (`succeeded`: `ready` exited 0; a digest was printed and reported).
+  mutating func commandEnded(
+    _ name: String, pid: Int32, run: AppCommandRun, succeeded: Bool, at: Instant
+  ) -> [PolicyAction] {
+    guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
+    switch run {
+    case .ready:
+      guard let event = process.commands.readyEvent, process.channel.pendingAcks[event] != nil else { return [] }
+      guard succeeded else {
+        // Polled again after a pause that grows, until it succeeds or the launch's watchdog ends the app.
+        let pause = AppCommands.readyBackoff(afterAttempt: process.commands.readyAttempts)
+        trackedApps[name]?.process?.commands.nextReadyRun = at.advanced(by: pause)
+        return []
+      }
+      trackedApps[name]?.process?.commands.readyEvent = nil
+      var actions = acknowledged(name, pid: pid, event: event, at: at)
+      // What the previous launch left must now be back: the program is up, so what it holds can be read.
+      if trackedApps[name]?.settings.commands.digest != nil, process.restoration.previousDigest != nil,
+        process.restoration.restoredDigest == nil
+      {
+        actions += commandAction(name, .digest(.restored, validFor: nil))
+      }
+      return actions
+    case .digest(.saved, _):
+      guard let event = process.commands.saveEvent else { return [] }
+      trackedApps[name]?.process?.commands.saveEvent = nil
+      trackedApps[name]?.process?.commands.saveDigestRunning = false
+      return acknowledged(name, pid: pid, event: event, at: at)
+    case .digest(.restored, _), .digest(.resumed, _):
+      // Its digest, if it printed one, came as the app's message; nothing waits for the run itself.
+      return []
+    }
+  }
+
+  /// The next poll of `ready`, when its pause after a failed one is over.
+  mutating func commandsTick(_ name: String, at: Instant) -> [PolicyAction] {
+    guard let next = trackedApps[name]?.process?.commands.nextReadyRun, next <= at else { return [] }
+    trackedApps[name]?.process?.commands.nextReadyRun = nil
+    guard let event = trackedApps[name]?.process?.commands.readyEvent,
+      trackedApps[name]?.process?.channel.pendingAcks[event] != nil, trackedApps[name]?.requestedKill == nil,
+      trackedApps[name]?.state != .suspended
+    else { return [] }
+    return startReady(name)
+  }
+
+  private mutating func startReady(_ name: String) -> [PolicyAction] {
+    trackedApps[name]?.process?.commands.readyAttempts += 1
+    return commandAction(name, .ready)
+  }
+
+  private mutating func startSavedDigest(_ name: String) -> [PolicyAction] {
+    trackedApps[name]?.process?.commands.saveDigestRunning = true
+    return commandAction(name, .digest(.saved, validFor: trackedApps[name]?.settings.commands.digestValidFor))
+  }
+
+  /// The action that runs `run`'s command for the app, from its working directory, within the commands' timeout.
+  private func commandAction(_ name: String, _ run: AppCommandRun) -> [PolicyAction] {
+    guard let app = trackedApps[name], let pid = app.process?.pid else { return [] }
+    let commands = app.settings.commands
+    let (command, timeout) =
+      switch run {
+      case .ready: (commands.ready, commands.readyTimeout)
+      case .digest: (commands.digest, commands.digestTimeout)
+      }
+    guard let command else { return [] }
+    return [
+      .runCommand(
+        app: name, pid: pid, run: run, command: command, workingDirectory: app.settings.launch?.workingDirectory,
+        timeout: timeout ?? AppCommands.defaultTimeout)
+    ]
+  }
+}
