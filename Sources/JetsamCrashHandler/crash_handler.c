@@ -28,6 +28,8 @@
 #include "jetsam_crash_handler.h"
 
 enum { ANSWER_TIMEOUT_MS = 5000 };
+// Where the socket moves to, out of the way of the descriptors a program opens.
+enum { HIGH_DESCRIPTOR = 900 };
 
 static int crash_fd = -1;
 static atomic_int reporting;
@@ -119,16 +121,28 @@ __attribute__((constructor)) static void install_crash_handler(void) {
   if (fd == NULL || *fd == '\0') return;
   char *end = NULL;
   long number = strtol(fd, &end, 10);
-  if (*end != '\0' || number < 0 || number > 1 << 20 || fcntl((int)number, F_GETFD) < 0) return;
-  // Out of the program's way: the socket moves to a high descriptor number (the low one is the program's to use),
-  // and the variable follows, for the programs it starts.
-  int high = fcntl((int)number, F_DUPFD, 900);
-  if (high < 0) return;
-  close((int)number);
-  crash_fd = high;
-  char text[16];
-  snprintf(text, sizeof text, "%d", high);
-  setenv("JETSAM_CRASH_FD", text, 1);
+  if (*end != '\0' || number < 0 || number > 1 << 20) return;
+  // Only a socket is ours to take: a variable gone stale (see below) may name a descriptor the program holds for
+  // something else, which must be neither moved nor closed.
+  struct stat st;
+  if (fstat((int)number, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
+  if (number >= HIGH_DESCRIPTOR) {
+    // Moved already, by the handler in the process that started this one: it stays where the variable says. A
+    // second move would make the variable wrong for every program that exports an environment of its own rather
+    // than libc's (bash defines its own setenv, and exports the value it started with): `python3` as a pyenv shim runs
+    // env, bash and bash again before Python, and Python found no socket at the number it was given.
+    crash_fd = (int)number;
+  } else {
+    // Out of the program's way: the socket moves to a high descriptor number (the low one is the program's to
+    // use), and the variable follows, for the programs it starts.
+    int high = fcntl((int)number, F_DUPFD, HIGH_DESCRIPTOR);
+    if (high < 0) return;
+    close((int)number);
+    crash_fd = high;
+    char text[16];
+    snprintf(text, sizeof text, "%d", high);
+    setenv("JETSAM_CRASH_FD", text, 1);
+  }
   // A stack of its own for the handler, so that a stack overflow is reported too (the main thread's).
   static char alternate_stack[64 * 1024];
   stack_t stack = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack, .ss_flags = 0};

@@ -186,6 +186,26 @@ struct DiagnosticsIntegrationTests {
     if signal == SIGSEGV { #expect(at == 0, "the faulting function is the root frame: \(symbols)") }
   }
 
+  @Test(
+    "a SIGSEGV sent to a program started through env and two bashes (as a pyenv shim starts python3) is its crash")
+  func crashAfterShellExecs() throws {
+    let daemon = try DaemonHarness(config: Self.config)
+    defer { daemon.stop() }
+    // One process all along: env, then bash, then bash again, then the program, each exec'ing the next. bash
+    // exports an environment of its own, so a crash handler that moved its socket again in bash left the program a
+    // variable naming no socket, and no handler: the signal was the Swift runtime's to print, and it survived it.
+    let program = "exec bash -c 'exec \(Binaries.current.testapp) idle'"
+    let pid = try #require(
+      try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--", "/usr/bin/env", "bash", "-c", program]).pid)
+    try daemon.waitUntil("the program to run, exec'd by the shells") {
+      (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "jetsam-testapp\n"
+    }
+    #expect(kill(pid, SIGSEGV) == 0)
+    let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
+    #expect(record.pid == pid && record.reason == .badAccess && record.signal == SIGSEGV, "\(record)")
+    #expect(record.diagnostics?.count == 1, "jetsam's crash handler reported it")
+  }
+
   @Test("a capture that cannot attach says why in the diagnostic, and the kill still goes out")
   func captureRefused() throws {
     // Under a debugger the watchdog holds by default (as iOS's does): here the kill rule makes it fire.

@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import Glibc
 import JetsamDaemonProcess
 import JetsamTestKit
@@ -21,11 +22,34 @@ struct LabCheckTests {
 
   /// Runs the battery on the demo app with `flags`; its output and exit status.
   static func check(_ flags: [String], timeout: Duration = .seconds(180)) throws -> CommandResult {
+    try check("notes", ["jetsam-demo-app"] + flags, timeout: timeout)
+  }
+
+  /// Runs the battery on `command` as app `name`; its output and exit status. `inspect` reads the reports'
+  /// directory before it is removed.
+  static func check(
+    _ name: String, _ command: [String], timeout: Duration = .seconds(180), inspect: (String) throws -> Void = { _ in }
+  ) throws -> CommandResult {
     let reports = NSTemporaryDirectory() + "jetsam-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: reports) }
-    return try runCommand(
-      Binaries.current.directory + "/jetsam-lab",
-      ["check", "notes", "--output", reports, "--", "jetsam-demo-app"] + flags, timeout: timeout)
+    let result = try runCommand(
+      Binaries.current.directory + "/jetsam-lab", ["check", name, "--output", reports, "--"] + command,
+      timeout: timeout)
+    try inspect(reports)
+    return result
+  }
+
+  /// The test cases of a JUnit file that were skipped: name → the skip's message.
+  static func skippedCases(_ path: String) throws -> [String: String] {
+    let document = try XMLDocument(contentsOf: URL(fileURLWithPath: path))
+    var cases: [String: String] = [:]
+    for node in try document.nodes(forXPath: "//testcase") {
+      guard let element = node as? XMLElement, let name = element.attribute(forName: "name")?.stringValue,
+        let skipped = element.elements(forName: "skipped").first
+      else { continue }
+      cases[name] = skipped.attribute(forName: "message")?.stringValue ?? ""
+    }
+    return cases
   }
 
   @Test("the demo app's correct mode passes every check")
@@ -49,6 +73,56 @@ struct LabCheckTests {
       #"^  METRICS  notes: launch [0-9,]+–[0-9,]+ ms ×\d.* · resume [0-9,]+–[0-9,]+ ms ×\d.* · hangs "#)
     #expect(metrics.contains(figures), "\(metrics)")
     #expect(metrics.contains("signposts save ×"), "\(metrics)")
+  }
+
+  @Test(
+    "a program that speaks no protocol (python3 -m http.server) passes its crash check, and none that cannot judge it")
+  func programWithoutProtocol() throws {
+    let port = try SocketDefunctTests.freePort()
+    var summary: [String: Any] = [:]
+    var skipped: [String: String] = [:]
+    // python3 as the user's PATH has it (a pyenv shim here: env and bash exec it, which once cost it its crash
+    // handler).
+    let result = try Self.check("web", ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1"]) {
+      summary = try LabTests.summary($0)
+      skipped = try Self.skippedCases($0 + "/junit.xml")
+    }
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let card = Self.card(result.stdout)
+    #expect(card.count == 15, "\(result.stdout)")
+    let outcome = Dictionary(card.map { ($0.check, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+    #expect(outcome["crash"] == "PASS", "\(result.stdout)")
+    // Nothing acknowledges its lifecycle events and nothing times them: no PASS that could not have been a FAIL.
+    let watchdogs = card.filter { $0.check.hasPrefix("watchdog ") }
+    #expect(watchdogs.count == 6, "\(result.stdout)")
+    for check in watchdogs {
+      #expect(check.outcome == "SKIP", "\(result.stdout)")
+      #expect(check.detail.contains("it speaks no protocol and has no hook for "), "\(result.stdout)")
+    }
+    #expect(outcome["restoration"] == "SKIP", "\(result.stdout)")
+    #expect(outcome["backgroundTask"] == "SKIP", "\(result.stdout)")
+    #expect(outcome["launch"] == "PASS" && outcome["terminate"] == "PASS", "\(result.stdout)")
+
+    // The summary: the crash step passed, on the record of a crash (SIGSEGV, with jetsam's crash diagnostic).
+    let steps = try #require(summary["steps"] as? [[String: Any]])
+    let stepOutcome = { (location: String) in
+      steps.first { $0["location"] as? String == location }?["outcome"] as? String
+    }
+    #expect(stepOutcome("crash") == "passed", "\(steps)")
+    #expect(stepOutcome("watchdog didEnterBackground") == "skipped", "\(steps)")
+    #expect(stepOutcome("restoration") == "skipped", "\(steps)")
+    let exits = try #require(summary["exits"] as? [[String: Any]])
+    let crashes = exits.filter { $0["reason"] as? String == "badAccess" }
+    #expect(crashes.count == 1, "\(exits)")
+    #expect(crashes.first?["signal"] as? Int == Int(SIGSEGV) && crashes.first?["app"] as? String == "web")
+    #expect((crashes.first?["diagnostics"] as? [String])?.count == 1, "\(exits)")
+
+    // JUnit: a skipped test case for each check that could not judge, with why.
+    let watchdogCases = skipped.filter { $0.key.hasPrefix("watchdog ") }
+    #expect(watchdogCases.count == 6, "\(skipped)")
+    #expect(watchdogCases.values.allSatisfy { $0.contains("speaks no protocol") }, "\(skipped)")
+    #expect(skipped.keys.contains { $0.hasPrefix("restoration ") }, "\(skipped)")
+    #expect(!skipped.keys.contains { $0.hasPrefix("crash ") }, "\(skipped)")
   }
 
   @Test("with four busy loops beside it, the battery gives the demo app the same report card as on an idle machine")

@@ -134,6 +134,12 @@ struct CheckProbe {
       if let acknowledged = acknowledgement(of: event, since: since) {
         return result(location, title, start, .passed, "acknowledged\(acknowledged)")
       }
+      // Neither acknowledged nor killed: jetsamd did not time it, and no kill could have failed it.
+      guard speaksProtocol else {
+        return result(
+          location, title, start, .skipped,
+          "not judged: it speaks no protocol and has no hook for \(event.rawValue): nothing to time")
+      }
       return result(location, title, start, .passed, "no watchdog kill")
     }
   }
@@ -194,6 +200,11 @@ struct CheckProbe {
       latestVerdict("restoration", since: relaunched)
     }
     guard let verdict else {
+      guard speaksProtocol else {
+        return result(
+          "restoration", title, start, .skipped,
+          "not judged: it speaks no protocol, so it reported no stateDigest (nothing saved to compare)")
+      }
       return result(
         "restoration", title, start, .failed,
         "no restoration was judged: it reported no stateDigest (saved at didEnterBackground, restored at launch)")
@@ -223,6 +234,12 @@ struct CheckProbe {
         results.append(result(location, title, start, .failed, exit.labDetail))
       } else if let exit {
         results.append(result(location, title, start, .skipped, "not judged: it exited first (\(exit.labDetail))"))
+      } else if reason == .backgroundTaskAssertionTimeout && !speaksProtocol {
+        // A background task is begun on the app channel: without it there is none to expire.
+        results.append(
+          result(
+            location, title, start, .skipped,
+            "not judged: it speaks no protocol, so it holds no background task: nothing to time"))
       } else {
         results.append(
           result(location, title, start, .passed, "\(Self.backgroundStay) s in the background, still running"))
@@ -375,6 +392,16 @@ struct CheckProbe {
   // MARK: Observing
 
   private func now() -> Int64 { MonotonicClock.now().nanoseconds }
+
+  /// Whether the program speaks the app protocol, as far as the watch stream shows: it has acknowledged a lifecycle
+  /// event (each acknowledgement is a message on its channel, or a command hook's end). jetsamd keeps the fact
+  /// itself (in `auto` mode an app's acknowledgements are watched from its first valid message) but reports it
+  /// nowhere, so this is the closest observable. It tells apart what cannot fail: an event of a program that speaks
+  /// no protocol and has no hook for it is timed by nobody, a program that never spoke reported no digest and holds
+  /// no background task.
+  private var speaksProtocol: Bool {
+    timeline.all.contains { $0.kind == .acknowledgement && $0.app == app }
+  }
 
   private var isRunning: Bool {
     timeline.all.last { $0.kind == .state && $0.app == app }?.to?.isRunning ?? false
