@@ -5,7 +5,7 @@
 set -euo pipefail
 want=(pkg-config libcgroup-dev libsystemd-dev libdw-dev)
 case "${1:-build}" in
-  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium strace redis-server redis-tools) ;;
+  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium strace redis-server redis-tools sqlite3) ;;
   bench) want+=(earlyoom) ;;
 esac
 # promtool (`promtool check metrics`), the Prometheus server (a real scraper of jetsamd's /metrics) and

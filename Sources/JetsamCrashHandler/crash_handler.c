@@ -28,7 +28,8 @@
 #include "jetsam_crash_handler.h"
 
 enum { ANSWER_TIMEOUT_MS = 5000 };
-// Where the socket moves to, out of the way of the descriptors a program opens.
+// Where the socket is kept, out of the way of the descriptors a program opens. jetsamd hands it over at this number
+// (CrashSocket.appDescriptor), so that it never has to move; one below it (an older jetsamd's) is moved here.
 enum { HIGH_DESCRIPTOR = 900 };
 
 static int crash_fd = -1;
@@ -134,7 +135,8 @@ __attribute__((constructor)) static void install_crash_handler(void) {
     crash_fd = (int)number;
   } else {
     // Out of the program's way: the socket moves to a high descriptor number (the low one is the program's to
-    // use), and the variable follows, for the programs it starts.
+    // use), and the variable follows, for the programs it starts. jetsamd places it high already: only a socket
+    // handed over low (by an older jetsamd) comes here.
     int high = fcntl((int)number, F_DUPFD, HIGH_DESCRIPTOR);
     if (high < 0) return;
     close((int)number);

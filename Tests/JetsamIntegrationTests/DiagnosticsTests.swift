@@ -187,23 +187,36 @@ struct DiagnosticsIntegrationTests {
   }
 
   @Test(
-    "a SIGSEGV sent to a program started through env and two bashes (as a pyenv shim starts python3) is its crash")
-  func crashAfterShellExecs() throws {
+    "a SIGSEGV sent to a program exec'd by shells, env or bash first (as a pyenv shim starts python3), is its crash",
+    arguments: [["/usr/bin/env", "bash", "-c"], ["/bin/bash", "-c"]])
+  func crashAfterShellExecs(first: [String]) throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
-    // One process all along: env, then bash, then bash again, then the program, each exec'ing the next. bash
-    // exports an environment of its own, so a crash handler that moved its socket again in bash left the program a
-    // variable naming no socket, and no handler: the signal was the Swift runtime's to print, and it survived it.
+    // One process all along: env or bash, then bash (again), then the program, each exec'ing the next. bash exports
+    // an environment of its own, so a crash socket moved in any of them left the program a variable naming no
+    // socket, and no handler: the signal was the Swift runtime's to print, and it survived it. With bash first, the
+    // very first move (from a low descriptor jetsamd used to hand over) was lost that way.
     let program = "exec bash -c 'exec \(Binaries.current.testapp) idle'"
-    let pid = try #require(
-      try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--", "/usr/bin/env", "bash", "-c", program]).pid)
-    try daemon.waitUntil("the program to run, exec'd by the shells") {
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).pid)
+    // The program's name is there from its exec, its handler only once the preloaded library's constructor has run:
+    // a signal sent in between would find no handler.
+    try daemon.waitUntil("the program to run, exec'd by the shells, with a handler for SIGSEGV") {
       (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "jetsam-testapp\n"
+        && Self.catches(pid: pid, SIGSEGV)
     }
     #expect(kill(pid, SIGSEGV) == 0)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
     #expect(record.pid == pid && record.reason == .badAccess && record.signal == SIGSEGV, "\(record)")
     #expect(record.diagnostics?.count == 1, "jetsam's crash handler reported it")
+  }
+
+  /// Whether process `pid` has a handler for `signal` (its `SigCgt` mask in /proc/PID/status).
+  static func catches(pid: Int32, _ signal: Int32) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+      let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return mask & (1 << UInt64(signal - 1)) != 0
   }
 
   @Test("a capture that cannot attach says why in the diagnostic, and the kill still goes out")

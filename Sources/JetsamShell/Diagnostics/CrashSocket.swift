@@ -14,8 +14,12 @@ import JetsamWire
 /// so each report is one message with the credentials of the process that sent it (`SO_PASSCRED`): no line can be
 /// made of two writers' bytes.
 final class CrashSocket {
-  /// The descriptor number the app's end has in the app, and the variables that tell the handler.
-  static let appDescriptor: Int32 = 4
+  /// The descriptor number the app's end has in the app, and the variables that tell the handler: the crash
+  /// handler's own high number (`HIGH_DESCRIPTOR` in crash_handler.c), out of the program's way from the start, so
+  /// that no process of the app has to move it. A move cannot be passed on by a shell that exports an environment of
+  /// its own (bash keeps its own copy, not libc's): a shell as the app's first process handed the program it execs
+  /// a variable naming the socket's old number, and the program no handler.
+  static let appDescriptor: Int32 = 900
   /// The most messages read in one loop turn: a flood of lines waits its turn behind every other source.
   static let messagesPerTurn = 16
 
