@@ -8,7 +8,8 @@ import JetsamProtocol
 
 /// jetsam-lab: runs lab scenarios against jetsamd and writes their reports (LABS.md).
 let usage = """
-  Usage: jetsam-lab check NAME [--output DIR] -- CMD ARGS...
+  Usage: jetsam-lab check NAME [--output DIR] [--ready CMD] [--digest CMD [--digest-valid-for S]]
+                              [--on EVENT=CMD]... [--exercise CMD] -- PROGRAM ARGS...
          jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
 
   Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
@@ -23,6 +24,19 @@ let usage = """
   background, suspend, memory-pressure kill, relaunch (its restoration verdict); background tasks ended and CPU
   within budget in the background; back from a long suspension (its staleness verdict); relaunch after a crash;
   willTerminate. It prints a report card, one line per check, and writes the same reports as run.
+  A check that cannot judge the program (it speaks no protocol and no command speaks for it) is SKIP, not PASS.
+
+  For a program that does not speak the protocol, commands (each a shell line, run by /bin/sh -c) speak for it,
+  handed to jetsamd with each launch as jetsamctl launch takes them (PROTOCOL.md); the card notes each check judged
+  through them, e.g. (through --ready):
+    --ready CMD           it is up once CMD exits 0 (acknowledges didFinishLaunching)
+    --digest CMD          prints a digest of the state it holds (e.g. redis-cli -p 6380 DEBUG DIGEST): the
+                          restoration check compares the one saved at didEnterBackground with the relaunch's
+    --digest-valid-for S  that state stays current S seconds: the staleness check judges it too
+    --on EVENT=CMD        run CMD when EVENT is delivered; its exit acknowledges it (repeatable), e.g.
+                          --on didEnterBackground="redis-cli -p 6380 SAVE"
+    --exercise CMD        what a user does (e.g. redis-cli -p 6380 SET k v): run by jetsam-lab after each launch
+                          is active (and up, with --ready), so that there is state to lose; killed after 10 s
 
   Exit status: 0 every expectation held, 1 some did not (or a step failed), 2 the scenario cannot run, 64 misuse.
   """
@@ -34,6 +48,9 @@ struct Arguments {
   var file: String
   /// check: the program and its arguments.
   var program: [String] = []
+  /// check: the commands that speak for the program, and the exercise.
+  var commands = ProgramCommands()
+  var exercise: String?
   var socket: String?
   var output: String?
   var profiles: String?
@@ -51,6 +68,8 @@ struct Arguments {
     }
     self.command = command
     var file: String?
+    // check's command options, as given (each a shell line): parsed as jetsamctl launch parses them.
+    var commandOptions: [String: [String]] = [:]
     var index = 1
     while index < words.count {
       let word = words[index]
@@ -72,6 +91,11 @@ struct Arguments {
         default: profiles = value
         }
         index += 1
+      case _ where ProgramCommands.options.contains(word) || word == "--exercise":
+        guard command == "check" else { throw UsageError("\(word) is check's (run's apps are its scenario's)") }
+        guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
+        commandOptions[word, default: []].append(words[index + 1])
+        index += 1
       case "--quiet": quiet = true
       case "--" where command == "check":
         program = Array(words[(index + 1)...])
@@ -92,6 +116,17 @@ struct Arguments {
       // The battery runs on a daemon of its own, with no scenario: these would be silently ignored.
       guard socket == nil, profiles == nil, seed == nil, duration == nil, !quiet else {
         throw UsageError("check takes only --output (--socket, --profiles, --seed, --duration and --quiet are run's)")
+      }
+      do {
+        commands = try ProgramCommands(options: commandOptions)
+      } catch {
+        throw UsageError(error.message)
+      }
+      if let line = commandOptions["--exercise"]?.last {
+        guard !line.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+          throw UsageError("--exercise: the command is empty")
+        }
+        exercise = line
       }
     }
     self.file = file
@@ -156,14 +191,14 @@ if arguments.command == "check" {
   let runDirectory = URL(fileURLWithPath: arguments.output ?? "jetsam-lab-reports/check-\(arguments.file)-\(stamp)")
     .standardized.path
   let battery = CheckBattery(
-    name: arguments.file, command: arguments.program,
+    name: arguments.file, command: arguments.program, commands: arguments.commands, exercise: arguments.exercise,
     options: LabRunner.Options(socket: nil, binDirectory: bin, runDirectory: runDirectory))
   print("jetsam-lab check \(arguments.file): \(arguments.program.joined(separator: " "))")
   battery.onCheck = { check in
     guard !LabInterruption.isInterrupted else { return }
     let mark = ["passed": "PASS", "failed": "FAIL", "error": "ERR ", "skipped": "SKIP"][check.outcome.rawValue]!
     let location = check.location.padding(toLength: max(34, check.location.count), withPad: " ", startingAt: 0)
-    print("  \(mark)  \(location)  \(check.message ?? check.evidence ?? "")")
+    print("  \(mark)  \(location)  \(check.message ?? check.evidence ?? "")\(check.throughNote)")
   }
   let run: LabRun
   do {

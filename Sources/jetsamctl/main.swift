@@ -127,7 +127,7 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       invocation.rest,
       valued: Set([
         "--memory-limit", "--cpu-limit", "--band", "--env", "--acknowledgements", "--locked-files", "--sockets",
-      ]).union(LaunchCommands.options),
+      ]).union(ProgramCommands.options),
       flags: ["--background"], verb: verbName)
     var request = ControlRequest(verb: .launch, app: try requireName(args, verbName))
     request.command = args.trailing
@@ -169,7 +169,11 @@ func buildRequest(_ invocation: Invocation) throws -> ControlRequest {
       }
       request.sockets = parsed
     }
-    try LaunchCommands.apply(args, to: &request)
+    do {
+      try ProgramCommands(options: args.options).apply(to: &request)
+    } catch {
+      throw CLIError.usage(error.message)
+    }
     return request
   case .activate:
     let args = try VerbArguments(invocation.rest, valued: [], flags: [], verb: verbName)

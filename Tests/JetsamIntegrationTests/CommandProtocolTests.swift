@@ -85,8 +85,8 @@ struct CommandProtocolTests {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
     let unknownEvent = try daemon.ctl(["launch", "x", "--on", "didSave=true", "--", "/bin/sleep", "60"])
-    #expect(unknownEvent.status == 1)
-    #expect(unknownEvent.stderr.contains("hooks.didSave: unknown lifecycle event"), "\(unknownEvent.stderr)")
+    #expect(unknownEvent.status == 64)
+    #expect(unknownEvent.stderr.contains("--on didSave: unknown lifecycle event"), "\(unknownEvent.stderr)")
     let validity = try daemon.ctl(["launch", "x", "--digest-valid-for", "10", "--", "/bin/sleep", "60"])
     #expect(validity.status == 64 && validity.stderr.contains("--digest-valid-for: needs --digest"))
     let empty = try daemon.ctl(["launch", "x", "--ready", " ", "--", "/bin/sleep", "60"])

@@ -25,15 +25,16 @@ struct LabCheckTests {
     try check("notes", ["jetsam-demo-app"] + flags, timeout: timeout)
   }
 
-  /// Runs the battery on `command` as app `name`; its output and exit status. `inspect` reads the reports'
-  /// directory before it is removed.
+  /// Runs the battery on `command` as app `name`, with check's `flags` (`--ready CMD`, …); its output and exit
+  /// status. `inspect` reads the reports' directory before it is removed.
   static func check(
-    _ name: String, _ command: [String], timeout: Duration = .seconds(180), inspect: (String) throws -> Void = { _ in }
+    _ name: String, _ command: [String], flags: [String] = [], timeout: Duration = .seconds(180),
+    inspect: (String) throws -> Void = { _ in }
   ) throws -> CommandResult {
     let reports = NSTemporaryDirectory() + "jetsam-check-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { try? FileManager.default.removeItem(atPath: reports) }
     let result = try runCommand(
-      Binaries.current.directory + "/jetsam-lab", ["check", name, "--output", reports, "--"] + command,
+      Binaries.current.directory + "/jetsam-lab", ["check", name, "--output", reports] + flags + ["--"] + command,
       timeout: timeout)
     try inspect(reports)
     return result

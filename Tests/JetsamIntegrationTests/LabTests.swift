@@ -303,6 +303,27 @@ struct LabTests {
     for arguments in [[], ["frobnicate"]] {
       #expect(try runCommand(Binaries.current.directory + "/jetsam-lab", arguments).status == 64, "\(arguments)")
     }
+    // check's commands, documented, and refused as jetsamctl launch refuses them, before anything starts.
+    let help = try runCommand(Binaries.current.directory + "/jetsam-lab", ["check", "--help"])
+    for flag in ["--ready CMD", "--digest CMD", "--digest-valid-for S", "--on EVENT=CMD", "--exercise CMD"] {
+      #expect(help.stdout.contains(flag), "\(flag): \(help.stdout)")
+    }
+    let misuses: [([String], String)] = [
+      (["--digest-valid-for", "10"], "--digest-valid-for: needs --digest"),
+      (["--ready", " "], "--ready: the command is empty"),
+      (["--on", "SAVE"], #"--on: "SAVE" is not EVENT=CMD"#),
+      (["--on", "didSave=true"], "--on didSave: unknown lifecycle event"),
+      (["--exercise", ""], "--exercise: the command is empty"),
+      (["--digest", "true", "--digest-valid-for", "soon"], #"--digest-valid-for: "soon" is not a number of seconds"#),
+    ]
+    for (flags, message) in misuses {
+      let result = try runCommand(
+        Binaries.current.directory + "/jetsam-lab", ["check", "app"] + flags + ["--", "/bin/sleep", "60"])
+      #expect(result.status == 64 && result.stderr.contains("jetsam-lab: \(message)"), "\(flags): \(result.stderr)")
+    }
+    let runWithCommands = try runCommand(
+      Binaries.current.directory + "/jetsam-lab", ["run", "x.json5", "--ready", "true"])
+    #expect(runWithCommands.status == 64 && runWithCommands.stderr.contains("--ready is check's"))
   }
 
   @Test("a scenario that cannot run is refused before anything starts, naming the file, the step and why")

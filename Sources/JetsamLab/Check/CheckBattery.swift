@@ -6,7 +6,9 @@ import JetsamCore
 import JetsamProtocol
 
 /// `jetsam-lab check NAME -- CMD ARGS...`: one program through the standard battery a phone puts apps through, on
-/// a private jetsamd with short deadlines, each check judged by the exit record or verdict it produced.
+/// a private jetsamd with short deadlines, each check judged by the exit record or verdict it produced. A program
+/// that does not speak the protocol may be given commands that speak for it (``ProgramCommands``, launched with it
+/// as `jetsamctl launch` launches them) and an exercise (``CheckExercise``).
 public final class CheckBattery {
   /// The daemon's config: short deadlines and budgets, so that the battery takes half a minute; no automatic
   /// suspension (the battery suspends when it means to). The background CPU limit is fatal as iOS's is (the kill
@@ -27,13 +29,26 @@ public final class CheckBattery {
 
   private let name: String
   private let command: [String]
+  private let commands: ProgramCommands
+  private let exercise: String?
   private let options: LabRunner.Options
   /// Told of each check as it is judged.
   public var onCheck: (StepResult) -> Void = { _ in }
 
-  public init(name: String, command: [String], options: LabRunner.Options) {
+  /// - Parameters:
+  ///   - name: the app's name.
+  ///   - command: the program and its arguments.
+  ///   - commands: the commands that speak for it, handed to jetsamd with each launch.
+  ///   - exercise: a shell command line run after each launch becomes active, so that there is state to lose.
+  ///   - options: where jetsamd and the reports are.
+  public init(
+    name: String, command: [String], commands: ProgramCommands = ProgramCommands(), exercise: String? = nil,
+    options: LabRunner.Options
+  ) {
     self.name = name
     self.command = command
+    self.commands = commands
+    self.exercise = exercise
     self.options = options
   }
 
@@ -54,7 +69,8 @@ public final class CheckBattery {
       name: "check-\(name)", file: "check \(name)", profile: nil, config: config,
       apps: [
         name: LabApp(
-          command: command, environment: [CheckServer.variable: server.address], acknowledgements: .auto)
+          command: command, environment: [CheckServer.variable: server.address], acknowledgements: .auto,
+          commands: commands)
       ], steps: [], noUnexpectedExits: false)
     try FileManager.default.createDirectory(atPath: options.runDirectory, withIntermediateDirectories: true)
     guard geteuid() == 0 else { throw LabError("jetsam-lab check needs root: its jetsamd creates cgroups") }
@@ -72,7 +88,9 @@ public final class CheckBattery {
       commands: LabRunner.commandResolver(
         baseDirectory: FileManager.default.currentDirectoryPath, binDirectory: options.binDirectory,
         runDirectory: options.runDirectory), apps: scenario.apps)
-    var probe = CheckProbe(app: name, session: session, timings: timings, server: server)
+    var probe = CheckProbe(
+      app: name, session: session, timings: timings, server: server, commands: commands,
+      exercise: exercise.map { CheckExercise(line: $0, logPath: options.runDirectory + "/exercise.log") })
     var results: [StepResult] = []
     for check in probe.battery() {
       results.append(check)

@@ -34,15 +34,28 @@ struct CheckProbe {
   let timings: LifecycleTimings
   /// The server the program may hold a connection to (``CheckServer/variable``).
   let server: CheckServer
-  private var timeline: Timeline { session.timeline }
+  /// The commands that speak for the program (given to jetsamd with each launch): which events they answer and which
+  /// checks they judge through (``through(_:)``).
+  let commands: ProgramCommands
+  /// Run after each launch becomes active (``exerciseNewLaunch()``).
+  let exercise: CheckExercise?
+  /// The process the exercise last ran for, and what went wrong with that run (nil: it succeeded, or none ran).
+  var exercisedPid: Int32?
+  var exerciseProblem: String?
+  var timeline: Timeline { session.timeline }
   /// When the launch check began: the launch's events are judged from then.
   private var launched: Int64 = 0
 
-  init(app: String, session: LabSession, timings: LifecycleTimings, server: CheckServer) {
+  init(
+    app: String, session: LabSession, timings: LifecycleTimings, server: CheckServer,
+    commands: ProgramCommands = ProgramCommands(), exercise: CheckExercise? = nil
+  ) {
     self.app = app
     self.session = session
     self.timings = timings
     self.server = server
+    self.commands = commands
+    self.exercise = exercise
   }
 
   /// Every check, in the order they run.
@@ -79,6 +92,10 @@ struct CheckProbe {
       return result("launch", "starts and stays up", start, .error, "it did not start, or the watch stream stalled")
     }
     guard isRunning else { return result("launch", "starts and stays up", start, .failed, "it is not running") }
+    exerciseNewLaunch()
+    if let problem = exerciseProblem {
+      return result("launch", "starts and stays up", start, .error, "running, but \(problem)")
+    }
     return result(
       "launch", "starts and stays up", start, .passed, "running \(Self.launchStay.secondsText) s after its start")
   }
@@ -125,22 +142,23 @@ struct CheckProbe {
       let title = "acknowledged in time"
       let location = "watchdog \(name(of: event, after: verb))"
       if let killed, killed.reason == .appWatchdog, killed.watchdogEvent == event.rawValue {
-        return result(location, title, start, .failed, "\(killed.labDetail)")
+        // For a program that speaks no protocol, its command was the one that did not end in time.
+        return result(location, title, start, .failed, "\(killed.labDetail)", through: through(event))
       }
       if let killed {
         return result(location, title, start, .skipped, "not judged: it exited first (\(killed.labDetail))")
       }
       guard handled else { return result(location, title, start, .error, "not delivered, or the watch stalled") }
       if let acknowledged = acknowledgement(of: event, since: since) {
-        return result(location, title, start, .passed, "acknowledged\(acknowledged)")
+        return result(location, title, start, .passed, "acknowledged\(acknowledged)", through: through(event))
       }
       // Neither acknowledged nor killed: jetsamd did not time it, and no kill could have failed it.
-      guard speaksProtocol else {
+      guard speaksProtocol || through(event) != nil else {
         return result(
           location, title, start, .skipped,
           "not judged: it speaks no protocol and has no hook for \(event.rawValue): nothing to time")
       }
-      return result(location, title, start, .passed, "no watchdog kill")
+      return result(location, title, start, .passed, "no watchdog kill", through: through(event))
     }
   }
 
@@ -179,6 +197,10 @@ struct CheckProbe {
     let title = "relaunched after a memory-pressure kill while suspended, it restores what it saved"
     let start = now()
     reopen()
+    // What it holds is the exercise's doing: without it, a match would judge an empty state.
+    if let problem = exerciseProblem {
+      return result("restoration", title, start, .error, "not judged on the state it holds: \(problem)")
+    }
     // Suspended once its didEnterBackground (where it saves) is handled.
     _ = try? session.send(ControlRequest(verb: .background, app: app))
     _ = awaitHandled([.willResignActive, .didEnterBackground], since: start)
@@ -200,10 +222,11 @@ struct CheckProbe {
       latestVerdict("restoration", since: relaunched)
     }
     guard let verdict else {
-      guard speaksProtocol else {
+      guard speaksProtocol || commands.digest != nil else {
         return result(
           "restoration", title, start, .skipped,
-          "not judged: it speaks no protocol, so it reported no stateDigest (nothing saved to compare)")
+          "not judged: it speaks no protocol and has no --digest, so it reported no stateDigest "
+            + "(nothing saved to compare)")
       }
       return result(
         "restoration", title, start, .failed,
@@ -211,7 +234,8 @@ struct CheckProbe {
     }
     return result(
       "restoration", title, start, verdict.verdict == "match" ? .passed : .failed,
-      "launch \(verdict.launch ?? 0): \(verdict.verdict ?? "?") (after \(killed.labDetail))")
+      "launch \(verdict.launch ?? 0): \(verdict.verdict ?? "?") (after \(killed.labDetail))",
+      through: throughDigest(saving: true))
   }
 
   /// In the background with its tasks, it ends them within the budget and stays within the CPU budget.
@@ -272,11 +296,13 @@ struct CheckProbe {
     guard let verdict else {
       return result(
         "staleness", title, start, .skipped,
-        "not judged: it reported no resumed digest (stateDigest phase=resumed at didBecomeActive)")
+        "not judged: it reported no resumed digest (stateDigest phase=resumed at didBecomeActive, "
+          + "or --digest with --digest-valid-for)")
     }
     return result(
       "staleness", title, start, verdict.verdict == "fresh" ? .passed : .failed,
-      "resumption \(verdict.verdict ?? "?") after \(Int(CheckBattery.longSuspension)) s suspended")
+      "resumption \(verdict.verdict ?? "?") after \(Int(CheckBattery.longSuspension)) s suspended",
+      through: commands.digestValidFor == nil ? nil : throughDigest(saving: false))
   }
 
   /// Back from a suspension, at which its network sockets were defuncted (as iOS does), it talks to its server over
@@ -357,11 +383,16 @@ struct CheckProbe {
       return result("crash", title, start, .error, "it did not start again, or the watch stream stalled")
     }
     guard isRunning else { return result("crash", title, start, .failed, "the relaunch is not running") }
-    if let verdict = latestVerdict("restoration", since: relaunched), verdict.verdict != "match" {
-      return result("crash", title, start, .failed, "relaunched, restoration \(verdict.verdict ?? "?")")
+    let verdict = latestVerdict("restoration", since: relaunched)
+    if let verdict, verdict.verdict != "match" {
+      return result(
+        "crash", title, start, .failed, "relaunched, restoration \(verdict.verdict ?? "?")",
+        through: throughDigest(saving: true))
     }
     return result(
-      "crash", title, start, .passed, "relaunched and running \(Self.launchStay.secondsText) s after its start")
+      "crash", title, start, .passed,
+      "relaunched and running \(Self.launchStay.secondsText) s after its start"
+        + (verdict == nil ? "" : ", restoration match"), through: verdict == nil ? nil : throughDigest(saving: true))
   }
 
   /// Told to end, it acknowledges willTerminate and exits.
@@ -375,9 +406,9 @@ struct CheckProbe {
         "terminate", title, start, .failed, "it did not exit within \(Self.patience.secondsText) s")
     }
     if exit.reason == .appWatchdog {
-      return result("terminate", title, start, .failed, exit.labDetail)
+      return result("terminate", title, start, .failed, exit.labDetail, through: through(.willTerminate))
     }
-    return result("terminate", title, start, .passed, exit.labDetail)
+    return result("terminate", title, start, .passed, exit.labDetail, through: through(.willTerminate))
   }
 
   /// Forces a pressure level (nil: back to measured), waiting up to `wait` seconds for jetsam to act on it.
@@ -394,20 +425,24 @@ struct CheckProbe {
   private func now() -> Int64 { MonotonicClock.now().nanoseconds }
 
   /// Whether the program speaks the app protocol, as far as the watch stream shows: it has acknowledged a lifecycle
-  /// event (each acknowledgement is a message on its channel, or a command hook's end). jetsamd keeps the fact
-  /// itself (in `auto` mode an app's acknowledgements are watched from its first valid message) but reports it
-  /// nowhere, so this is the closest observable. It tells apart what cannot fail: an event of a program that speaks
-  /// no protocol and has no hook for it is timed by nobody, a program that never spoke reported no digest and holds
-  /// no background task.
+  /// event that none of its commands answers (each acknowledgement is a message on its channel, or a command's
+  /// end). jetsamd keeps the fact itself (in `auto` mode an app's acknowledgements are watched from its first valid
+  /// message) but reports it nowhere, so this is the closest observable. It tells apart what cannot fail: an event
+  /// of a program that speaks no protocol and has no command for it is timed by nobody, a program that never spoke
+  /// reported no digest of its own and holds no background task.
   private var speaksProtocol: Bool {
-    timeline.all.contains { $0.kind == .acknowledgement && $0.app == app }
+    timeline.all.contains {
+      guard $0.kind == .acknowledgement, $0.app == app else { return false }
+      guard let event = $0.name.flatMap(AppEventKind.init(rawValue:)) else { return true }
+      return through(event) == nil
+    }
   }
 
   private var isRunning: Bool {
     timeline.all.last { $0.kind == .state && $0.app == app }?.to?.isRunning ?? false
   }
 
-  private var pid: Int32? {
+  var pid: Int32? {
     guard isRunning else { return nil }
     return timeline.all.last { $0.kind == .state && $0.app == app && $0.pid != nil }?.pid
   }
@@ -517,15 +552,17 @@ struct CheckProbe {
     _ = waitFor(timeout: Self.patience, interval: .milliseconds(20)) {
       timeline.all.last { $0.kind == .state && $0.app == app }?.to == .foregroundActive ? true : nil
     }
+    exerciseNewLaunch()
   }
 
   private func result(
-    _ location: String, _ title: String, _ start: Int64, _ outcome: StepResult.Outcome, _ detail: String
+    _ location: String, _ title: String, _ start: Int64, _ outcome: StepResult.Outcome, _ detail: String,
+    through: [String]? = nil
   ) -> StepResult {
     StepResult(
       location: location, title: title, isExpectation: true, startSeconds: session.seconds(start),
       durationSeconds: Double(now() - start) / 1e9, outcome: outcome,
-      message: outcome == .passed ? nil : detail, evidence: outcome == .passed ? detail : nil)
+      message: outcome == .passed ? nil : detail, evidence: outcome == .passed ? detail : nil, through: through)
   }
 }
 

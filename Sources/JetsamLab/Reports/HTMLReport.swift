@@ -189,7 +189,7 @@ enum HTMLReport {
       html +=
         "<tr class=\"outcome-\(step.outcome.rawValue)\"><td>\(String(format: "%.3f", step.startSeconds))s</td>"
         + "<td>\(escape(step.location)) \(escape(step.title))</td><td>\(step.outcome.rawValue)</td>"
-        + "<td>\(escape(step.message ?? step.evidence ?? ""))</td></tr>\n"
+        + "<td>\(escape((step.message ?? step.evidence ?? "") + step.throughNote))</td></tr>\n"
     }
     html +=
       "</table>\n<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>at</th><th>app</th><th>launch</th><th>kind</th><th>verdict</th></tr>\n"

@@ -22,18 +22,24 @@ enum JUnitReport {
       xml +=
         #"    <testcase classname="jetsam-lab.\#(suite)" name="\#(escape(step.location + " " + step.title))" "#
         + #"time="\#(seconds(step.durationSeconds))""#
+      // The commands that spoke for the program, as a property a CI system shows beside the case.
+      let properties =
+        step.through.map {
+          #"      <properties><property name="through" value="\#(escape($0.joined(separator: ", ")))"/></properties>"#
+            + "\n"
+        } ?? ""
       switch step.outcome {
       case .passed:
-        xml += ">\n"
+        xml += ">\n" + properties
         if let evidence = step.evidence { xml += "      <system-out>\(escape(evidence))</system-out>\n" }
       case .failed:
-        xml += ">\n"
+        xml += ">\n" + properties
         xml += #"      <failure type="expectation" message="\#(escape(step.message ?? ""))"/>"# + "\n"
       case .error:
-        xml += ">\n"
+        xml += ">\n" + properties
         xml += #"      <error type="step" message="\#(escape(step.message ?? ""))"/>"# + "\n"
       case .skipped:
-        xml += ">\n"
+        xml += ">\n" + properties
         xml += #"      <skipped message="\#(escape(step.message ?? ""))"/>"# + "\n"
       }
       xml += "    </testcase>\n"

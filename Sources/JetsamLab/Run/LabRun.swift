@@ -74,6 +74,12 @@ public struct StepResult: Codable, Sendable {
   public var message: String?
   /// What decided it: the exit record or verdict that matched (for reports).
   public var evidence: String?
+  /// The commands that spoke for the program in this check, as given (`--ready`, `--on didEnterBackground`,
+  /// `--digest`): what was judged is what they did, not what the program said. Nil when none did.
+  public var through: [String]? = nil
+
+  /// ` (through --ready)` for a check that ran through commands, else empty: the card's note.
+  public var throughNote: String { through.map { " (through \($0.joined(separator: ", ")))" } ?? "" }
 
   /// A scenario-wide check at `startSeconds`: failed with `problem` when there is one, else passed on `evidence`.
   static func check(_ location: String, _ title: String, at startSeconds: Double, problem: String?, evidence: String)

@@ -126,6 +126,7 @@ struct LabSession {
     request.cpuLimit = app.cpuLimit
     request.band = app.band
     request.acknowledgements = app.acknowledgements
+    app.commands.apply(to: &request)
     if background { request.background = true }
     try send(request)
   }

@@ -33,6 +33,8 @@ public struct LabApp: Sendable, Equatable {
   public var cpuLimit: Double?
   public var band: Band?
   public var acknowledgements: AcknowledgementMode?
+  /// Commands that speak for a program that does not speak the protocol (`jetsam-lab check`'s `--ready`, …).
+  public var commands = ProgramCommands()
 }
 
 /// One step of a scenario's script.
