@@ -345,7 +345,9 @@ struct ControlSocketTests {
     // A member may launch the configured app as configured, but not with another command or environment.
     let replaced = try asMember(["launch", "fixed", "--", "/bin/sh", "-c", "id"])
     #expect(replaced.status == 1)
-    #expect(replaced.stderr.contains("only root may change the command or environment"), "\(replaced.stderr)")
+    #expect(
+      replaced.stderr.contains("only root may change the command, environment, ready, digest or hooks"),
+      "\(replaced.stderr)")
     #expect(try daemon.apps()["fixed"]?.pid == nil, "nothing was started")
     // Root may.
     let byRoot = try daemon.ctl(["launch", "fixed", "--background", "--", "/bin/sleep", "50"])
