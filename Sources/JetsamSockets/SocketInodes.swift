@@ -41,9 +41,24 @@ public enum SocketInodes {
     var inodes = Set<UInt64>()
     for entry in entries {
       let path = directory + "/" + entry.name
-      if let target = link(path), let inode = inode(ofLink: target), keep(path) { inodes.insert(inode) }
+      if let target = try descriptorLink(path), let inode = inode(ofLink: target), keep(path) { inodes.insert(inode) }
     }
     return inodes
+  }
+
+  /// Where a descriptor of `/proc/PID/fd` leads; nil for one closed meanwhile or a long path (no socket). Throws
+  /// when it may not be read: with CAP_DAC_OVERRIDE but not CAP_SYS_PTRACE (jetsamd's sandboxed unit) the listing
+  /// succeeds for another user's process, or a root process with more capabilities, while each readlink fails with
+  /// EACCES, and taking that for "no descriptors" would skip the defunct of a connection jetsamd cannot see.
+  private static func descriptorLink(_ path: String) throws(SystemError) -> String? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    let length = readlink(path, &buffer, buffer.count)
+    if length < 0 {
+      if errno == ENOENT { return nil }
+      throw SystemError.current("readlink \(path)")
+    }
+    guard length < buffer.count else { return nil }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// The protocol of the socket a descriptor path leads to (`TCP`, `UNIX-STREAM`); nil when it cannot be read.
