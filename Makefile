@@ -55,8 +55,11 @@ test-unit: build-tests
 
 # Every other Swift test (real processes on this host's cgroups: the shell's kernel suites, the integration
 # tests), the demo, and jetsamd under a real systemd in a container. Root; a few minutes.
+# Their suites run off Swift's cooperative pool (Tests/JetsamTestTraits: they block their threads), six tests at a
+# time: more only loads a two-core machine into slower runs, fewer leaves it waiting on sleeping apps.
+TEST_WIDTH ?= 6
 test-host: deps test-deps build-tests
-	JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build --skip '$(UNIT_TESTS)' $(BUILD_FLAGS)
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) JETSAM_BIN_DIR=$(BIN_DIR) $(SWIFT) test --skip-build --skip '$(UNIT_TESTS)' $(BUILD_FLAGS)
 	JETSAM_BIN_DIR=$(BIN_DIR) DEMO_LAB_OUTPUT=$(CURDIR)/.build/demo-lab scripts/demo.sh > .build/demo.log 2>&1 \
 	  || { cat .build/demo.log; exit 1; }
 	@echo "make demo: ran to completion (log: .build/demo.log)"

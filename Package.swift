@@ -125,6 +125,8 @@ let package = Package(
       name: "jetsam-lab",
       dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
+    // The trait that runs the kernel and integration suites off Swift's cooperative pool (their waits block).
+    .target(name: "JetsamTestTraits", path: "Tests/JetsamTestTraits"),
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore", "JetsamValues"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
@@ -134,13 +136,14 @@ let package = Package(
       name: "JetsamShellTests",
       dependencies: [
         "JetsamShell", "JetsamConfig", "JetsamSpawning", "JetsamPlatform", "JetsamCore", "JetsamValues",
-        "JetsamProtocol", "JetsamWire", "JetsamTestKit", "JetsamDaemonProcess",
+        "JetsamProtocol", "JetsamWire", "JetsamTestKit", "JetsamDaemonProcess", "JetsamTestTraits",
       ]),
     // Fixtures/ holds scripts the tests run as apps (found through #filePath), not sources.
     .testTarget(
       name: "JetsamIntegrationTests",
       dependencies: [
         "JetsamCore", "JetsamProtocol", "JetsamPlatform", "JetsamControlClient", "JetsamTestKit", "JetsamDaemonProcess",
+        "JetsamTestTraits",
       ],
       exclude: ["Fixtures"]),
     // How the app supervisor carries out actions, through recording fakes: no root, no kernel.

@@ -5,13 +5,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Real apps on their channel (PROTOCOL.md): the events they receive, the watchdog, background tasks, memory
 /// warnings, launch reasons.
 @Suite(
   "App lifecycle over the channel", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct AppLifecycleTests {
   static let bashApp = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/lifecycle-app.sh"
 

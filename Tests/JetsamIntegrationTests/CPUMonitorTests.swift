@@ -4,6 +4,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The CPU monitor on real processes: a C app spinning in the background is killed as soon as it reaches the fatal
@@ -11,7 +12,7 @@ import Testing
 /// lives; the spinner holding a processing task on a charging device is left alone.
 @Suite(
   "CPU monitor on real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct CPUMonitorIntegrationTests {
   /// Fatal at a quarter of a core over 4 s; background apps are never suspended on their own. (Low, so that a
   /// spinner reaches it even when a loaded machine gives it well under a whole core.)

@@ -3,6 +3,7 @@ import Glibc
 import JetsamCore
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// A real key-value server that knows nothing of jetsam (Debian's redis-server), checked through commands alone:
@@ -10,7 +11,7 @@ import Testing
 /// persistence (`mismatch`) and whole with a `SAVE` hook at didEnterBackground (`match`).
 @Suite(
   "Commands as the protocol", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct CommandProtocolTests {
   static let redisServer = "/usr/bin/redis-server"
   static let redisCLI = "/usr/bin/redis-cli"

@@ -5,10 +5,13 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// An app is its whole cgroup: what it forks lives and dies with it, and a fork bomb stays capped.
-@Suite("Containment", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(2)))
+@Suite(
+  "Containment", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(2)),
+  .offThePool)
 struct ContainmentTests {
   @Test("jetsamd's state directory is private, and it never writes through a symlink planted in it")
   func noSymlinkFollowing() throws {

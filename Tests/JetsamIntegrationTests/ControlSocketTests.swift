@@ -5,12 +5,13 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The control socket answers bad input with precise errors and keeps serving everyone else.
 @Suite(
   "Control socket", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(2)), .offThePool)
 struct ControlSocketTests {
   struct Malformed: Sendable, CustomStringConvertible {
     var line: String

@@ -5,6 +5,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// An app's crash socket is the app's to write: a line naming a process is acted on only when the kernel says that
@@ -12,7 +13,7 @@ import Testing
 /// and a flood of them costs the loop nothing another client would notice.
 @Suite(
   "Crash reports the kernel bears out", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct CrashReportTrustTests {
   static let config = "{ suspend: { backgroundGrace: null } }"
 

@@ -5,13 +5,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Diagnostics of real apps: where a hung handler hung (taken before the watchdog kill), where a spinning app burns
 /// its CPU, in MetricKit's layout, kept durably and referred to from the exit record.
 @Suite(
   "Diagnostics of real apps", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups and ptraces"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct DiagnosticsIntegrationTests {
   /// Watchdog deadlines a fifth of iOS's (didEnterBackground: 1 s); background apps never suspended on their own.
   static let config =

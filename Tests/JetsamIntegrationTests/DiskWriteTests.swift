@@ -3,13 +3,14 @@ import Glibc
 import JetsamCore
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The disk-write monitor on real processes: an app writing past a small limit gets a disk-write exception
 /// diagnostic in MetricKit's layout, and lives; its fixed twin, writing under the limit, gets none.
 @Suite(
   "Disk-write exceptions of real apps", .serialized,
-  .enabled(if: isRoot, "needs root: jetsamd creates cgroups and ptraces"), .timeLimit(.minutes(2)))
+  .enabled(if: isRoot, "needs root: jetsamd creates cgroups and ptraces"), .timeLimit(.minutes(2)), .offThePool)
 struct DiskWriteIntegrationTests {
   /// 1 MiB within 10 s (read every 833 ms); background apps never suspended on their own.
   static let config =

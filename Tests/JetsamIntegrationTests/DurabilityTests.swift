@@ -4,13 +4,14 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Exit records are durable before they are reported: a daemon SIGKILLed in the middle of a kill storm has
 /// lost none of the records any client had already seen.
 @Suite(
   "Durable exit records", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(5)))
+  .timeLimit(.minutes(5)), .offThePool)
 struct DurabilityTests {
   @Test("SIGKILL of the daemon mid kill storm loses no reported record")
   func crashMidStorm() throws {

@@ -3,12 +3,13 @@ import Glibc
 import JetsamCore
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Real apps that end in every way the foundation classifies, each checked in the durable record log.
 @Suite(
   "Exit reasons of real processes", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct ExitReasonTests {
   struct Case: Sendable, CustomStringConvertible {
     var arguments: [String]

@@ -6,11 +6,12 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Synchronization
 import Testing
 
 /// No app and no client can take the loop: each gets a bounded share per turn, after every kernel source.
-@Suite("Fairness", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"))
+@Suite("Fairness", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .offThePool)
 struct FairnessTests {
   @Test("an app writing to its channel without pause and a client flooding the socket leave jetsamd responsive")
   func floods() throws {

@@ -2,10 +2,13 @@ import Foundation
 import Glibc
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// `ram: "host"`: the device is the whole machine and available memory is MemAvailable.
-@Suite("Host mode", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(1)))
+@Suite(
+  "Host mode", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(1)),
+  .offThePool)
 struct HostModeTests {
   @Test("pressure reports the machine's RAM and MemAvailable")
   func hostMode() throws {

@@ -5,13 +5,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Every jetsamctl verb against a real daemon, with its --json output checked against /proc, cgroup files and
 /// the record log.
 @Suite(
   "jetsamctl verbs", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct JetsamctlTests {
   @Test("launch, background, activate, suspend, resume, terminate, ps and status agree with the kernel")
   func lifecycleVerbs() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// jetsamd's own command line, run as a binary.
-@Suite("jetsamd command line")
+@Suite("jetsamd command line", .offThePool)
 struct JetsamdCommandLineTests {
   @Test("--help, --version and --check-config")
   func informational() throws {

@@ -5,13 +5,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Jetsam under real memory pressure: 20 suspended apps holding real memory, a foreground app that grows,
 /// and the exit records as the judge.
 @Suite(
   "Jetsam kill order", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct KillOrderTests {
   /// A 1 GiB device whose urgent level starts at 500M available and clears at 560M.
   static let config = """

@@ -3,13 +3,14 @@ import FoundationXML
 import Glibc
 import JetsamDaemonProcess
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// `jetsam-lab check`: the demo app passes the battery in its correct mode, and each misbehaviour fails it at the
 /// check that should catch it, first.
 @Suite(
-  "Lab checks", .serialized, .enabled(if: isRoot, "needs root: the battery's jetsamd creates cgroups"),
-  .timeLimit(.minutes(10)))
+  "Lab checks", .enabled(if: isRoot, "needs root: the battery's jetsamd creates cgroups"),
+  .timeLimit(.minutes(10)), .offThePool)
 struct LabCheckTests {
   /// The report card's lines: check name → (outcome, detail).
   static func card(_ output: String) -> [(check: String, outcome: String, detail: String)] {
@@ -148,55 +149,39 @@ struct LabCheckTests {
     #expect(Self.card(busy.stdout).map { "\($0.outcome) \($0.check)" } == idleCard, "\(busy.stdout)")
   }
 
-  @Test("each misbehaviour fails the battery, first at the check that catches it")
-  func misbehavioursFailTheRightCheck() throws {
-    let cases: [(flags: [String], check: String, detail: String)] = [
-      (["--hang-in", "didEnterBackground"], "watchdog didEnterBackground", "appWatchdog in didEnterBackground"),
-      (["--never-end-task"], "backgroundTask", "backgroundTaskAssertionTimeout"),
-      (["--leak", "20"], "memoryWarning", "in the 2 s after the warning"),
-      (["--spin"], "backgroundCPU", "cpuResourceLimit"),
-      (["--crash", "segv"], "launch", "badAccess"),
-      (["--forget-to-save"], "restoration", "mismatch"),
-      (["--forget-to-restore"], "restoration", "lost"),
-      (["--unreported-save"], "restoration", "unsaved"),
-      (["--feed-valid-for", "1", "--stale-on-resume"], "staleness", "resumption stale"),
-      // Its fixed twin is the correct mode, which closes at didEnterBackground and reconnects at willEnterForeground.
-      (["--keep-connection"], "sockets", "after its return it said nothing to its server"),
-    ]
-    // Three batteries at a time (each on its own jetsamd and device cgroup): the whole takes about two minutes.
-    let results = LockedResults(count: cases.count)
-    let slots = DispatchSemaphore(value: 3)
-    let group = DispatchGroup()
-    for (index, flags) in cases.map(\.flags).enumerated() {
-      slots.wait()
-      group.enter()
-      DispatchQueue.global().async {
-        results.set(index, Result { try Self.check(flags) })
-        slots.signal()
-        group.leave()
-      }
-    }
-    group.wait()
-    for (index, expected) in cases.enumerated() {
-      let result = try results.get(index).get()
-      #expect(result.status == 1, "\(expected.flags): \(result.stdout)\(result.stderr)")
-      let firstFailure = Self.card(result.stdout).first { $0.outcome == "FAIL" }
-      #expect(firstFailure?.check == expected.check, "\(expected.flags): \(result.stdout)")
-      #expect(firstFailure?.detail.contains(expected.detail) == true, "\(expected.flags): \(result.stdout)")
-    }
+  /// A way the demo app misbehaves, and the first check of the battery that must fail on it, with what it says.
+  struct Misbehaviour: Sendable, CustomTestStringConvertible {
+    var flags: [String]
+    var check: String
+    var detail: String
+    var testDescription: String { flags.joined(separator: " ") }
   }
-}
 
-/// Results filled in from several threads.
-private final class LockedResults: @unchecked Sendable {
-  private let lock = NSLock()
-  private var results: [Result<CommandResult, any Error>?]
+  static let misbehaviours: [Misbehaviour] = [
+    Misbehaviour(
+      flags: ["--hang-in", "didEnterBackground"], check: "watchdog didEnterBackground",
+      detail: "appWatchdog in didEnterBackground"),
+    Misbehaviour(flags: ["--never-end-task"], check: "backgroundTask", detail: "backgroundTaskAssertionTimeout"),
+    Misbehaviour(flags: ["--leak", "20"], check: "memoryWarning", detail: "in the 2 s after the warning"),
+    Misbehaviour(flags: ["--spin"], check: "backgroundCPU", detail: "cpuResourceLimit"),
+    Misbehaviour(flags: ["--crash", "segv"], check: "launch", detail: "badAccess"),
+    Misbehaviour(flags: ["--forget-to-save"], check: "restoration", detail: "mismatch"),
+    Misbehaviour(flags: ["--forget-to-restore"], check: "restoration", detail: "lost"),
+    Misbehaviour(flags: ["--unreported-save"], check: "restoration", detail: "unsaved"),
+    Misbehaviour(
+      flags: ["--feed-valid-for", "1", "--stale-on-resume"], check: "staleness", detail: "resumption stale"),
+    // Its fixed twin is the correct mode, which closes at didEnterBackground and reconnects at willEnterForeground.
+    Misbehaviour(
+      flags: ["--keep-connection"], check: "sockets", detail: "after its return it said nothing to its server"),
+  ]
 
-  init(count: Int) { results = Array(repeating: nil, count: count) }
-
-  func set(_ index: Int, _ result: Result<CommandResult, any Error>) { lock.withLock { results[index] = result } }
-
-  func get(_ index: Int) -> Result<CommandResult, any Error> {
-    lock.withLock { results[index] ?? .failure(TestKitError("no result")) }
+  /// Each case is a battery on its own jetsamd and device cgroup: the runner runs them side by side.
+  @Test("each misbehaviour fails the battery, first at the check that catches it", arguments: misbehaviours)
+  func misbehaviourFailsTheRightCheck(_ expected: Misbehaviour) throws {
+    let result = try Self.check(expected.flags)
+    #expect(result.status == 1, "\(expected.flags): \(result.stdout)\(result.stderr)")
+    let firstFailure = Self.card(result.stdout).first { $0.outcome == "FAIL" }
+    #expect(firstFailure?.check == expected.check, "\(expected.flags): \(result.stdout)")
+    #expect(firstFailure?.detail.contains(expected.detail) == true, "\(expected.flags): \(result.stdout)")
   }
 }

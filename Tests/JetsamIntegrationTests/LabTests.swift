@@ -6,12 +6,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// `jetsam-lab run`: scenarios against a private jetsamd on real processes, their JUnit XML, summary, trace and
 /// HTML report (the page checked in a real headless Chromium).
 @Suite(
-  "Labs", .serialized, .enabled(if: isRoot, "needs root: a lab's jetsamd creates cgroups"), .timeLimit(.minutes(5)))
+  "Labs", .serialized, .enabled(if: isRoot, "needs root: a lab's jetsamd creates cgroups"), .timeLimit(.minutes(5)),
+  .offThePool)
 struct LabTests {
   static let labs = Binaries.packageRoot + "/labs/"
 

@@ -2,12 +2,13 @@ import Foundation
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The launch, responsiveness, time, CPU and memory families of `jetsamctl metrics --json`, from real processes.
 @Suite(
   "Launch metrics on real processes", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct LaunchMetricsIntegrationTests {
   /// The payload of `app` (records and running launch), and its JSON as printed.
   static func payload(_ daemon: DaemonHarness, _ app: String) throws -> (MetricPayload?, String) {

@@ -3,11 +3,14 @@ import Glibc
 import JetsamControlClient
 import JetsamDaemonProcess
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// jetsamd holds a few descriptors per app (pidfd, cgroup files, channel) and per kill (a memory release in flight) and
 /// per client, and memory per client (its unsent replies): all of it comes back once the app or the client is gone.
-@Suite("Leaks", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(5)))
+@Suite(
+  "Leaks", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(5)),
+  .offThePool)
 struct LeakTests {
   /// What each of the process's descriptors refers to (`socket:[123]`, `anon_inode:[eventfd]`, a path).
   private func descriptors(of pid: Int32) -> [String] {

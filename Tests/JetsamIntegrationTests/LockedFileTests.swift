@@ -5,13 +5,14 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Locked files at suspension on real processes: a Python app inside `BEGIN EXCLUSIVE` on a SQLite database, and
 /// another writer (the sqlite3 CLI) that the lock keeps out.
 @Suite(
   "Locked files at suspension", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct LockedFileIntegrationTests {
   static let holder = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/sqlite_holder.py"
 

@@ -2,6 +2,7 @@ import Foundation
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// `averageSuspendedMemory`, `cumulativeLogicalWrites`, and a running app's CPU time and peak memory in
@@ -9,7 +10,7 @@ import Testing
 @Suite(
   "Memory, disk and CPU metrics on real processes", .serialized,
   .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct MemoryDiskMetricsIntegrationTests {
   static func payload(_ daemon: DaemonHarness) throws -> (MetricPayload?, String) {
     try LaunchMetricsIntegrationTests.payload(daemon, "demo")

@@ -3,13 +3,14 @@ import Glibc
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// jetsamd's own HTTP endpoint (`metrics.listen`): scraped by a real Prometheus server, refusing what it does not
 /// serve, bounded against clients that hold connections, and following the config.
 @Suite(
   "Prometheus endpoint", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct MetricsEndpointIntegrationTests {
   static let prometheus = Binaries.packageRoot + "/.build/tools/prometheus"
   static let probe = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/http_probe.py"

@@ -4,6 +4,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Checks jetsamctl's MetricKit-shaped JSON against the schemas in `schemas/` with a real JSON Schema validator
@@ -30,7 +31,7 @@ enum SchemaCheck {
 /// `jetsamctl metrics`: MetricKit's exit counts from real exits, matching the exit records exactly.
 @Suite(
   "MetricKit-shaped metrics", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct MetricsIntegrationTests {
   @Test("the exit counts per app and side match the exit records exactly, and conform to the schema")
   func countsMatchRecords() throws {

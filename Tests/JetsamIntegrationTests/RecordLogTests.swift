@@ -4,13 +4,14 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The record log over a long life and a full disk: no record torn, lost or reported before it is whole on disk;
 /// rotation keeps every app's launch numbers; `exits` pages newest first.
 @Suite(
   "Record log: full disk, stop, rotation", .serialized, .enabled(if: isRoot, "needs root: tmpfs mounts, cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct RecordLogTests {
   /// A small tmpfs mounted over the daemon's state directory, to fill up.
   final class SmallDisk {

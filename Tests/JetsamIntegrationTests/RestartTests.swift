@@ -6,12 +6,13 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// A crashed jetsamd's successor re-adopts the apps it left running and records what happened meanwhile.
 @Suite(
   "Daemon restart", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(2)), .offThePool)
 struct RestartTests {
   @Test("a second jetsamd on the same state directory or the same device refuses to start; the first runs on")
   func oneDaemonPerDevice() throws {

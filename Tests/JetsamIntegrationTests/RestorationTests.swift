@@ -4,13 +4,14 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The restoration check a developer runs: save at didEnterBackground, get killed while suspended, relaunch,
 /// restore — with the Swift demo app (JetsamClient), the Python module and the bash example.
 @Suite(
   "State restoration", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct RestorationTests {
   static let demoApp = Binaries.current.demoApp
   static let pythonApp = Binaries.packageRoot + "/clients/python/example_app.py"

@@ -2,13 +2,14 @@ import Foundation
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Signpost metrics of `jetsamctl metrics --json` and the launch series of the Prometheus exposition, from real
 /// processes.
 @Suite(
   "Signpost metrics and launch series on real processes", .serialized,
-  .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(3)))
+  .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .timeLimit(.minutes(3)), .offThePool)
 struct SignpostMetricsIntegrationTests {
   static func signpost(_ payload: MetricPayload?, _ name: String) -> SignpostMetricPayload? {
     payload?.signpostMetrics?.first { $0.signpostName == name }

@@ -5,6 +5,7 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Sockets at suspension on real processes: a Python app holding a TCP connection to the test's server, an IPv6
@@ -13,7 +14,7 @@ import Testing
 @Suite(
   "Sockets at suspension, on real processes", .serialized,
   .enabled(if: isRoot, "needs root: jetsamd creates cgroups, SOCK_DESTROY"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct SocketDefunctTests {
   static let holder = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/socket_holder.py"
   static let config = "{ suspend: { backgroundGrace: null } }"

@@ -4,13 +4,14 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// jetsamd with a spawner service (`spawnerSocket`): the service starts and reaps the apps, jetsamd keeps their
 /// pidfds and learns how each ended from the service, across its own restart too.
 @Suite(
   "Spawner service", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct SpawnerServiceTests {
   /// A jetsam-spawner listening in its own directory, stopped (and its socket removed) by `stop()`.
   final class Spawner {

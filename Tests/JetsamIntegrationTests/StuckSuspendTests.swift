@@ -5,6 +5,7 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// One app whose processes cannot stop (held in a freezer: state D on the hybrid layout's v1 freezer) must not
@@ -12,7 +13,7 @@ import Testing
 /// suspended victim, and the systemd watchdog stays fed.
 @Suite(
   "An app that cannot stop", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(2)), .offThePool)
 struct StuckSuspendTests {
   /// A 1 GiB device: urgent below 500M available, clear from 560M.
   static func config(suspendTimeout: String) -> String {

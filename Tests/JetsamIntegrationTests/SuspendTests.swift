@@ -5,12 +5,13 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// Suspend and resume act on every process of an app, in both modes.
 @Suite(
   "Suspend and resume", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(2)))
+  .timeLimit(.minutes(2)), .offThePool)
 struct SuspendTests {
   @Test("signal mode stops every process of the app (state T) and resume continues them")
   func signalMode() throws {

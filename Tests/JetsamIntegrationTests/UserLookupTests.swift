@@ -3,12 +3,13 @@ import Glibc
 import JetsamControlClient
 import JetsamDaemonProcess
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// User and group lookups happen off the loop: with a directory that takes 2 s per lookup (a preload that slows
 /// `getgrouplist`, standing in for sssd or LDAP), another client is answered meanwhile and the slow one is still
 /// served as before.
-@Suite("User lookups", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"))
+@Suite("User lookups", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"), .offThePool)
 struct UserLookupTests {
   /// The preload built from `Fixtures/slow_lookups.c`, and the file it marks each slow lookup in.
   final class SlowDirectory {

@@ -5,6 +5,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 extension ControlClient {
@@ -38,7 +39,7 @@ extension ControlClient {
 /// `watch` (the streaming subscription), app signposts, and `jetsamctl top` on a real jetsamd and real apps.
 @Suite(
   "Watching and top", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct WatchTests {
   static let bashApp = Binaries.packageRoot + "/clients/bash/example-app.sh"
 

@@ -5,6 +5,7 @@ import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 /// The watchdog under a real tracer (`strace -p`, attached as a debugger attaches): held while it is attached (as
@@ -12,7 +13,7 @@ import Testing
 @Suite(
   "Watchdog under a debugger", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "needs strace (make test installs it)"),
-  .timeLimit(.minutes(3)))
+  .timeLimit(.minutes(3)), .offThePool)
 struct WatchdogDebuggerIntegrationTests {
   /// Watchdog deadlines a fifth of iOS's (didEnterBackground: 1 s); background apps never suspended on their own.
   static func config(_ rule: String) -> String {

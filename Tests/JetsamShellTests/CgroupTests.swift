@@ -3,12 +3,13 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamTestKit
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// Parsing and value mapping of the cgroup layer: no root, no cgroups created.
-@Suite struct CgroupTestsParsing {
+@Suite(.offThePool) struct CgroupTestsParsing {
   static let hybridProcCgroup = """
     9:name=systemd:/
     8:pids:/
@@ -115,7 +116,7 @@ import Testing
 }
 
 /// The cgroup layer on the real kernel: creates cgroups next to the test process's own, starts processes in them.
-@Suite(.serialized, .enabled(if: isRoot, "needs root: creates cgroups"), .timeLimit(.minutes(1)))
+@Suite(.serialized, .enabled(if: isRoot, "needs root: creates cgroups"), .timeLimit(.minutes(1)), .offThePool)
 struct CgroupTests {
   @Test func detectsTheLayoutOfThisMachine() throws {
     let layout = try CgroupLayout.detect()

@@ -2,6 +2,7 @@ import Foundation
 import JetsamCore
 import JetsamProtocol
 import JetsamTestKit
+import JetsamTestTraits
 import JetsamValues
 import JetsamWire
 import Testing
@@ -9,7 +10,7 @@ import Testing
 @testable import JetsamConfig
 @testable import JetsamShell
 
-@Suite("Config files")
+@Suite("Config files", .offThePool)
 struct ConfigTests {
   struct BadConfig: Sendable, CustomStringConvertible {
     var text: String

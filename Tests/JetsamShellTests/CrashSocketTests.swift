@@ -1,11 +1,12 @@
 import Glibc
 import JetsamCore
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// The crash handler's report line, as jetsamd reads it.
-@Suite struct CrashSocketTests {
+@Suite(.offThePool) struct CrashSocketTests {
   @Test("a report line gives the process, thread, signal, code and address; anything else is refused")
   func parses() {
     #expect(
@@ -32,7 +33,7 @@ import Testing
 }
 
 /// Whether a report is taken: only when the kernel's sender is the process named, in the app, with that thread.
-@Suite struct CrashReportCheckTests {
+@Suite(.offThePool) struct CrashReportCheckTests {
   let report = CrashReport(pid: 40, tid: 41, signal: 11, code: 1, address: 0)
 
   func refusal(sender: Int32?, processes: [Int32] = [40, 50], threads: Set<Int32> = [40, 41]) -> String? {

@@ -1,9 +1,10 @@
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// How the disk-write monitor's figures are read (`io.stat`) and written (MetricKit's `writesCaused`).
-@Suite struct DiskWriteCountersTests {
+@Suite(.offThePool) struct DiskWriteCountersTests {
   @Test("io.stat's wbytes are summed over its devices")
   func ioStat() {
     let text =

@@ -2,13 +2,14 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamProtocol
+import JetsamTestTraits
 import Synchronization
 import Testing
 
 @testable import JetsamConfig
 @testable import JetsamShell
 
-@Suite("Exit record log")
+@Suite("Exit record log", .offThePool)
 struct ExitRecordLogTests {
   static func record(_ app: String, pid: Int32) -> ExitRecord {
     ExitRecord(

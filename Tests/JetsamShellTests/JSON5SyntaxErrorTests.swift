@@ -1,11 +1,12 @@
 import Foundation
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamConfig
 @testable import JetsamShell
 
 /// Config syntax errors say where: ``JSON5Parser`` names the line and column of each.
-@Suite("JSON5 syntax errors")
+@Suite("JSON5 syntax errors", .offThePool)
 struct JSON5SyntaxErrorTests {
   struct Case: CustomStringConvertible, Sendable {
     var text: String

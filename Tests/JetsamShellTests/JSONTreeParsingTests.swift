@@ -1,10 +1,11 @@
 import Foundation
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamConfig
 @testable import JetsamShell
 
-@Suite("Strict JSON parsing of control requests")
+@Suite("Strict JSON parsing of control requests", .offThePool)
 struct JSONTreeParsingTests {
   /// Valid texts: the parser reads each as Foundation's JSONDecoder reads it.
   static let valid: [String] = [

@@ -1,12 +1,13 @@
 import Foundation
 import Glibc
 import JetsamCore
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// Finding the file locks of a process: the fdinfo lines, and real locks of all three kinds taken by this process.
-@Suite struct LockInspectorTests {
+@Suite(.offThePool) struct LockInspectorTests {
   @Test("fdinfo lock lines: POSIX, flock and OFD; leases and waiters left out")
   func parsesFDInfo() {
     let text = """

@@ -1,9 +1,10 @@
 import JetsamConfig
 import JetsamShell
+import JetsamTestTraits
 import Testing
 
 /// The metrics listener's HTTP, byte for byte: request heads, the answers routed from them, and listen addresses.
-@Suite("Metrics endpoint HTTP")
+@Suite("Metrics endpoint HTTP", .offThePool)
 struct MetricsEndpointTests {
   static func parse(_ text: String) -> HTTPRequestHead.Parsed { HTTPRequestHead.parse(Array(text.utf8)) }
 

@@ -1,10 +1,11 @@
 import JetsamPlatform
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// The daemon-wide budget of unread client output, and the queue a stream keeps it in.
-@Suite("Output budget")
+@Suite("Output budget", .offThePool)
 struct OutputBudgetTests {
   /// A client that records why it was dropped.
   final class Client: OutputHolder {

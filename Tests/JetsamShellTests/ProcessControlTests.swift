@@ -3,6 +3,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamTestKit
+import JetsamTestTraits
 import JetsamValues
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 @testable import JetsamSpawning
 
 /// Pure parts of process control and spawning: no root, no child processes.
-@Suite struct ProcessControlTests {
+@Suite(.offThePool) struct ProcessControlTests {
   @Test func signalsCarryTheirCNames() {
     #expect(Signal.terminate.rawValue == SIGTERM)
     #expect(Signal.kill.description == "SIGKILL")
@@ -81,7 +82,7 @@ import Testing
 }
 
 /// Stop states through a pidfd, on a real child: no root needed.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(1)), .offThePool)
 struct ChildStopStateTests {
   @Test("a child's pidfd says whether it is stopped, without consuming the report; not-our-child says nil")
   func stoppedChild() throws {

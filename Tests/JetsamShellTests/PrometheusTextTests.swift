@@ -1,9 +1,10 @@
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamShell
 
 /// The exposition's text format: what promtool and scrapers parse.
-@Suite("Prometheus text")
+@Suite("Prometheus text", .offThePool)
 struct PrometheusTextTests {
   @Test("a family: HELP and TYPE once, then its samples; label values and HELP escaped; an empty one left out")
   func families() {

@@ -1,10 +1,11 @@
 import Glibc
 import JetsamPlatform
 import JetsamSpawning
+import JetsamTestTraits
 import Testing
 
 /// jetsam-spawner's own epoll loop: descriptors in, handlers called on the loop's thread, cancel, exit.
-@Suite struct SpawnerLoopTests {
+@Suite(.offThePool) struct SpawnerLoopTests {
   /// A pipe whose ends are closed when the test ends.
   private final class Pipe {
     let read: FileDescriptor

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamTestTraits
 import JetsamValues
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 
 /// The spawner service's messages: a spawn request travels with its descriptors in a stated order and comes out
 /// the same on the other side; replies keep what jetsamd needs.
-@Suite("Spawner messages")
+@Suite("Spawner messages", .offThePool)
 struct SpawnerMessagesTests {
   @Test("a request names its descriptors in order, and the service rebuilds the same spawn request from them")
   func requestRoundTrip() throws {

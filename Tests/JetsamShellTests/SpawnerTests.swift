@@ -3,6 +3,7 @@ import JetsamCore
 import JetsamDaemonProcess
 import JetsamPlatform
 import JetsamTestKit
+import JetsamTestTraits
 import JetsamValues
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 
 /// Real spawns of `jetsam-testapp` into cgroups made for each test. Every process is killed and every cgroup
 /// removed in `defer`, also when an expectation fails.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(1)), .offThePool)
 struct SpawnerTests {
   // MARK: Placement
 

@@ -1,5 +1,6 @@
 import Foundation
 import JetsamCore
+import JetsamTestTraits
 import Testing
 
 @testable import JetsamConfig
@@ -7,7 +8,7 @@ import Testing
 
 /// The state file is written by a hand-made encoder (``StateFileEncoder``) and read by `JSONDecoder`: these tests
 /// keep the two in step, so a field added to ``AppStatus`` or ``DaemonState`` cannot be silently dropped.
-@Suite("State file encoding")
+@Suite("State file encoding", .offThePool)
 struct StateFileEncoderTests {
   static func adopted(full: Bool, name: String = "app") -> AppStatus {
     var app = AppStatus(

@@ -14,12 +14,14 @@ public final class CheckBattery {
   /// suspension (the battery suspends when it means to). The background CPU limit is fatal as iOS's is (the kill
   /// as soon as the window's CPU time reaches it), at a quarter of iOS's 80 %: an app at rest in the background uses
   /// next to nothing, while a busy loop on a loaded machine may get well under 80 % of a core and would slip
-  /// through.
+  /// through. didEnterBackground keeps iOS's own deadline (about 5 s): a program without the protocol saves through
+  /// a real command (`redis-cli SAVE`: a write and an fsync), and on a loaded machine's disk that alone can take
+  /// longer than the other, shortened deadlines.
   static let config = """
     {
       device: { ram: "2G" },
       suspend: { backgroundGrace: null },
-      watchdog: { launch: "3s", foreground: "2s", background: "2s", terminate: "2s" },
+      watchdog: { launch: "3s", foreground: "2s", background: "5s", terminate: "2s" },
       backgroundTasks: { budget: "3s", expirationWarning: "1s", grace: "500ms" },
       cpuMonitor: { background: { fatal: { limit: 20, window: "3s" }, nonFatal: null } },
     }
