@@ -89,7 +89,7 @@ public final class CheckBattery {
       // As a scenario's commands, the working directory standing for the scenario's.
       commands: LabRunner.commandResolver(
         baseDirectory: FileManager.default.currentDirectoryPath, binDirectory: options.binDirectory,
-        runDirectory: options.runDirectory), apps: scenario.apps)
+        runDirectory: options.runDirectory), apps: scenario.apps, exerciseLog: options.runDirectory + "/exercise.log")
     var probe = CheckProbe(
       app: name, session: session, timings: timings, server: server, commands: commands,
       exercise: exercise.map { CheckExercise(line: $0, logPath: options.runDirectory + "/exercise.log") })

@@ -69,6 +69,15 @@ struct ExpectationCheck {
       let names = seen.compactMap(\.name)
       return ExpectationCheck(
         holds: false, detail: "events delivered to \(app): " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
+    case .acknowledged(let app, let name):
+      let seen = changes.filter { $0.kind == .acknowledgement && $0.app == app }
+      if seen.contains(where: { $0.name == name }) {
+        return ExpectationCheck(holds: true, detail: "\(name) acknowledged for \(app)")
+      }
+      let names = seen.compactMap(\.name)
+      return ExpectationCheck(
+        holds: false,
+        detail: "events acknowledged for \(app): " + (names.isEmpty ? "none" : names.joined(separator: ", ")))
     case .memory(let app, let bytes):
       // The latest sample lists every running app: one it leaves out is not running (any more).
       let latest =
@@ -103,12 +112,16 @@ extension ExitPattern {
   func matches(_ record: ExitRecord) -> Bool {
     record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state == state)
       && (launch == nil || record.launch == launch)
+      && (lockedFile == nil || record.lockedFiles?.contains { $0.path == lockedFile } == true)
   }
 }
 
 extension ExitRecord {
   /// `mail launch 2: memoryPressure in suspended`.
-  var labSummary: String { "\(app) launch \(launch): \(reason.rawValue) in \(state)" }
+  var labSummary: String {
+    let held = lockedFiles.map { " holding \($0.map(\.path).joined(separator: ", "))" } ?? ""
+    return "\(app) launch \(launch): \(reason.rawValue) in \(state)\(held)"
+  }
   /// One exit of one launch.
   var labKey: String { "\(app)#\(launch)" }
 }

@@ -50,6 +50,11 @@ public final class LabRunner {
   /// Runs the scenario; throws only when it cannot run at all (jetsamd would not start).
   public func run() throws -> LabRun {
     try FileManager.default.createDirectory(atPath: options.runDirectory, withIntermediateDirectories: true)
+    var placeholders = ScenarioPlaceholders(
+      scenarioDirectory: scenarioDirectory, runDirectory: options.runDirectory)
+    // Removed once the daemon has stopped (defers run in reverse), when the apps that wrote in it have ended.
+    defer { placeholders.removeTemporaryDirectory() }
+    let scenario = try placeholders.fill(self.scenario)
     let daemon: LabDaemon?
     if options.socket != nil {
       daemon = nil
@@ -72,7 +77,7 @@ public final class LabRunner {
       client: client, timeline: timeline, origin: origin,
       commands: Self.commandResolver(
         baseDirectory: scenarioDirectory, binDirectory: options.binDirectory, runDirectory: options.runDirectory),
-      apps: scenario.apps)
+      apps: scenario.apps, exerciseLog: options.runDirectory + "/exercise.log")
     var results: [StepResult] = []
     for step in scenario.steps {
       let result = session.perform(step)

@@ -13,14 +13,17 @@ struct LabSession {
   let origin: Int64
   let commands: ([String]) -> [String]
   let apps: [String: LabApp]
+  /// Where `exercise` steps' output goes.
+  let exerciseLog: String
   /// Exits the scenario caused or expected (`app#launch`), and apps a step killed or ended since when.
   var expectedExits: Set<String> = []
   var endedByStep: [(app: String, since: Int64)] = []
 
   init(
     client: ControlClient, timeline: Timeline, origin: Int64, commands: @escaping ([String]) -> [String],
-    apps: [String: LabApp]
+    apps: [String: LabApp], exerciseLog: String
   ) {
+    self.exerciseLog = exerciseLog
     self.client = client
     self.timeline = timeline
     self.origin = origin
@@ -112,7 +115,35 @@ struct LabSession {
       var request = ControlRequest(verb: .device)
       request.charging = on
       try send(request)
+    case .exercise(let app, let fails): try exercise(app, fails: fails, within: within)
     case .expect: break
+    }
+  }
+
+  /// Runs the app's exercise on its launch now running, once that launch is up as far as anything tells: its
+  /// `ready` command succeeded (jetsamd's acknowledgement of `didFinishLaunching` for its pid), so that the
+  /// exercise meets the program, not a port nothing listens on yet.
+  func exercise(_ name: String, fails: Bool, within: Double) throws {
+    let app = apps[name]!
+    let pid = try client.send(ControlRequest(verb: .ps)).apps?.first { $0.name == name }?.pid
+    guard let pid else { throw LabError("exercise \(name): it is not running") }
+    if app.commands.ready != nil {
+      let timeline = timeline
+      let ready = eventually(timeout: .seconds(within), interval: .milliseconds(20)) {
+        timeline.all.contains {
+          $0.kind == .acknowledgement && $0.app == name && $0.pid == pid
+            && $0.name == AppEventKind.didFinishLaunching.rawValue
+        }
+      }
+      guard ready else { throw LabError("exercise \(name): its ready command did not succeed within \(Int(within)) s") }
+    }
+    let problem = CheckExercise(line: app.exercise!, logPath: exerciseLog).run()
+    if fails {
+      guard problem != nil else {
+        throw LabError("exercise \(name): \"\(app.exercise!)\" succeeded, and was to fail")
+      }
+    } else if let problem {
+      throw LabError(problem)
     }
   }
 

@@ -33,8 +33,12 @@ public struct LabApp: Sendable, Equatable {
   public var cpuLimit: Double?
   public var band: Band?
   public var acknowledgements: AcknowledgementMode?
-  /// Commands that speak for a program that does not speak the protocol (`jetsam-lab check`'s `--ready`, …).
+  /// Commands that speak for a program that does not speak the protocol (`jetsam-lab check`'s `--ready`, …): its
+  /// `ready`, `digest`, `digestValidFor` and `on`.
   public var commands = ProgramCommands()
+  /// What a user does with the program (one shell line, run by the lab at an `exercise` step), so that there is
+  /// state to lose: `jetsam-lab check --exercise`.
+  public var exercise: String?
 }
 
 /// One step of a scenario's script.
@@ -71,6 +75,9 @@ public enum StepAction: Sendable {
   /// A balloon of `size` for `duration`, then released.
   case spike(size: Int64, duration: Duration)
   case charging(Bool)
+  /// Run the app's `exercise` line once its launch is up (its `ready` succeeded); `fails`: the line must fail (a
+  /// listener that must be gone), else it must succeed.
+  case exercise(app: String, fails: Bool)
   case expect(Expectation)
 
   public var title: String {
@@ -91,6 +98,7 @@ public enum StepAction: Sendable {
     case .ramp(let to, let over, let steps): "ramp to \(ByteSize.format(to)) over \(over.labText) (\(steps) steps)"
     case .spike(let size, let duration): "spike \(ByteSize.format(size)) for \(duration.labText)"
     case .charging(let on): "charging \(on ? "on" : "off")"
+    case .exercise(let app, let fails): "exercise \(app)" + (fails ? " (must fail)" : "")
     case .expect(let expectation): "expect \(expectation.title)"
     }
   }
@@ -112,6 +120,10 @@ public enum Expectation: Sendable {
   case signpost(app: String, name: String, phase: String?)
   /// The app was delivered this lifecycle event (`memoryWarning`, `backgroundTaskWillExpire`, …).
   case event(app: String, name: String)
+  /// The app acknowledged this lifecycle event, or a command that speaks for it did (its hook ended; for
+  /// `didEnterBackground` its saved digest was taken): what a scenario waits for before it suspends such a program,
+  /// whose commands run in its cgroup and would be stopped with it.
+  case acknowledged(app: String, name: String)
   /// The app's memory (its cgroup's charge, as jetsamd last pushed it) is at least this many bytes: how a scenario
   /// knows an allocation is done before it moves on.
   case memory(app: String, atLeast: Int64)
@@ -125,6 +137,7 @@ public enum Expectation: Sendable {
     case .state(let app, let state): "\(app) is \(state)"
     case .signpost(let app, let name, let phase): "signpost \(name)\(phase.map { " " + $0 } ?? "") of \(app)"
     case .event(let app, let name): "\(name) delivered to \(app)"
+    case .acknowledged(let app, let name): "\(name) acknowledged for \(app)"
     case .memory(let app, let bytes): "\(app) holds at least \(ByteSize.format(bytes))"
     }
   }
@@ -142,9 +155,13 @@ public struct ExitPattern: Sendable, CustomStringConvertible {
   /// `foreground`, `background` or `suspended`.
   public var state: String?
   public var launch: Int?
+  /// A file the record's `lockedFiles` must name (a `suspendedWithLockedFile` kill's evidence).
+  public var lockedFile: String?
 
   public var description: String {
-    let details = [reason?.rawValue, state.map { "in \($0)" }, launch.map { "launch \($0)" }].compactMap { $0 }
+    let details = [
+      reason?.rawValue, state.map { "in \($0)" }, launch.map { "launch \($0)" }, lockedFile.map { "holding \($0)" },
+    ].compactMap { $0 }
     return app + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
   }
 }

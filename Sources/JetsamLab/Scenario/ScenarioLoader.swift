@@ -200,7 +200,7 @@ private struct TreeReader {
       steps.append(
         try at("steps") { steps in
           try steps.at(index: index) { reader in
-            try reader.step(item, location: "steps[\(index)]", apps: Set(apps.keys))
+            try reader.step(item, location: "steps[\(index)]", apps: apps)
           }
         })
     }
@@ -291,7 +291,11 @@ private struct TreeReader {
 
   mutating func app(_ value: JSONTree) throws -> LabApp {
     let object = try self.object(
-      value, keys: ["command", "env", "memoryLimit", "cpuLimit", "band", "acknowledgements"])
+      value,
+      keys: [
+        "command", "env", "memoryLimit", "cpuLimit", "band", "acknowledgements", "ready", "digest", "digestValidFor",
+        "on", "exercise",
+      ])
     guard let commandValue = object["command"], case .array(let words) = commandValue, !words.isEmpty else {
       throw failure("command: missing or not a list of words")
     }
@@ -331,16 +335,63 @@ private struct TreeReader {
         return parsed
       }
     }
+    try programCommands(object, into: &app)
     return app
+  }
+
+  /// The commands that speak for the program, as `jetsamctl launch` takes them (`ready`, `digest`,
+  /// `digestValidFor`, `on`: PROTOCOL.md), and its `exercise`; each command one shell line.
+  mutating func programCommands(_ object: [String: JSONTree], into app: inout LabApp) throws {
+    if let line = object["ready"] { app.commands.ready = try at("ready") { try $0.shellLine(line) } }
+    if let line = object["digest"] { app.commands.digest = try at("digest") { try $0.shellLine(line) } }
+    if let validity = object["digestValidFor"] {
+      app.commands.digestValidFor = try at("digestValidFor") { reader in
+        guard app.commands.digest != nil else { throw reader.failure("needs digest (the state it says is fresh)") }
+        let seconds = try reader.duration(validity).seconds
+        guard seconds > 0 else { throw reader.failure("expected a duration above 0") }
+        return seconds
+      }
+    }
+    if let hooks = object["on"] {
+      app.commands.hooks = try at("on") { reader in
+        guard case .object(let pairs) = hooks, !pairs.isEmpty else {
+          throw reader.failure("expected an object of lifecycle event → command, e.g. { didEnterBackground: \"…\" }")
+        }
+        var commands: [String: [String]] = [:]
+        for event in pairs.keys.sorted() {
+          commands[event] = try reader.at(event) { reader in
+            guard AppEventKind(rawValue: event) != nil else {
+              let known = AppEventKind.allCases.map(\.rawValue).joined(separator: ", ")
+              throw reader.failure("not a lifecycle event (\(known))")
+            }
+            return try reader.shellLine(pairs[event]!)
+          }
+        }
+        return commands
+      }
+    }
+    if let line = object["exercise"] {
+      app.exercise = try at("exercise") { reader in
+        let command = try reader.shellLine(line)
+        return command[2]
+      }
+    }
+  }
+
+  /// One shell command line, as `/bin/sh -c LINE` (as `jetsamctl launch --ready` has it).
+  func shellLine(_ value: JSONTree) throws -> [String] {
+    guard case .string(let line) = value else { throw failure("expected a command line (a string, run by /bin/sh -c)") }
+    guard !line.allSatisfy(\.isWhitespace) else { throw failure("the command is empty") }
+    return ["/bin/sh", "-c", line]
   }
 
   static let actions = [
     "launch", "relaunch", "activate", "background", "suspend", "resume", "terminate", "kill", "wait", "pressure",
-    "allocate", "release", "ramp", "spike", "charging", "expect",
+    "allocate", "release", "ramp", "spike", "charging", "exercise", "expect",
   ]
 
-  mutating func step(_ value: JSONTree, location: String, apps: Set<String>) throws -> Step {
-    let object = try self.object(value, keys: Set(Self.actions + ["within", "inBackground", "reason", "for"]))
+  mutating func step(_ value: JSONTree, location: String, apps: [String: LabApp]) throws -> Step {
+    let object = try self.object(value, keys: Set(Self.actions + ["within", "inBackground", "reason", "for", "fails"]))
     let named = Self.actions.filter { object[$0] != nil }
     guard named.count == 1, let word = named.first else {
       throw failure(
@@ -354,17 +405,19 @@ private struct TreeReader {
       action: try at(word) { reader in
         try reader.action(word, argument, object: object, apps: apps)
       })
-    for modifier in ["inBackground", "reason", "for"] where object[modifier] != nil {
-      let allowed = ["inBackground": "launch", "reason": "kill", "for": "spike"][modifier]!
-      guard word == allowed else { throw failure("\(modifier): belongs to a \(allowed) step") }
+    for modifier in ["inBackground", "reason", "for", "fails"] where object[modifier] != nil {
+      let allowed = ["inBackground": "launch", "reason": "kill", "for": "spike", "fails": "exercise"][modifier]!
+      let article = allowed.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+      guard word == allowed else { throw failure("\(modifier): belongs to \(article) \(allowed) step") }
     }
     if let within = object["within"] { step.within = try at("within") { try $0.duration(within) } }
     return step
   }
 
-  mutating func action(_ word: String, _ value: JSONTree, object: [String: JSONTree], apps: Set<String>)
+  mutating func action(_ word: String, _ value: JSONTree, object: [String: JSONTree], apps described: [String: LabApp])
     throws -> StepAction
   {
+    let apps = Set(described.keys)
     switch word {
     case "launch":
       let background = try object["inBackground"].map { flag in try bool(flag) } ?? false
@@ -408,12 +461,21 @@ private struct TreeReader {
       guard let length = object["for"] else { throw failure("a spike needs for (how long it lasts)") }
       return .spike(size: try size(value), duration: try duration(length))
     case "charging": return .charging(try bool(value))
+    case "exercise":
+      let app = try self.app(value, apps: apps)
+      guard described[app]?.exercise != nil else {
+        throw failure("\(app) has no exercise (give it one: apps.\(app).exercise, a command line)")
+      }
+      let fails = try object["fails"].map { flag in try bool(flag) } ?? false
+      return .exercise(app: app, fails: fails)
     default: return .expect(try expectation(value, apps: apps))
     }
   }
 
   mutating func expectation(_ value: JSONTree, apps: Set<String>) throws -> Expectation {
-    let kinds = ["exit", "exits", "noExit", "restoration", "resumption", "state", "signpost", "event", "memory"]
+    let kinds = [
+      "exit", "exits", "noExit", "restoration", "resumption", "state", "signpost", "event", "acknowledged", "memory",
+    ]
     let object = try self.object(value, keys: Set(kinds))
     guard object.count == 1, let kind = object.keys.first, let argument = object[kind] else {
       throw failure("expect one of \(kinds.joined(separator: ", "))")
@@ -482,7 +544,8 @@ private struct TreeReader {
             )
           }
         }
-        return .event(app: try reader.at("app") { try $0.app(app, apps: apps) }, name: event)
+        let named = try reader.at("app") { try $0.app(app, apps: apps) }
+        return kind == "event" ? .event(app: named, name: event) : .acknowledged(app: named, name: event)
       }
     }
   }
@@ -593,7 +656,7 @@ private struct TreeReader {
   }
 
   mutating func exitPattern(_ value: JSONTree, apps: Set<String>) throws -> ExitPattern {
-    let object = try self.object(value, keys: ["app", "reason", "state", "launch"])
+    let object = try self.object(value, keys: ["app", "reason", "state", "launch", "lockedFile"])
     guard let app = object["app"] else { throw failure("app: missing") }
     var pattern = ExitPattern(app: try at("app") { try $0.app(app, apps: apps) })
     if let reason = object["reason"] {
@@ -614,6 +677,15 @@ private struct TreeReader {
       }
     }
     if let launch = object["launch"] { pattern.launch = try at("launch") { try $0.integer(launch, in: 1...1_000_000) } }
+    if let path = object["lockedFile"] {
+      pattern.lockedFile = try at("lockedFile") { reader in
+        let text = try reader.string(path)
+        guard text.hasPrefix("/") || text.hasPrefix("{") else {
+          throw reader.failure("expected an absolute path (as the record names it), or one from {tmpDir}")
+        }
+        return text
+      }
+    }
     return pattern
   }
 }
