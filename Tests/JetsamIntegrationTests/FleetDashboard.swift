@@ -55,10 +55,11 @@ struct FleetDashboard {
 
   /// `expr` as Grafana sends it with `$instance` standing for `instanceRegex` (All picked: the variable's
   /// `allValue`), and the interval variables given concrete durations (`$__rate_interval` is at least four scrape
-  /// intervals in Grafana; a minute here keeps a kill in the window while the test looks).
+  /// intervals in Grafana, more over a long range; two minutes here keep the first host's kill in the window while
+  /// the second host plays and the test looks, on a loaded machine too).
   static func substituted(_ expr: String, instanceRegex: String) -> String {
     expr
-      .replacingOccurrences(of: "$__rate_interval", with: "1m")
+      .replacingOccurrences(of: "$__rate_interval", with: "2m")
       .replacingOccurrences(of: "$__interval", with: "15s")
       .replacingOccurrences(of: "$__range", with: "1h")
       .replacingOccurrences(of: "${instance}", with: instanceRegex)
