@@ -12,7 +12,6 @@ import Testing
   "Prometheus endpoint", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)), .offThePool)
 struct MetricsEndpointIntegrationTests {
-  static let prometheus = Binaries.packageRoot + "/.build/tools/prometheus"
   static let probe = Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/http_probe.py"
 
   /// A daemon whose config listens on a free loopback port; the port.
@@ -51,8 +50,7 @@ struct MetricsEndpointIntegrationTests {
 
   @Test(
     "a real Prometheus server scrapes /metrics: the target is up, and its series equal the records and the state",
-    .enabled(
-      if: FileManager.default.isExecutableFile(atPath: prometheus), "needs prometheus (make test fetches it)"))
+    .enabled(if: PrometheusServer.isInstalled, "needs prometheus (make test fetches it)"))
   func scrapedByPrometheus() throws {
     let (daemon, port) = try Self.daemon()
     defer { daemon.stop() }
@@ -63,23 +61,9 @@ struct MetricsEndpointIntegrationTests {
     let check = try MetricsIntegrationTests.promtoolCheck(body)
     #expect(check.status == 0 && check.stdout.isEmpty, "promtool: \(check.stdout)\(check.stderr)")
 
-    let directory = NSTemporaryDirectory() + "jetsam-prometheus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try """
-    global: { scrape_interval: 1s, scrape_timeout: 1s }
-    scrape_configs:
-      - job_name: jetsam
-        static_configs: [ { targets: ["127.0.0.1:\(port)"] } ]
-    """.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
-    let prometheusPort = try MetricsIntegrationTests.freeLoopbackPort()
-    let server = try ChildProcess(
-      Self.prometheus,
-      [
-        "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/data",
-        "--web.listen-address=127.0.0.1:\(prometheusPort)",
-      ])
+    let server = try PrometheusServer(job: "jetsam", targets: ["127.0.0.1:\(port)"])
     defer { server.stop() }
+    let prometheusPort = server.port
     try daemon.waitUntil("Prometheus to scrape jetsamd", timeout: 60) {
       try Self.query(prometheusPort, #"jetsam_exit_records_written_total{job="jetsam"}"#).first?.value == 2
     }
