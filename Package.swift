@@ -87,8 +87,14 @@ let package = Package(
     // run (the spawner service's network under systemd), with the rights of whatever starts them.
     .executableTarget(name: "jetsam-sockets", dependencies: ["JetsamSockets"]),
     // The crash reporter preloaded into apps (libjetsam-crash.so): tells jetsamd of a fatal signal and waits while
-    // jetsam-stack takes the stacks, then lets the crash happen.
-    .target(name: "JetsamCrashHandler"),
+    // jetsam-stack takes the stacks, then lets the crash happen. Pure C, but SwiftPM links it with swiftc, which adds
+    // the Swift runtime (swiftrt.o, libswiftCore.so) to every image: that would load the runtime, and its crash
+    // handler, into every app, C or not. The driver leaves both out for Embedded Swift, so that mode links it as a
+    // plain C library; -no-static-stdlib keeps `--static-swift-stdlib` (make install) from adding libstdc++ and libm.
+    // It then needs libc alone (CrashLibraryDependencyTests).
+    .target(
+      name: "JetsamCrashHandler",
+      linkerSettings: [.unsafeFlags(["-enable-experimental-feature", "Embedded", "-no-static-stdlib"])]),
     // A small C program that misbehaves on request (allocate, crash, fork); used by tests, the demo and labs.
     .executableTarget(name: "jetsam-testapp"),
     // `make bench`: jetsamd against earlyoom on the same machine, plus suspend/resume and idle-cost figures.

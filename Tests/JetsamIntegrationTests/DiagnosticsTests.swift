@@ -199,12 +199,22 @@ struct DiagnosticsIntegrationTests {
     // very first move (from a low descriptor jetsamd used to hand over) was lost that way.
     let program = "exec bash -c 'exec \(Binaries.current.testapp) idle'"
     let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).pid)
-    // The program's name is there from its exec, its handler only once the preloaded library's constructor has run:
-    // a signal sent in between would find no handler.
-    try daemon.waitUntil("the program to run, exec'd by the shells, with a handler for SIGSEGV") {
+    // The program's name is there from early in its exec, its handler only once the preloaded library's constructor
+    // has run: a signal sent in between finds another. The kernel names the program before it resets the handlers
+    // (begin_new_exec), so for a moment SigCgt is still the shell's (jetsam's handler in the shell: the signal stays
+    // pending, then kills the program with no report); and a Swift runtime's constructor runs before the preloaded
+    // library's, so its handler (which swallows a sent signal) would come first, were jetsamd not turning it off.
+    // So, read in this order: the name (the shells are done), the library mapped (the loader of this image has
+    // run: the handlers were reset before), then SIGTRAP caught, the last signal the constructor takes.
+    try daemon.waitUntil("the program to run, exec'd by the shells, with jetsam's crash handler") {
       (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "jetsam-testapp\n"
-        && Self.catches(pid: pid, SIGSEGV)
+        && ((try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8))?.contains("libjetsam-crash.so") ?? false)
+        && Self.catches(pid: pid, SIGTRAP) && Self.catches(pid: pid, SIGSEGV)
     }
+    let environment = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))) ?? Data()
+    #expect(
+      environment.split(separator: 0).contains(Data("SWIFT_BACKTRACE=enable=no".utf8)),
+      "jetsamd turns the Swift runtime's crash handler off in apps it preloads the reporter into")
     #expect(kill(pid, SIGSEGV) == 0)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
     #expect(record.pid == pid && record.reason == .badAccess && record.signal == SIGSEGV, "\(record)")

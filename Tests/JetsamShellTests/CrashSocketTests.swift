@@ -29,6 +29,10 @@ import Testing
     // The handler's own high number: it keeps a socket there where it is, so that nothing moves it (and no shell
     // passes on a number the socket has left).
     #expect(variables["JETSAM_CRASH_FD"] == "900")
+    // The Swift runtime's crash handler is off, unless the app's own environment says otherwise.
+    #expect(variables["SWIFT_BACKTRACE"] == "enable=no")
+    let chosen = CrashSocket.environment(library: "/l.so", preloaded: nil, swiftBacktrace: "output-to=/tmp")
+    #expect(chosen["SWIFT_BACKTRACE"] == "output-to=/tmp")
   }
 }
 

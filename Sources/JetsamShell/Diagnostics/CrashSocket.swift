@@ -49,13 +49,20 @@ final class CrashSocket {
     return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
   }
 
-  /// The environment that turns the handler on in the app: the socket, and the library preloaded (before any
-  /// the app's own environment preloads).
-  static func environment(library: String, preloaded: String?) -> [String: String] {
+  /// The environment that turns the handler on in the app: the socket, the library preloaded (before any the app's
+  /// own environment preloads), and the Swift runtime's crash handler off unless the app's environment sets it
+  /// (`swiftBacktrace`, its `SWIFT_BACKTRACE`).
+  ///
+  /// A Swift program's runtime installs its handler for the same signals from its own constructor, which runs before
+  /// the preloaded library's: until jetsam's replaces it, a signal goes to the Swift runtime's, which swallows a sent
+  /// one (the program lives on, unreported), and on a terminal waits for someone to type at its prompt. jetsam takes
+  /// the stacks itself, so nothing is lost.
+  static func environment(library: String, preloaded: String?, swiftBacktrace: String? = nil) -> [String: String] {
     let preload = [library] + (preloaded.map { [$0] } ?? [])
     return [
       AppEnvironmentVariable.crashDescriptor.rawValue: String(appDescriptor),
       "LD_PRELOAD": preload.joined(separator: ":"),
+      "SWIFT_BACKTRACE": swiftBacktrace ?? "enable=no",
     ]
   }
 

@@ -61,7 +61,8 @@ final class SpawnRequests {
     }
     // The crash reporter goes first among what the app preloads.
     if let crashReporter {
-      let variables = CrashSocket.environment(library: crashReporter, preloaded: environment["LD_PRELOAD"])
+      let variables = CrashSocket.environment(
+        library: crashReporter, preloaded: environment["LD_PRELOAD"], swiftBacktrace: environment["SWIFT_BACKTRACE"])
       for (key, value) in variables { environment[key] = value }
     }
     return environment.map { "\($0.key)=\($0.value)" }.sorted()
