@@ -18,10 +18,12 @@
 #   JETSAM_BIN_DIR [$BUILD_DIR]            where the tests find jetsamd, jetsamctl, jetsam-testapp
 #   V2_TEST_FILTER ['^(JetsamIntegrationTests\.|JetsamShellTests\.(CgroupTests|SpawnerTests)/)']
 #                                          Swift Testing --filter regex over test ids (Module.Suite/test())
-#   V2_TEST_ARGS [--no-parallel --skip LabTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests]
-#                                          more arguments for the test bundle. Serial by default: the tests block
-#                                          their threads (usleep polling), so on 2 emulated CPUs parallel suites
-#                                          starve each other into spurious .timeLimit and 15 s wait failures.
+#   V2_TEST_ARGS [--experimental-maximum-parallelization-width 3 --skip LabTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests]
+#                                          more arguments for the test bundle. Three tests at a time: the suites
+#                                          run off Swift's cooperative pool (Tests/JetsamTestTraits), so their
+#                                          blocking waits no longer starve each other (they did on the pool's two
+#                                          threads, into spurious .timeLimit and 15 s wait failures, when this
+#                                          ran serially); more than three only slows two emulated CPUs.
 #                                          The labs (jetsam-lab run and check: three minutes on the host) are
 #                                          clients of jetsamd whose every request the other suites run on v2 here
 #                                          (their v2 run passed: 2c5bae8); under emulation they would take a large
@@ -81,7 +83,7 @@ say "running $FILTER from $BUNDLE on pure cgroup v2 (QEMU $ACCEL, $SMP vCPU, $ME
 # In the background, so that a SIGINT/SIGTERM here reaches the runner (which then ends qemu) before $OUT goes.
 OUT=$OUT "$ROOT/scripts/cgroup-v2-vm/run-v2-vm.sh" -- \
   env JETSAM_BIN_DIR="$JETSAM_BIN_DIR" GUEST_TIMEOUT=$((TIMEOUT - 60)) JETSAM_TEST_SLOWDOWN="${JETSAM_TEST_SLOWDOWN:-4}" \
-  "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" ${V2_TEST_ARGS---no-parallel --skip LabTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests} &
+  "$ROOT/scripts/cgroup-v2-vm/guest-tests.sh" "$OUT" "$BUNDLE" "$FILTER" ${V2_TEST_ARGS---experimental-maximum-parallelization-width 3 --skip LabTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests} &
 runner=$!
 trap 'kill -TERM $runner 2>/dev/null; wait $runner; exit 130' INT
 trap 'kill -TERM $runner 2>/dev/null; wait $runner; exit 143' TERM
