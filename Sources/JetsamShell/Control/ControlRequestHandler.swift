@@ -143,6 +143,7 @@ final class ControlRequestHandler {
       info.savedDigest = status.savedDigest
       info.resumption = status.resumption?.verdict.rawValue
       info.resumedDigest = status.resumption?.resumedDigest
+      info.speaksProtocol = status.speaksProtocol
       if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true
