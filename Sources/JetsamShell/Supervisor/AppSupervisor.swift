@@ -57,6 +57,8 @@ final class AppSupervisor {
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
+  /// Hooks' and commands' output, copied into their app's log off the loop.
+  let logCopies: AppLogCopies
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
@@ -86,6 +88,7 @@ final class AppSupervisor {
     self.seams = seams
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
+    logCopies = AppLogCopies(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
@@ -242,6 +245,7 @@ final class AppSupervisor {
     guard let app = process(name, pid: pid) else { return }
     let run = "hook \(event.kind.rawValue)"
     let ended = { [unowned self] (outcome: AppCommandOutcome) in
+      self.logCopies.append(outcome.output, toLogOf: name)
       if let failure = outcome.failure {
         self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }

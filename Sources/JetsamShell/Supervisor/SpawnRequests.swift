@@ -75,6 +75,11 @@ final class SpawnRequests {
 
   /// The app's log (its stdout and stderr, and its hooks'), opened for appending.
   func openLog(_ name: String) throws -> FileDescriptor {
+    try Self.openLog(name, in: stateDirectory)
+  }
+
+  /// App `name`'s log below `stateDirectory`, opened for appending (from any thread).
+  static func openLog(_ name: String, in stateDirectory: String) throws -> FileDescriptor {
     // Never through a symlink planted in its place: jetsamd opens it as root.
     try FileDescriptor.open(
       "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
@@ -82,7 +87,7 @@ final class SpawnRequests {
 
   /// The PATH hooks and commands run with (and their program is looked up in): the same for every app, never
   /// jetsamd's own.
-  static let commandSearchPath = "/usr/local/bin:/usr/bin:/bin"
+  static let commandSearchPath = AppCommands.searchPath
 
   /// The request that runs `command`, app `name`'s hook for `event` (or one of its commands), in the app's cgroup
   /// and as the app's user; its output goes to `output`, or only its standard error when `stdout` is given (and
