@@ -120,6 +120,18 @@ extension AppConfig {
     }
   }
 
+  /// Every command of the app's `hooks` (`ready`, `digest`, and the lifecycle events' commands) by its key, in a
+  /// steady order: what a load and a launch check can run.
+  package var commandsToCheck: [(key: String, command: [String])] {
+    var commands: [(key: String, command: [String])] = []
+    if let ready { commands.append((AppConfig.readyHook, ready.command)) }
+    if let digest { commands.append((AppConfig.digestHook, digest.command)) }
+    for (kind, hook) in hooks.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+      if let command = hook.command { commands.append((kind.rawValue, command)) }
+    }
+    return commands
+  }
+
   /// The app's `ready` and `digest` hooks as the policy keeps them.
   var commands: AppCommands {
     AppCommands(

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import JetsamCore
+import JetsamPlatform
 
 /// Reads and validates config files (JSON5: comments, trailing commas and unquoted keys allowed).
 public enum ConfigLoader {
@@ -92,6 +93,19 @@ public enum ConfigLoader {
     }
     for name in config.apps.keys.sorted() where !AppName.isValid(name) {
       throw ConfigError(file: label, keyPath: ConfigKeyPath.appending(name, to: "apps"), reason: AppName.rule)
+    }
+    for name in config.apps.keys.sorted() {
+      for (key, command) in config.apps[name]!.commandsToCheck {
+        // Only whether the program is there and anyone may execute it: whom the app runs as is looked up at its
+        // launch (the user database may be seconds away, and its answer may change), which checks that user.
+        guard let program = ShellCommandLine.program(of: command),
+          let problem = ProgramCheck.problem(
+            program: program, searchPath: AppCommands.searchPath,
+            workingDirectory: config.apps[name]!.workingDirectory, user: nil)
+        else { continue }
+        throw ConfigError(
+          file: label, keyPath: ConfigKeyPath.appending(name, to: "apps") + ".hooks.\(key)", reason: problem)
+      }
     }
   }
 

@@ -17,11 +17,11 @@ public enum AppCommandRun: Sendable, Equatable {
     }
   }
 
-  /// How the run is named in logs: `ready`, `digest (saved)`.
+  /// How the run is named in logs and exit records: `ready`, `digest saved`.
   public var label: String {
     switch self {
     case .ready: "ready"
-    case .digest(let phase, _): "digest (\(phase.rawValue))"
+    case .digest(let phase, _): "digest \(phase.rawValue)"
     }
   }
 }

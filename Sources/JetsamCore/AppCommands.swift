@@ -28,6 +28,10 @@ public struct AppCommands: Sendable, Equatable, Codable {
   /// Whether no command speaks for the program.
   public var isEmpty: Bool { ready == nil && digest == nil }
 
+  /// The PATH hooks and commands run with, and their program is looked up in: the same for every app and every user,
+  /// never jetsamd's own, so that a launch can tell before it starts whether a command's program is there.
+  public static let searchPath = "/usr/local/bin:/usr/bin:/bin"
+
   /// How long one run may take when the settings do not say: a probe that takes longer is as good as failed.
   public static let defaultTimeout = Duration.seconds(5)
 

@@ -25,6 +25,9 @@ public struct AppStatus: Sendable, Equatable {
   /// Whether the app's processes did not all stop within the suspend timeout (and have not since). Not saved: a
   /// successor looks at the processes itself (``observedStopped``).
   public var suspendIncomplete = false
+  /// Whether the running launch speaks the protocol (acknowledgements are watched): it said `hello` or sent a
+  /// valid message, or its settings expect acknowledgements always. Not saved: a successor learns it again.
+  public var speaksProtocol = false
   /// How many times something other than jetsamd continued the app while it was suspended (this launch).
   public var continuedByOthers = 0
   /// The state summary the app last set (or its previous launch left).

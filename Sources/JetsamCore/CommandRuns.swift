@@ -13,4 +13,7 @@ struct CommandRuns: Sendable, Equatable {
   var saveEvent: Int?
   /// The saved digest's run is under way (after the event's command hook, if it has one).
   var saveDigestRunning = false
+  /// The runs this launch's exit record keeps: the latest ``CommandRunRecord/maxRunsKept``, `ready` once (its
+  /// last run, with the number of attempts).
+  var kept: [CommandRunRecord] = []
 }

@@ -87,6 +87,10 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// What the launch measured of itself: launch and resume times, hangs, time in each state, and the exit it
   /// followed (absent in records written before jetsam kept it).
   public var launchMetrics: LaunchMetrics?
+  /// The commands run for this launch (its `ready`, `digest` and hook runs: the latest
+  /// ``CommandRunRecord/maxRunsKept``, `ready` once), each with how it ended and the tail of what it printed
+  /// (absent when none ran, and in records written before jetsam kept them).
+  public var commands: [CommandRunRecord]?
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,

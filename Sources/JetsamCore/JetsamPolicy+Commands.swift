@@ -78,6 +78,22 @@ extension JetsamPolicy {
     }
   }
 
+  /// A run ended, as the shell saw it: kept for the exit record, within its bounds. `ready` is kept once (its
+  /// last run and the attempts so far), not once per poll; of the rest, the latest runs are kept.
+  mutating func commandRunObserved(_ name: String, pid: Int32, run: CommandRunRecord) {
+    guard let process = trackedApps[name]?.process, process.pid == pid else { return }
+    var record = run
+    record.output = CommandRunRecord.tail(run.output)
+    var kept = process.commands.kept
+    if record.run == AppCommandRun.ready.label {
+      record.attempts = max(process.commands.readyAttempts, 1)
+      kept.removeAll { $0.run == record.run }
+    }
+    kept.append(record)
+    if kept.count > CommandRunRecord.maxRunsKept { kept.removeFirst(kept.count - CommandRunRecord.maxRunsKept) }
+    trackedApps[name]?.process?.commands.kept = kept
+  }
+
   /// The next poll of `ready`, when its pause after a failed one is over.
   mutating func commandsTick(_ name: String, at: Instant) -> [PolicyAction] {
     guard let next = trackedApps[name]?.process?.commands.nextReadyRun, next <= at else { return [] }

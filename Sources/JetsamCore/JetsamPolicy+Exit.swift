@@ -52,6 +52,7 @@ extension JetsamPolicy {
     // The move counts the last stint into the launch's metrics, which the record then carries.
     let changed = move(name, to: .terminated, at: at)
     record.launchMetrics = trackedApps[name]?.process?.metrics
+    if let runs = trackedApps[name]?.process?.commands.kept, !runs.isEmpty { record.commands = runs }
     var actions = [changed, .recordExit(record)]
     // Everything about the process goes with it; the summary stays (the app's, handed to its next launch).
     trackedApps[name]?.process = nil

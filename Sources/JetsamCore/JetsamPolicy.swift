@@ -158,6 +158,9 @@ public struct JetsamPolicy: Sendable {
       return hookEnded(name, pid: pid, event: event, at: at)
     case .commandEnded(let name, let pid, let run, let succeeded, let at):
       return commandEnded(name, pid: pid, run: run, succeeded: succeeded, at: at)
+    case .commandRunObserved(let name, let pid, let run, _):
+      commandRunObserved(name, pid: pid, run: run)
+      return []
     case .memorySampled(let available, let at):
       return memorySampled(available: available, at: at)
     case .exited(let name, let pid, let end, let oomKilled, let at):

@@ -70,6 +70,9 @@ public enum PolicyEvent: Sendable, Equatable {
   /// printed a digest (reported just before, as the app's `stateDigest` message); false when it failed, timed out
   /// or could not start.
   case commandEnded(app: String, pid: Int32, run: AppCommandRun, succeeded: Bool, at: Instant)
+  /// A command run for the app's launch (a hook, or one of its commands) ended, as observed: reported before its
+  /// `hookEnded` or `commandEnded`, so that the exit record keeps it (``CommandRunRecord``).
+  case commandRunObserved(app: String, pid: Int32, run: CommandRunRecord, at: Instant)
 
   // MARK: Kernel observations
 
@@ -121,6 +124,7 @@ extension PolicyEvent {
       .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),
       .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at), .commandEnded(_, _, _, _, let at),
+      .commandRunObserved(_, _, _, let at),
       .exited(_, _, _, _, let at), .appMessage(_, _, _, let at), .adopt(_, let at), .tick(let at):
       at
     }

@@ -49,6 +49,7 @@ struct TrackedApp: Sendable {
     status.previousDigest = pendingLaunch?.previousDigest
     guard let process else { return status }
     status.suspendIncomplete = process.suspendIncomplete
+    status.speaksProtocol = process.channel.speaksProtocol
     status.continuedByOthers = process.continuedByOthers
     status.previousDigest = process.restoration.previousDigest
     status.savedDigest = process.restoration.savedDigest

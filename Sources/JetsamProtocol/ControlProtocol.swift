@@ -193,6 +193,10 @@ public struct AppInfo: Codable, Sendable, Equatable {
   /// How many times something other than jetsamd continued the app while it was suspended (absent when never):
   /// jetsamd stops it again each time.
   public var continuedWhileSuspended: Int?
+  /// Whether the running launch speaks the app protocol (said `hello`, sent a valid message, or is configured
+  /// with `acknowledgements: always`): its acknowledgements are then watched. False for a program only commands
+  /// speak for; absent when not running.
+  public var speaksProtocol: Bool?
   /// The app's current state summary.
   public var stateSummary: String?
   /// True for a suspended app whose processes did not all stop within the suspend timeout (and have not since).

@@ -32,6 +32,10 @@ extension AppInfo {
     json.optionalString("resumedDigest", resumedDigest)
     json.optionalString("resumption", resumption)
     json.optionalString("savedDigest", savedDigest)
+    if let speaksProtocol {
+      json.key("speaksProtocol")
+      json.bool(speaksProtocol)
+    }
     json.key("state")
     json.string(state)
     json.key("stateSeconds")

@@ -105,6 +105,22 @@ struct Output {
       header
         ? ["TIME", "APP", "PID", "LAUNCH", "REASON", "TERMINATION", "STATE", "STATE_S", "MEMORY", "DETAIL"] : nil,
       rows)
+    // The commands each launch ran, a short line each, below the table (their output in full is in --json).
+    for record in records {
+      for run in record.commands ?? [] { print(Self.commandLine(run, of: record)) }
+    }
+  }
+
+  /// One command run of a launch: `redis launch 2: ready (redis-cli ping) exited 0 after 3 attempts, 0.01s: PONG`.
+  static func commandLine(_ run: CommandRunRecord, of record: ExitRecord) -> String {
+    var line = "\(record.app) launch \(record.launch): \(run.run) (\(run.command.joined(separator: " "))) \(run.ending)"
+    if let attempts = run.attempts { line += " after \(attempts) attempt\(attempts == 1 ? "" : "s")" }
+    line += String(format: ", %.2fs", run.seconds)
+    // The last line it printed says most (an error, a digest); the rest is in the JSON.
+    if let last = run.output?.split(whereSeparator: \.isNewline).last {
+      line += ": " + String(last.prefix(80))
+    }
+    return line
   }
 
   /// What the reason alone does not say: the handler a watchdog kill hung in and for how long, the background

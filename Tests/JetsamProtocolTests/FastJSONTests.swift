@@ -31,6 +31,7 @@ struct FastJSONTests {
     info.suspendIncomplete = true
     info.stopping = false
     info.continuedWhileSuspended = 3
+    info.speaksProtocol = false
     return info
   }
 

@@ -19,6 +19,15 @@ struct ConfigTests {
   }
 
   static let badConfigs: [BadConfig] = [
+    // A hook whose program cannot be found fails the load (and a reload, which keeps the old config).
+    BadConfig(
+      text:
+        #"{ apps: { web: { command: ["x"], hooks: { ready: { command: ["sh", "-c", "no-such-program-27 PING"] } } } } }"#,
+      message: "jetsamd.json5: apps.web.hooks.ready: no-such-program-27: not found in /usr/local/bin:/usr/bin:/bin"),
+    BadConfig(
+      text:
+        #"{ apps: { web: { command: ["x"], hooks: { didEnterBackground: { command: ["/nonexistent-27/save"] } } } } }"#,
+      message: "jetsamd.json5: apps.web.hooks.didEnterBackground: /nonexistent-27/save: no such file"),
     BadConfig(
       text: #"{ apps: { mail: { command: ["x"], memoryLimit: "12Q" } } }"#,
       message: #"jetsamd.json5: apps.mail.memoryLimit: "12Q" is not a size"#),
@@ -346,7 +355,7 @@ struct ConfigTests {
       { defaults: { memoryLimit: "64M", cpuLimit: 50, pidsLimit: 100 }, appUser: "nobody",
         apps: { a: { command: ["x", "-v"], env: { K: "v" }, workingDirectory: "/srv", cpuLimit: 150 },
                 b: { command: ["y"], user: "daemon", pidsLimit: 9,
-                     hooks: { willTerminate: { command: ["/bin/save"], timeout: "2s" } } } } }
+                     hooks: { willTerminate: { command: ["/bin/sync"], timeout: "2s" } } } } }
       """, file: "jetsamd.json5")
     let a = try #require(config.apps["a"].map { config.settings(of: $0, named: "a") })
     #expect(
@@ -357,7 +366,7 @@ struct ConfigTests {
     #expect(!a.adHoc)
     let b = try #require(config.apps["b"].map { config.settings(of: $0, named: "b") })
     #expect(b.launch?.user == "daemon" && b.launch?.limits == AppLimits(memoryBytes: 64 << 20, cpuPercent: 50, pids: 9))
-    #expect(b.hooks[.willTerminate] == .command(["/bin/save"], timeout: .seconds(2)))
+    #expect(b.hooks[.willTerminate] == .command(["/bin/sync"], timeout: .seconds(2)))
     #expect(config.settings(of: AppConfig(command: ["z"]), named: "z").adHoc, "an app the config does not declare")
   }
 

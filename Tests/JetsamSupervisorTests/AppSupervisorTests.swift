@@ -482,8 +482,16 @@ struct AppSupervisorTests {
     #expect(request.arguments == ["/bin/flush"])
     #expect(request.environment.contains("JETSAM_EVENT=didEnterBackground"))
     #expect(fixture.reported.isEmpty)
-    fixture.loop.ready(try #require(fixture.launcher.spawned.last?.pidfd))
-    #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 4, at: fixture.loop.clock)])
+    let hook = try #require(fixture.launcher.spawned.last)
+    fixture.launcher.ends[hook.pid] = .exited(code: 3)
+    fixture.loop.ready(hook.pidfd)
+    let observed = CommandRunRecord(
+      run: "hook didEnterBackground", command: ["/bin/flush"], exitCode: 3, seconds: 0)
+    #expect(
+      fixture.reported == [
+        .commandRunObserved(app: "a", pid: pid, run: observed, at: fixture.loop.clock),
+        .hookEnded(app: "a", pid: pid, event: 4, at: fixture.loop.clock),
+      ], "how it ended is told for the exit record, then the event is answered")
   }
 
   @Test("a hook that cannot start answers its event at once rather than leave it to its deadline")
@@ -496,7 +504,12 @@ struct AppSupervisorTests {
       .runHook(
         app: "a", pid: pid, event: AppEvent(id: 2, kind: .willTerminate), command: ["/bin/save"], workingDirectory: nil)
     )
-    #expect(fixture.reported == [.hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock)])
+    #expect(fixture.reported.last == .hookEnded(app: "a", pid: pid, event: 2, at: fixture.loop.clock))
+    guard case .commandRunObserved(_, _, let run, _) = fixture.reported.first else {
+      Issue.record("no run observed: \(fixture.reported)")
+      return
+    }
+    #expect(run.failure?.hasPrefix("could not start: ") == true && run.exitCode == nil, "\(run)")
   }
 
   @Test("a band change sets every process's oom_score_adj, right after the current actions")

@@ -16,6 +16,7 @@ struct ControlRequestHandlerTests {
   /// A daemon as the handler sees it: a real policy fed what the handler submits, and the shell's answers scripted.
   final class FakeView: ControlView {
     var config = DaemonConfig()
+    var appsDirectory = "/nonexistent/apps"
     let log = Logger(threshold: .error)
     var shuttingDown = false
     var state = TestPolicy()

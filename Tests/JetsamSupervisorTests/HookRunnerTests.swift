@@ -1,65 +1,54 @@
 import JetsamSpawning
+import JetsamValues
 import Testing
 
 @testable import JetsamShell
 
-/// Command hooks: started through the launcher, their end seen on their pidfd (never waited for) answers the event
-/// they ran for, once.
+/// Command hooks: started through the launcher, their end seen on their pidfd (never waited for), with how they
+/// ended and what they printed (for the exit record), once; no timeout of their own.
 @Suite("Hook runner")
 struct HookRunnerTests {
   let loop = FakeLoop()
   let launcher = FakeLauncher()
+  let signals = FakeSignals()
   let runner: HookRunner
 
   init() {
-    runner = HookRunner(loop: loop, launcher: launcher, signals: FakeSignals())
+    runner = HookRunner(loop: loop, launcher: launcher, signals: signals)
   }
 
-  func request(_ command: String) -> SpawnRequest {
-    SpawnRequest(arguments: [command], cgroupDirectory: nil)
+  func run(_ command: String, for name: String, ended: @escaping (AppCommandOutcome) -> Void) {
+    runner.commands.run(
+      for: name, keepsOutput: true, timeout: nil,
+      request: { stdout in SpawnRequest(arguments: [command], cgroupDirectory: nil, stdout: stdout) },
+      ended: ended)
   }
 
-  @Test("a hook's end on its pidfd answers once, reaped, its status dropped, its pidfd no longer watched")
-  func endAnswers() throws {
-    var ended: [SpawnError?] = []
-    runner.run(request("/bin/flush"), for: "a") { ended.append($0) }
-    #expect(launcher.requests.map(\.arguments) == [["/bin/flush"]])
+  @Test("a hook's end on its pidfd is told once, with its status and output; it has no timeout of its own")
+  func endedOnce() throws {
+    launcher.output = { _ in "saved 3 keys\n" }
+    var ended: [AppCommandOutcome] = []
+    run("/bin/flush", for: "a") { ended.append($0) }
     let hook = try #require(launcher.spawned.first)
-    #expect(launcher.discarded == [hook.pid], "only its end matters, not how it ended")
-    #expect(ended.isEmpty, "answered before it ended")
-    #expect(loop.isWatched(hook.pidfd))
+    loop.advance(by: .seconds(3600))
+    #expect(signals.sentThroughPidfd.isEmpty, "killed by a timeout it does not have")
+    #expect(ended.isEmpty, "told before it ended")
+    launcher.ends[hook.pid] = .exited(code: 2)
     loop.ready(hook.pidfd)
-    #expect(ended.count == 1 && ended.first! == nil)
-    #expect(!loop.isWatched(hook.pidfd))
-    loop.ready(hook.pidfd)
-    #expect(ended.count == 1, "answered twice")
-  }
-
-  @Test("a hook that cannot start answers at once, with why")
-  func cannotStart() {
-    launcher.failSpawns = true
-    var ended: [SpawnError?] = []
-    runner.run(request("/bin/missing"), for: "a") { ended.append($0) }
     #expect(ended.count == 1)
-    #expect(ended.first??.stage == .resolveExecutable)
-  }
-
-  @Test("a hook whose pidfd cannot be watched counts as ended at once rather than never")
-  func unwatchable() {
-    loop.failWatches = true
-    var ended: [SpawnError?] = []
-    runner.run(request("/bin/flush"), for: "a") { ended.append($0) }
-    #expect(ended.count == 1 && ended.first! == nil)
+    #expect(ended.first?.end == .exited(code: 2) && ended.first?.output == "saved 3 keys\n")
+    #expect(!loop.isWatched(hook.pidfd))
   }
 
   @Test("forgetting an app stops watching its hooks: their end answers nothing; another app's still does")
   func forget() throws {
     var ended: [String] = []
-    runner.run(request("/bin/a1"), for: "a") { _ in ended.append("a1") }
-    runner.run(request("/bin/a2"), for: "a") { _ in ended.append("a2") }
-    runner.run(request("/bin/b"), for: "b") { _ in ended.append("b") }
+    run("/bin/a1", for: "a") { _ in ended.append("a1") }
+    run("/bin/a2", for: "a") { _ in ended.append("a2") }
+    run("/bin/b", for: "b") { _ in ended.append("b") }
     let pidfds = launcher.spawned.map(\.pidfd)
     try #require(pidfds.count == 3)
+    for process in launcher.spawned { launcher.ends[process.pid] = .exited(code: 0) }
     runner.forget("a")
     #expect(!loop.isWatched(pidfds[0]) && !loop.isWatched(pidfds[1]) && loop.isWatched(pidfds[2]))
     for pidfd in pidfds { loop.ready(pidfd) }

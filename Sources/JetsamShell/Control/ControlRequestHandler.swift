@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
@@ -36,15 +37,23 @@ final class ControlRequestHandler {
         return try lifecycle(request, connection: connection)
       case .debugFreeze: return try debugFreeze()
       }
-    } catch let error as ControlError {
+    } catch {
+      return failure(error)
+    }
+  }
+
+  /// The answer to a request that failed with `error`.
+  private func failure(_ error: any Error) -> ControlResponse {
+    switch error {
+    case let error as ControlError:
       return .failure(error)
-    } catch let error as PolicyError {
+    case let error as PolicyError:
       switch error {
       case .unknownApp: return .failure(ControlError(.unknownApp, error.description))
       case .illegalTransition: return .failure(ControlError(.illegalTransition, error.description))
       case .notLaunchable: return .failure(ControlError(.launchFailed, error.description))
       }
-    } catch {
+    default:
       return .failure(ControlError(.internalError, "\(error)"))
     }
   }
@@ -58,14 +67,49 @@ final class ControlRequestHandler {
     while true { sleep(3600) }  // debugFreeze: blocks on purpose
   }
 
-  /// Launches a configured or an ad-hoc app, as ``ControlRequest/launchSpec(config:peer:userName:)`` allows.
+  /// Launches a configured or an ad-hoc app, as ``ControlRequest/launchSpec(config:peer:userName:)`` allows, once
+  /// its commands are seen able to run (``LaunchCommandCheck``, off the loop): a launch whose command cannot run is
+  /// refused with nothing started and nothing told to the policy.
   private func launch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
     let (name, spec) = try request.launchSpec(
       config: daemon.config, peer: connection.peerUser, userName: { _ in connection.peerName })
+    try refuseIfRunning(name)
+    guard
+      let check = LaunchCommandCheck(
+        request: request, spec: spec, name: name, appsDirectory: daemon.appsDirectory)
+    else { return try start(name, spec: spec, request: request, connection: connection) }
+    background.run({ () -> String? in check.problem() }) { [weak connection, unowned self] (problem: String?) in
+      guard let connection else { return }
+      if let problem {
+        self.daemon.log.notice("launch of \(name) refused: \(problem)")
+        connection.reply(.failure(ControlError(.launchFailed, problem)))
+        return
+      }
+      // The daemon may have begun to stop, or the app been launched by someone else, meanwhile.
+      do {
+        guard !self.daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
+        try self.refuseIfRunning(name)
+        if let answer = try self.start(name, spec: spec, request: request, connection: connection) {
+          connection.reply(answer)
+        }
+      } catch {
+        connection.reply(self.failure(error))
+      }
+    }
+    return nil
+  }
+
+  private func refuseIfRunning(_ name: String) throws(ControlError) {
     if let status = daemon.policy.app(named: name), status.state.isRunning {
       throw ControlError(.illegalTransition, "\(name) is already running (\(status.state.rawValue)); use activate")
     }
+  }
+
+  /// Hands the launch to the policy; answers at once, or (returning nil) once the spawner service has.
+  private func start(_ name: String, spec: AppConfig, request: ControlRequest, connection: ControlConnection) throws
+    -> ControlResponse?
+  {
     try daemon.submit([
       .configure(app: name, settings: daemon.config.settings(of: spec, named: name), launchCount: 0),
       .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
@@ -143,6 +187,7 @@ final class ControlRequestHandler {
       info.savedDigest = status.savedDigest
       info.resumption = status.resumption?.verdict.rawValue
       info.resumedDigest = status.resumption?.resumedDigest
+      info.speaksProtocol = status.speaksProtocol
       if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
       if status.suspendIncomplete {
         info.suspendIncomplete = true

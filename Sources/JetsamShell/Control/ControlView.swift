@@ -27,6 +27,8 @@ protocol ControlView: AnyObject {
   var recordLog: ExitRecordLog { get }
   /// Exit records made durable since start.
   var recordsWritten: Int { get }
+  /// Where apps of jetsamd's own user start when their config names no directory (each in `NAME` below it).
+  var appsDirectory: String { get }
   /// The cgroup of app `name` while `pid` is its running process (its memory and cap).
   func cgroup(of name: String, pid: Int32) -> (any AppCgroupControl)?
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.

@@ -14,36 +14,65 @@ struct AppCommandOutcome: Sendable {
   var timedOut = false
   /// Why it could not start or be watched: a sentence naming what failed.
   var failure: String?
+  /// From its start (or the attempt) to its end.
+  var duration = Duration.zero
 }
 
 /// Runs the commands that speak for a program that does not speak the protocol (its `ready` and `digest`): each
 /// started like a hook, its end seen through its pidfd and its output read once it has ended, killed when its
-/// timeout passes. Nothing waits: the end, the timer and the reading all happen on the loop, and the output is what
-/// the pipe holds by then (a command printing more than a pipe holds blocks and is killed at its timeout).
+/// timeout passes (hooks have none: the event's deadline bounds them). Nothing waits: the end, the timer and the
+/// reading all happen on the loop; the pipe is drained whenever it turns readable, keeping the last
+/// ``maximumOutput`` bytes, so a command that prints a lot never blocks on a full pipe.
 final class AppCommandRunner {
   private final class Running {
     let process: SpawnedProcess
     let output: FileDescriptor?
+    let started: Instant
     let ended: (AppCommandOutcome) -> Void
     var watch: (any LoopSource)?
+    var reading: (any LoopSource)?
     var timer: (any LoopSource)?
     var timedOut = false
-    init(process: SpawnedProcess, output: FileDescriptor?, ended: @escaping (AppCommandOutcome) -> Void) {
+    /// The last ``AppCommandRunner/maximumOutput`` bytes read so far.
+    var printed: [UInt8] = []
+    init(
+      process: SpawnedProcess, output: FileDescriptor?, started: Instant,
+      ended: @escaping (AppCommandOutcome) -> Void
+    ) {
       self.process = process
       self.output = output
+      self.started = started
       self.ended = ended
+    }
+    /// Reads what the pipe holds now, without waiting; false at its end of file (or an error).
+    @discardableResult
+    func drain() -> Bool {
+      guard let output else { return false }
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = read(output.rawValue, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 && errno == EAGAIN { return true }
+        if count <= 0 { return false }
+        printed += buffer[..<count]
+        if printed.count > AppCommandRunner.maximumOutput {
+          printed.removeFirst(printed.count - AppCommandRunner.maximumOutput)
+        }
+      }
     }
     func close() {
       watch?.cancel()
+      reading?.cancel()
       timer?.cancel()
       watch = nil
+      reading = nil
       timer = nil
       output?.close()
       process.pidfd.close()
     }
   }
 
-  /// The most output kept from one run: a digest is a line, so anything longer is not one.
+  /// The most output kept from one run (its last bytes): a digest is a line, so anything longer is not one.
   static let maximumOutput = 65536
 
   private let loop: any LoopScheduling
@@ -58,11 +87,18 @@ final class AppCommandRunner {
   }
 
   /// Starts the request `request` makes for app `name` (given the write end of a pipe for its standard output when
-  /// `keepsOutput`, else nil), kills it once `timeout` has passed, and calls `ended` on the loop with how it ended.
+  /// `keepsOutput`, else nil), kills it once `timeout` (if any) has passed, and calls `ended` on the loop with how it
+  /// ended.
   func run(
-    for name: String, keepsOutput: Bool, timeout: Duration, request: (FileDescriptor?) throws -> SpawnRequest,
-    ended: @escaping (AppCommandOutcome) -> Void
+    for name: String, keepsOutput: Bool, timeout: Duration?, request: (FileDescriptor?) throws -> SpawnRequest,
+    ended reportEnd: @escaping (AppCommandOutcome) -> Void
   ) {
+    let started = loop.now()
+    let ended = { [loop] (outcome: AppCommandOutcome) in
+      var outcome = outcome
+      outcome.duration = loop.now().duration(since: started)
+      reportEnd(outcome)
+    }
     var output: FileDescriptor?
     var input: FileDescriptor?
     if keepsOutput {
@@ -90,27 +126,40 @@ final class AppCommandRunner {
           output?.close()
           return
         }
-        self.watch(Running(process: process, output: output, ended: ended), for: name, timeout: timeout)
+        self.watch(
+          Running(process: process, output: output, started: started, ended: reportEnd), for: name, timeout: timeout)
       }
     }
   }
 
-  private func watch(_ run: Running, for name: String, timeout: Duration) {
+  private func watch(_ run: Running, for name: String, timeout: Duration?) {
     do {
       run.watch = try loop.addWatch(fd: run.process.pidfd.rawValue, events: EpollEvents.readable) {
         [unowned self, unowned run] _ in
         self.finish(run, for: name)
       }
-      run.timer = try loop.addTimer(at: loop.now().advanced(by: timeout)) { [unowned self, unowned run] in
-        run.timedOut = true
-        // Its end, seen through the pidfd, then reports it.
-        try? self.signals.send(.kill, pidfd: run.process.pidfd)
+      if let output = run.output {
+        run.reading = try loop.addWatch(fd: output.rawValue, events: EpollEvents.readable) { [unowned run] _ in
+          // At its end of file (every writer gone) there is nothing more to wait for.
+          if !run.drain() {
+            run.reading?.cancel()
+            run.reading = nil
+          }
+        }
+      }
+      if let timeout {
+        run.timer = try loop.addTimer(at: loop.now().advanced(by: timeout)) { [unowned self, unowned run] in
+          run.timedOut = true
+          // Its end, seen through the pidfd, then reports it.
+          try? self.signals.send(.kill, pidfd: run.process.pidfd)
+        }
       }
     } catch {
       try? signals.send(.kill, pidfd: run.process.pidfd)
       launcher.discardExit(of: run.process.pid)
       run.close()
-      return run.ended(AppCommandOutcome(failure: "could not be watched: \(error)"))
+      return run.ended(
+        AppCommandOutcome(failure: "could not be watched: \(error)", duration: loop.now().duration(since: run.started)))
     }
     running[name, default: []].append(run)
   }
@@ -130,13 +179,14 @@ final class AppCommandRunner {
     } catch {
       end = nil
     }
-    let output = run.output.map(Self.readAvailable) ?? ""
+    run.drain()
+    let output = String(decoding: run.printed, as: UTF8.self)
     running[name]?.removeAll { $0 === run }
     run.close()
     run.ended(
       AppCommandOutcome(
         end: end, output: output, timedOut: run.timedOut,
-        failure: end == nil ? "its end could not be learnt" : nil))
+        failure: end == nil ? "its end could not be learnt" : nil, duration: loop.now().duration(since: run.started)))
   }
 
   /// Called with a pid whose end the launcher learnt after its pidfd turned readable (a child of the spawner service).
@@ -152,18 +202,5 @@ final class AppCommandRunner {
       launcher.discardExit(of: run.process.pid)
       run.close()
     }
-  }
-
-  /// What the pipe holds, read without waiting (the writer has ended), up to ``maximumOutput`` bytes.
-  private static func readAvailable(_ pipe: FileDescriptor) -> String {
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while bytes.count < maximumOutput {
-      let count = read(pipe.rawValue, &buffer, buffer.count)
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { break }
-      bytes += buffer[..<count]
-    }
-    return String(decoding: bytes.prefix(maximumOutput), as: UTF8.self)
   }
 }

@@ -14,21 +14,31 @@ extension AppSupervisor {
   ) {
     guard let app = process(name, pid: pid) else { return }
     let label = "\(name)'s \(run.label) command (\(command.joined(separator: " ")))"
-    let keepsOutput = if case .digest = run { true } else { false }
+    // A digest is what it prints on its standard output alone; `ready`'s errors are kept with its output.
+    let stdoutTakesErrors = if case .digest = run { false } else { true }
     let log: FileDescriptor
     do { log = try requests.openLog(name) } catch {
       self.log.error("\(label) could not start: \(error)")
-      return report(.commandEnded(app: name, pid: pid, run: run, succeeded: false, at: loop.now()))
+      let failed = AppCommandOutcome(failure: "could not start: \(error)")
+      return reportEvents([
+        .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, failed), at: loop.now()),
+        .commandEnded(app: name, pid: pid, run: run, succeeded: false, at: loop.now()),
+      ])
     }
     defer { log.close() }
     hooks.commands.run(
-      for: name, keepsOutput: keepsOutput, timeout: timeout,
+      for: name, keepsOutput: true, timeout: timeout,
       request: { [unowned self] stdout in
         try self.requests.hook(
           command, event: run.event, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
-          oomScoreAdj: self.oomScore(.foreground), output: log, stdout: stdout)
+          oomScoreAdj: self.oomScore(.foreground), output: log, stdout: stdout, stdoutTakesErrors: stdoutTakesErrors)
       },
-      ended: { [unowned self] outcome in self.commandEnded(run, app: name, pid: pid, label: label, outcome) })
+      ended: { [unowned self] outcome in
+        self.logCopies.append(outcome.output, toLogOf: name)
+        self.report(
+          .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, outcome), at: self.loop.now()))
+        self.commandEnded(run, app: name, pid: pid, label: label, outcome)
+      })
   }
 
   /// Tells the policy how a run ended, and the log what went wrong.
@@ -83,6 +93,20 @@ extension AppSupervisor {
   struct DigestProblem: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+  }
+
+  /// What the exit record keeps of a run (the policy trims it to its bounds).
+  static func record(_ run: String, _ command: [String], _ outcome: AppCommandOutcome) -> CommandRunRecord {
+    var record = CommandRunRecord(
+      run: run, command: command, failure: outcome.failure, seconds: outcome.duration.seconds,
+      output: outcome.output.isEmpty ? nil : outcome.output)
+    switch outcome.end {
+    case .exited(let code): record.exitCode = code
+    case .signaled(let signal, _): record.signal = signal
+    case .unobserved, nil: break
+    }
+    if outcome.timedOut { record.timedOut = true }
+    return record
   }
 
   /// How a command ended, in words: `exited with status 1`, `was killed by SIGKILL`.

@@ -57,6 +57,8 @@ final class AppSupervisor {
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
+  /// Hooks' and commands' output, copied into their app's log off the loop.
+  let logCopies: AppLogCopies
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
@@ -86,6 +88,7 @@ final class AppSupervisor {
     self.seams = seams
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
+    logCopies = AppLogCopies(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
@@ -236,27 +239,34 @@ final class AppSupervisor {
     for pid in (try? app.cgroup.processIDs()) ?? [] { seams.signals.send(signal, to: pid) }
   }
 
-  /// Runs `command`, the app's hook for `event`, from `workingDirectory`; its end answers the event.
+  /// Runs `command`, the app's hook for `event`, from `workingDirectory`; its end answers the event, after how it
+  /// ended is told for the exit record. No timeout of its own: the event's deadline bounds it.
   func runHook(for event: AppEvent, app name: String, pid: Int32, command: [String], workingDirectory: String?) {
     guard let app = process(name, pid: pid) else { return }
-    let ended = { [unowned self] in self.report(.hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now())) }
-    do {
-      let output = try requests.openLog(name)
-      defer { output.close() }
-      let request = try requests.hook(
-        command, event: event.kind, app: name, workingDirectory: workingDirectory,
-        cgroup: app.cgroup, oomScoreAdj: oomScore(.foreground), output: output)
-      hooks.run(request, for: name) { [unowned self] error in
-        if let error {
-          self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
-        }
-        ended()
+    let run = "hook \(event.kind.rawValue)"
+    let ended = { [unowned self] (outcome: AppCommandOutcome) in
+      self.logCopies.append(outcome.output, toLogOf: name)
+      if let failure = outcome.failure {
+        self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }
-    } catch {
-      // Nothing runs for the event: it is answered at once rather than left to its deadline.
-      log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")): \(error)")
-      ended()
+      self.reportEvents([
+        .commandRunObserved(app: name, pid: pid, run: Self.record(run, command, outcome), at: self.loop.now()),
+        .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
+      ])
     }
+    let output: FileDescriptor
+    do { output = try requests.openLog(name) } catch {
+      // Nothing runs for the event: it is answered at once rather than left to its deadline.
+      return ended(AppCommandOutcome(failure: "could not start: \(error)"))
+    }
+    defer { output.close() }
+    hooks.commands.run(
+      for: name, keepsOutput: true, timeout: nil,
+      request: { [unowned self] stdout in
+        try self.requests.hook(
+          command, event: event.kind, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
+          oomScoreAdj: self.oomScore(.foreground), output: output, stdout: stdout, stdoutTakesErrors: true)
+      }, ended: ended)
   }
 
   // MARK: Diagnostics

@@ -76,27 +76,38 @@ final class SpawnRequests {
 
   /// The app's log (its stdout and stderr, and its hooks'), opened for appending.
   func openLog(_ name: String) throws -> FileDescriptor {
+    try Self.openLog(name, in: stateDirectory)
+  }
+
+  /// App `name`'s log below `stateDirectory`, opened for appending (from any thread).
+  static func openLog(_ name: String, in stateDirectory: String) throws -> FileDescriptor {
     // Never through a symlink planted in its place: jetsamd opens it as root.
     try FileDescriptor.open(
       "\(stateDirectory)/logs/\(name).log", O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
   }
 
+  /// The PATH hooks and commands run with (and their program is looked up in): the same for every app, never
+  /// jetsamd's own.
+  static let commandSearchPath = AppCommands.searchPath
+
   /// The request that runs `command`, app `name`'s hook for `event` (or one of its commands), in the app's cgroup
-  /// and as the app's user; its output goes to `output`, or only its standard error when `stdout` is given.
+  /// and as the app's user; its output goes to `output`, or only its standard error when `stdout` is given (and
+  /// neither when `stdoutTakesErrors`: both go to `stdout`).
   func hook(
     _ command: [String], event: AppEventKind, app name: String, workingDirectory: String?,
-    cgroup: any AppCgroupControl, oomScoreAdj: Int32, output: FileDescriptor, stdout: FileDescriptor? = nil
+    cgroup: any AppCgroupControl, oomScoreAdj: Int32, output: FileDescriptor, stdout: FileDescriptor? = nil,
+    stdoutTakesErrors: Bool = false
   ) throws -> SpawnRequest {
     var request = SpawnRequest(
       arguments: command,
       environment: [
-        "PATH=/usr/local/bin:/usr/bin:/bin", "\(AppEnvironmentVariable.app.rawValue)=\(name)",
+        "PATH=\(Self.commandSearchPath)", "\(AppEnvironmentVariable.app.rawValue)=\(name)",
         "\(AppEnvironmentVariable.event.rawValue)=\(event.rawValue)",
       ],
       workingDirectory: try workingDirectory ?? defaultWorkingDirectory(for: users[name], app: name),
       user: users[name], cgroupDirectory: cgroup.spawnDirectory, joinProcsFiles: cgroup.joinProcsFiles,
       oomScoreAdj: oomScoreAdj,
-      stdout: stdout ?? output, stderr: output)
+      stdout: stdout ?? output, stderr: stdoutTakesErrors ? (stdout ?? output) : output)
     request.ownCgroupNamespace = cgroupNamespaces
     return request
   }
