@@ -26,6 +26,7 @@ struct ControlRequestHandlerTests {
     var deviceCgroup = "/jetsam.slice/device"
     let recordLog: ExitRecordLog
     var recordsWritten = 0
+    var unwrittenRecords: [ExitRecord] = []
     var cgroups: [String: FakeCgroup] = [:]
     var stopsPending: Set<String> = []
     var failures: [String: (launch: Int, message: String)] = [:]
@@ -285,5 +286,26 @@ struct ControlRequestHandlerTests {
     fixture.background.finish()
     let reply = try #require(try fixture.replies().first)
     #expect(reply.ok && reply.exits == [])
+  }
+
+  @Test("metrics: a launch whose record is still on its way to the log counts, and a record in both counts once")
+  func metricsCountUnwrittenRecords() throws {
+    let fixture = try Fixture()
+    func record(_ app: String, pid: Int32) -> ExitRecord {
+      ExitRecord(
+        app: app, pid: pid, launch: 1, reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam,
+        state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
+        deviceAvailableBytes: 0)
+    }
+    // "logged" is durable and, as the loop has not heard so yet, still queued; "queued" is only queued.
+    try fixture.view.recordLog.append(record("logged", pid: 7))
+    fixture.view.unwrittenRecords = [record("logged", pid: 7), record("queued", pid: 8)]
+    fixture.background.holding = true
+    #expect(fixture.handle(ControlRequest(verb: .metrics)) == nil)
+    fixture.background.finish()
+    let reply = try #require(try fixture.replies().first)
+    let payloads = try #require(reply.metrics)
+    #expect(payloads.map(\.metaData.bundleIdentifier) == ["logged", "queued"])
+    #expect(payloads.allSatisfy { $0.applicationExitMetrics.backgroundExitData.counts[.memoryPressure] == 1 })
   }
 }

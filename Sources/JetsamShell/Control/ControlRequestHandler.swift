@@ -375,20 +375,33 @@ final class ControlRequestHandler {
     var running = daemon.policy.runningLaunchMetrics(at: MonotonicClock.now())
     if let app { running = running.filter { $0.key == app } }
     let usage = runningUsage(of: running.keys)
+    // A launch that ended and whose record is still being made durable is neither running nor in the log yet: it
+    // counts from the queue, or an app asked for right after its exit would have no payload at all.
+    let unwritten = daemon.unwrittenRecords.filter { record in
+      (app == nil || record.app == app)
+        && (since.map { (ControlRequest.rfc3339(record.time) ?? .distantPast) >= $0 } ?? true)
+    }
     let query = ExitRecordPage.Query(
       files: try daemon.recordLog.openForReading(), currentSize: daemon.recordLog.size(), app: app,
       since: since, limit: .max)
     let host = HostDescription.current()
     let now = AppSupervisor.timestamp()
     let path = daemon.recordLog.path
-    let count = { @Sendable [query, running, usage] () -> Result<[UInt8], SystemError> in
+    let count = { @Sendable [query, running, usage, unwritten] () -> Result<[UInt8], SystemError> in
       Result { () throws(SystemError) in
         var byApp: [String: (totals: MetricTotals, oldest: String)] = [:]
+        var logged = Set<RecordKey>()
         try ExitRecordPage.visit(query) { record, _ in
           // Newest first: the last time seen of an app is its oldest record.
           byApp[record.app, default: (MetricTotals(), record.time)].totals.count(record)
           byApp[record.app]!.oldest = record.time
+          logged.insert(RecordKey(record))
           return true
+        }
+        // The log's size is taken as its writer leaves it, a record's removal from the queue when the loop hears
+        // it is durable: one may be in both.
+        for record in unwritten where !logged.contains(RecordKey(record)) {
+          byApp[record.app, default: (MetricTotals(), record.time)].totals.count(record)
         }
         for (name, metrics) in running { byApp[name, default: (MetricTotals(), now)].totals.add(metrics) }
         for (name, figures) in usage {

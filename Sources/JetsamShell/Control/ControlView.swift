@@ -27,6 +27,8 @@ protocol ControlView: AnyObject {
   var recordLog: ExitRecordLog { get }
   /// Exit records made durable since start.
   var recordsWritten: Int { get }
+  /// The exit records still on their way to the log, oldest first.
+  var unwrittenRecords: [ExitRecord] { get }
   /// Where apps of jetsamd's own user start when their config names no directory (each in `NAME` below it).
   var appsDirectory: String { get }
   /// The cgroup of app `name` while `pid` is its running process (its memory and cap).

@@ -25,6 +25,7 @@ final class DaemonControlView: ControlView {
   var deviceCgroup: String { daemon.device.displayPath }
   var recordLog: ExitRecordLog { daemon.records.log }
   var recordsWritten: Int { daemon.records.written }
+  var unwrittenRecords: [ExitRecord] { daemon.supervisor.records.unwritten }
   var appsDirectory: String { daemon.supervisor.requests.stateDirectory + "/apps" }
   func cgroup(of name: String, pid: Int32) -> (any AppCgroupControl)? {
     daemon.supervisor.process(name, pid: pid)?.cgroup
