@@ -15,7 +15,9 @@ extension JetsamPolicy {
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
-    for index in trackedApps.values.indices {
+    // Every deadline belongs to a process: apps without one are not visited.
+    for name in trackedApps.withProcess {
+      guard let index = trackedApps.index(forKey: name) else { continue }
       consider(trackedApps.values[index].process?.graceDeadline)
       consider(trackedApps.values[index].process?.terminateDeadline)
       consider(trackedApps.values[index].process?.suspendDeadline)
@@ -28,8 +30,9 @@ extension JetsamPolicy {
 
   mutating func tick(at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    // Name order keeps the actions deterministic when several deadlines fall due together.
-    for name in trackedApps.keys.sorted() {
+    // Name order keeps the actions deterministic when several deadlines fall due together. Only apps with a process
+    // have deadlines; a kill asked for here leaves the process in place, so the list stays right through the pass.
+    for name in trackedApps.withProcess.sorted() {
       if let deadline = trackedApps[name]?.process?.terminateDeadline, deadline <= at {
         actions += escalateTerminate(name)
       }

@@ -185,7 +185,10 @@ extension JetsamPolicy {
   mutating func makeRoomInForeground(for name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     while true {
-      let others = trackedApps.values.filter { $0.name != name && $0.state.holdsForegroundSlot }
+      // Only an app with a process holds a slot (it gets one when spawned), so the others are not visited.
+      let others = trackedApps.withProcess.compactMap { trackedApps[$0] }.filter {
+        $0.name != name && $0.state.holdsForegroundSlot
+      }
       guard others.count >= config.foregroundSlots,
         let earliest = others.min(by: { $0.foregroundArrival < $1.foregroundArrival })
       else { return actions }
