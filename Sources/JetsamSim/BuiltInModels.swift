@@ -12,6 +12,9 @@ public enum BuiltInModels {
     return try SimModelLoader.load(bytes: Array(source.utf8), file: "built-in \(name)")
   }
 
+  // No built-in kind has a band floor: a floor lifts an app at all times, as jetsam's config does, so a music kind
+  // lifted to `audio` would be spared below critical even while suspended, and in a large population such apps pile
+  // up until urgent pressure can free nothing (a model file may still ask for one).
   static let phone4GB = """
     // A 4 GB phone: a few hundred MiB of apps fit beside the system before pressure starts.
     {
@@ -31,7 +34,7 @@ public enum BuiltInModels {
         { name: "game", share: 1, memoryMedianMiB: 700, memorySpread: 0.5, suspendedFraction: 0.6,
           launchSeconds: 4, backgroundSeconds: 3, unsavedChance: 0.3 },
         { name: "music", share: 0.3, memoryMedianMiB: 120, memorySpread: 0.3, suspendedFraction: 0.5,
-          launchSeconds: 1, backgroundSeconds: 1800, unsavedChance: 0, bandFloor: "audio" },
+          launchSeconds: 1, backgroundSeconds: 1800, unsavedChance: 0 },  // plays on in the background
       ],
     }
     """
@@ -55,7 +58,7 @@ public enum BuiltInModels {
         { name: "game", share: 1, memoryMedianMiB: 1200, memorySpread: 0.5, suspendedFraction: 0.6,
           launchSeconds: 3, backgroundSeconds: 3, unsavedChance: 0.3 },
         { name: "music", share: 0.3, memoryMedianMiB: 150, memorySpread: 0.3, suspendedFraction: 0.5,
-          launchSeconds: 1, backgroundSeconds: 1800, unsavedChance: 0, bandFloor: "audio" },
+          launchSeconds: 1, backgroundSeconds: 1800, unsavedChance: 0 },  // plays on in the background
       ],
     }
     """
