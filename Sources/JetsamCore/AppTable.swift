@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Every tracked app by name, with the indexes the policy asks of them at every event kept as apps change.
 ///
 /// Every change to an app goes through a subscript here, which re-files the app when its place changes: its kill
@@ -15,29 +17,41 @@ struct AppTable: Sendable {
   /// Apps with a process: the only ones that can have a deadline.
   private(set) var withProcess: Set<String> = []
 
-  /// Where an app is filed, computed from the app alone.
+  /// Where an app is filed, computed from the app alone. Plain values, no name: taken twice for every change to an
+  /// app (most change none of it), so it must cost no retain; the name is the subscript's.
   private struct Filing: Equatable {
-    var key: VictimKey
+    var band: Band
+    var bandEnteredAt: Instant
+    var spawnedAt: Instant?
     var hasProcess: Bool
     var running: Bool
     var candidate: Bool
 
-    init?(_ app: TrackedApp?) {
-      guard let app else { return nil }
-      let process = app.process
-      hasProcess = process != nil
+    init(_ app: borrowing TrackedApp) {
+      band = app.band
+      bandEnteredAt = app.bandEnteredAt
+      spawnedAt = app.process?.spawnedAt
+      hasProcess = app.process != nil
       running = hasProcess && app.state.isRunning
-      candidate = running && process?.requestedKill == nil
-      key = VictimKey(band: app.band, bandEnteredAt: app.bandEnteredAt, spawnedAt: process?.spawnedAt, name: app.name)
+      candidate = running && app.process?.requestedKill == nil
+    }
+
+    func key(_ name: String) -> VictimKey {
+      VictimKey(band: band, bandEnteredAt: bandEnteredAt, spawnedAt: spawnedAt, name: name)
+    }
+
+    /// Whether the place in kill order differs (the name being the same).
+    func sameOrder(as other: Filing) -> Bool {
+      band == other.band && bandEnteredAt == other.bandEnteredAt && spawnedAt == other.spawnedAt
     }
   }
 
   subscript(name: String) -> TrackedApp? {
     get { byName[name] }
     _modify {
-      let before = Filing(byName[name])
+      let before = filing(name)
       // Deferred so the app is re-filed even if the caller's access ends early.
-      defer { refile(name, from: before, to: Filing(byName[name])) }
+      defer { refile(name, from: before, to: filing(name)) }
       yield &byName[name]
     }
   }
@@ -53,19 +67,41 @@ struct AppTable: Sendable {
     }
   }
 
+  /// Calls `body` with every app that has a process, in no particular order, reading each in place.
+  ///
+  /// When most apps have a process (a daemon's usual day) a pass over every app costs less than a lookup of each
+  /// by name; when few do (a large population, most of it not running) the lookups cost far less than the pass.
+  func forEachWithProcess(_ body: (borrowing TrackedApp) -> Void) {
+    if withProcess.count * 4 >= byName.count {
+      for index in byName.values.indices where byName.values[index].process != nil { body(byName.values[index]) }
+    } else {
+      for name in withProcess {
+        guard let index = byName.index(forKey: name) else { continue }
+        body(byName.values[index])
+      }
+    }
+  }
+
   var keys: Dictionary<String, TrackedApp>.Keys { byName.keys }
   var values: Dictionary<String, TrackedApp>.Values { byName.values }
   func index(forKey name: String) -> Index? { byName.index(forKey: name) }
 
+  /// Where app `name` is filed now, read in place (a copy of the app would cost a retain of each of its fields).
+  private func filing(_ name: String) -> Filing? {
+    guard let index = byName.index(forKey: name) else { return nil }
+    return Filing(byName.values[index])
+  }
+
   private mutating func refile(_ name: String, from before: Filing?, to after: Filing?) {
     guard before != after else { return }
-    if before?.key != after?.key || before?.running != after?.running {
-      if before?.running == true { running.remove(before!.key) }
-      if after?.running == true { running.insert(after!.key) }
+    let moved = !(before.flatMap { old in after.map { old.sameOrder(as: $0) } } ?? false)
+    if moved || before?.running != after?.running {
+      if let before, before.running { running.remove(before.key(name)) }
+      if let after, after.running { running.insert(after.key(name)) }
     }
-    if before?.key != after?.key || before?.candidate != after?.candidate {
-      if before?.candidate == true { candidates.remove(before!.key) }
-      if after?.candidate == true { candidates.insert(after!.key) }
+    if moved || before?.candidate != after?.candidate {
+      if let before, before.candidate { candidates.remove(before.key(name)) }
+      if let after, after.candidate { candidates.insert(after.key(name)) }
     }
     if before?.hasProcess != after?.hasProcess {
       if after?.hasProcess == true { withProcess.insert(name) } else { withProcess.remove(name) }

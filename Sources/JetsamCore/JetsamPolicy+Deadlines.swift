@@ -15,15 +15,14 @@ extension JetsamPolicy {
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
-    // Every deadline belongs to a process: apps without one are not visited.
-    for name in trackedApps.withProcess {
-      guard let index = trackedApps.index(forKey: name) else { continue }
-      consider(trackedApps.values[index].process?.graceDeadline)
-      consider(trackedApps.values[index].process?.terminateDeadline)
-      consider(trackedApps.values[index].process?.suspendDeadline)
-      consider(appChannelDeadline(trackedApps.values[index]))
-      consider(trackedApps.values[index].process?.restoration.deadline)
-      consider(trackedApps.values[index].process?.commands.nextReadyRun)
+    // Every deadline belongs to a process: apps without one need not be visited.
+    trackedApps.forEachWithProcess { app in
+      consider(app.process?.graceDeadline)
+      consider(app.process?.terminateDeadline)
+      consider(app.process?.suspendDeadline)
+      consider(appChannelDeadline(app))
+      consider(app.process?.restoration.deadline)
+      consider(app.process?.commands.nextReadyRun)
     }
     return earliest
   }

@@ -185,13 +185,17 @@ extension JetsamPolicy {
   mutating func makeRoomInForeground(for name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     while true {
-      // Only an app with a process holds a slot (it gets one when spawned), so the others are not visited.
-      let others = trackedApps.withProcess.compactMap { trackedApps[$0] }.filter {
-        $0.name != name && $0.state.holdsForegroundSlot
+      // Only an app with a process holds a slot (it gets one when spawned), so the others need not be visited.
+      var others = 0
+      var earliest: (name: String, arrival: Int)?
+      trackedApps.forEachWithProcess { app in
+        guard app.name != name && app.state.holdsForegroundSlot else { return }
+        others += 1
+        if earliest.map({ app.foregroundArrival < $0.arrival }) ?? true {
+          earliest = (app.name, app.foregroundArrival)
+        }
       }
-      guard others.count >= config.foregroundSlots,
-        let earliest = others.min(by: { $0.foregroundArrival < $1.foregroundArrival })
-      else { return actions }
+      guard others >= config.foregroundSlots, let earliest else { return actions }
       actions += leaveForeground(earliest.name, at: at)
     }
   }
