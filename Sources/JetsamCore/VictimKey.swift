@@ -5,10 +5,13 @@ import JetsamValues
 /// Its order is exactly ``VictimSelection/diesBefore(_:_:)``: lower band first, then the one longest in its band,
 /// then the older process (an app without one last), then by name.
 public struct VictimKey: Comparable, Hashable, Sendable {
+  /// The app's effective band: lower dies first.
   public var band: Band
+  /// When it entered that band: the longest there dies first.
   public var bandEnteredAt: Instant
   /// The process's spawn, or the end of time for an app without one (so it sorts last, as `diesBefore` has it).
   public var spawnedAt: Instant
+  /// The app's name: the last tie-break, so the order is total.
   public var name: String
 
   /// The key of an app with these fields.

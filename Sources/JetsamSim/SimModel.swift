@@ -8,8 +8,11 @@ public struct SimModel: Sendable, Equatable {
   public var systemMiB: Double
   /// Available memory, as a fraction of RAM, at which each level is entered; each clears `hysteresis` above.
   public var warning: Double
+  /// Available fraction of RAM at which urgent is entered.
   public var urgent: Double
+  /// Available fraction of RAM at which critical is entered.
   public var critical: Double
+  /// How far above its entry a level clears, as a fraction of RAM.
   public var hysteresis: Double
   /// Foreground slots (1 on a phone).
   public var foregroundSlots: Int
@@ -26,11 +29,13 @@ public struct SimModel: Sendable, Equatable {
 
   /// One kind of app.
   public struct AppKind: Sendable, Equatable {
+    /// The kind's name.
     public var name: String
     /// This kind's share of the population (shares are normalised).
     public var share: Double
     /// Resident memory while running: median and log-normal spread, in MiB.
     public var memoryMedianMiB: Double
+    /// Sigma of the memory's logarithm.
     public var memorySpread: Double
     /// What stays resident while suspended, as a fraction of the running size (the rest compressed or dropped).
     public var suspendedFraction: Double

@@ -9,6 +9,7 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
   /// A generator whose draws depend on `seed` alone.
   public init(seed: UInt64) { state = seed }
 
+  /// The next 64 random bits.
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state

@@ -3,9 +3,13 @@
 /// Only simulated quantities: nothing here depends on the machine or the wall clock, so the same model, population,
 /// duration and seed give the same report byte for byte.
 public struct SimReport: Codable, Sendable, Equatable {
+  /// The model's name.
   public var model: String
+  /// The seed of every draw.
   public var seed: UInt64
+  /// Apps in the population.
   public var apps: Int
+  /// Simulated time.
   public var durationSeconds: Double
   /// Events the policy handled.
   public var policyEvents: Int
@@ -31,7 +35,9 @@ public struct SimReport: Codable, Sendable, Equatable {
 
   /// Kills, by reason and by the state the victim was in.
   public struct Kills: Codable, Sendable, Equatable {
+    /// Every kill, whatever its reason.
     public var total = 0
+    /// Kills by exit reason (MetricKit's names, as exit records have them).
     public var byReason: [String: Int] = [:]
     /// Coarse state at the kill: `foreground`, `background`, `suspended`.
     public var byState: [String: Int] = [:]
@@ -52,7 +58,9 @@ public struct SimReport: Codable, Sendable, Equatable {
 
   /// One instant of the resident timeline.
   public struct Point: Codable, Sendable, Equatable {
+    /// Simulated seconds since the start.
     public var seconds: Double
+    /// Apps holding memory then.
     public var apps: Int
   }
 
