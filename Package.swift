@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "JetsamWire", targets: ["JetsamWire"]),
     .executable(name: "jetsam-demo-app", targets: ["jetsam-demo-app"]),
     .executable(name: "jetsam-lab", targets: ["jetsam-lab"]),
+    .executable(name: "jetsam-sim", targets: ["jetsam-sim"]),
   ],
   targets: [
     // C libraries, imported as they are; all conversion lives in JetsamShell.
@@ -131,9 +132,14 @@ let package = Package(
       name: "jetsam-lab",
       dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
+    // The policy at scale with no processes: simulated time, a synthetic population from a JSON5 model, a report.
+    .target(name: "JetsamSim", dependencies: ["JetsamCore", "JetsamValues", "JetsamConfig"]),
+    .executableTarget(name: "jetsam-sim", dependencies: ["JetsamSim"]),
+
     // The trait that runs the kernel and integration suites off Swift's cooperative pool (their waits block).
     .target(name: "JetsamTestTraits", path: "Tests/JetsamTestTraits"),
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore", "JetsamValues"]),
+    .testTarget(name: "JetsamSimTests", dependencies: ["JetsamSim", "JetsamTestKit"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),

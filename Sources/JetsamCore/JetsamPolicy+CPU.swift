@@ -35,7 +35,7 @@ extension JetsamPolicy {
     let current = trackedApps.values[index].process?.cpuWatch
     if let wanted {
       guard current?.limits != wanted.limits || current?.state != wanted.state else { return }
-      trackedApps.values[index].process?.cpuWatch = CPUWatch(limits: wanted.limits, state: wanted.state)
+      trackedApps[at: index].process?.cpuWatch = CPUWatch(limits: wanted.limits, state: wanted.state)
       // Its window needs an anchor. With no round under way, the first one starts now; a round already due reads it
       // anyway; otherwise this app alone is read now and the rounds keep their cadence (bringing a round forward for
       // every app that starts a watch made a launch storm read every watched app at every launch: n² readings, and n
@@ -46,7 +46,7 @@ extension JetsamPolicy {
         nextCPUSampleAt = at
       }
     } else if current != nil {
-      trackedApps.values[index].process?.cpuWatch = nil
+      trackedApps[at: index].process?.cpuWatch = nil
     }
   }
 

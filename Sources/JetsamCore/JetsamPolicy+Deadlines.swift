@@ -15,21 +15,23 @@ extension JetsamPolicy {
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
-    for index in trackedApps.values.indices {
-      consider(trackedApps.values[index].process?.graceDeadline)
-      consider(trackedApps.values[index].process?.terminateDeadline)
-      consider(trackedApps.values[index].process?.suspendDeadline)
-      consider(appChannelDeadline(trackedApps.values[index]))
-      consider(trackedApps.values[index].process?.restoration.deadline)
-      consider(trackedApps.values[index].process?.commands.nextReadyRun)
+    // Every deadline belongs to a process: apps without one need not be visited.
+    trackedApps.forEachWithProcess { app in
+      consider(app.process?.graceDeadline)
+      consider(app.process?.terminateDeadline)
+      consider(app.process?.suspendDeadline)
+      consider(appChannelDeadline(app))
+      consider(app.process?.restoration.deadline)
+      consider(app.process?.commands.nextReadyRun)
     }
     return earliest
   }
 
   mutating func tick(at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    // Name order keeps the actions deterministic when several deadlines fall due together.
-    for name in trackedApps.keys.sorted() {
+    // Name order keeps the actions deterministic when several deadlines fall due together. Only apps with a process
+    // have deadlines; a kill asked for here leaves the process in place, so the list stays right through the pass.
+    for name in trackedApps.withProcess.sorted() {
       if let deadline = trackedApps[name]?.process?.terminateDeadline, deadline <= at {
         actions += escalateTerminate(name)
       }

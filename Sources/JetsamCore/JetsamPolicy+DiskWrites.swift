@@ -21,7 +21,7 @@ extension JetsamPolicy {
   mutating func rewatchDiskWrites(_ name: String, at: Instant) {
     guard let index = trackedApps.index(forKey: name), let process = trackedApps.values[index].process else { return }
     if process.diskWriteWatch == nil, let limit = trackedApps.values[index].settings.diskWrites {
-      trackedApps.values[index].process?.diskWriteWatch = DiskWriteWatch(limit: limit, since: process.spawnedAt)
+      trackedApps[at: index].process?.diskWriteWatch = DiskWriteWatch(limit: limit, since: process.spawnedAt)
     }
     guard isDiskWriteSampled(trackedApps.values[index]),
       let interval = trackedApps.values[index].process?.diskWriteWatch?.limit.sampleInterval

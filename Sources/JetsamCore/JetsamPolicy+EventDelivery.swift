@@ -250,7 +250,8 @@ extension JetsamPolicy {
   mutating func memoryWarnings(from before: PressureLevel, at: Instant) -> [PolicyAction] {
     guard level > before, level >= .warning else { return [] }
     var actions: [PolicyAction] = []
-    for name in trackedApps.keys.sorted() {
+    // Foreground and background apps all have a process: the others are not visited.
+    for name in trackedApps.withProcess.sorted() {
       guard let app = trackedApps[name], app.state.holdsForegroundSlot || app.state == .background,
         app.requestedKill == nil
       else { continue }

@@ -14,16 +14,12 @@ extension JetsamPolicy {
   mutating func runJetsam(at: Instant) -> [PolicyAction] {
     // While a level is forced no sample can change it, so waiting for one would stall the loop.
     guard level >= .urgent, jetsamKill == nil, !owesFreshSample || forcedLevel != nil else { return [] }
-    // Apps already being killed (including a victim past its kill timeout) are never chosen again.
-    let candidates = trackedApps.values.filter { $0.requestedKill == nil }.map(\.status)
-    guard let victim = VictimSelection.victim(among: candidates, level: level), let pid = victim.pid else {
-      return []
-    }
-    let process = trackedApps[victim.name]?.process
-    let terminating = process?.sentTerminate == true || process?.channel.terminateAfterEvent != nil
+    guard let victim = nextVictim, let process = trackedApps[victim.name]?.process else { return [] }
+    let pid = process.pid
+    let terminating = process.sentTerminate || process.channel.terminateAfterEvent != nil
     // An app on its way out is not stopped: that would only hold up its graceful end. At critical there is no
     // time for the step: the victim is killed as it is.
-    if config.suspendBeforeKill && level < .critical && victim.state == .background && !terminating {
+    if config.suspendBeforeKill && level < .critical && trackedApps[victim.name]?.state == .background && !terminating {
       // Moved to Suspended first, then unloaded as one: it is now the longest-suspended app (none other is left,
       // or it would have been chosen), so the next pass kills it.
       return suspendForPressure(victim.name, at: at) + runJetsam(at: at)
@@ -54,19 +50,33 @@ extension JetsamPolicy {
   public var isJetsamSettled: Bool {
     guard level >= .urgent else { return true }
     guard jetsamKill == nil else { return false }
-    let candidates = trackedApps.values.filter { $0.requestedKill == nil }.map(\.status)
-    return VictimSelection.victim(among: candidates, level: level) == nil
+    return nextVictim == nil
   }
+
+  /// The app jetsam kills next at the level in force, if any: the first of the running apps no kill was asked for
+  /// (apps already being killed, including a victim past its kill timeout, are never chosen again), if its band
+  /// may die at this level. The bands that may die are the lowest ones, so if the first may not, nobody may.
+  ///
+  /// The same choice as ``VictimSelection/victim(among:level:)`` over every app, read off the ordered index.
+  var nextVictim: VictimKey? {
+    guard let first = trackedApps.candidates.first, VictimSelection.mayKill(band: first.band, at: level) else {
+      return nil
+    }
+    return first
+  }
+
+  /// Comparisons the victim index has made so far: the work of choosing victims and keeping their order, which
+  /// tests count where time would depend on the machine.
+  public var victimIndexComparisons: Int { trackedApps.candidates.comparisons + trackedApps.running.comparisons }
 
   /// Every running app at `at`, in kill order (XNU's jetsam snapshot; the shell fills in the memory).
   func snapshot(at: Instant) -> [SnapshotEntry] {
-    let running = trackedApps.values.filter { $0.state.isRunning && $0.process != nil }.map(\.status)
-    return VictimSelection.killOrder(running).compactMap { app in
-      app.pid.map { pid in
-        SnapshotEntry(
-          name: app.name, pid: pid, band: app.band, state: app.state.coarseName,
-          secondsInBand: at.seconds(since: app.bandEnteredAt))
-      }
+    // Walked off the ordered index: already in kill order, no sort.
+    trackedApps.running.elements.compactMap { key in
+      guard let app = trackedApps[key.name], let pid = app.process?.pid else { return nil }
+      return SnapshotEntry(
+        name: key.name, pid: pid, band: key.band, state: app.state.coarseName,
+        secondsInBand: at.seconds(since: key.bandEnteredAt))
     }
   }
 }

@@ -185,10 +185,17 @@ extension JetsamPolicy {
   mutating func makeRoomInForeground(for name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     while true {
-      let others = trackedApps.values.filter { $0.name != name && $0.state.holdsForegroundSlot }
-      guard others.count >= config.foregroundSlots,
-        let earliest = others.min(by: { $0.foregroundArrival < $1.foregroundArrival })
-      else { return actions }
+      // Only an app with a process holds a slot (it gets one when spawned), so the others need not be visited.
+      var others = 0
+      var earliest: (name: String, arrival: Int)?
+      trackedApps.forEachWithProcess { app in
+        guard app.name != name && app.state.holdsForegroundSlot else { return }
+        others += 1
+        if earliest.map({ app.foregroundArrival < $0.arrival }) ?? true {
+          earliest = (app.name, app.foregroundArrival)
+        }
+      }
+      guard others >= config.foregroundSlots, let earliest else { return actions }
       actions += leaveForeground(earliest.name, at: at)
     }
   }

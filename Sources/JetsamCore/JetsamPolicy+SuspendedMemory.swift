@@ -64,8 +64,8 @@ extension JetsamPolicy {
         trackedApps.values[index].process?.pid == sample.pid
       else { continue }
       closeHeldReading(sample.app, at: at)
-      trackedApps.values[index].process?.metrics.suspendedMemory.countSample()
-      trackedApps.values[index].process?.heldMemory = HeldMemoryReading(at: at, bytes: sample.bytes)
+      trackedApps[at: index].process?.metrics.suspendedMemory.countSample()
+      trackedApps[at: index].process?.heldMemory = HeldMemoryReading(at: at, bytes: sample.bytes)
     }
     return []
   }

@@ -9,7 +9,7 @@ public struct JetsamPolicy: Sendable {
   public private(set) var config: PolicyConfig
 
   /// Every configured app by name.
-  var trackedApps: [String: TrackedApp] = [:]
+  var trackedApps = AppTable()
   /// Arrival counter for the foreground slots.
   var foregroundArrivals = 0
 

@@ -1,0 +1,110 @@
+import JetsamValues
+
+/// Every tracked app by name, with the indexes the policy asks of them at every event kept as apps change.
+///
+/// Every change to an app goes through a subscript here, which re-files the app when its place changes: its kill
+/// order among running apps (band, time in band, spawn, name), whether a kill was asked for it, whether it has a
+/// process. So choosing a victim reads the first entry of an ordered index, a snapshot walks it, and deadlines
+/// visit only the apps with a process, where each used to scan (and sort) every app known.
+struct AppTable: Sendable {
+  typealias Index = Dictionary<String, TrackedApp>.Index
+
+  private var byName: [String: TrackedApp] = [:]
+  /// Running apps with a process, in kill order: what a jetsam snapshot lists.
+  private(set) var running = SortedKeySet<VictimKey>()
+  /// The running apps with no kill asked for them, in kill order: jetsam's candidates.
+  private(set) var candidates = SortedKeySet<VictimKey>()
+  /// Apps with a process: the only ones that can have a deadline.
+  private(set) var withProcess: Set<String> = []
+
+  /// Where an app is filed, computed from the app alone. Plain values, no name: taken twice for every change to an
+  /// app (most change none of it), so it must cost no retain; the name is the subscript's.
+  private struct Filing: Equatable {
+    var band: Band
+    var bandEnteredAt: Instant
+    var spawnedAt: Instant?
+    var hasProcess: Bool
+    var running: Bool
+    var candidate: Bool
+
+    init(_ app: borrowing TrackedApp) {
+      band = app.band
+      bandEnteredAt = app.bandEnteredAt
+      spawnedAt = app.process?.spawnedAt
+      hasProcess = app.process != nil
+      running = hasProcess && app.state.isRunning
+      candidate = running && app.process?.requestedKill == nil
+    }
+
+    func key(_ name: String) -> VictimKey {
+      VictimKey(band: band, bandEnteredAt: bandEnteredAt, spawnedAt: spawnedAt, name: name)
+    }
+
+    /// Whether the place in kill order differs (the name being the same).
+    func sameOrder(as other: Filing) -> Bool {
+      band == other.band && bandEnteredAt == other.bandEnteredAt && spawnedAt == other.spawnedAt
+    }
+  }
+
+  subscript(name: String) -> TrackedApp? {
+    get { byName[name] }
+    _modify {
+      let before = filing(name)
+      // Deferred so the app is re-filed even if the caller's access ends early.
+      defer { refile(name, from: before, to: filing(name)) }
+      yield &byName[name]
+    }
+  }
+
+  /// The app at `index` of ``values``, changed in place.
+  subscript(at index: Index) -> TrackedApp {
+    get { byName.values[index] }
+    _modify {
+      let name = byName.keys[index]
+      let before = Filing(byName.values[index])
+      defer { refile(name, from: before, to: Filing(byName.values[index])) }
+      yield &byName.values[index]
+    }
+  }
+
+  /// Calls `body` with every app that has a process, in no particular order, reading each in place.
+  ///
+  /// When most apps have a process (a daemon's usual day) a pass over every app costs less than a lookup of each
+  /// by name; when few do (a large population, most of it not running) the lookups cost far less than the pass.
+  func forEachWithProcess(_ body: (borrowing TrackedApp) -> Void) {
+    if withProcess.count * 4 >= byName.count {
+      for index in byName.values.indices where byName.values[index].process != nil { body(byName.values[index]) }
+    } else {
+      for name in withProcess {
+        guard let index = byName.index(forKey: name) else { continue }
+        body(byName.values[index])
+      }
+    }
+  }
+
+  var keys: Dictionary<String, TrackedApp>.Keys { byName.keys }
+  var values: Dictionary<String, TrackedApp>.Values { byName.values }
+  func index(forKey name: String) -> Index? { byName.index(forKey: name) }
+
+  /// Where app `name` is filed now, read in place (a copy of the app would cost a retain of each of its fields).
+  private func filing(_ name: String) -> Filing? {
+    guard let index = byName.index(forKey: name) else { return nil }
+    return Filing(byName.values[index])
+  }
+
+  private mutating func refile(_ name: String, from before: Filing?, to after: Filing?) {
+    guard before != after else { return }
+    let moved = !(before.flatMap { old in after.map { old.sameOrder(as: $0) } } ?? false)
+    if moved || before?.running != after?.running {
+      if let before, before.running { running.remove(before.key(name)) }
+      if let after, after.running { running.insert(after.key(name)) }
+    }
+    if moved || before?.candidate != after?.candidate {
+      if let before, before.candidate { candidates.remove(before.key(name)) }
+      if let after, after.candidate { candidates.insert(after.key(name)) }
+    }
+    if before?.hasProcess != after?.hasProcess {
+      if after?.hasProcess == true { withProcess.insert(name) } else { withProcess.remove(name) }
+    }
+  }
+}

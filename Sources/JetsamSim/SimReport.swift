@@ -1,0 +1,94 @@
+/// What a simulation found: the figures `jetsam-sim` prints, as text or as JSON.
+///
+/// Only simulated quantities: nothing here depends on the machine or the wall clock, so the same model, population,
+/// duration and seed give the same report byte for byte.
+public struct SimReport: Codable, Sendable, Equatable {
+  /// The model's name.
+  public var model: String
+  /// The seed of every draw.
+  public var seed: UInt64
+  /// Apps in the population.
+  public var apps: Int
+  /// Simulated time.
+  public var durationSeconds: Double
+  /// Events the policy handled.
+  public var policyEvents: Int
+  /// Requests the policy refused (a user's switch to an app it could not take then).
+  public var refusedRequests: Int
+  public var launches: Launches
+  public var kills: Kills
+  /// Seconds spent at each pressure level (`normal`, `warning`, `urgent`, `critical`).
+  public var secondsAtLevel: [String: Double]
+  public var resident: Resident
+
+  /// Launches and returns.
+  public struct Launches: Codable, Sendable, Equatable {
+    /// Cold launches the user waited for (the app was not running).
+    public var coldByUser = 0
+    /// Cold launches into the background.
+    public var coldInBackground = 0
+    /// Cold launches of an app whose last process jetsam killed: what memory pressure cost the user.
+    public var coldAfterJetsam = 0
+    /// Switches to an app that was still running (resumed or brought back, no launch).
+    public var warmReturns = 0
+  }
+
+  /// Kills, by reason and by the state the victim was in.
+  public struct Kills: Codable, Sendable, Equatable {
+    /// Every kill, whatever its reason.
+    public var total = 0
+    /// Kills by exit reason (MetricKit's names, as exit records have them).
+    public var byReason: [String: Int] = [:]
+    /// Coarse state at the kill: `foreground`, `background`, `suspended`.
+    public var byState: [String: Int] = [:]
+    /// Kills of apps the user had left with unsaved state.
+    public var withUnsavedState = 0
+  }
+
+  /// How many apps held memory over time.
+  public struct Resident: Codable, Sendable, Equatable {
+    /// The least at a sampled instant after the start.
+    public var min: Int
+    public var max: Int
+    /// Time-weighted mean.
+    public var mean: Double
+    /// The count at regular instants.
+    public var timeline: [Point]
+  }
+
+  /// One instant of the resident timeline.
+  public struct Point: Codable, Sendable, Equatable {
+    /// Simulated seconds since the start.
+    public var seconds: Double
+    /// Apps holding memory then.
+    public var apps: Int
+  }
+
+  /// The report for people.
+  public var text: String {
+    func fixed(_ value: Double) -> String {
+      let hundredths = Int((value * 100).rounded())
+      let fraction = abs(hundredths % 100)
+      return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+    var lines = [
+      "model \(model), \(apps) apps, \(fixed(durationSeconds / 3600)) h simulated, seed \(seed)",
+      "policy events: \(policyEvents) (\(refusedRequests) requests refused)",
+      "launches: \(launches.coldByUser) cold by the user, \(launches.coldInBackground) cold in the background, "
+        + "\(launches.coldAfterJetsam) cold after a jetsam kill; \(launches.warmReturns) warm returns",
+      "kills: \(kills.total), \(kills.withUnsavedState) with unsaved state",
+    ]
+    for (reason, count) in kills.byReason.sorted(by: { $0.key < $1.key }) {
+      lines.append("  reason \(reason): \(count)")
+    }
+    for (state, count) in kills.byState.sorted(by: { $0.key < $1.key }) { lines.append("  state \(state): \(count)") }
+    lines.append("time at each pressure level:")
+    for level in ["normal", "warning", "urgent", "critical"] {
+      let seconds = secondsAtLevel[level] ?? 0
+      let share = durationSeconds > 0 ? seconds / durationSeconds * 100 : 0
+      lines.append("  \(level): \(fixed(seconds)) s (\(fixed(share)) %)")
+    }
+    lines.append("resident apps: min \(resident.min), mean \(fixed(resident.mean)), max \(resident.max)")
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,32 @@
+import JetsamSim
+import Testing
+
+/// The simulation itself: deterministic, and its figures hang together.
+@Suite struct SimulationTests {
+  static func run(apps: Int = 300, hours: Int64 = 6, seed: UInt64) throws -> SimReport {
+    let model = try #require(try BuiltInModels.model(named: "phone-4gb"))
+    var simulation = Simulation(model: model, apps: apps, duration: .seconds(hours * 3600), seed: seed)
+    return simulation.run()
+  }
+
+  @Test func theSameSeedGivesTheSameReport() throws {
+    #expect(try Self.run(seed: 7) == Self.run(seed: 7))
+  }
+
+  @Test func anotherSeedGivesOtherFigures() throws {
+    #expect(try Self.run(seed: 7) != Self.run(seed: 8))
+  }
+
+  @Test func figuresAddUp() throws {
+    let report = try Self.run(seed: 3)
+    // A 4 GB phone switching among 300 apps for six hours comes under pressure and kills.
+    #expect(report.kills.total > 0)
+    #expect(report.kills.byReason.values.reduce(0, +) == report.kills.total)
+    #expect(report.kills.byState.values.reduce(0, +) == report.kills.total)
+    #expect(report.launches.coldAfterJetsam <= report.kills.total)
+    let levels = report.secondsAtLevel.values.reduce(0, +)
+    #expect(abs(levels - report.durationSeconds) < 0.001)
+    #expect(report.resident.min <= report.resident.max)
+    #expect(report.resident.timeline.count > 100)
+  }
+}
