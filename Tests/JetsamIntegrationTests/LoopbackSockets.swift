@@ -5,25 +5,7 @@ import JetsamPlatform
 /// poll(2), so that a test fails rather than hangs.
 enum LoopbackSockets {
   /// A listening socket on 127.0.0.1 (a free port); returns its descriptor and port.
-  static func listen() throws -> (fd: FileDescriptor, port: UInt16) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw SystemError.current("socket") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && Glibc.listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else {
-      let error = SystemError.current("bind/listen 127.0.0.1")
-      close(fd)
-      throw error
-    }
-    return (FileDescriptor(rawValue: fd), UInt16(bigEndian: address.sin_port))
-  }
+  static func listen() throws -> (fd: FileDescriptor, port: UInt16) { try LoopbackListener.bind(listening: 4) }
 
   /// Accepts one connection on `listener`, waiting at most `seconds`.
   static func accept(_ listener: FileDescriptor, seconds: Double = 15) throws -> FileDescriptor {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 import JetsamTestKit
 import JetsamTestTraits
@@ -239,15 +240,7 @@ struct MetricsIntegrationTests {
   }
 
   /// A TCP port on the loopback interface that was free a moment ago.
-  static func freeLoopbackPort() throws -> Int {
-    let result = try runCommand(
-      "/usr/bin/python3",
-      ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()"])
-    guard let port = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      throw TestKitError("no free port: \(result.stderr)")
-    }
-    return port
-  }
+  static func freeLoopbackPort() throws -> Int { Int(try LoopbackListener.freePort()) }
 
   /// GETs `url` (python3's urllib); nil while nothing answers.
   static func fetch(_ url: String) throws -> String? {

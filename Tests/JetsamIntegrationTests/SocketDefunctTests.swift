@@ -69,11 +69,7 @@ struct SocketDefunctTests {
   }
 
   /// A free port on 127.0.0.1 (bound once, then let go).
-  static func freePort() throws -> UInt16 {
-    let (fd, port) = try LoopbackSockets.listen()
-    fd.close()
-    return port
-  }
+  static func freePort() throws -> UInt16 { try LoopbackListener.freePort() }
 
   @Test("defunct (the default, iOS): after the return the connection and the listener fail; the Unix pair works")
   func defunct() throws {

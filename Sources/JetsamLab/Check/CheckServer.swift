@@ -28,20 +28,12 @@ final class CheckServer: @unchecked Sendable {
   private var ended: [Connection] = []
 
   init() throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard listener >= 0 else { throw LabError("the sockets check's server: \(SystemError.current("socket"))") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let listening = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, $0, &length) == 0
-      }
-    }
+    let bound: (fd: FileDescriptor, port: UInt16)
+    do { bound = try LoopbackListener.bind() } catch { throw LabError("the sockets check's server: \(error)") }
+    let listener = bound.fd.rawValue
     var ends: [Int32] = [-1, -1]
-    guard listening, pipe(&ends) == 0 else {
-      let error = SystemError.current("listening on 127.0.0.1")
+    guard pipe(&ends) == 0 else {
+      let error = SystemError.current("pipe")
       Glibc.close(listener)
       throw LabError("the sockets check's server: \(error)")
     }
@@ -49,7 +41,7 @@ final class CheckServer: @unchecked Sendable {
     for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     stop = ends
     self.listener = listener
-    self.address = "127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+    self.address = "127.0.0.1:\(bound.port)"
     Thread { [self] in serve() }.start()
   }
 

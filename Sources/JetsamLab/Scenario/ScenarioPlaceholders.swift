@@ -91,22 +91,8 @@ struct ScenarioPlaceholders {
     return temporaryDirectory!
   }
 
-  /// A port nothing listens on now: bound to port 0, the kernel's pick, then closed. Another program could take it
-  /// before the app does; the kernel hands out ephemeral ports in turn, so that is unlikely within a run.
+  /// A port nothing listens on now (``LoopbackListener/freePort()``).
   private static func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw LabError("{port:…}: \(SystemError.current("socket"))") }
-    defer { Glibc.close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw LabError("{port:…}: \(SystemError.current("binding 127.0.0.1:0"))") }
-    return UInt16(bigEndian: address.sin_port)
+    do { return try LoopbackListener.freePort() } catch { throw LabError("{port:…}: \(error)") }
   }
 }

@@ -390,17 +390,17 @@ final class ControlRequestHandler {
     let count = { @Sendable [query, running, usage, unwritten] () -> Result<[UInt8], SystemError> in
       Result { () throws(SystemError) in
         var byApp: [String: (totals: MetricTotals, oldest: String)] = [:]
-        var logged = Set<RecordKey>()
+        var logged = Set<RecordIdentity>()
         try ExitRecordPage.visit(query) { record, _ in
           // Newest first: the last time seen of an app is its oldest record.
           byApp[record.app, default: (MetricTotals(), record.time)].totals.count(record)
           byApp[record.app]!.oldest = record.time
-          logged.insert(RecordKey(record))
+          logged.insert(RecordIdentity(record))
           return true
         }
         // The log's size is taken as its writer leaves it, a record's removal from the queue when the loop hears
         // it is durable: one may be in both.
-        for record in unwritten where !logged.contains(RecordKey(record)) {
+        for record in unwritten where !logged.contains(RecordIdentity(record)) {
           byApp[record.app, default: (MetricTotals(), record.time)].totals.count(record)
         }
         for (name, metrics) in running { byApp[name, default: (MetricTotals(), now)].totals.add(metrics) }

@@ -2,7 +2,7 @@ import JetsamCore
 
 /// Which death a record is of: an app's launch and its process. Two records with the same identity are one record
 /// written twice (a successor must write each left-over record once).
-struct RecordIdentity: Hashable {
+struct RecordIdentity: Hashable, Sendable {
   var app: String
   var launch: Int
   var pid: Int32
