@@ -7,12 +7,10 @@ import Testing
 
 /// `jetsam-lab run --host`: a lab across two hosts, each a real jetsamd behind a real sshd on a loopback port,
 /// reached only through ssh's forwarding of its control socket; one report across both, and a host that drops out.
-// Serialized: an sshd started by one test inherits the pipes another test's ssh-keygen is being read through, which
-// then never reach their end.
-// Disabled until the harness is fixed: while a test's sshd (started with -D through Foundation's Process) runs,
-// Foundation reaps no other child, so runCommand never sees jetsam-lab end (the lab itself passes: see the commit).
+// Serialized: each test runs two jetsamd and two sshd of its own; one at a time keeps their timing apart.
+// sshd runs as a daemon stopped by its pidfile, not as a Foundation Process child (see LoopbackSSHD).
 @Suite(
-  "Labs across hosts", .serialized, .disabled("the harness hangs reaping children while sshd runs"),
+  "Labs across hosts", .serialized,
   .enabled(if: isRoot, "needs root: jetsamd creates cgroups; sshd runs as root"),
   .enabled(if: LoopbackSSHD.isInstalled, "needs /usr/sbin/sshd (scripts/install-deps.sh test)"),
   .timeLimit(.minutes(5)), .offThePool)
@@ -29,7 +27,7 @@ struct LabHostsTests {
       _ = try runCommand("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", directory + "/id"])
       let clientKey = try String(contentsOfFile: directory + "/id.pub", encoding: .utf8)
       var knownHosts: [String] = []
-      // Every key first: a command run while an sshd of the test runs did not end (see the suite's note).
+      // Every key first, then the servers.
       for name in hosts { try LoopbackSSHD.makeHostKey(in: directory + "/\(name)-sshd") }
       for name in hosts {
         let id = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"

@@ -1,5 +1,6 @@
 import Foundation
 import JetsamControlClient
+import JetsamDaemonProcess
 
 /// One remote host during a lab run: its forwarding, its clock, its watch and the session its steps run in, or why
 /// it is out of the run (it could not be reached, or it dropped out).
@@ -33,7 +34,14 @@ final class HostLink {
   /// Why the host is out of the run, if it is; looks whether the forwarding or the watch has ended since.
   func checkReachable() -> String? {
     if problem != nil { return problem }
-    if let why = forward?.endReason {
+    if let why = timeline?.endReason, let forward {
+      // The watch runs through the forwarding: when ssh's connection goes, the watch sees its end a moment before
+      // ssh has exited. A watch that ended with ssh is ssh's ending.
+      _ = eventually(timeout: .seconds(2), interval: .milliseconds(20)) { !forward.isRunning }
+      problem =
+        "host \(host.name) (\(host.spec)) dropped out: "
+        + (forward.endReason ?? "its jetsamd's watch ended (\(why))")
+    } else if let why = forward?.endReason {
       problem = "host \(host.name) (\(host.spec)) dropped out: \(why)"
     } else if let why = timeline?.endReason {
       problem = "host \(host.name) (\(host.spec)) dropped out: its jetsamd's watch ended (\(why))"

@@ -13,7 +13,7 @@ final class SSHForward {
   let localSocket: String
   /// ssh's own output (authentication and forwarding errors).
   let logPath: String
-  private let process: Process
+  private let process: SpawnedChild
 
   /// Starts `ssh` (with `sshConfig` as its `-F` file, if given) forwarding `localSocket` to the host's socket, and
   /// waits (up to `timeout`) until jetsamd answers through it; throws naming the host and what went wrong (ssh's own
@@ -24,24 +24,20 @@ final class SSHForward {
     self.logPath = logPath
     unlink(localSocket)
     _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: LabRunner.searchPath("ssh") ?? "/usr/bin/ssh")
     var arguments = ["-N", "-o", "ExitOnForwardFailure=yes", "-o", "BatchMode=yes"]
     // A dead peer ends the forwarding within seconds rather than at TCP's much later timeout: the host drops out.
     arguments += ["-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"]
     if let sshConfig { arguments += ["-F", sshConfig] }
     arguments += ["-L", localSocket + ":" + host.socket, host.destination]
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    let log = FileHandle(forWritingAtPath: logPath)
-    process.standardOutput = log
-    process.standardError = log
+    let log = open(logPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard log >= 0 else { throw LabError("host \(host.name) (\(host.spec)): cannot open \(logPath)") }
+    defer { close(log) }
+    let process: SpawnedChild
     do {
-      try process.run()
+      process = try SpawnedChild(LabRunner.searchPath("ssh") ?? "/usr/bin/ssh", arguments, outputFD: log)
     } catch {
       throw LabError("host \(host.name) (\(host.spec)): cannot start ssh: \(error)")
     }
-    try? log?.close()
     self.process = process
     var lastProblem = "its socket did not appear"
     let answered = waitFor(timeout: timeout, interval: .milliseconds(50)) { () -> Bool? in
@@ -67,7 +63,7 @@ final class SSHForward {
   }
 
   /// ssh's pid.
-  var pid: Int32 { process.processIdentifier }
+  var pid: Int32 { process.pid }
 
   /// Whether the forwarding still runs.
   var isRunning: Bool { process.isRunning }
@@ -87,9 +83,9 @@ final class SSHForward {
   /// Stops ssh by its pid (SIGTERM, then SIGKILL after 5 s) and removes the local socket.
   func stop() {
     if process.isRunning {
-      kill(process.processIdentifier, SIGTERM)
+      kill(process.pid, SIGTERM)
       if !eventually(timeout: .seconds(5), interval: .milliseconds(20), { !self.process.isRunning }) {
-        kill(process.processIdentifier, SIGKILL)
+        kill(process.pid, SIGKILL)
       }
       process.waitUntilExit()
     }
