@@ -1,11 +1,11 @@
 #!/bin/bash
 # Installs the Debian packages jetsam needs that this machine lacks (apt-get update first, once).
 # Usage: scripts/install-deps.sh build|test|bench|demo
-# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`), chromium (lab reports), strace (a debugger attached to an app), redis-server and redis-tools (a real server checked through --ready and --digest), binutils (readelf: the crash reporter's dependencies), postgresql (a durable database restored through WAL recovery; in the machines' image already), promtool, prometheus and node_exporter (metrics); bench: + earlyoom.
+# build: compile jetsam (libdw-dev: call stacks); test: + the cgroup v2 VM (qemu, busybox), JSON Schema checks, tmux (`top`), chromium (lab reports), strace (a debugger attached to an app), redis-server and redis-tools (a real server checked through --ready and --digest), binutils (readelf: the crash reporter's dependencies), postgresql (a durable database restored through WAL recovery; in the machines' image already), promtool, prometheus and node_exporter (metrics), openssh-server (labs across hosts: the tests run /usr/sbin/sshd themselves, on loopback ports); bench: + earlyoom.
 set -euo pipefail
 want=(pkg-config libcgroup-dev libsystemd-dev libdw-dev)
 case "${1:-build}" in
-  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium strace redis-server redis-tools sqlite3 binutils postgresql) ;;
+  test) want+=(qemu-system-x86 busybox-static xz-utils time rsync python3-jsonschema tmux chromium strace redis-server redis-tools sqlite3 binutils postgresql openssh-server) ;;
   bench) want+=(earlyoom) ;;
 esac
 # promtool (`promtool check metrics`), the Prometheus server (a real scraper of jetsamd's /metrics) and

@@ -11,6 +11,7 @@ let usage = """
   Usage: jetsam-lab check NAME [--output DIR] [--ready CMD] [--digest CMD [--digest-valid-for S]]
                               [--on EVENT=CMD]... [--exercise CMD] -- PROGRAM ARGS...
          jetsam-lab run FILE [--socket PATH] [--output DIR] [--profiles DIR] [--seed N] [--duration D] [--quiet]
+                            [--host NAME=ssh://[user@]host[:port][/socket]]... [--ssh-config FILE]
 
   Runs the scenario in FILE (JSON5, see LABS.md) against a private jetsamd it starts (root), or a running one
   with --socket, and writes its reports (junit.xml, summary.json, trace.json, report.html) to DIR (default:
@@ -18,6 +19,9 @@ let usage = """
   A device profile the scenario names is looked up in DIR, then beside the scenario (profiles/), then in
   /etc/jetsam/profiles and the source tree's config/profiles. A chaos session prints its seed; --seed N replays
   it (the same actions at the same times), --duration D shortens or lengthens it (e.g. 30s).
+  --host (repeatable; also the scenario's hosts) runs each step on the host it names (host: "NAME"), on the
+  jetsamd already running there, reached through ssh's forwarding of its control socket (default
+  \(LabHost.defaultSocket)); --ssh-config FILE is ssh's -F (keys, known hosts). One report across the hosts.
 
   check puts one program through the standard battery (about 30 s, on a private jetsamd with short deadlines):
   it starts; each lifecycle event it acknowledges within its deadline; a memory warning survived without growing;
@@ -57,6 +61,8 @@ struct Arguments {
   var seed: UInt64?
   var duration: Duration?
   var quiet = false
+  var hosts: [LabHost] = []
+  var sshConfig: String?
 
   init(_ words: [String]) throws {
     if words.first == "-h" || words.first == "--help" {
@@ -74,12 +80,23 @@ struct Arguments {
     while index < words.count {
       let word = words[index]
       switch word {
-      case "--socket", "--output", "--profiles", "--seed", "--duration":
+      case "--socket", "--output", "--profiles", "--seed", "--duration", "--host", "--ssh-config":
         guard index + 1 < words.count else { throw UsageError("\(word) needs a value") }
         let value = words[index + 1]
         switch word {
         case "--socket": socket = value
         case "--output": output = value
+        case "--host":
+          do {
+            let host = try LabHost(option: value)
+            guard !hosts.contains(where: { $0.name == host.name }) else {
+              throw UsageError("--host: \"\(host.name)\" is given twice")
+            }
+            hosts.append(host)
+          } catch let error as LabHostError {
+            throw UsageError("--host: \(error.description)")
+          }
+        case "--ssh-config": sshConfig = value
         case "--seed":
           guard let number = UInt64(value) else { throw UsageError("--seed: \"\(value)\" is not a whole number") }
           seed = number
@@ -111,11 +128,16 @@ struct Arguments {
       index += 1
     }
     guard let file else { throw UsageError(command == "run" ? "run needs a scenario FILE" : "check needs an app NAME") }
+    if socket != nil, !hosts.isEmpty {
+      throw UsageError("--socket and --host: a lab runs on one local daemon or across hosts, not both")
+    }
     if command == "check" {
       guard !program.isEmpty else { throw UsageError("check needs the program after --: -- CMD ARGS...") }
       // The battery runs on a daemon of its own, with no scenario: these would be silently ignored.
-      guard socket == nil, profiles == nil, seed == nil, duration == nil, !quiet else {
-        throw UsageError("check takes only --output (--socket, --profiles, --seed, --duration and --quiet are run's)")
+      guard socket == nil, profiles == nil, seed == nil, duration == nil, !quiet, hosts.isEmpty, sshConfig == nil else {
+        throw UsageError(
+          "check takes only --output (--socket, --profiles, --seed, --duration, --quiet, --host and --ssh-config are run's)"
+        )
       }
       do {
         commands = try ProgramCommands(options: commandOptions)
@@ -235,6 +257,8 @@ let runDirectory = URL(fileURLWithPath: output).standardized.path
 var options = LabRunner.Options(socket: arguments.socket, binDirectory: bin, runDirectory: runDirectory)
 options.seed = arguments.seed
 options.chaosDuration = arguments.duration
+options.hosts = arguments.hosts
+options.sshConfig = arguments.sshConfig
 let runner = LabRunner(
   scenario: scenario, scenarioPath: URL(fileURLWithPath: arguments.file).standardized.path, options: options)
 var chaosSeed: UInt64?
@@ -261,6 +285,13 @@ do {
 let status = finish(run, in: runDirectory)
 if let seed = chaosSeed, !run.passed {
   print("jetsam-lab: replay this chaos session with: jetsam-lab run \(arguments.file) --seed \(seed)")
+}
+if let hosts = run.hosts {
+  for host in hosts {
+    print(
+      "jetsam-lab: host \(host.name) \(host.spec): "
+        + (host.clock.map { "clock \($0.text)" } ?? "unreached") + (host.problem.map { "; \($0)" } ?? ""))
+  }
 }
 print("jetsam-lab: reports in \(runDirectory)")
 LabInterruption.exit(status)

@@ -86,7 +86,7 @@ enum HTMLReport {
     for (index, app) in apps.enumerated() {
       let top = lanesTop + Double(index) * laneHeight
       svg +=
-        #"<g class="lane" data-app="\#(escape(app))"><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
+        #"<g class="lane" data-app="\#(escape(app))"\#(hostAttribute(app, run))><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
         + #"fill="\#(appColours[index % appColours.count])"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
         + "\(escape(app))</text>"
       for slice in states(of: app, in: run, end: end) {
@@ -172,9 +172,10 @@ enum HTMLReport {
       <h1>\(escape(run.scenario)) <span class="badge \(run.passed ? "passed" : "failed")">\(run.passed ? "passed" : "failed")</span></h1>
       <p>\(escape(run.file)) · started \(escape(run.started)) · \(String(format: "%.1f", run.durationSeconds)) s ·
       \(run.steps.count(where: \.isExpectation)) expectations, \(failed) failed · \(run.exits.count) exits</p>
-      <h2>Timeline</h2>
-      <div class="legend">
+
       """
+    html += hostsTable(run)
+    html += "<h2>Timeline</h2>\n<div class=\"legend\">\n"
     for (state, colour) in stateColours.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
       html += #"<span><i class="swatch" style="background:\#(colour)"></i>\#(state.rawValue)</span>"#
     }
@@ -233,6 +234,7 @@ enum HTMLReport {
         });
         document.body.dataset.kills = String(document.querySelectorAll("#timeline .kill").length);
         document.body.dataset.lanes = String(document.querySelectorAll("#timeline .lane").length);
+        document.body.dataset.hosts = String(document.querySelectorAll("#hosts tr[data-host]").length);
         document.body.dataset.launchRows = String(document.querySelectorAll("#launch-metrics tr[data-app]").length);
         document.body.dataset.ready = "yes";
       })();
@@ -273,7 +275,41 @@ enum HTMLReport {
         order.append(app)
       }
     }
+    // Across hosts, each host's lanes together (its track), in the order the hosts were given.
+    if let hosts = run.hosts {
+      let rank = Dictionary(uniqueKeysWithValues: hosts.enumerated().map { ($0.element.name, $0.offset) })
+      order = order.enumerated().sorted {
+        (rank[host(of: $0.element) ?? ""] ?? 0, $0.offset) < (rank[host(of: $1.element) ?? ""] ?? 0, $1.offset)
+      }.map(\.element)
+    }
     return order
+  }
+
+  /// The host of a lane across hosts (`a` of `a/notes`).
+  static func host(of app: String) -> String? {
+    app.firstIndex(of: "/").map { String(app[..<$0]) }
+  }
+
+  /// ` data-host="a"` for a lane of a run across hosts, else nothing.
+  static func hostAttribute(_ app: String, _ run: LabRun) -> String {
+    guard run.hosts != nil, let host = host(of: app) else { return "" }
+    return #" data-host="\#(escape(host))""#
+  }
+
+  /// The hosts of a run across hosts: where each was, its clock against the lab's, and whether it dropped out.
+  static func hostsTable(_ run: LabRun) -> String {
+    guard let hosts = run.hosts else { return "" }
+    var html =
+      "<h2>Hosts</h2>\n<p>Times are the lab's: each host's are moved by its clock offset, estimated from request "
+      + "round trips (± half the shortest).</p>\n"
+      + "<table id=\"hosts\"><tr><th>host</th><th>reached at</th><th>clock offset</th><th>status</th></tr>\n"
+    for host in hosts {
+      html +=
+        "<tr data-host=\"\(escape(host.name))\"><td>\(escape(host.name))</td><td>\(escape(host.spec))</td>"
+        + "<td class=\"clock\">\(escape(host.clock?.text ?? "—"))</td>"
+        + "<td class=\"status\">\(escape(host.problem ?? "reachable to the end"))</td></tr>\n"
+    }
+    return html + "</table>\n"
   }
 
   /// An app's lifecycle states as intervals.

@@ -44,6 +44,8 @@ struct LabSummary: Codable {
   var resources: RunResources?
   /// Each app's MetricKit-shaped payload at the end of the run.
   var metrics: [MetricPayload]?
+  /// A lab across hosts: each host, its clock offset against the lab's, and why it dropped out if it did.
+  var hosts: [HostTrack]?
 
   struct Counts: Codable {
     var steps: Int
@@ -75,6 +77,7 @@ struct LabSummary: Codable {
     chaos = run.chaos
     resources = run.resources
     metrics = run.metrics
+    hosts = run.hosts
     verdicts = run.timeline.compactMap { change in
       guard change.kind == .verdict, let app = change.app, let name = change.name, let verdict = change.verdict else {
         return nil

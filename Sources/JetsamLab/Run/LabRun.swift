@@ -28,6 +28,9 @@ public struct LabRun: Codable, Sendable {
   /// Each app's MetricKit-shaped payload at the end of the run (launch, resume and hang times, signposts…), as
   /// jetsamd added it up since the run began; nil if it did not answer.
   public var metrics: [MetricPayload]?
+  /// A lab across hosts: each host, its clock offset, and whether it dropped out (its apps are `HOST/app`); nil for
+  /// a lab on one daemon.
+  public var hosts: [HostTrack]? = nil
 
   /// Whether every step and check passed (or was skipped).
   public var passed: Bool { failures.isEmpty }

@@ -22,6 +22,10 @@ public final class LabRunner {
     public var seed: UInt64?
     /// The chaos session's duration, over the scenario's (a shortened run).
     public var chaosDuration: Duration?
+    /// Hosts reached over SSH (`--host`), over the scenario's of the same name.
+    public var hosts: [LabHost] = []
+    /// ssh's config file (`-F`) for reaching them (keys, known hosts); nil: ssh's own default.
+    public var sshConfig: String?
 
     public init(socket: String?, binDirectory: String, runDirectory: String) {
       self.socket = socket
@@ -33,9 +37,9 @@ public final class LabRunner {
   /// How long an expectation waits to hold, unless its step says `within`.
   static let defaultWithin = Duration.seconds(10)
 
-  private let scenario: Scenario
-  private let options: Options
-  private let scenarioDirectory: String
+  let scenario: Scenario
+  let options: Options
+  let scenarioDirectory: String
   /// Told of each step as it ends (the CLI prints it).
   public var onStep: (StepResult) -> Void = { _ in }
   /// Told of a chaos session's seed as it begins.
@@ -55,6 +59,9 @@ public final class LabRunner {
     // Removed once the daemon has stopped (defers run in reverse), when the apps that wrote in it have ended.
     defer { placeholders.removeTemporaryDirectory() }
     let scenario = try placeholders.fill(self.scenario)
+    var hosts = scenario.hosts.filter { host in !options.hosts.contains { $0.name == host.name } }
+    hosts += options.hosts
+    if !hosts.isEmpty { return try runAcross(hosts, scenario: scenario) }
     let daemon: LabDaemon?
     if options.socket != nil {
       daemon = nil

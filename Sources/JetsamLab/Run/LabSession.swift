@@ -18,6 +18,9 @@ struct LabSession {
   /// Exits the scenario caused or expected (`app#launch`), and apps a step killed or ended since when.
   var expectedExits: Set<String> = []
   var endedByStep: [(app: String, since: Int64)] = []
+  /// The daemon's clock minus the lab's (``HostClock``): every time here is on the daemon's clock, which a remote
+  /// host's need not share.
+  var clockOffset: Int64 = 0
 
   init(
     client: ControlClient, timeline: Timeline, origin: Int64, commands: @escaping ([String]) -> [String],
@@ -33,8 +36,11 @@ struct LabSession {
 
   func seconds(_ nanoseconds: Int64) -> Double { Double(nanoseconds - origin) / 1e9 }
 
+  /// Now on the daemon's clock.
+  func now() -> Int64 { MonotonicClock.now().nanoseconds + clockOffset }
+
   mutating func perform(_ step: Step) -> StepResult {
-    let start = MonotonicClock.now().nanoseconds
+    let start = now()
     var result = StepResult(
       location: step.location, title: step.title, isExpectation: false, startSeconds: seconds(start),
       durationSeconds: 0, outcome: .passed)
@@ -58,7 +64,7 @@ struct LabSession {
       result.outcome = .error
       result.message = "\(error)"
     }
-    result.durationSeconds = Double(MonotonicClock.now().nanoseconds - start) / 1e9
+    result.durationSeconds = Double(now() - start) / 1e9
     return result
   }
 
@@ -81,11 +87,11 @@ struct LabSession {
     case .suspend(let apps): try send(lifecycle(.suspend, apps))
     case .resume(let apps): try send(lifecycle(.resume, apps))
     case .terminate(let apps):
-      let since = MonotonicClock.now().nanoseconds
+      let since = now()
       try send(lifecycle(.terminate, apps))
       endedByStep += apps.map { ($0, since) }
     case .kill(let app, let reason):
-      let since = MonotonicClock.now().nanoseconds
+      let since = now()
       var request = ControlRequest(verb: .kill, app: app)
       request.reason = reason
       try send(request)
@@ -100,12 +106,12 @@ struct LabSession {
     case .allocate(let bytes): try allocate(bytes, within: within)
     case .release: try release()
     case .ramp(let to, let over, let steps):
-      let start = MonotonicClock.now().nanoseconds
+      let start = now()
       for index in 1...steps {
         try allocate(to / Int64(steps) * Int64(index), within: within)
         // Evenly spread: each size is held until its share of the ramp's time has passed.
         let due = start + Int64(over.seconds * 1e9) * Int64(index) / Int64(steps)
-        pause(.nanoseconds(due - MonotonicClock.now().nanoseconds))
+        pause(.nanoseconds(due - now()))
       }
     case .spike(let size, let duration):
       try allocate(size, within: within)
@@ -216,7 +222,7 @@ struct LabSession {
   /// The scenario-wide checks: no unexpected exit, the time limit.
   func checks(scenario: Scenario) -> [StepResult] {
     var results: [StepResult] = []
-    let now = MonotonicClock.now().nanoseconds
+    let now = self.now()
     if scenario.noUnexpectedExits {
       let unexpected = timeline.all.filter { change in
         guard change.kind == .exit, let record = change.record else { return false }

@@ -22,6 +22,8 @@ public struct Scenario: Sendable {
   public var timeLimit: Duration?
   /// A seeded random session after the steps, if any.
   public var chaos: ChaosSettings?
+  /// The hosts its steps run on over SSH (its `hosts`; `--host` adds or replaces them); empty: one daemon, local.
+  public var hosts: [LabHost] = []
 }
 
 /// How an app is started.
@@ -48,6 +50,8 @@ public struct Step: Sendable {
   public var action: StepAction
   /// How long an expectation may take to hold (default 10 s), or a step to finish.
   public var within: Duration?
+  /// The host it runs on (its `host`), in a lab across hosts.
+  public var host: String?
 
   /// The step in a few words, for reports: `suspend mail`, `expect exit of mail (memoryPressure)`.
   public var title: String { action.title }

@@ -169,7 +169,7 @@ private struct TreeReader {
 
   mutating func scenario(_ object: [String: JSONTree], profileDirectories: [String]) throws -> Scenario {
     let top = try self.object(
-      .object(object), keys: ["name", "device", "config", "apps", "steps", "expect", "chaos"])
+      .object(object), keys: ["name", "device", "config", "apps", "steps", "expect", "chaos", "hosts"])
     let name = try top["name"].map { value in try at("name") { try $0.string(value) } }
     let profile = try top["device"].map { value in
       try at("device") { reader in
@@ -217,9 +217,29 @@ private struct TreeReader {
     }
     let chaos = try top["chaos"].map { value in try at("chaos") { try $0.chaos(value, apps: apps.keys.sorted()) } }
     let fileName = file.split(separator: ".").first.map(String.init) ?? file
+    var hosts: [LabHost] = []
+    if let value = top["hosts"] {
+      try at("hosts") { reader in
+        guard case .object(let object) = value else {
+          throw reader.failure("expected an object: host name → \"ssh://[user@]host[:port][/socket]\"")
+        }
+        for (name, url) in object.sorted(by: { $0.key < $1.key }) {
+          try reader.at(name) { reader in
+            do {
+              hosts.append(try LabHost(name: name, url: try reader.string(url)))
+            } catch let error as LabHostError {
+              throw reader.failure(error.description)
+            }
+          }
+        }
+      }
+    }
+    if chaos != nil, !hosts.isEmpty {
+      throw at("chaos") { $0.failure("a chaos session runs on one daemon, not across hosts") }
+    }
     return Scenario(
       name: name ?? fileName, file: file, profile: profile, config: config, apps: apps, steps: steps,
-      noUnexpectedExits: noUnexpectedExits, timeLimit: timeLimit, chaos: chaos)
+      noUnexpectedExits: noUnexpectedExits, timeLimit: timeLimit, chaos: chaos, hosts: hosts)
   }
 
   /// A profile's file: a path as given, or a name looked up in `directories` (`phone-2g` → `phone-2g.json5`).
@@ -391,7 +411,8 @@ private struct TreeReader {
   ]
 
   mutating func step(_ value: JSONTree, location: String, apps: [String: LabApp]) throws -> Step {
-    let object = try self.object(value, keys: Set(Self.actions + ["within", "inBackground", "reason", "for", "fails"]))
+    let object = try self.object(
+      value, keys: Set(Self.actions + ["within", "inBackground", "reason", "for", "fails", "host"]))
     let named = Self.actions.filter { object[$0] != nil }
     guard named.count == 1, let word = named.first else {
       throw failure(
@@ -411,6 +432,8 @@ private struct TreeReader {
       guard word == allowed else { throw failure("\(modifier): belongs to \(article) \(allowed) step") }
     }
     if let within = object["within"] { step.within = try at("within") { try $0.duration(within) } }
+    // Which hosts there are is known only at the run (--host adds them): the runner checks the name.
+    if let host = object["host"] { step.host = try at("host") { try $0.string(host) } }
     return step
   }
 
