@@ -126,7 +126,7 @@ let package = Package(
       name: "JetsamLab",
       dependencies: [
         "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig", "JetsamControlClient",
-        "JetsamDaemonProcess",
+        "JetsamDaemonProcess", "JetsamValues",
       ]),
     .executableTarget(
       name: "jetsam-lab",

@@ -1,25 +1,18 @@
 import Foundation
+import JetsamValues
 
-/// The simulation's own seeded generator (SplitMix64): the same seed gives the same draws on every machine and
-/// every Swift release, which `SystemRandomNumberGenerator` (not seedable) and the standard library's
-/// unspecified algorithms do not promise.
+/// The simulation's seeded draws (``SplitMix64``): the same seed gives the same run on every machine.
 public struct SimRandom: RandomNumberGenerator, Sendable {
-  private var state: UInt64
+  private var generator: SplitMix64
 
   /// A generator whose draws depend on `seed` alone.
-  public init(seed: UInt64) { state = seed }
+  public init(seed: UInt64) { generator = SplitMix64(state: seed) }
 
   /// The next 64 random bits.
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  public mutating func next() -> UInt64 { generator.next() }
 
-  /// A uniform draw in [0, 1), from the top 53 bits (our own arithmetic, so no library's algorithm decides it).
-  public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+  /// A uniform draw in [0, 1).
+  public mutating func unit() -> Double { generator.unit() }
 
   /// A uniform integer in `0..<bound`.
   public mutating func below(_ bound: Int) -> Int { Int(unit() * Double(bound)) % max(bound, 1) }

@@ -2,18 +2,6 @@ import JetsamCore
 import JetsamValues
 import Testing
 
-/// SplitMix64: a small seeded generator, so every random population here is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// The ordered victim index against the full sort it replaces: the same order, at a cost that grows with the
 /// logarithm of the population rather than with the population.
 @Suite struct VictimIndexTests {
@@ -23,7 +11,7 @@ struct SeededGenerator: RandomNumberGenerator {
   static let floors: [Band?] = [nil, nil, nil, .mail, .audio, .critical]
 
   /// A random app; times come from a narrow range so that ties in band time and spawn time are common.
-  static func randomApp(_ index: Int, _ random: inout SeededGenerator) -> AppStatus {
+  static func randomApp(_ index: Int, _ random: inout SplitMix64) -> AppStatus {
     let state = states.randomElement(using: &random)!
     let hasProcess = state.isRunning && Int.random(in: 0..<10, using: &random) > 0
     return status(
@@ -34,7 +22,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
   @Test("The index keeps the full sort's order through inserts and removals", arguments: 1...20)
   func indexOrderIsTheFullSort(seed: UInt64) {
-    var random = SeededGenerator(state: seed)
+    var random = SplitMix64(state: seed)
     var present: [String: AppStatus] = [:]
     var index = SortedKeySet<VictimKey>()
     for step in 0..<2000 {
@@ -63,7 +51,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
   @Test("The policy kills in the full sort's order and snapshots it", arguments: 1...5)
   func policyKillsInTheFullSortsOrder(seed: UInt64) throws {
-    var random = SeededGenerator(state: seed)
+    var random = SplitMix64(state: seed)
     var policy = JetsamPolicy(slots: 2)
     for number in 0..<300 {
       let name = "app\(Int.random(in: 0..<100, using: &random))-\(number)"

@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamValues
 
 /// The whole sequence of a chaos session's actions, drawn from its seed before the session starts: the same seed
 /// and settings give the same actions at the same times, whatever the apps then do.
@@ -120,26 +121,19 @@ public struct ChaosPlan: Sendable {
   }
 }
 
-/// SplitMix64: small, fast, and the same numbers on every machine for the same seed (the standard library's
-/// generator is neither seedable nor stable across versions). Each kind of action draws from a stream of its own,
+/// Draws from ``SplitMix64``: the same numbers on every machine for the same seed. Each kind of action draws from a stream of its own,
 /// so that adding kills to a scenario leaves its app switches as they were.
 struct SeededRandom {
-  private var state: UInt64
+  private var generator: SplitMix64
 
   init(seed: UInt64, stream: UInt64) {
-    state = seed &+ stream &* 0x9E37_79B9_7F4A_7C15
+    generator = SplitMix64(state: seed &+ stream &* 0x9E37_79B9_7F4A_7C15)
   }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { generator.next() }
 
   /// Uniform in [0, 1).
-  mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+  mutating func unit() -> Double { generator.unit() }
 
   mutating func uniform(_ range: ClosedRange<Double>) -> Double {
     range.lowerBound + unit() * (range.upperBound - range.lowerBound)
