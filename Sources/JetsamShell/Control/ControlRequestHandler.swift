@@ -79,24 +79,26 @@ final class ControlRequestHandler {
       let check = LaunchCommandCheck(
         request: request, spec: spec, name: name, appsDirectory: daemon.appsDirectory)
     else { return try start(name, spec: spec, request: request, connection: connection) }
-    background.run({ () -> String? in check.problem() }) { [weak connection, unowned self] (problem: String?) in
-      guard let connection else { return }
-      if let problem {
-        self.daemon.log.notice("launch of \(name) refused: \(problem)")
-        connection.reply(.failure(ControlError(.launchFailed, problem)))
-        return
-      }
-      // The daemon may have begun to stop, or the app been launched by someone else, meanwhile.
-      do {
-        guard !self.daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
-        try self.refuseIfRunning(name)
-        if let answer = try self.start(name, spec: spec, request: request, connection: connection) {
-          connection.reply(answer)
+    background.run(
+      { () -> String? in check.problem() },
+      then: { [weak connection, unowned self] (problem: String?) in
+        guard let connection else { return }
+        if let problem {
+          self.daemon.log.notice("launch of \(name) refused: \(problem)")
+          connection.reply(.failure(ControlError(.launchFailed, problem)))
+          return
         }
-      } catch {
-        connection.reply(self.failure(error))
-      }
-    }
+        // The daemon may have begun to stop, or the app been launched by someone else, meanwhile.
+        do {
+          guard !self.daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
+          try self.refuseIfRunning(name)
+          if let answer = try self.start(name, spec: spec, request: request, connection: connection) {
+            connection.reply(answer)
+          }
+        } catch {
+          connection.reply(self.failure(error))
+        }
+      })
     return nil
   }
 
