@@ -118,6 +118,13 @@ extension AppConfig {
         hooks[kind] = try c.decode(LifecycleHook.self, forKey: key)
       }
     }
+    // The restored digest is taken once ready says the relaunched program is up: without it there is none.
+    if digest != nil && ready == nil {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(
+          codingPath: c.codingPath + [AnyCodingKey(stringValue: AppConfig.digestHook)],
+          debugDescription: "needs a ready hook (the restored digest waits for it)"))
+    }
   }
 
   /// Every command of the app's `hooks` (`ready`, `digest`, and the lifecycle events' commands) by its key, in a

@@ -31,7 +31,14 @@ public struct ProgramCommands: Sendable, Equatable {
   ///   number of seconds, or an `--on` value that is not `EVENT=CMD` for a lifecycle event.
   public init(options: [String: [String]]) throws(UsageError) {
     if let ready = options["--ready"]?.last { self.ready = try Self.shell(ready, "--ready") }
-    if let digest = options["--digest"]?.last { self.digest = try Self.shell(digest, "--digest") }
+    if let digest = options["--digest"]?.last {
+      // The restored digest is taken once --ready says the relaunched program is up: without it there is none, and
+      // every relaunch would be judged `lost`.
+      guard ready != nil else {
+        throw UsageError(message: "--digest: needs --ready (the restored digest waits for it)")
+      }
+      self.digest = try Self.shell(digest, "--digest")
+    }
     if let text = options["--digest-valid-for"]?.last {
       guard digest != nil else { throw UsageError(message: "--digest-valid-for: needs --digest") }
       guard let seconds = Double(text.hasSuffix("s") ? String(text.dropLast()) : text), seconds.isFinite, seconds > 0

@@ -36,6 +36,10 @@ struct ControlSocketTests {
     Malformed(
       line: #"{"v":1,"verb":"pressure","action":"explode"}"#, code: "badRequest",
       message: "action: unknown pressure action"),
+    // A client other than jetsamctl (which refuses it itself): a digest with no ready would judge every relaunch lost.
+    Malformed(
+      line: #"{"v":1,"verb":"launch","app":"d","command":["/bin/sleep","9"],"digest":["/bin/true"]}"#,
+      code: "badRequest", message: "digest: needs a ready command (the restored digest waits for it)"),
   ]
 
   @Test("malformed requests get an error naming the problem, on a connection that stays usable", arguments: malformed)

@@ -130,6 +130,38 @@ extension LabCheckTests {
       #expect(!check.leftRunning, "a redis-server still answers after the battery")
     }
   }
+
+  @Test(
+    "sqlite3 CLI (LABS.md's recipe) through --digest and --exercise: its committed rows survive the kill while suspended, restoration match"
+  )
+  func sqliteThroughCommands() throws {
+    var template = Array((NSTemporaryDirectory() + "jetsam-sqlite-XXXXXX").utf8CString)
+    let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let database = directory + "/notes.db"
+    let fifo = directory + "/notes.sql"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    // SQL written into the FIFO reaches the CLI; held read-write, the FIFO never reads an end. Each exercise commits
+    // a row (autocommit): rollback-journal sqlite holds no lock between statements, so it suspends as any app.
+    let program = "exec /usr/bin/sqlite3 \(database) 0<>\(fifo)"
+    let flags = [
+      "--ready", "/usr/bin/sqlite3 \(database) 'pragma quick_check'",
+      "--digest", "/usr/bin/sqlite3 \(database) .sha3sum",
+      "--exercise", "echo 'create table if not exists notes(v); insert into notes values (1);' > \(fifo)",
+    ]
+    let result = try Self.check("db", ["/bin/sh", "-c", program], flags: flags)
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    let card = Self.card(result.stdout)
+    #expect(card.count == 15, "\(result.stdout)")
+    #expect(!card.contains { $0.outcome == "FAIL" }, "\(result.stdout)")
+    let restoration = try #require(card.first { $0.check == "restoration" }, "\(result.stdout)")
+    #expect(restoration.outcome == "PASS" && restoration.detail.contains("match"), "\(result.stdout)")
+    #expect(restoration.detail.hasSuffix("(through --digest)"), "\(result.stdout)")
+    #expect(card.first { $0.check == "crash" }?.outcome == "PASS", "\(result.stdout)")
+    // The rows the exercises committed, one per launch that became active, are all on disk.
+    let rows = try runCommand("/usr/bin/sqlite3", [database, "select count(*) from notes"])
+    #expect(Int(rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 3, "\(rows.stdout)\(rows.stderr)")
+  }
 }
 
 /// The two batteries' results, filled in from their threads.

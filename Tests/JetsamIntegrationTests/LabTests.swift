@@ -316,7 +316,11 @@ struct LabTests {
       (["--on", "SAVE"], #"--on: "SAVE" is not EVENT=CMD"#),
       (["--on", "didSave=true"], "--on didSave: unknown lifecycle event"),
       (["--exercise", ""], "--exercise: the command is empty"),
-      (["--digest", "true", "--digest-valid-for", "soon"], #"--digest-valid-for: "soon" is not a number of seconds"#),
+      (["--digest", "true"], "--digest: needs --ready (the restored digest waits for it)"),
+      (
+        ["--ready", "true", "--digest", "true", "--digest-valid-for", "soon"],
+        #"--digest-valid-for: "soon" is not a number of seconds"#
+      ),
     ]
     for (flags, message) in misuses {
       let result = try runCommand(

@@ -130,7 +130,11 @@ struct ProgramLabTests {
         "bad.json5: apps.a.digestValidFor: needs digest"
       ),
       (
-        #"{ apps: { a: { command: ["x"], digest: "d", digestValidFor: "soon" } }, steps: [] }"#,
+        #"{ apps: { a: { command: ["x"], digest: "d" } }, steps: [] }"#,
+        "bad.json5: apps.a.digest: needs ready (the restored digest waits for it)"
+      ),
+      (
+        #"{ apps: { a: { command: ["x"], ready: "r", digest: "d", digestValidFor: "soon" } }, steps: [] }"#,
         "bad.json5: apps.a.digestValidFor: expected a duration such as 500ms, 10s or 2m"
       ),
       (

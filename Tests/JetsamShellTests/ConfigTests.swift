@@ -54,6 +54,9 @@ struct ConfigTests {
       text: #"{ apps: { a: { command: ["x"], hooks: { ready: { command: ["p"], validFor: "10s" } } } } }"#,
       message: "jetsamd.json5: apps.a.hooks.ready.validFor: only the digest hook has a validity"),
     BadConfig(
+      text: #"{ apps: { a: { command: ["x"], hooks: { digest: { command: ["/bin/true"] } } } } }"#,
+      message: "jetsamd.json5: apps.a.hooks.digest: needs a ready hook (the restored digest waits for it)"),
+    BadConfig(
       text: #"{ apps: { a: { command: ["x"], hooks: { digest: { command: ["d"], validFor: 0 } } } } }"#,
       message: "jetsamd.json5: apps.a.hooks.digest.validFor: must be above 0"),
     BadConfig(

@@ -15,7 +15,7 @@ import JetsamProtocol
 /// is busy with.
 struct CheckProbe {
   /// How long the background check leaves the app in the background, in seconds of jetsamd's clock.
-  static let backgroundStay = 8
+  static let backgroundStay = 12
   /// How long a launched app must stay up after its start, on jetsamd's clock: within the launch deadline, so that
   /// a launch that hangs is the watchdog check's to judge.
   static let launchStay = Duration.seconds(2)
@@ -243,7 +243,7 @@ struct CheckProbe {
     let start = now()
     reopen()
     _ = try? session.send(ControlRequest(verb: .background, app: app))
-    // The task budget (3 s) and its grace, the CPU window (3 s), and a margin (a busy loop given a fifth of a core
+    // The task budget (8 s) and its grace (1 s), the CPU window (3 s), and a margin (a busy loop given a fifth of a core
     // takes the whole window to reach the limit): on jetsamd's clock, from the move to the background.
     if let moved = awaitChange(since: start, { $0.kind == .state && $0.to == .background }) {
       _ = awaitDaemonClock(moved.monotonicNanoseconds + Int64(Self.backgroundStay) * 1_000_000_000)

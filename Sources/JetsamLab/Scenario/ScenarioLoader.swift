@@ -363,7 +363,13 @@ private struct TreeReader {
   /// `digestValidFor`, `on`: PROTOCOL.md), and its `exercise`; each command one shell line.
   mutating func programCommands(_ object: [String: JSONTree], into app: inout LabApp) throws {
     if let line = object["ready"] { app.commands.ready = try at("ready") { try $0.shellLine(line) } }
-    if let line = object["digest"] { app.commands.digest = try at("digest") { try $0.shellLine(line) } }
+    if let line = object["digest"] {
+      app.commands.digest = try at("digest") { reader in
+        // The restored digest is taken once ready says the relaunched program is up: without it there is none.
+        guard app.commands.ready != nil else { throw reader.failure("needs ready (the restored digest waits for it)") }
+        return try reader.shellLine(line)
+      }
+    }
     if let validity = object["digestValidFor"] {
       app.commands.digestValidFor = try at("digestValidFor") { reader in
         guard app.commands.digest != nil else { throw reader.failure("needs digest (the state it says is fresh)") }

@@ -118,6 +118,10 @@ extension ControlRequest {
       if let problem = CommandHook.problem(command: digest) { throw ControlError(.badRequest, "digest: \(problem)") }
       spec.digest = CommandHook(command: digest, validFor: spec.digest?.validFor)
     }
+    // The restored digest is taken once ready says the relaunched program is up: without it there is none.
+    if spec.digest != nil && spec.ready == nil {
+      throw ControlError(.badRequest, "digest: needs a ready command (the restored digest waits for it)")
+    }
     if let digestValidFor {
       guard spec.digest != nil else { throw ControlError(.badRequest, "digestValidFor: needs a digest command") }
       let most = AppMessage.maxValidFor.components.seconds
