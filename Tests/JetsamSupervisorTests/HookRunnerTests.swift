@@ -14,7 +14,8 @@ struct HookRunnerTests {
   let runner: HookRunner
 
   init() {
-    runner = HookRunner(loop: loop, launcher: launcher, signals: signals)
+    // No log is written here: the supervisor copies runs' output, not the runner.
+    runner = HookRunner(loop: loop, launcher: launcher, signals: signals, stateDirectory: "/nonexistent")
   }
 
   func run(_ command: String, for name: String, ended: @escaping (AppCommandOutcome) -> Void) {

@@ -34,7 +34,7 @@ extension AppSupervisor {
           oomScoreAdj: self.oomScore(.foreground), output: log, stdout: stdout, stdoutTakesErrors: stdoutTakesErrors)
       },
       ended: { [unowned self] outcome in
-        self.logCopies.append(outcome.output, toLogOf: name)
+        self.hooks.logCopies.append(outcome.output, toLogOf: name)
         self.report(
           .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, outcome), at: self.loop.now()))
         self.commandEnded(run, app: name, pid: pid, label: label, outcome)

@@ -57,8 +57,6 @@ final class AppSupervisor {
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
-  /// Hooks' and commands' output, copied into their app's log off the loop.
-  let logCopies: AppLogCopies
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
@@ -77,7 +75,8 @@ final class AppSupervisor {
   private let reaper: CgroupReaper
   /// Launches apps, and knows which launches are in flight.
   let launches: AppLaunches
-  lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals)
+  lazy var hooks = HookRunner(
+    loop: loop, launcher: seams.launcher, signals: seams.signals, stateDirectory: requests.stateDirectory)
   private let locks = LockInspector()
   /// Learns how apps ended and reports them once wholly gone.
   let ends: AppEndWatcher
@@ -88,7 +87,6 @@ final class AppSupervisor {
     self.seams = seams
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
-    logCopies = AppLogCopies(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
     suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
@@ -245,7 +243,7 @@ final class AppSupervisor {
     guard let app = process(name, pid: pid) else { return }
     let run = "hook \(event.kind.rawValue)"
     let ended = { [unowned self] (outcome: AppCommandOutcome) in
-      self.logCopies.append(outcome.output, toLogOf: name)
+      self.hooks.logCopies.append(outcome.output, toLogOf: name)
       if let failure = outcome.failure {
         self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }

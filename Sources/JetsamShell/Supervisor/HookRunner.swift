@@ -7,9 +7,12 @@ import JetsamSpawning
 final class HookRunner {
   /// Runs the apps' hooks and their `ready` and `digest` commands.
   let commands: AppCommandRunner
+  /// What the runs printed, copied into their apps' logs.
+  let logCopies: AppLogCopies
 
-  init(loop: any LoopScheduling, launcher: any ProcessLauncher, signals: any SignalSender) {
+  init(loop: any LoopScheduling, launcher: any ProcessLauncher, signals: any SignalSender, stateDirectory: String) {
     commands = AppCommandRunner(loop: loop, launcher: launcher, signals: signals)
+    logCopies = AppLogCopies(stateDirectory: stateDirectory)
   }
 
   /// Stops watching app `name`'s hooks and commands (the app is gone; they die with its cgroup).
