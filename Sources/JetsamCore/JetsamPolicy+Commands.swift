@@ -87,7 +87,16 @@ extension JetsamPolicy {
     var kept = process.commands.kept
     if record.run == AppCommandRun.ready.label {
       record.attempts = max(process.commands.readyAttempts, 1)
-      kept.removeAll { $0.run == record.run }
+      // The poll that said the program is up stays the one kept: a poll that ends after it (started before it
+      // answered) does not replace it.
+      if let index = kept.firstIndex(where: { $0.run == record.run }) {
+        if kept[index].exitCode == 0 && record.exitCode != 0 {
+          kept[index].attempts = record.attempts
+          trackedApps[name]?.process?.commands.kept = kept
+          return
+        }
+        kept.remove(at: index)
+      }
     }
     kept.append(record)
     if kept.count > CommandRunRecord.maxRunsKept { kept.removeFirst(kept.count - CommandRunRecord.maxRunsKept) }
