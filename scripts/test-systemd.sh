@@ -8,7 +8,8 @@
 # the container's /usr/local (where systemd finds the installed units and sysusers.d entry) and its etc/jetsam as
 # /etc/jetsam, and runs scripts/systemd-test/check.sh inside as a oneshot service. The checker drives
 # jetsamd.socket/jetsamd.service with systemctl and jetsamctl: socket activation, READY, STATUS, reload, watchdog
-# and SIGKILL restarts with re-adoption of running and suspended apps, kill order, journal fields, clean stop.
+# and SIGKILL restarts with re-adoption of running and suspended apps, kill order, journal fields, clean stop; and
+# the exit records forwarded by systemd-journal-upload to systemd-journal-remote as the README's fleet says.
 #
 # Adapted from the shared recipe /work/shared/systemd-in-ci/run-systemd-test.sh ("systemd in CI": its nspawn
 # route with --userns, per-run cgroups, a private mount namespace with a tmpfs on /run/systemd, the masked
@@ -44,26 +45,33 @@ for p in jetsamd jetsamctl jetsam-testapp; do
   [ -x "$BIN/$p" ] || { say "missing $BIN/$p: build first (make build, or set JETSAM_BIN_DIR)"; exit 1; }
 done
 
-# ---- prerequisites: systemd-nspawn (package systemd-container, the exact version of the installed systemd, without
-# recommends: a recommended package edits /etc/nsswitch.conf)
-if ! command -v systemd-nspawn > /dev/null; then
-  version=$(dpkg-query -W -f='${Version}' systemd)
-  say "installing systemd-container $version"
+# ---- prerequisites: systemd-nspawn (package systemd-container) and systemd-journal-remote (the checker's section 13),
+# each the exact version of the installed systemd, without recommends (a recommended package edits
+# /etc/nsswitch.conf); openssl (section 13's certificates). Installed on the host: the container sees its /usr.
+version=$(dpkg-query -W -f='${Version}' systemd)
+want=()
+command -v systemd-nspawn > /dev/null || want+=("systemd-container=$version")
+[ -x /lib/systemd/systemd-journal-remote ] || want+=("systemd-journal-remote=$version")
+command -v openssl > /dev/null || want+=(openssl)
+if [ ${#want[@]} -gt 0 ]; then
+  say "installing ${want[*]}"
   [ -n "$(find /var/lib/apt/lists -name '*_Packages' -mmin -1440 2> /dev/null | head -1)" ] || apt-get update -qq
   for i in $(seq 1 60); do  # another installer may hold the dpkg lock
-    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "systemd-container=$version" \
+    if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" \
       > /tmp/jetsam-systemd-apt.log 2>&1; then break; fi
     grep -q 'Could not get lock\|Unable to acquire the dpkg' /tmp/jetsam-systemd-apt.log \
       || { cat /tmp/jetsam-systemd-apt.log >&2; exit 1; }
     sleep 5
   done
-  command -v systemd-nspawn > /dev/null || { say "systemd-nspawn still missing"; exit 1; }
 fi
+command -v systemd-nspawn > /dev/null || { say "systemd-nspawn still missing"; exit 1; }
+[ -x /lib/systemd/systemd-journal-remote ] || { say "systemd-journal-remote still missing"; exit 1; }
+command -v openssl > /dev/null || { say "openssl still missing"; exit 1; }
 [ -x /lib/systemd/systemd ] || { say "no /lib/systemd/systemd (package systemd)"; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/jetsam-systemd-test.XXXXXX")
-STAGE=$WORK/stage UNITS=$WORK/units OUTD=$WORK/out
-mkdir -p "$STAGE" "$UNITS" "$OUTD"
+STAGE=$WORK/stage UNITS=$WORK/units OUTD=$WORK/out ETCSD=$WORK/etc-systemd
+mkdir -p "$STAGE" "$UNITS" "$OUTD" "$ETCSD"
 
 # ---- per-run cgroups (host hygiene): a fresh child of our cgroup in every hierarchy, so that nspawn's and the
 # container's cgroups live below it (and are removed with it), and it is the container's cgroup namespace root.
@@ -128,10 +136,12 @@ printf '[Service]\nTimeoutStartSec=%s\n' $((TIMEOUT - 15)) > "$UNITS/jetsam-chec
 
 cg_enter
 # The container's root is host uid $SHIFT: give it our per-run cgroups (nspawn then mounts the v1 controllers
-# read-write for it), the output dir and the config dir (bind mounts keep host ownership with ownership=off).
+# read-write for it), the output dir, the config dir and its /etc/systemd (bind mounts keep host ownership with
+# ownership=off; the mount point nspawn makes for /etc/systemd/system would leave /etc/systemd to the host's root,
+# and the checker writes /etc/systemd/journal-remote.conf and journal-upload.conf there, as the README says).
 if [ "$USERNS" = 1 ]; then
   for d in "${CGCREATED[@]}"; do chown -R "$SHIFT:$SHIFT" "$d"; done
-  chown -R "$SHIFT:$SHIFT" "$OUTD" "$STAGE/etc/jetsam"
+  chown -R "$SHIFT:$SHIFT" "$OUTD" "$STAGE/etc/jetsam" "$ETCSD"
   userns=(--private-users=$SHIFT:65536 --private-users-ownership=off)
 else
   userns=()
@@ -151,7 +161,7 @@ unshare --mount --propagation private -- sh -c 'mount -t tmpfs tmpfs /run/system
   timeout -k 10 "$TIMEOUT" systemd-nspawn --quiet --directory=/ --volatile=yes \
     --register=no --keep-unit "${userns[@]}" --private-network \
     --system-call-filter=process_mrelease \
-    --bind="$OUTD":/out --bind-ro="$UNITS":/etc/systemd/system --bind-ro="$ROOT/scripts/systemd-test":/jetsam-test \
+    --bind="$OUTD":/out --bind="$ETCSD":/etc/systemd --bind-ro="$UNITS":/etc/systemd/system --bind-ro="$ROOT/scripts/systemd-test":/jetsam-test \
     --bind-ro="$STAGE/usr/local":/usr/local --bind="$STAGE/etc/jetsam":/etc/jetsam "${binds[@]}" \
     --boot -- systemd.unit=jetsam-test.target > "$WORK/console.log" 2>&1
 rc=$?

@@ -230,12 +230,13 @@ check "apps are the spawner service's children (PPid $ppid = $(prop MainPID jets
 check "apps keep the host's network (jetsamd has none): $(readlink /proc/$capped_pid/ns/net)" \
   eval '[ "$(readlink /proc/$capped_pid/ns/net)" = "$(readlink /proc/1/ns/net)" ]'
 ctl suspend asuser > /dev/null
-wait_until 3 sh -c "grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
+# The stop and the band are two writes of jetsamd's (the band may land after the stop is visible): wait for both.
+wait_until 3 sh -c "grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null && [ \"\$(cat /proc/$asuser_pid/oom_score_adj)\" = 900 ]"
 oom=$(cat "/proc/$asuser_pid/oom_score_adj" 2>/dev/null)
 check "app of another user suspended: state $(proc_state "$asuser_pid"), oom_score_adj $oom (idle band: 900)" \
   eval '[ "$(proc_state "$asuser_pid")" = T ] && [ "$oom" = 900 ]'
 ctl resume asuser > /dev/null
-wait_until 3 sh -c "! grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null"
+wait_until 3 sh -c "! grep -q '^State:.*T' /proc/$asuser_pid/status 2>/dev/null && [ \"\$(cat /proc/$asuser_pid/oom_score_adj)\" = 660 ]"
 oom=$(cat "/proc/$asuser_pid/oom_score_adj" 2>/dev/null)
 check "and resumed: state $(proc_state "$asuser_pid"), oom_score_adj $oom (background band: 660)" \
   eval '[ "$(proc_state "$asuser_pid")" != T ] && [ "$oom" = 660 ]'
@@ -626,6 +627,88 @@ check "the stop's exit records are in the journal (s1 $stop_s1, s2 $stop_s2): '$
   eval '[ -n "$stop_s1" ] && [ -n "$stop_s2" ] && grep -q "^s1:.* s2:" <<< "$recs"'
 check "jetsamd.socket still listening after the stop (same inode)" \
   eval '[ "$(prop ActiveState jetsamd.socket)" = active ] && [ "$(socket_inode)" = "$sock_ino" ]'
+
+section "13. the journals in one place (README, Running a lab fleet, step 2): systemd-journal-upload to systemd-journal-remote"
+# The README's steps as written there, with this machine its own collector on 127.0.0.1 (the container's loopback
+# network): a CA, a certificate for the collector and one for the uploader, made with openssl; the two .conf files
+# in /etc/systemd (a writable dir that test-systemd.sh binds there); the units of the host's systemd-journal-remote
+# package, enabled with --runtime only because /etc/systemd/system is a read-only bind mount here. Section 10's
+# exit records are what is forwarded.
+t13=$(now_ms)
+export OPENSSL_CONF=/dev/null   # /usr/lib/ssl/openssl.cnf -> /etc/ssl/openssl.cnf, absent from the volatile /etc
+ca=/run/jetsam-journal-ca
+mkdir -p "$ca" /etc/ssl/ca /etc/ssl/certs /etc/ssl/private
+# certify NAME SUBJECT-ALT-NAME: /etc/ssl/private/NAME.pem (its key) and /etc/ssl/certs/NAME.pem, signed by the CA.
+certify() {
+  printf '%s\n' "subjectAltName=$2" basicConstraints=CA:FALSE extendedKeyUsage=serverAuth,clientAuth > "$ca/$1.ext"
+  openssl req -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -subj "/CN=${2#*:}" \
+    -keyout "/etc/ssl/private/$1.pem" -out "$ca/$1.csr" 2>/dev/null \
+    && openssl x509 -req -in "$ca/$1.csr" -CA /etc/ssl/ca/trusted.pem -CAkey "$ca/ca.key" -CAcreateserial -days 1 \
+      -extfile "$ca/$1.ext" -out "/etc/ssl/certs/$1.pem" 2>/dev/null
+}
+openssl req -x509 -new -nodes -newkey ec -pkeyopt ec_paramgen_curve:P-256 -subj /CN=jetsam-lab-ca -days 1 \
+  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+  -keyout "$ca/ca.key" -out /etc/ssl/ca/trusted.pem 2>/dev/null || bad "openssl: the CA"
+certify journal-remote IP:127.0.0.1 || bad "openssl: the collector's certificate"
+certify journal-upload "DNS:$(hostname)" || bad "openssl: the uploader's certificate"
+check "openssl: the collector's and the uploader's certificates verify against the CA" \
+  openssl verify -CAfile /etc/ssl/ca/trusted.pem /etc/ssl/certs/journal-remote.pem /etc/ssl/certs/journal-upload.pem
+# The services' users: systemd-journal-remote from the package's sysusers.d entry (applied at boot, like jetsam's);
+# systemd-journal-upload is a DynamicUser= whose unit adds the group systemd-journal. Each key is readable by its
+# service's account only (the README's chgrp/chmod).
+check "user systemd-journal-remote (sysusers.d/systemd-remote.conf applied at boot): $(getent passwd systemd-journal-remote)" \
+  getent passwd systemd-journal-remote
+chgrp systemd-journal-remote /etc/ssl/private/journal-remote.pem && chmod 640 /etc/ssl/private/journal-remote.pem
+chgrp systemd-journal /etc/ssl/private/journal-upload.pem && chmod 640 /etc/ssl/private/journal-upload.pem
+# Debian 12 builds systemd-journal-remote without GnuTLS: it refuses --trust, ignores TrustedCertificateFile= and
+# checks no client certificate ("Certificate checking disabled."), which the README says. With --help after it,
+# a build with GnuTLS would answer 0 here.
+check "systemd-journal-remote refuses --trust (no GnuTLS: the collector checks no client certificate)" \
+  eval '! /lib/systemd/systemd-journal-remote --trust=/etc/ssl/ca/trusted.pem --help > /dev/null 2>&1'
+cat > /etc/systemd/journal-remote.conf <<'CONF'
+[Remote]
+ServerKeyFile=/etc/ssl/private/journal-remote.pem
+ServerCertificateFile=/etc/ssl/certs/journal-remote.pem
+CONF
+cat > /etc/systemd/journal-upload.conf <<'CONF'
+[Upload]
+URL=https://127.0.0.1:19532
+ServerKeyFile=/etc/ssl/private/journal-upload.pem
+ServerCertificateFile=/etc/ssl/certs/journal-upload.pem
+TrustedCertificateFile=/etc/ssl/ca/trusted.pem
+CONF
+systemctl enable --runtime --now systemd-journal-remote.socket 2>/dev/null || bad "enable --now systemd-journal-remote.socket"
+check "systemd-journal-remote.socket listens on $(prop Listen systemd-journal-remote.socket)" \
+  eval 'is_active systemd-journal-remote.socket && grep -q ":19532 (Stream)" <<< "$(prop Listen systemd-journal-remote.socket)"'
+systemctl enable --runtime --now systemd-journal-upload 2>/dev/null || bad "enable --now systemd-journal-upload"
+# forwarded_records [journalctl ARGS…]: the exit records of section 10's pressure, one line each with their jetsam
+# fields, MESSAGE_ID and _HOSTNAME, sorted; the local journal's and the collector's must be the same lines.
+forwarded_records() {
+  journal_json "$@" JETSAM_REASON=memoryPressure | python3 -c '
+import json, sys
+lines = []
+for line in sys.stdin:
+    e = json.loads(line)
+    lines.append(" ".join(k + "=" + str(v) for k, v in sorted(e.items()) if k.startswith("JETSAM_") or k in ("MESSAGE_ID", "_HOSTNAME")))
+print("\n".join(sorted(lines)))'
+}
+here=$(forwarded_records)
+wait_until 10 eval '[ "$(forwarded_records -D /var/log/journal/remote)" = "$here" ]'
+there=$(forwarded_records -D /var/log/journal/remote)
+info "systemd-journal-remote: $(prop ActiveState systemd-journal-remote.service) as $(prop User systemd-journal-remote.service); systemd-journal-upload: $(prop ActiveState systemd-journal-upload.service) as $(prop User systemd-journal-upload.service)"
+info "/var/log/journal/remote: $(stat -c '%U %a' /var/log/journal/remote 2>&1); $(cd /var/log/journal/remote 2>/dev/null && stat -c '%n %U:%G %a' -- * 2>&1 | tr '\n' ' ')"
+info "the collector: $(journalctl -u systemd-journal-remote.service --no-pager -o cat | grep -i certificate | head -1)"
+check "the collector holds the $(grep -c . <<< "$here") exit records with JETSAM_REASON=memoryPressure, each with its JETSAM_* fields, MESSAGE_ID and _HOSTNAME as here" \
+  eval '[ -n "$here" ] && [ "$there" = "$here" ] && grep -q "MESSAGE_ID=$JETSAM_KILL_ID" <<< "$there"'
+host=$(journal_json JETSAM_REASON=memoryPressure | python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["_HOSTNAME"])')
+per_host=$(journalctl --no-pager -D /var/log/journal/remote "_HOSTNAME=$host" JETSAM_STATE=suspended JETSAM_REASON=memoryPressure -o json 2>/dev/null | python3 -c '
+import json, sys
+print(" ".join(e["JETSAM_APP"] + ":" + e["JETSAM_PID"] for e in map(json.loads, sys.stdin)))')
+check "journalctl -D /var/log/journal/remote _HOSTNAME=$host JETSAM_STATE=suspended: '$per_host'" \
+  [ "$per_host" = "s1:${spid[s1]} s2:${spid[s2]} s3:${spid[s3]}" ]
+systemctl stop systemd-journal-upload.service systemd-journal-remote.socket systemd-journal-remote.service
+rm -rf "$ca"
+info "section 13 took $(($(now_ms) - t13)) ms"
 
 # ---------------------------------------------------------------------------------------------------
 section "journal of jetsamd.service"
