@@ -65,10 +65,13 @@ let package = Package(
       dependencies: ["JetsamPlatform", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]
     ),
     // What the tests and the bench share: scratch cgroups, a real jetsamd (on JetsamDaemonProcess), the built binaries,
-    // cleanup.
+    // programs run and started as jetsam starts them (JetsamSpawning), cleanup.
     .target(
       name: "JetsamTestKit",
-      dependencies: ["JetsamPlatform", "JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamDaemonProcess"]),
+      dependencies: [
+        "JetsamPlatform", "JetsamValues", "JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamDaemonProcess",
+        "JetsamSpawning",
+      ]),
 
     .executableTarget(
       name: "jetsamd",

@@ -1,10 +1,8 @@
-import Foundation
 import Glibc
 import JetsamDaemonProcess
-import JetsamPlatform
 
 /// A program started for a test or the bench: its pid, its stdout and stderr together as a ``LineLog``, and a
-/// ``CleanupRegistry`` entry that SIGKILLs it (by pid, never by name) should the run end before
+/// ``CleanupRegistry`` entry that SIGKILLs it (through its pidfd, never by name) should the run end before
 /// ``stop(signal:grace:)``.
 public final class ChildProcess: @unchecked Sendable {
   /// Its process ID.
@@ -13,7 +11,7 @@ public final class ChildProcess: @unchecked Sendable {
   public let log: LineLog
   /// The program started.
   public let executable: String
-  private let process: Process
+  private let program: SpawnedProgram
   private var cleanupID: Int?
 
   /// Starts `executable` with `arguments`; stdin is /dev/null.
@@ -25,54 +23,40 @@ public final class ChildProcess: @unchecked Sendable {
   public init(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, realTimeLog: Bool = false
   ) throws {
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { throw TestKitError("\(SystemError.current("pipe"))") }
-    // Close-on-exec on both ends: only this child gets the write end (as its stdout and stderr, via dup2).
-    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
-    process.standardOutput = writer
-    process.standardError = writer
-    process.standardInput = FileHandle.nullDevice
+    let output = try outputPipe(nonblockingRead: false)
     do {
-      try process.run()
+      // The child has its copy: this one must go, or the log never reaches its end of file.
+      defer { output.write.close() }
+      program = try SpawnedProgram(
+        executable, arguments, environment: environment, stdout: output.write, stderr: output.write)
     } catch {
-      close(fds[0])
-      close(fds[1])
-      throw TestKitError("cannot start \(executable): \(error)")
+      output.read.close()
+      throw error
     }
-    close(fds[1])
-    self.process = process
     self.executable = executable
-    pid = process.processIdentifier
-    log = LineLog(readingFrom: fds[0], realTime: realTimeLog)
-    let pid = self.pid
-    cleanupID = CleanupRegistry.shared.add {
-      if process.isRunning {
-        kill(pid, SIGKILL)
-        process.waitUntilExit()
-      }
+    pid = program.pid
+    log = LineLog(readingFrom: output.read.rawValue, realTime: realTimeLog)
+    cleanupID = CleanupRegistry.shared.add { [program] in
+      program.signal(SIGKILL)
+      program.waitForEnd(timeout: nil)
     }
   }
 
   /// Whether it has not ended yet.
-  public var isRunning: Bool { process.isRunning }
+  public var isRunning: Bool { program.endIfEnded == nil }
 
-  /// The exit status (or terminating signal), once it has ended.
-  public var terminationStatus: Int32 { process.terminationStatus }
+  /// The exit status (or terminating signal) once it has ended; -1 before (or when its end could not be learnt).
+  public var terminationStatus: Int32 { program.terminationStatus }
 
-  /// Sends `sig` to this process (by pid).
+  /// Sends `sig` to this process (through its pidfd: nothing once it has ended).
   public func signal(_ sig: Int32) {
-    if process.isRunning { kill(pid, sig) }
+    program.signal(sig)
   }
 
   /// Waits up to `timeout` seconds; true when it has ended.
   @discardableResult
   public func waitForExit(timeout: Double) -> Bool {
-    eventually(timeout: .milliseconds(Int64(timeout * 1000)), interval: .milliseconds(2)) { !process.isRunning }
+    program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil
   }
 
   /// Sends `signal`, waits up to `grace` seconds, then SIGKILLs; returns when it has ended.
@@ -83,8 +67,8 @@ public final class ChildProcess: @unchecked Sendable {
     signal(sig)
     let ended = waitForExit(timeout: grace)
     if !ended {
-      kill(pid, SIGKILL)
-      process.waitUntilExit()
+      program.signal(SIGKILL)
+      program.waitForEnd(timeout: nil)
     }
     if let cleanupID { CleanupRegistry.shared.remove(cleanupID) }
     cleanupID = nil

@@ -1,10 +1,11 @@
-import Foundation
 import Glibc
 import JetsamDaemonProcess
+import JetsamPlatform
 
 /// What a finished program printed and how it ended.
 public struct CommandResult: Sendable {
-  /// The exit status, or the number of the signal that ended it (Foundation's `terminationStatus`).
+  /// The exit status, or the number of the signal that ended it (as Foundation's `terminationStatus`; -1 when its
+  /// end could not be learnt).
   public var status: Int32
   /// Everything it wrote to stdout, byte for byte (as UTF-8).
   public var stdout: String
@@ -14,54 +15,80 @@ public struct CommandResult: Sendable {
 
 /// Runs a program to completion, capturing stdout and stderr apart.
 ///
+/// It returns once the program has ended, with what it wrote until then: a background process it left holding
+/// its stdout or stderr (a daemon it started) is not waited for.
+///
 /// - Parameters:
 ///   - environment: the whole environment, or `nil` to pass on this process's.
-///   - timeout: how long it may run; then it is SIGKILLed (by pid) and this throws.
+///   - timeout: how long it may run; then it is SIGKILLed (through its pidfd) and this throws.
 /// - Throws: ``TestKitError`` when it cannot start or runs out of time.
 public func runCommand(
   _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
   timeout: Duration = .seconds(30)
 ) throws -> CommandResult {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: executable)
-  process.arguments = arguments
-  if let environment { process.environment = environment }
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
+  let out = try outputPipe(nonblockingRead: true)
+  defer { out.read.close() }
+  let err = try outputPipe(nonblockingRead: true)
+  defer { err.read.close() }
+  let program: SpawnedProgram
   do {
-    try process.run()
-  } catch {
-    throw TestKitError("cannot start \(executable): \(error)")
-  }
-  // Drain both pipes while the process runs, so a large output cannot block it.
-  let outData = LockedData()
-  let errData = LockedData()
-  let group = DispatchGroup()
-  for (pipe, sink) in [(out, outData), (err, errData)] {
-    group.enter()
-    DispatchQueue.global().async {
-      sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
-      group.leave()
+    defer {
+      // The child has its copies: these must go, or the pipes never reach their end of file.
+      out.write.close()
+      err.write.close()
     }
+    program = try SpawnedProgram(executable, arguments, environment: environment, stdout: out.write, stderr: err.write)
   }
-  let ended = eventually(timeout: timeout, interval: .milliseconds(2)) { !process.isRunning }
-  if !ended { kill(process.processIdentifier, SIGKILL) }
-  process.waitUntilExit()
-  group.wait()
-  guard ended else {
+  let outputs = [CapturedOutput(out.read), CapturedOutput(err.read)]
+  // Both pipes are drained while it runs, so that it never blocks on a full one, until its pidfd says it ended.
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  var timedOut = false
+  while program.endIfEnded == nil {
+    let milliseconds = pollMilliseconds(until: deadline)
+    if milliseconds == 0 {
+      timedOut = true
+      program.signal(SIGKILL)
+      break
+    }
+    var entries = [pollfd(fd: program.pidfd.rawValue, events: Int16(POLLIN), revents: 0)]
+    entries += outputs.filter(\.isOpen).map { pollfd(fd: $0.descriptor.rawValue, events: Int16(POLLIN), revents: 0) }
+    _ = poll(&entries, nfds_t(entries.count), milliseconds)
+    for output in outputs where output.isOpen { output.drain() }
+  }
+  program.waitForEnd(timeout: nil)
+  // What it wrote before it ended is in the pipes now.
+  for output in outputs where output.isOpen { output.drain() }
+  guard !timedOut else {
     throw TestKitError("\(executable) \(arguments.joined(separator: " ")) timed out after \(timeout.secondsText) s")
   }
   return CommandResult(
-    status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self),
-    stderr: String(decoding: errData.get(), as: UTF8.self))
+    status: program.terminationStatus, stdout: String(decoding: outputs[0].bytes, as: UTF8.self),
+    stderr: String(decoding: outputs[1].bytes, as: UTF8.self))
 }
 
-/// Bytes handed from a reader thread to the waiting one.
-private final class LockedData: @unchecked Sendable {
-  private var data = Data()
-  private let lock = NSLock()
-  func set(_ value: Data) { lock.withLock { data = value } }
-  func get() -> Data { lock.withLock { data } }
+/// The bytes read so far from the non-blocking read end of a pipe (which its owner closes).
+private final class CapturedOutput {
+  let descriptor: FileDescriptor
+  private(set) var bytes: [UInt8] = []
+  /// Whether the pipe may still hold something (no end of file or error yet).
+  private(set) var isOpen = true
+
+  init(_ descriptor: FileDescriptor) { self.descriptor = descriptor }
+
+  /// Reads what the pipe holds now, without waiting.
+  func drain() {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while isOpen {
+      let count = read(descriptor.rawValue, &buffer, buffer.count)
+      if count > 0 {
+        bytes += buffer[..<count]
+      } else if count < 0 && errno == EINTR {
+        continue
+      } else {
+        // EAGAIN: nothing more for now; 0: every writer is gone; anything else: nothing more will come.
+        if count == 0 || errno != EAGAIN { isOpen = false }
+        return
+      }
+    }
+  }
 }

@@ -7,7 +7,8 @@ import Testing
 @testable import JetsamShell
 
 /// A device cgroup with a name unique to this test run, torn down by force (processes SIGKILLed by pid, directories
-/// removed deepest first) whatever the test did.
+/// removed deepest first) whatever the test did; on pure cgroup v2 the last teardown also moves this process back
+/// out of the `supervisor` leaf the device moved it into (``SupervisorLeaf``).
 final class ScratchDevice {
   let layout: CgroupLayout
   let device: DeviceCgroup
@@ -16,7 +17,7 @@ final class ScratchDevice {
   init(_ label: String) throws {
     layout = try CgroupLayout.detect()
     let name = "jetsam-test-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    device = try DeviceCgroup.create(layout: layout, name: name)
+    device = try SupervisorLeaf.shared.createDevice(layout: layout, name: name)
   }
 
   /// Starts `/bin/sh -c script` (a child of the test process, reaped in ``tearDown()``).
@@ -65,6 +66,7 @@ final class ScratchDevice {
     for directory in device.directories {
       do { try removeCgroupTree(directory) } catch { Issue.record("\(error)") }
     }
+    SupervisorLeaf.shared.deviceRemoved()
   }
 }
 

@@ -15,7 +15,8 @@ struct HookRunnerTests {
 
   init() {
     // No log is written here: the supervisor copies runs' output, not the runner.
-    runner = HookRunner(loop: loop, launcher: launcher, signals: signals, stateDirectory: "/nonexistent")
+    runner = HookRunner(
+      loop: loop, launcher: launcher, signals: signals, requests: SpawnRequests(stateDirectory: "/nonexistent"))
   }
 
   func run(_ command: String, for name: String, ended: @escaping (AppCommandOutcome) -> Void) {

@@ -16,29 +16,14 @@ extension AppSupervisor {
     let label = "\(name)'s \(run.label) command (\(command.joined(separator: " ")))"
     // A digest is what it prints on its standard output alone; `ready`'s errors are kept with its output.
     let stdoutTakesErrors = if case .digest = run { false } else { true }
-    let log: FileDescriptor
-    do { log = try requests.openLog(name) } catch {
-      self.log.error("\(label) could not start: \(error)")
-      let failed = AppCommandOutcome(failure: "could not start: \(error)")
-      return reportEvents([
-        .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, failed), at: loop.now()),
-        .commandEnded(app: name, pid: pid, run: run, succeeded: false, at: loop.now()),
-      ])
+    hooks.start(
+      command, for: run.event, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
+      oomScoreAdj: oomScore(.foreground), timeout: timeout, stdoutTakesErrors: stdoutTakesErrors
+    ) { [unowned self] outcome in
+      self.report(
+        .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, outcome), at: self.loop.now()))
+      self.commandEnded(run, app: name, pid: pid, label: label, outcome)
     }
-    defer { log.close() }
-    hooks.commands.run(
-      for: name, keepsOutput: true, timeout: timeout,
-      request: { [unowned self] stdout in
-        try self.requests.hook(
-          command, event: run.event, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
-          oomScoreAdj: self.oomScore(.foreground), output: log, stdout: stdout, stdoutTakesErrors: stdoutTakesErrors)
-      },
-      ended: { [unowned self] outcome in
-        self.hooks.logCopies.append(outcome.output, toLogOf: name)
-        self.report(
-          .commandRunObserved(app: name, pid: pid, run: Self.record(run.label, command, outcome), at: self.loop.now()))
-        self.commandEnded(run, app: name, pid: pid, label: label, outcome)
-      })
   }
 
   /// Tells the policy how a run ended, and the log what went wrong.

@@ -75,8 +75,7 @@ final class AppSupervisor {
   private let reaper: CgroupReaper
   /// Launches apps, and knows which launches are in flight.
   let launches: AppLaunches
-  lazy var hooks = HookRunner(
-    loop: loop, launcher: seams.launcher, signals: seams.signals, stateDirectory: requests.stateDirectory)
+  lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals, requests: requests)
   private let locks = LockInspector()
   /// Learns how apps ended and reports them once wholly gone.
   let ends: AppEndWatcher
@@ -242,8 +241,11 @@ final class AppSupervisor {
   func runHook(for event: AppEvent, app name: String, pid: Int32, command: [String], workingDirectory: String?) {
     guard let app = process(name, pid: pid) else { return }
     let run = "hook \(event.kind.rawValue)"
-    let ended = { [unowned self] (outcome: AppCommandOutcome) in
-      self.hooks.logCopies.append(outcome.output, toLogOf: name)
+    hooks.start(
+      command, for: event.kind, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
+      oomScoreAdj: oomScore(.foreground), timeout: nil, stdoutTakesErrors: true
+    ) { [unowned self] outcome in
+      // Every end answers the event, one that could not even start too (at once, not at the event's deadline).
       if let failure = outcome.failure {
         self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }
@@ -252,19 +254,6 @@ final class AppSupervisor {
         .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
       ])
     }
-    let output: FileDescriptor
-    do { output = try requests.openLog(name) } catch {
-      // Nothing runs for the event: it is answered at once rather than left to its deadline.
-      return ended(AppCommandOutcome(failure: "could not start: \(error)"))
-    }
-    defer { output.close() }
-    hooks.commands.run(
-      for: name, keepsOutput: true, timeout: nil,
-      request: { [unowned self] stdout in
-        try self.requests.hook(
-          command, event: event.kind, app: name, workingDirectory: workingDirectory, cgroup: app.cgroup,
-          oomScoreAdj: self.oomScore(.foreground), output: output, stdout: stdout, stdoutTakesErrors: true)
-      }, ended: ended)
   }
 
   // MARK: Diagnostics
