@@ -46,8 +46,9 @@ release: deps
 test: deps test-deps lint build-tests test-unit test-fuzz test-host test-v2
 
 # The Swift unit test targets (no root, no kernel: the pure core, the clients, the wire and control formats, /proc parsing,
-# the supervisor, the policy loop and the shell's owners through fakes) and the Python client. Seconds; runs without root.
-UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests|JetsamFuzzingTests)\.
+# the supervisor, the policy loop and the shell's owners through fakes, the lab's reports) and the Python client.
+# Seconds; runs without root.
+UNIT_TESTS := ^(JetsamCoreTests|JetsamClientTests|JetsamWireTests|JetsamPlatformTests|JetsamProtocolTests|JetsamSupervisorTests|JetsamLabTests|JetsamFuzzingTests)\.
 test-unit: build-tests
 	scripts/check-layering.sh --bin-dir $(BIN_DIR)
 	$(SWIFT) test --skip-build --filter '$(UNIT_TESTS)' $(BUILD_FLAGS)

@@ -98,6 +98,9 @@ struct LabHostsTests {
         { expect: { exit: { app: "notes", reason: "memoryPressure", state: "suspended" } }, host: "\(host)" },
 
         """
+      // Pressure on a only, its notes gone (b's steps follow, long enough for its push to arrive): a's device track
+      // has the band, b's not.
+      if host == "a" { steps += #"{ pressure: "warning", host: "a" },"# }
     }
     let file = try Self.scenario(steps, in: fleet.directory)
     let reports = fleet.directory + "/reports"
@@ -144,6 +147,54 @@ struct LabHostsTests {
     #expect(body.contains(#"data-kills="2""#), "\(body)")
     #expect(dom.stdout.contains(#"<g class="lane" data-app="a/notes" data-host="a">"#))
     #expect(dom.stdout.contains(#"<g class="lane" data-app="b/notes" data-host="b">"#))
+    // Each host its own device track: its pressure bands and its memory chart against its RAM, its lane and kill.
+    let drawing = try #require(
+      dom.stdout.range(of: #"<svg id="timeline".*?</svg>"#, options: .regularExpression).map { dom.stdout[$0] })
+    let groups = drawing.components(separatedBy: #"<g class="device" data-host=""#).dropFirst()
+    #expect(groups.map { String($0.prefix(2)) } == [#"a""#, #"b""#], "\(dom.stdout)")
+    for (name, group) in zip(["a", "b"], groups) {
+      #expect(group.contains(">\(name): memory<"), "\(group)")
+      #expect(group.contains(#"<rect class="pressure" data-level="warning""#) == (name == "a"), "\(group)")
+      #expect(group.contains(#" RAM</text>"#) || group.contains(#"(RAM)</text>"#), "\(group)")
+      #expect(group.contains(#"<g class="lane" data-app="\#(name)/notes" data-host="\#(name)">"#), "\(group)")
+      #expect(group.contains(#"<g class="kill" data-app="\#(name)/notes""#), "\(group)")
+      let other = name == "a" ? "b" : "a"
+      #expect(!group.contains(#"data-app="\#(other)/notes""#), "\(group)")
+    }
+    for (name, host) in zip(["a", "b"], hosts) {
+      #expect(host["name"] as? String == name)
+      #expect((host["ramBytes"] as? Int ?? 0) > 0, "\(host)")
+    }
+    // Each host's launch metrics, fetched through its forwarding, named as its lanes are.
+    let metrics = try #require(summary["metrics"] as? [[String: Any]])
+    let apps = metrics.compactMap { ($0["metaData"] as? [String: Any])?["bundleIdentifier"] as? String }
+    #expect(apps.sorted() == ["a/notes", "b/notes"], "\(metrics)")
+    #expect(body.contains(#"data-launch-rows="2""#), "\(body)")
+    for name in ["a", "b"] {
+      let row = try #require(
+        dom.stdout.range(of: #"<tr data-app="\#(name)/notes">.*?</tr>"#, options: .regularExpression).map {
+          dom.stdout[$0]
+        })
+      // What its own host measured: its memory while suspended.
+      #expect(row.contains(#"<td>\#(name)/notes</td>"#), "\(row)")
+      #expect(
+        row.range(of: #"class="suspended-memory">[1-9][0-9,]* kB<"#, options: .regularExpression) != nil, "\(row)")
+    }
+    // The trace: one device process per host, each with its own available-memory counter.
+    let traceData = try Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json"))
+    let trace = try #require(try JSONSerialization.jsonObject(with: traceData) as? [String: Any])
+    let events = try #require(trace["traceEvents"] as? [[String: Any]])
+    var pids: [String: Int] = [:]
+    for event in events where event["name"] as? String == "process_name" {
+      pids[(event["args"] as? [String: Any])?["name"] as? String ?? ""] = event["pid"] as? Int
+    }
+    #expect(pids.keys.filter { $0.hasSuffix("device") }.sorted() == ["a: device", "b: device"], "\(pids)")
+    for name in ["a", "b"] {
+      let device = try #require(pids["\(name): device"])
+      #expect(
+        events.contains { $0["name"] as? String == "available memory" && $0["pid"] as? Int == device },
+        "\(name)")
+    }
     for name in ["a", "b"] {
       let row = try #require(
         dom.stdout.range(of: #"<tr data-host="\#(name)">.*?</tr>"#, options: .regularExpression).map { dom.stdout[$0] })
@@ -198,5 +249,11 @@ struct LabHostsTests {
     #expect(hosts.first { $0["name"] as? String == "a" }?["problem"] == nil)
     #expect((hosts.first { $0["name"] as? String == "b" }?["problem"] as? String)?.contains("dropped out") == true)
     #expect(lab.log.text.contains("host b") && lab.log.text.contains("FAILED"), "\(lab.log.text)")
+    // Only a's apps have launch metrics: b dropped out before the end, and the page says so.
+    let metrics = try #require(summary["metrics"] as? [[String: Any]])
+    let apps = metrics.compactMap { ($0["metaData"] as? [String: Any])?["bundleIdentifier"] as? String }
+    #expect(apps == ["a/notes"], "\(metrics)")
+    let html = try String(contentsOfFile: reports + "/report.html", encoding: .utf8)
+    #expect(html.contains(#"<p class="no-metrics" data-host="b">No launch metrics from b: host b ("#), "\(html)")
   }
 }

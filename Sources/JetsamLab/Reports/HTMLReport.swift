@@ -4,7 +4,8 @@ import JetsamProtocol
 
 /// The run as one self-contained HTML page (no network: inline SVG, CSS and script): the timeline (memory stacked
 /// per app against the device's RAM, one lane of lifecycle states per app, pressure bands, kill markers that show
-/// their exit records, signposts and memory warnings), the steps with their outcomes, the verdicts and the exit
+/// their exit records, signposts and memory warnings; across hosts one such device track per host, each with its
+/// own memory, RAM and pressure, its apps' lanes under it), the steps with their outcomes, the verdicts and the exit
 /// records.
 enum HTMLReport {
   /// Drawing sizes, in SVG units.
@@ -28,113 +29,32 @@ enum HTMLReport {
 
   static func html(_ run: LabRun) -> String {
     let apps = appOrder(run)
-    let duration = max(run.durationSeconds, 0.001)
-    let plotWidth = width - left - 10
-    func x(_ nanoseconds: Int64) -> Double {
-      left + min(max(Double(nanoseconds - run.originNanoseconds) / 1e9 / duration, 0), 1) * plotWidth
-    }
-    let end = run.originNanoseconds + Int64(duration * 1e9)
-    let lanesTop = memoryHeight + 30
-    let height = lanesTop + Double(apps.count) * laneHeight + 30
+    let time = TimeScale(run: run)
     var svg = ""
-
-    // Pressure bands behind everything.
-    var level = PressureLevel.normal
-    var levelSince = run.originNanoseconds
-    func band(until time: Int64) {
-      guard let colour = pressureColours[level] else { return }
-      svg +=
-        #"<rect class="pressure" data-level="\#(level.name)" x="\#(f(x(levelSince)))" y="0" "#
-        + #"width="\#(f(max(x(time) - x(levelSince), 1)))" height="\#(f(height - 20))" fill="\#(colour)">"#
-        + "<title>pressure \(level.name)</title></rect>"
-    }
-    for change in run.timeline where change.kind == .pressure {
-      band(until: change.monotonicNanoseconds)
-      level = change.level ?? .normal
-      levelSince = change.monotonicNanoseconds
-    }
-    band(until: end)
-
-    // Memory stacked per app, against the device's RAM.
-    let samples = run.timeline.filter { $0.kind == .memory }
-    // The scale: the device's RAM, or less when the apps never came near it (so that they show), never below a
-    // tenth of it.
-    let ram = Double(max(run.ramBytes, 1))
-    let peak = samples.map { Double(($0.memory ?? [:]).values.reduce(0, +)) }.max() ?? 0
-    let scale = min(ram, max(peak * 1.15, ram / 10))
-    func y(_ bytes: Double) -> Double { memoryHeight - min(bytes / scale, 1) * (memoryHeight - 10) }
-    let scaleLabel =
-      ByteSize.format(Int64(scale)) + (scale < ram ? " of \(ByteSize.format(run.ramBytes)) RAM" : " (RAM)")
-    var below = [Double](repeating: 0, count: samples.count)
-    for (index, app) in apps.enumerated() {
-      let above = samples.enumerated().map { below[$0.offset] + Double($0.element.memory?[app] ?? 0) }
-      if above != below {
-        let top = samples.indices.map { "\(f(x(samples[$0].monotonicNanoseconds))),\(f(y(above[$0])))" }
-        let bottom = samples.indices.reversed().map { "\(f(x(samples[$0].monotonicNanoseconds))),\(f(y(below[$0])))" }
-        svg +=
-          #"<polygon class="memory" data-app="\#(escape(app))" points="\#((top + bottom).joined(separator: " "))" "#
-          + #"fill="\#(appColours[index % appColours.count])" fill-opacity="0.8"><title>\#(escape(app)) memory</title></polygon>"#
+    // Each device a block of its own, one under the other: its memory chart, then its apps' lanes, its pressure bands
+    // behind both. On one daemon the one device, as it always was; across hosts a group per host.
+    var top = 0.0
+    for device in run.devices {
+      let lanes = device.apps(of: apps)
+      let block = memoryHeight + 30 + Double(lanes.count) * laneHeight
+      if let host = device.host { svg += #"<g class="device" data-host="\#(escape(host))">"# }
+      svg += pressureBands(device, top: top, height: block + 10, time: time)
+      svg += memoryChart(device, apps: apps, top: top, time: time)
+      for (row, app) in lanes.enumerated() {
+        svg += lane(
+          app, colour: apps.firstIndex(of: app) ?? 0, top: top + memoryHeight + 30 + Double(row) * laneHeight, run: run,
+          time: time)
       }
-      below = above
+      if device.host != nil { svg += "</g>" }
+      top += block + 20
     }
-    svg +=
-      ##"<line x1="\##(f(left))" y1="\##(f(memoryHeight))" x2="\##(f(width - 10))" y2="\##(f(memoryHeight))" stroke="#333"/>"##
-      + #"<text x="4" y="14" class="axis">\#(scaleLabel)</text>"#
-      + #"<text x="4" y="\#(f(memoryHeight - 2))" class="axis">memory</text>"#
-
-    // One lane per app: its states, then markers on top.
-    for (index, app) in apps.enumerated() {
-      let top = lanesTop + Double(index) * laneHeight
-      svg +=
-        #"<g class="lane" data-app="\#(escape(app))"\#(hostAttribute(app, run))><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
-        + #"fill="\#(appColours[index % appColours.count])"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
-        + "\(escape(app))</text>"
-      for slice in states(of: app, in: run, end: end) {
-        svg +=
-          #"<rect class="state state-\#(slice.state.rawValue)" data-state="\#(slice.state.rawValue)" "#
-          + #"x="\#(f(x(slice.from)))" y="\#(f(top + 4))" width="\#(f(max(x(slice.to) - x(slice.from), 1)))" "#
-          + #"height="\#(f(laneHeight - 8))" fill="\#(stateColours[slice.state] ?? "#ccc")">"#
-          + "<title>\(escape(app)) launch \(slice.launch): \(slice.state.rawValue)</title></rect>"
-      }
-      for change in run.timeline where change.app == app {
-        let cx = f(x(change.monotonicNanoseconds))
-        switch change.kind {
-        case .exit:
-          guard let record = change.record else { continue }
-          let id = "exit-\(run.exits.firstIndex { $0.labKey == record.labKey && $0.pid == record.pid } ?? 0)"
-          svg +=
-            #"<g class="kill" data-app="\#(escape(app))" data-exit="\#(id)" tabindex="0">"#
-            + ##"<path d="M\##(cx) \##(f(top + 2)) l6 -0 l-6 11 l-6 -11 z" fill="#c62828"/>"##
-            + ##"<line x1="\##(cx)" y1="\##(f(top + 2))" x2="\##(cx)" y2="\##(f(top + laneHeight - 2))" stroke="#c62828" stroke-width="2"/>"##
-            + "<title>\(escape(record.labSummary)) (\(escape(record.terminationReason)))</title></g>"
-        case .signpost:
-          svg +=
-            #"<line class="signpost" x1="\#(cx)" y1="\#(f(top + laneHeight - 6))" x2="\#(cx)" y2="\#(f(top + laneHeight))" "#
-            + ##"stroke="#111" stroke-width="2"><title>signpost \##(escape(change.name ?? "")) \##(change.phase?.rawValue ?? "")</title></line>"##
-        case .appEvent where change.name == "memoryWarning":
-          svg +=
-            ##"<circle class="warning" cx="\##(cx)" cy="\##(f(top + 6))" r="4" fill="#f9a825" stroke="#6d4c00">"##
-            + "<title>memory warning (\(change.level?.name ?? "warning"))</title></circle>"
-        case .diagnostic:
-          svg +=
-            ##"<rect class="diagnostic" x="\##(f(x(change.monotonicNanoseconds) - 3))" y="\##(f(top + 1))" width="6" height="6" fill="#6a1b9a">"##
-            + "<title>diagnostic: \(escape(change.name ?? ""))</title></rect>"
-        case .sockets:
-          let defuncted = (change.sockets ?? []).map(\.summary) + (change.problem.map { ["problem: " + $0] } ?? [])
-          svg +=
-            ##"<rect class="sockets" x="\##(f(x(change.monotonicNanoseconds) - 3))" y="\##(f(top + laneHeight - 7))" width="6" height="6" fill="#00838f">"##
-            + "<title>sockets defuncted: \(escape(defuncted.joined(separator: "; ")))</title></rect>"
-        default: break
-        }
-      }
-      svg += "</g>"
-    }
+    let height = top + 10
     // Time axis.
     let axisY = height - 8
-    let tick = niceTick(duration)
+    let tick = niceTick(time.duration)
     var t = 0.0
-    while t <= duration + 1e-9 {
-      let tx = left + t / duration * plotWidth
+    while t <= time.duration + 1e-9 {
+      let tx = left + t / time.duration * time.plotWidth
       svg +=
         ##"<line x1="\##(f(tx))" y1="\##(f(axisY - 12))" x2="\##(f(tx))" y2="\##(f(axisY - 8))" stroke="#333"/>"##
         + #"<text x="\#(f(tx))" y="\#(f(axisY))" class="axis" text-anchor="middle">\#(trimmed(t))s</text>"#
@@ -145,6 +65,125 @@ enum HTMLReport {
       #"<svg id="timeline" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(f(width)) \#(f(height))" "#
       + #"width="\#(f(width))" height="\#(f(height))">\#(svg)</svg>"#
     return page(run, timeline: timelineSVG, apps: apps)
+  }
+
+  /// Where a time of the run is drawn: from its origin at `left` to its end at the right edge.
+  struct TimeScale {
+    let origin: Int64
+    let duration: Double
+    let plotWidth = width - left - 10
+    /// The run's end, on its clock.
+    var end: Int64 { origin + Int64(duration * 1e9) }
+
+    init(run: LabRun) {
+      origin = run.originNanoseconds
+      duration = max(run.durationSeconds, 0.001)
+    }
+
+    func x(_ nanoseconds: Int64) -> Double {
+      left + min(max(Double(nanoseconds - origin) / 1e9 / duration, 0), 1) * plotWidth
+    }
+  }
+
+  /// The device's pressure bands, `height` down from `top`: behind its memory and its lanes.
+  static func pressureBands(_ device: DeviceTrack, top: Double, height: Double, time: TimeScale) -> String {
+    var svg = ""
+    var level = PressureLevel.normal
+    var levelSince = time.origin
+    func band(until end: Int64) {
+      guard let colour = pressureColours[level] else { return }
+      svg +=
+        #"<rect class="pressure" data-level="\#(level.name)" x="\#(f(time.x(levelSince)))" y="\#(f(top))" "#
+        + #"width="\#(f(max(time.x(end) - time.x(levelSince), 1)))" height="\#(f(height))" fill="\#(colour)">"#
+        + "<title>\(device.host.map { "\($0): " } ?? "")pressure \(level.name)</title></rect>"
+    }
+    for change in device.changes where change.kind == .pressure {
+      band(until: change.monotonicNanoseconds)
+      level = change.level ?? .normal
+      levelSince = change.monotonicNanoseconds
+    }
+    band(until: time.end)
+    return svg
+  }
+
+  /// The device's memory from `top`, stacked per app (of `apps`, which give each its colour), against its RAM.
+  static func memoryChart(_ device: DeviceTrack, apps: [String], top: Double, time: TimeScale) -> String {
+    var svg = ""
+    let samples = device.changes.filter { $0.kind == .memory }
+    // The scale: the device's RAM, or less when the apps never came near it (so that they show), never below a
+    // tenth of it.
+    let ram = Double(max(device.ramBytes, 1))
+    let peak = samples.map { Double(($0.memory ?? [:]).values.reduce(0, +)) }.max() ?? 0
+    let scale = min(ram, max(peak * 1.15, ram / 10))
+    func y(_ bytes: Double) -> Double { top + memoryHeight - min(bytes / scale, 1) * (memoryHeight - 10) }
+    let scaleLabel =
+      ByteSize.format(Int64(scale)) + (scale < ram ? " of \(ByteSize.format(device.ramBytes)) RAM" : " (RAM)")
+    var below = [Double](repeating: 0, count: samples.count)
+    for (index, app) in apps.enumerated() {
+      let above = samples.enumerated().map { below[$0.offset] + Double($0.element.memory?[app] ?? 0) }
+      if above != below {
+        let upper = samples.indices.map { "\(f(time.x(samples[$0].monotonicNanoseconds))),\(f(y(above[$0])))" }
+        let lower = samples.indices.reversed().map {
+          "\(f(time.x(samples[$0].monotonicNanoseconds))),\(f(y(below[$0])))"
+        }
+        svg +=
+          #"<polygon class="memory" data-app="\#(escape(app))" points="\#((upper + lower).joined(separator: " "))" "#
+          + #"fill="\#(appColours[index % appColours.count])" fill-opacity="0.8"><title>\#(escape(app)) memory</title></polygon>"#
+      }
+      below = above
+    }
+    let bottom = top + memoryHeight
+    return svg
+      + ##"<line x1="\##(f(left))" y1="\##(f(bottom))" x2="\##(f(width - 10))" y2="\##(f(bottom))" stroke="#333"/>"##
+      + #"<text x="4" y="\#(f(top + 14))" class="axis">\#(scaleLabel)</text>"#
+      + #"<text x="4" y="\#(f(bottom - 2))" class="axis">\#(device.host.map { "\(escape($0)): " } ?? "")memory</text>"#
+  }
+
+  /// One app's lane at `top`: its states, then markers on top; `colour` is its index in the palette.
+  static func lane(_ app: String, colour: Int, top: Double, run: LabRun, time: TimeScale) -> String {
+    var svg =
+      #"<g class="lane" data-app="\#(escape(app))"\#(hostAttribute(app, run))><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
+      + #"fill="\#(appColours[colour % appColours.count])"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
+      + "\(escape(app))</text>"
+    for slice in states(of: app, in: run, end: time.end) {
+      svg +=
+        #"<rect class="state state-\#(slice.state.rawValue)" data-state="\#(slice.state.rawValue)" "#
+        + #"x="\#(f(time.x(slice.from)))" y="\#(f(top + 4))" width="\#(f(max(time.x(slice.to) - time.x(slice.from), 1)))" "#
+        + #"height="\#(f(laneHeight - 8))" fill="\#(stateColours[slice.state] ?? "#ccc")">"#
+        + "<title>\(escape(app)) launch \(slice.launch): \(slice.state.rawValue)</title></rect>"
+    }
+    for change in run.timeline where change.app == app {
+      let cx = f(time.x(change.monotonicNanoseconds))
+      switch change.kind {
+      case .exit:
+        guard let record = change.record else { continue }
+        let id = "exit-\(run.exits.firstIndex { $0.labKey == record.labKey && $0.pid == record.pid } ?? 0)"
+        svg +=
+          #"<g class="kill" data-app="\#(escape(app))" data-exit="\#(id)" tabindex="0">"#
+          + ##"<path d="M\##(cx) \##(f(top + 2)) l6 -0 l-6 11 l-6 -11 z" fill="#c62828"/>"##
+          + ##"<line x1="\##(cx)" y1="\##(f(top + 2))" x2="\##(cx)" y2="\##(f(top + laneHeight - 2))" stroke="#c62828" stroke-width="2"/>"##
+          + "<title>\(escape(record.labSummary)) (\(escape(record.terminationReason)))</title></g>"
+      case .signpost:
+        svg +=
+          #"<line class="signpost" x1="\#(cx)" y1="\#(f(top + laneHeight - 6))" x2="\#(cx)" y2="\#(f(top + laneHeight))" "#
+          + ##"stroke="#111" stroke-width="2"><title>signpost \##(escape(change.name ?? "")) \##(change.phase?.rawValue ?? "")</title></line>"##
+      case .appEvent where change.name == "memoryWarning":
+        svg +=
+          ##"<circle class="warning" cx="\##(cx)" cy="\##(f(top + 6))" r="4" fill="#f9a825" stroke="#6d4c00">"##
+          + "<title>memory warning (\(change.level?.name ?? "warning"))</title></circle>"
+      case .diagnostic:
+        svg +=
+          ##"<rect class="diagnostic" x="\##(f(time.x(change.monotonicNanoseconds) - 3))" y="\##(f(top + 1))" width="6" height="6" fill="#6a1b9a">"##
+          + "<title>diagnostic: \(escape(change.name ?? ""))</title></rect>"
+      case .sockets:
+        let defuncted = (change.sockets ?? []).map(\.summary) + (change.problem.map { ["problem: " + $0] } ?? [])
+        svg +=
+          ##"<rect class="sockets" x="\##(f(time.x(change.monotonicNanoseconds) - 3))" y="\##(f(top + laneHeight - 7))" width="6" height="6" fill="#00838f">"##
+          + "<title>sockets defuncted: \(escape(defuncted.joined(separator: "; ")))</title></rect>"
+      default: break
+      }
+    }
+    return svg + "</g>"
   }
 
   /// The page around the timeline: header, legend, tables, the record panel and its script.
@@ -246,9 +285,21 @@ enum HTMLReport {
   }
 
   /// Each app's launch, resume and hang times, memory while suspended and signposts (``LaunchFigures``), from
-  /// jetsamd's payloads.
+  /// jetsamd's payloads; across hosts each host's apps as `HOST/app`, and a note for a host that has none.
   static func launchTable(_ run: LabRun) -> String {
-    guard let payloads = run.metrics, !payloads.isEmpty else { return "" }
+    let payloads = run.metrics ?? []
+    // Across hosts, a host without payloads says why: it dropped out (or was never reached), or its jetsamd gave none.
+    let without = (run.hosts ?? []).filter { host in
+      !payloads.contains { $0.metaData.bundleIdentifier.hasPrefix(host.name + "/") }
+    }
+    guard !payloads.isEmpty || !without.isEmpty else { return "" }
+    var notes = ""
+    for host in without {
+      notes +=
+        "<p class=\"no-metrics\" data-host=\"\(escape(host.name))\">No launch metrics from \(escape(host.name)): "
+        + "\(escape(host.problem ?? "its jetsamd gave none"))</p>\n"
+    }
+    guard !payloads.isEmpty else { return "<h2>Launch metrics</h2>\n" + notes }
     var html =
       "<h2>Launch metrics</h2>\n<table id=\"launch-metrics\"><tr><th>app</th><th>launches</th><th>launch time</th>"
       + "<th>resumes</th><th>resume time</th><th>hangs</th><th>hang time</th><th>suspended memory</th>"
@@ -262,7 +313,7 @@ enum HTMLReport {
         + "<td class=\"suspended-memory\">\(escape(figures.suspendedMemory))</td>"
         + "<td class=\"signposts\">\(escape(figures.signposts))</td></tr>\n"
     }
-    return html + "</table>\n"
+    return html + "</table>\n" + notes
   }
 
   /// Apps in the order they first appear (those running at the start first).

@@ -6,8 +6,10 @@ import JetsamProtocol
 /// process per app, with its lifecycle states as slices, its memory as a counter, its signposts as slices or
 /// instants, and its kills, warnings, watchdog diagnostics and exit as instants carrying their records; one
 /// "device" process with the available memory and the pressure level as counters, and the lab's steps as slices.
+/// Across hosts a "lab" process has the steps, and each host has a device process of its own ("a: device", its
+/// counters), its apps' processes after it.
 enum TraceReport {
-  /// The device's track.
+  /// The device's track on one daemon; across hosts the lab's own (its steps), each host's device after it.
   static let devicePid = 1
 
   static func json(_ run: LabRun) throws -> Data {
@@ -15,19 +17,47 @@ enum TraceReport {
     func micros(_ nanoseconds: Int64) -> Double { Double(nanoseconds - run.originNanoseconds) / 1000 }
     let end = Int64(run.durationSeconds * 1e9) + run.originNanoseconds
 
-    // Tracks: the device first, then each app in the order it first appears.
+    // Tracks: the device first, then each app in the order it first appears. Across hosts the lab's steps first,
+    // then each host's device ("a: device") followed by that host's apps.
     var appOrder: [String] = run.initialApps.map(\.name)
     for change in run.timeline {
       if let app = change.app, !appOrder.contains(app) { appOrder.append(app) }
     }
-    let pids = Dictionary(uniqueKeysWithValues: appOrder.enumerated().map { ($0.element, $0.offset + 2) })
-    events.append(meta("process_name", pid: devicePid, tid: 0, name: "device"))
-    events.append(meta("thread_name", pid: devicePid, tid: 1, name: "lab steps"))
+    var pids: [String: Int] = [:]
+    var hostPids: [String: Int] = [:]
+    var next = devicePid
+    if run.hosts != nil {
+      events.append(meta("process_name", pid: devicePid, tid: 0, name: "lab"))
+      events.append(meta("process_sort_index", pid: devicePid, tid: 0, sortIndex: devicePid))
+      events.append(meta("thread_name", pid: devicePid, tid: 1, name: "lab steps"))
+      next += 1
+    }
+    for device in run.devices {
+      if let host = device.host {
+        hostPids[host] = next
+        events.append(meta("process_name", pid: next, tid: 0, name: "\(host): device"))
+        events.append(meta("process_sort_index", pid: next, tid: 0, sortIndex: next))
+        events.append(meta("thread_name", pid: next, tid: 1, name: "pressure"))
+      } else {
+        events.append(meta("process_name", pid: devicePid, tid: 0, name: "device"))
+        events.append(meta("thread_name", pid: devicePid, tid: 1, name: "lab steps"))
+      }
+      next += 1
+      for app in device.apps(of: appOrder) {
+        pids[app] = next
+        next += 1
+      }
+    }
     for (app, pid) in pids {
       events.append(meta("process_name", pid: pid, tid: 0, name: app))
       events.append(meta("process_sort_index", pid: pid, tid: 0, sortIndex: pid))
       events.append(meta("thread_name", pid: pid, tid: 1, name: "lifecycle"))
       events.append(meta("thread_name", pid: pid, tid: 2, name: "signposts"))
+    }
+    // The device track a change of the timeline (its `index`) is on: its host's across hosts.
+    func deviceTrack(of index: Int) -> Int {
+      guard let hosts = run.changeHosts, hosts.indices.contains(index) else { return devicePid }
+      return hostPids[hosts[index]] ?? devicePid
     }
 
     // Lifecycle states as back-to-back slices, from the snapshot's states and each state change.
@@ -43,9 +73,10 @@ enum TraceReport {
       ])
       current[app] = nil
     }
-    for change in run.timeline {
+    for (index, change) in run.timeline.enumerated() {
       let ts = micros(change.monotonicNanoseconds)
       let pid = change.app.flatMap { pids[$0] }
+      let device = deviceTrack(of: index)
       switch change.kind {
       case .state:
         guard let app = change.app, let to = change.to else { continue }
@@ -58,17 +89,17 @@ enum TraceReport {
         }
         if let available = change.availableBytes {
           events.append([
-            "ph": "C", "name": "available memory", "pid": devicePid, "ts": ts, "args": ["bytes": available],
+            "ph": "C", "name": "available memory", "pid": device, "ts": ts, "args": ["bytes": available],
           ])
         }
       case .pressure:
         events.append([
-          "ph": "C", "name": "pressure level", "pid": devicePid, "ts": ts,
+          "ph": "C", "name": "pressure level", "pid": device, "ts": ts,
           "args": ["level": (change.level ?? .normal).rank],
         ])
         events.append(
           instant(
-            "pressure \(change.level?.name ?? "?")", pid: devicePid, tid: 1, ts: ts,
+            "pressure \(change.level?.name ?? "?")", pid: device, tid: 1, ts: ts,
             args: ["availableBytes": change.availableBytes ?? 0], scope: "p"))
       case .signpost:
         guard let pid, let name = change.name else { continue }
@@ -109,7 +140,7 @@ enum TraceReport {
           instant("exit: \(record.reason.rawValue)", pid: pid, tid: 1, ts: ts, args: ["record": object]))
       case .device:
         events.append(
-          instant("charging \(change.charging == true ? "on" : "off")", pid: devicePid, tid: 1, ts: ts, args: [:]))
+          instant("charging \(change.charging == true ? "on" : "off")", pid: device, tid: 1, ts: ts, args: [:]))
       case .sockets:
         guard let pid else { continue }
         var args: [String: Any] = ["sockets": (change.sockets ?? []).map(\.summary)]

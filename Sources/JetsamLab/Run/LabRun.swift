@@ -11,7 +11,8 @@ public struct LabRun: Codable, Sendable {
   public var started: String
   public var originNanoseconds: Int64
   public var durationSeconds: Double
-  /// The device's RAM, for drawing memory against it.
+  /// The device's RAM, for drawing memory against it; across hosts the sum of the hosts' (each host's own is its
+  /// track's, ``HostTrack/ramBytes``, which its memory is drawn against).
   public var ramBytes: Int64
   /// Each step, and the scenario-wide checks after them (`noUnexpectedExits`, `timeLimit`).
   public var steps: [StepResult]
@@ -26,11 +27,15 @@ public struct LabRun: Codable, Sendable {
   /// What the run cost: the runner's own CPU and memory, and the private jetsamd's.
   public var resources: RunResources?
   /// Each app's MetricKit-shaped payload at the end of the run (launch, resume and hang times, signposts…), as
-  /// jetsamd added it up since the run began; nil if it did not answer.
+  /// jetsamd added it up since the run began; nil if it did not answer. Across hosts each reachable host's, its apps
+  /// named `HOST/app`; a host that dropped out has none.
   public var metrics: [MetricPayload]?
   /// A lab across hosts: each host, its clock offset, and whether it dropped out (its apps are `HOST/app`); nil for
   /// a lab on one daemon.
   public var hosts: [HostTrack]? = nil
+  /// Across hosts, the host each change of `timeline` came from, index for index (which host's device a `pressure`
+  /// or `memory` change is of); nil for a lab on one daemon.
+  public var changeHosts: [String]? = nil
 
   /// Whether every step and check passed (or was skipped).
   public var passed: Bool { failures.isEmpty }

@@ -6,8 +6,9 @@ import JetsamPlatform
 extension LabRunner {
   /// Runs the scenario across `hosts`, each step on the host it names, each host's jetsamd reached through
   /// ``SSHForward``: one timeline on the lab's clock (each host's times moved by its ``HostClock`` offset), one set of
-  /// reports, each host's apps a track of their own (`a/notes`). A host that cannot be reached or drops out fails
-  /// its steps, naming it and what broke; the other hosts' steps go on.
+  /// reports, each host a device track of its own (its memory, pressure and launch metrics) with its apps' lanes under
+  /// it (`a/notes`). A host that cannot be reached or drops out fails its steps, naming it and what broke; the other
+  /// hosts' steps go on.
   func runAcross(_ hosts: [LabHost], scenario: Scenario) throws -> LabRun {
     let names = hosts.map(\.name)
     for step in scenario.steps {
@@ -88,14 +89,23 @@ extension LabRunner {
       results.append(check)
       onStep(check)
     }
+    // Each host's own: its watch, and its apps' payloads through its forwarding while it is still there (one that
+    // dropped out has none, which its track's problem explains).
+    let recordings = links.map { link in
+      let reachable = link.checkReachable() == nil
+      var recording = HostRecording(
+        track: HostTrack(
+          name: link.host.name, spec: link.host.spec, clock: link.clock,
+          ramBytes: link.timeline?.snapshot.pressure.ramBytes, problem: link.checkReachable()),
+        apps: link.timeline?.snapshot.apps ?? [], changes: link.timeline?.all ?? [])
+      if reachable, let client = link.session?.client {
+        recording.metrics = LaunchFigures.fetch(client, since: started)
+      }
+      return recording
+    }
     return LabRun(
       scenario: scenario.name, file: scenario.file, started: started, origin: origin, steps: results,
-      hosts: links.map { link in
-        (
-          HostTrack(name: link.host.name, spec: link.host.spec, clock: link.clock, problem: link.checkReachable()),
-          link.timeline
-        )
-      }, resources: RunResources(runner: ProcessUsage.of(getpid())))
+      hosts: recordings, resources: RunResources(runner: ProcessUsage.of(getpid())))
   }
 
   /// Whether the step is an expectation (one JUnit test case).
