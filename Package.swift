@@ -169,7 +169,7 @@ let package = Package(
         "JetsamProtocol", "JetsamWire", "JetsamSockets",
       ]),
     // The lab's reports from runs made up in the test (no daemon, no root): what each report draws of them.
-    .testTarget(name: "JetsamLabTests", dependencies: ["JetsamLab", "JetsamProtocol", "JetsamCore"]),
+    .testTarget(name: "JetsamLabTests", dependencies: ["JetsamLab", "JetsamProtocol", "JetsamCore", "JetsamTestKit"]),
     // Every saved fuzz input (Tests/Fuzz: seeds and past crashers) through its target, in the unit run.
     .testTarget(name: "JetsamFuzzingTests", dependencies: ["JetsamFuzzing"], exclude: ["Inputs"]),
   ],

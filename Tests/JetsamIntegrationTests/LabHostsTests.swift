@@ -181,13 +181,9 @@ struct LabHostsTests {
         row.range(of: #"class="suspended-memory">[1-9][0-9,]* kB<"#, options: .regularExpression) != nil, "\(row)")
     }
     // The trace: one device process per host, each with its own available-memory counter.
-    let traceData = try Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json"))
-    let trace = try #require(try JSONSerialization.jsonObject(with: traceData) as? [String: Any])
-    let events = try #require(trace["traceEvents"] as? [[String: Any]])
-    var pids: [String: Int] = [:]
-    for event in events where event["name"] as? String == "process_name" {
-      pids[(event["args"] as? [String: Any])?["name"] as? String ?? ""] = event["pid"] as? Int
-    }
+    let trace = try TraceFile(contentsOf: reports + "/trace.json")
+    let events = trace.events
+    let pids = trace.processIDs
     #expect(pids.keys.filter { $0.hasSuffix("device") }.sorted() == ["a: device", "b: device"], "\(pids)")
     for name in ["a", "b"] {
       let device = try #require(pids["\(name): device"])

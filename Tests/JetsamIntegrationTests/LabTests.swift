@@ -123,11 +123,7 @@ struct LabTests {
     #expect(steps.allSatisfy { $0["outcome"] as? String == "passed" }, "\(steps)")
     let resources = try #require(summary["resources"] as? [String: [String: Double]])
     #expect(resources["runner"]?["peakRSSBytes"] ?? 0 > 0 && resources["daemon"]?["cpuSeconds"] ?? 0 > 0)
-    let trace = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json")))
-        as? [String: Any])
-    let names = (trace["traceEvents"] as? [[String: Any]] ?? []).filter { $0["name"] as? String == "process_name" }
-    #expect(names.count == 201)
+    #expect(try TraceFile(contentsOf: reports + "/trace.json").processIDs.count == 201)
   }
 
   /// A short, busy chaos session: switches, spikes, wakes and kills within seconds.
@@ -414,17 +410,12 @@ struct LabTests {
     #expect(result.status == 0, "\(result.stdout)")
 
     // The trace: Chrome's Trace Event format, one process per app, states as slices, memory as counters.
-    let traceData = try Data(contentsOf: URL(fileURLWithPath: reports + "/trace.json"))
-    let trace = try #require(try JSONSerialization.jsonObject(with: traceData) as? [String: Any])
-    let events = try #require(trace["traceEvents"] as? [[String: Any]])
+    let events = try TraceFile(contentsOf: reports + "/trace.json").events
     for event in events {
       #expect(["M", "X", "C", "i", "B", "E"].contains(event["ph"] as? String ?? ""), "\(event)")
       #expect(event["pid"] is Int && (event["ph"] as? String == "M" || event["ts"] is Double), "\(event)")
     }
-    let names = events.filter { $0["name"] as? String == "process_name" }.compactMap {
-      ($0["args"] as? [String: Any])?["name"] as? String
-    }
-    #expect(Set(names) == ["device", "notes", "mail"])
+    #expect(Set(try TraceFile(contentsOf: reports + "/trace.json").processIDs.keys) == ["device", "notes", "mail"])
     let slices = events.filter { $0["ph"] as? String == "X" && $0["cat"] as? String == "lifecycle" }
     #expect(
       Set(slices.compactMap { $0["name"] as? String }).isSuperset(of: ["foregroundActive", "background", "suspended"]))

@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamTestKit
 import Testing
 
 @testable import JetsamLab
@@ -106,13 +107,9 @@ struct HostTracksTests {
 
   @Test("the trace: a device process per host with its own counters, its apps' processes after it")
   func tracePerHost() throws {
-    let data = try TraceReport.json(Self.run())
-    let trace = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    let events = try #require(trace["traceEvents"] as? [[String: Any]])
-    var pids: [String: Int] = [:]
-    for event in events where event["name"] as? String == "process_name" {
-      pids[(event["args"] as? [String: Any])?["name"] as? String ?? ""] = event["pid"] as? Int
-    }
+    let trace = try TraceFile(TraceReport.json(Self.run()))
+    let events = trace.events
+    let pids = trace.processIDs
     #expect(pids.keys.filter { $0.hasSuffix("device") }.sorted() == ["a: device", "b: device"], "\(pids)")
     let aDevice = try #require(pids["a: device"])
     let bDevice = try #require(pids["b: device"])
@@ -164,12 +161,9 @@ struct HostTracksTests {
     #expect(html.contains(#"<rect class="pressure" data-level="urgent""#))
     #expect(html.contains(#"<g class="lane" data-app="notes"><rect"#))
     #expect(html.contains("of \(ByteSize.format(Self.gib)) RAM") && html.contains(#">memory</text>"#))
-    let trace = try #require(try JSONSerialization.jsonObject(with: TraceReport.json(run)) as? [String: Any])
-    let events = try #require(trace["traceEvents"] as? [[String: Any]])
-    let names = events.filter { $0["name"] as? String == "process_name" }.map {
-      "\($0["pid"] as? Int ?? 0) \(($0["args"] as? [String: Any])?["name"] as? String ?? "")"
-    }
-    #expect(names.sorted() == ["1 device", "2 notes"])
+    let trace = try TraceFile(TraceReport.json(run))
+    let events = trace.events
+    #expect(trace.processIDs == ["device": 1, "notes": 2])
     #expect(events.contains { $0["name"] as? String == "pressure level" && $0["pid"] as? Int == 1 })
   }
 }
