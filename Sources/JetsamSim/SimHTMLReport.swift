@@ -127,19 +127,15 @@ public enum SimHTMLReport {
     var html = "<h2>Kills</h2>\n<table id=\"kill-totals\">"
     html += "<tr><td>kills</td>\(count(kills.total, id: "total-kills"))</tr>"
     html += "<tr><td>of apps left with unsaved state</td>\(count(kills.withUnsavedState, id: "unsaved-kills"))</tr>"
-    html += "</table>\n<h2>Kills by reason</h2>\n<table id=\"kills-by-reason\"><tr><th>reason</th><th>kills</th>"
-    html += "<th>share</th></tr>\n"
-    for (reason, value) in kills.byReason.sorted(by: { $0.key < $1.key }) {
-      html +=
-        "<tr data-reason=\"\(e(reason))\"><td>\(e(reason))</td>\(count(value))<td class=\"number\">"
-        + "\(share(Double(value), of: Double(kills.total)))</td></tr>\n"
-    }
-    html += "</table>\n<h2>Kills by state</h2>\n<table id=\"kills-by-state\"><tr><th>state</th><th>kills</th>"
-    html += "<th>share</th></tr>\n"
-    for (state, value) in kills.byState.sorted(by: { $0.key < $1.key }) {
-      html +=
-        "<tr data-state=\"\(e(state))\"><td>\(e(state))</td>\(count(value))<td class=\"number\">"
-        + "\(share(Double(value), of: Double(kills.total)))</td></tr>\n"
+    // One table per way of counting the kills, a row per value: `kind` names the table and the rows' attribute.
+    for (kind, counts) in [("reason", kills.byReason), ("state", kills.byState)] {
+      html += "</table>\n<h2>Kills by \(kind)</h2>\n<table id=\"kills-by-\(kind)\"><tr><th>\(kind)</th><th>kills</th>"
+      html += "<th>share</th></tr>\n"
+      for (name, value) in counts.sorted(by: { $0.key < $1.key }) {
+        html +=
+          "<tr data-\(kind)=\"\(e(name))\"><td>\(e(name))</td>\(count(value))<td class=\"number\">"
+          + "\(share(Double(value), of: Double(kills.total)))</td></tr>\n"
+      }
     }
     let launches = report.launches
     html += "</table>\n<h2>Launches</h2>\n<table id=\"launches\">\n"
@@ -251,7 +247,9 @@ public enum SimHTMLReport {
     ReportPage.pressureColours.first { $0.level == level }?.colour ?? "#eee"
   }
 
-  private static func colour(_ index: Int) -> String { ReportPage.seriesColours[index % ReportPage.seriesColours.count] }
+  private static func colour(_ index: Int) -> String {
+    ReportPage.seriesColours[index % ReportPage.seriesColours.count]
+  }
 
   private static func f(_ value: Double) -> String { ReportPage.fixed(value, 1) }
 

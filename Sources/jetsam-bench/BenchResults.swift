@@ -152,14 +152,16 @@ struct BenchResults {
     }
     if let sim {
       table.section(
-        "Simulator: jetsam-sim, built-in model, \(SimBench.duration) simulated, seed 1 (wall time of the whole program)")
+        "Simulator: jetsam-sim, built-in model, \(SimBench.duration) simulated, seed 1 (wall time of the whole program)"
+      )
       table.add(
         "  \(SimBench.smallApps) apps (faster of \(sim.small.count) runs)", jetsamd: sim.small.min(), unit: .seconds)
       table.add(
         "  \(SimBench.largeApps) apps (\(sim.largeKills) kills)", jetsamd: sim.large, unit: .seconds,
         target: .below(SimBench.largeTargetSeconds))
       table.addText(
-        "  \(SimBench.largeApps) apps ÷ \(SimBench.smallApps) apps", jetsamd: sim.ratio.map { String(format: "%.1f×", $0) } ?? "-",
+        "  \(SimBench.largeApps) apps ÷ \(SimBench.smallApps) apps",
+        jetsamd: sim.ratio.map { String(format: "%.1f×", $0) } ?? "-",
         target: String(format: "≤ %.0f×", SimBench.ratioTarget),
         met: sim.ratio.map { $0 <= SimBench.ratioTarget ? "yes" : "NO" } ?? "")
       table.addText(

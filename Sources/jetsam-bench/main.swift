@@ -205,7 +205,9 @@ if options.phases.contains("diagnostics") {
 
 if options.phases.contains("sim") {
   do {
-    progress("the simulator: jetsam-sim for \(SimBench.duration) at \(SimBench.smallApps) (twice) and \(SimBench.largeApps) apps")
+    progress(
+      "the simulator: jetsam-sim for \(SimBench.duration) at \(SimBench.smallApps) (twice) and \(SimBench.largeApps) apps"
+    )
     results.sim = try SimBench.measure(binaries: binaries)
   } catch {
     results.problems.append("simulator phase not measured: \(error)")

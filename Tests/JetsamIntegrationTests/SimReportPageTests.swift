@@ -19,7 +19,8 @@ struct SimReportPageTests {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let first = try runCommand(Self.binary, Self.arguments + ["--html", directory + "/a.html"], timeout: .seconds(240))
-    let second = try runCommand(Self.binary, Self.arguments + ["--html", directory + "/b.html"], timeout: .seconds(240))
+    let second = try runCommand(
+      Self.binary, Self.arguments + ["--html", directory + "/b.html"], timeout: .seconds(240))
     #expect(first.status == 0 && second.status == 0, "\(first.stderr) \(second.stderr)")
     let page = try Data(contentsOf: URL(fileURLWithPath: directory + "/a.html"))
     #expect(page == (try Data(contentsOf: URL(fileURLWithPath: directory + "/b.html"))))
@@ -39,7 +40,10 @@ struct SimReportPageTests {
 
     let dom = try runCommand(
       "/usr/bin/chromium",
-      ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom", "file://\(directory)/a.html"],
+      [
+        "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom",
+        "file://\(directory)/a.html",
+      ],
       timeout: .seconds(90))
     #expect(dom.status == 0, "\(dom.stderr)")
     let body = try #require(dom.stdout.range(of: "<body[^>]*>", options: .regularExpression).map { dom.stdout[$0] })

@@ -24,7 +24,9 @@ import Testing
     #expect(result.stdout.contains("--html FILE") && result.stdout.contains("73 the --html file"))
   }
 
-  @Test(arguments: [["--apps", "0"], ["--duration", "1y"], ["--bogus"], ["--seed"], ["--model", "no-such-model"], ["--html"]])
+  @Test(arguments: [
+    ["--apps", "0"], ["--duration", "1y"], ["--bogus"], ["--seed"], ["--model", "no-such-model"], ["--html"],
+  ])
   func misuseExits64(arguments: [String]) throws {
     let result = try runCommand(Self.binary, arguments)
     #expect(result.status == 64)
