@@ -87,14 +87,17 @@ public enum ReportPage {
     }
   }
 
-  /// A time on an axis: whole days, hours or minutes where `seconds` is one (`1d`, `6h`, `30m`), else seconds.
+  /// A time on an axis, in whole days, hours, minutes and seconds (`1d`, `6h`, `1h30m`, `1m15s`), or in seconds with a
+  /// decimal when it is not whole (`0.5s`).
   public static func timeLabel(_ seconds: Double) -> String {
-    let whole = seconds.rounded()
-    guard whole == seconds, whole > 0 else { return seconds == 0 ? "0" : fixed(seconds, 1) + "s" }
-    let value = Int64(whole)
-    if value % 86_400 == 0 { return "\(value / 86_400)d" }
-    if value % 3600 == 0 { return "\(value / 3600)h" }
-    if value % 60 == 0 { return "\(value / 60)m" }
-    return "\(value)s"
+    guard seconds > 0 else { return "0" }
+    guard seconds.rounded() == seconds else { return fixed(seconds, 1) + "s" }
+    var rest = Int64(seconds)
+    var label = ""
+    for (unit, size) in [("d", 86_400 as Int64), ("h", 3600), ("m", 60), ("s", 1)] where rest >= size {
+      label += "\(rest / size)\(unit)"
+      rest %= size
+    }
+    return label
   }
 }

@@ -41,5 +41,8 @@ import Testing
     #expect(ReportPage.timeLabel(300) == "5m")
     #expect(ReportPage.timeLabel(45) == "45s")
     #expect(ReportPage.timeLabel(0.5) == "0.5s")
+    #expect(ReportPage.timeLabel(5400) == "1h30m")
+    #expect(ReportPage.timeLabel(75) == "1m15s")
+    #expect(ReportPage.timeLabel(86_400 + 3600 + 1) == "1d1h1s")
   }
 }
