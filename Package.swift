@@ -136,13 +136,16 @@ let package = Package(
       dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
     // The policy at scale with no processes: simulated time, a synthetic population from a JSON5 model, a report.
-    .target(name: "JetsamSim", dependencies: ["JetsamCore", "JetsamValues", "JetsamConfig"]),
+    // What the self-contained HTML reports share: the style sheet, the pressure palette, escaping, axis ticks, number
+    // formatting. Stdlib only.
+    .target(name: "JetsamReportPage"),
+    .target(name: "JetsamSim", dependencies: ["JetsamCore", "JetsamValues", "JetsamConfig", "JetsamReportPage"]),
     .executableTarget(name: "jetsam-sim", dependencies: ["JetsamSim"]),
 
     // The trait that runs the kernel and integration suites off Swift's cooperative pool (their waits block).
     .target(name: "JetsamTestTraits", path: "Tests/JetsamTestTraits"),
     .testTarget(name: "JetsamCoreTests", dependencies: ["JetsamCore", "JetsamValues"]),
-    .testTarget(name: "JetsamSimTests", dependencies: ["JetsamSim", "JetsamTestKit"]),
+    .testTarget(name: "JetsamSimTests", dependencies: ["JetsamSim", "JetsamReportPage", "JetsamTestKit"]),
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),

@@ -1,3 +1,5 @@
+import JetsamReportPage
+
 /// What a simulation found: the figures `jetsam-sim` prints, as text or as JSON.
 ///
 /// Only simulated quantities: nothing here depends on the machine or the wall clock, so the same model, population,
@@ -20,6 +22,9 @@ public struct SimReport: Codable, Sendable, Equatable {
   /// Seconds spent at each pressure level (`normal`, `warning`, `urgent`, `critical`).
   public var secondsAtLevel: [String: Double]
   public var resident: Resident
+  /// The run cut into equal slices of simulated time (at most ``Bucket/most``, whatever the duration and the
+  /// population), each with its time at each level and its kills: what the HTML report draws.
+  public var buckets: [Bucket]
 
   /// Launches and returns.
   public struct Launches: Codable, Sendable, Equatable {
@@ -56,6 +61,28 @@ public struct SimReport: Codable, Sendable, Equatable {
     public var timeline: [Point]
   }
 
+  /// One slice of simulated time.
+  public struct Bucket: Codable, Sendable, Equatable {
+    /// The most buckets a run is cut into (a day in 5-minute slices); runs shorter than this many seconds have one a
+    /// second, and the last bucket may be shorter.
+    public static let most = 288
+
+    /// Simulated seconds since the start at which the bucket begins.
+    public var startSeconds: Double
+    /// Its length in simulated seconds.
+    public var seconds: Double
+    /// Seconds spent at each pressure level within it; levels it never reached are left out.
+    public var secondsAtLevel: [String: Double] = [:]
+    /// Kills within it by exit reason; empty when there were none.
+    public var killsByReason: [String: Int] = [:]
+
+    /// An empty bucket from `startSeconds`, `seconds` long.
+    public init(startSeconds: Double, seconds: Double) {
+      self.startSeconds = startSeconds
+      self.seconds = seconds
+    }
+  }
+
   /// One instant of the resident timeline.
   public struct Point: Codable, Sendable, Equatable {
     /// Simulated seconds since the start.
@@ -66,11 +93,7 @@ public struct SimReport: Codable, Sendable, Equatable {
 
   /// The report for people.
   public var text: String {
-    func fixed(_ value: Double) -> String {
-      let hundredths = Int((value * 100).rounded())
-      let fraction = abs(hundredths % 100)
-      return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
+    func fixed(_ value: Double) -> String { ReportPage.fixed(value, 2) }
     var lines = [
       "model \(model), \(apps) apps, \(fixed(durationSeconds / 3600)) h simulated, seed \(seed)",
       "policy events: \(policyEvents) (\(refusedRequests) requests refused)",

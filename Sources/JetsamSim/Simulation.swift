@@ -47,6 +47,9 @@ public struct Simulation {
   var secondsAtLevel: [PressureLevel: Double] = [:]
   var residentArea = 0.0
   var sampleEvery: Int64
+  /// The length of the report's buckets, and each bucket's time at each level (kept by level, named at the end).
+  let bucketNanoseconds: Int64
+  var bucketLevels: [[PressureLevel: Double]]
 
   /// A simulation of `model` with `apps` apps for `duration`, drawn from `seed`.
   public init(model: SimModel, apps count: Int, duration: Duration, seed: UInt64) {
@@ -67,10 +70,21 @@ public struct Simulation {
     config.suspendedMemoryInterval = nil
     policy = JetsamPolicy(config: config)
     sampleEvery = max(durationNanoseconds / 288, 1_000_000_000)
+    // Rounded up, so that the buckets are never more than `most`; never under a second.
+    let most = Int64(SimReport.Bucket.most)
+    bucketNanoseconds = max((durationNanoseconds + most - 1) / most, 1_000_000_000)
+    let (length, end) = (bucketNanoseconds, durationNanoseconds)
+    let bucketCount = Int(max((end + length - 1) / length, 1))
+    bucketLevels = Array(repeating: [:], count: bucketCount)
+    let buckets = (0..<Int64(bucketCount)).map { index in
+      let start = index * length
+      let end = min(start + length, end)
+      return SimReport.Bucket(startSeconds: Double(start) / 1e9, seconds: Double(end - start) / 1e9)
+    }
     report = SimReport(
       model: model.name, seed: seed, apps: count, durationSeconds: Double(durationNanoseconds) / 1e9, policyEvents: 0,
       refusedRequests: 0, launches: .init(), kills: .init(), secondsAtLevel: [:],
-      resident: .init(min: 0, max: 0, mean: 0, timeline: []))
+      resident: .init(min: 0, max: 0, mean: 0, timeline: []), buckets: buckets)
     populate(count)
   }
 
@@ -116,6 +130,9 @@ public struct Simulation {
       .normal: "normal", .warning: "warning", .urgent: "urgent", .critical: "critical",
     ]
     for (level, name) in names { report.secondsAtLevel[name] = secondsAtLevel[level] ?? 0 }
+    for (index, levels) in bucketLevels.enumerated() {
+      for (level, seconds) in levels { report.buckets[index].secondsAtLevel[names[level] ?? level.name] = seconds }
+    }
     let duration = Double(durationNanoseconds) / 1e9
     report.resident.mean = duration > 0 ? residentArea / duration : Double(residentCount)
     // The least at a sampled instant after the start (at the start nothing runs yet).
@@ -128,12 +145,24 @@ public struct Simulation {
 
   private mutating func advance(to time: Int64) {
     let seconds = Double(time - now) / 1e9
-    secondsAtLevel[policy.level, default: 0] += seconds
+    let level = policy.level
+    secondsAtLevel[level, default: 0] += seconds
+    // The same time, cut at the buckets' edges.
+    var from = now
+    while from < time {
+      let bucket = currentBucket(at: from)
+      let end = min(Int64(bucket + 1) * bucketNanoseconds, time)
+      bucketLevels[bucket][level, default: 0] += Double(end - from) / 1e9
+      from = end
+    }
     residentArea += Double(residentCount) * seconds
     now = time
   }
 
   private var instant: Instant { Instant(nanoseconds: now) }
+
+  /// The bucket that holds `time` (the last one for the run's very end).
+  private func currentBucket(at time: Int64) -> Int { min(Int(time / bucketNanoseconds), bucketLevels.count - 1) }
 
   /// An app by Zipf popularity.
   private mutating func pick() -> Int {
@@ -251,6 +280,7 @@ public struct Simulation {
       guard let app = index[name] else { return [] }
       report.kills.total += 1
       report.kills.byReason[reason.rawValue, default: 0] += 1
+      report.buckets[currentBucket(at: now)].killsByReason[reason.rawValue, default: 0] += 1
       report.kills.byState[apps[app].state.coarseName, default: 0] += 1
       if apps[app].unsaved { report.kills.withUnsavedState += 1 }
       if reason == .memoryPressure { apps[app].killedByJetsam = true }

@@ -15,8 +15,10 @@ struct BenchOptions: Sendable {
   /// Suspend modes whose suspend/resume times are measured (the first one is also used for the idle cost).
   var suspendModes = ["signal"]
   /// What to measure: `kills` (kill latency), `fleet` (suspend/resume and idle cost), `load` (a client's round
-  /// trips and kills while other clients misbehave on the control socket).
-  var phases: Set<String> = ["kills", "fleet", "load", "history", "diagnostics"]
+  /// trips and kills while other clients misbehave on the control socket), `history`, `diagnostics`, `sim` (the
+  /// simulator's scale).
+  var phases: Set<String> = Self.allPhases
+  static let allPhases: Set<String> = ["kills", "fleet", "load", "history", "diagnostics", "sim"]
   /// Whether to run earlyoom at all.
   var earlyoom = true
   /// Print every run.
@@ -37,7 +39,7 @@ struct BenchOptions: Sendable {
     Measures jetsamd on this machine, side by side with earlyoom 1.7: time from a memory threshold crossing
     (stamped by the allocating process) to the victim's SIGKILL and to its memory being back, at two allocation
     rates; suspend and resume of many apps; the daemon's RSS and CPU while it supervises idle apps.
-    Needs root (cgroups). Takes about 2–3 minutes with the defaults.
+    Needs root (cgroups). Takes about 2–3 minutes with the defaults, and the simulator phase up to 3 more.
 
     Options:
       --runs N            measured kills per tool and rate (default 20)
@@ -48,7 +50,8 @@ struct BenchOptions: Sendable {
       --idle-seconds S    CPU sampling window of the idle daemon (default 10)
       --suspend-modes M   signal, freezer or signal,freezer (default signal, jetsamd's default; the first
                           one is used for the idle cost)
-      --phases P          any of kills, fleet, load, history, diagnostics, comma-separated (default all)
+      --phases P          any of kills, fleet, load, history, diagnostics, sim, comma-separated (default all);
+                          sim alone needs no jetsamd, only the release jetsam-sim
       --no-earlyoom       measure jetsamd only
       --quick             smoke run: 3 runs per rate, 50 apps, 3 s idle window
       --bin-dir DIR       where the release jetsamd, jetsamctl and jetsam-testapp are
@@ -89,8 +92,8 @@ struct BenchOptions: Sendable {
         options.suspendModes = modes
       case "--phases":
         let phases = Set(try value(argument).split(separator: ",").map(String.init))
-        guard !phases.isEmpty, phases.isSubset(of: ["kills", "fleet", "load", "history", "diagnostics"]) else {
-          throw BenchError("--phases: use any of kills, fleet, load, history, diagnostics")
+        guard !phases.isEmpty, phases.isSubset(of: allPhases) else {
+          throw BenchError("--phases: use any of \(allPhases.sorted().joined(separator: ", "))")
         }
         options.phases = phases
       case "--no-earlyoom": options.earlyoom = false

@@ -12,6 +12,7 @@ struct BenchResults {
   var load: LoadResult?
   var history: HistoryResult?
   var diagnostics: DiagnosticsResult?
+  var sim: SimResult?
   /// Problems that kept a phase from running at all.
   var problems: [String] = []
 
@@ -148,6 +149,24 @@ struct BenchResults {
         "  … the monitor's cost at iOS's 60 s window",
         jetsamd: max(0, diagnostics.monitorDefault - diagnostics.monitorOff),
         unit: .percent, target: .below(0.2))
+    }
+    if let sim {
+      table.section(
+        "Simulator: jetsam-sim, built-in model, \(SimBench.duration) simulated, seed 1 (wall time of the whole program)"
+      )
+      table.add(
+        "  \(SimBench.smallApps) apps (faster of \(sim.small.count) runs)", jetsamd: sim.small.min(), unit: .seconds)
+      table.add(
+        "  \(SimBench.largeApps) apps (\(sim.largeKills) kills)", jetsamd: sim.large, unit: .seconds,
+        target: .below(SimBench.largeTargetSeconds))
+      table.addText(
+        "  \(SimBench.largeApps) apps ÷ \(SimBench.smallApps) apps",
+        jetsamd: sim.ratio.map { String(format: "%.1f×", $0) } ?? "-",
+        target: String(format: "≤ %.0f×", SimBench.ratioTarget),
+        met: sim.ratio.map { $0 <= SimBench.ratioTarget ? "yes" : "NO" } ?? "")
+      table.addText(
+        "  the same seed twice: the same figures", jetsamd: sim.sameFigures ? "same" : "different", target: "same",
+        met: sim.sameFigures ? "yes" : "NO")
     }
     if let daemonIdle {
       let apps = suspendResume.first?.apps ?? options.apps

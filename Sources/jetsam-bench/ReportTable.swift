@@ -5,6 +5,7 @@ struct ReportTable {
   /// How a row's values are printed.
   enum Unit {
     case milliseconds
+    case seconds
     case megabytes
     case percent
     case count
@@ -60,6 +61,7 @@ struct ReportTable {
       if value < 10 { return String(format: "%.2f ms", value) }
       if value < 100 { return String(format: "%.1f ms", value) }
       return String(format: "%.0f ms", value)
+    case .seconds: return String(format: "%.1f s", value)
     case .megabytes: return String(format: "%.1f MB", value)
     case .percent: return String(format: "%.3f %%", value)
     case .count: return String(format: "%.0f", value)

@@ -16,6 +16,7 @@ import JetsamTestKit
 //    (HistoryBench).
 // 6. Diagnostics: a call-stack capture of a 20-thread app, and the CPU monitor's cost with 200 watched apps
 //    (DiagnosticsBench).
+// 7. The simulator's scale: jetsam-sim for a simulated day at 10,000 and 100,000 apps (SimBench).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
 
@@ -42,7 +43,8 @@ CleanupRegistry.shared.installSignalHandlers()
 
 // The release binaries beside the bench's own executable (`.build/release`), never a debug build found elsewhere.
 let binaries = Binaries.locate(override: options.binDirectory ?? Binaries.runningExecutableDirectory)
-if let missing = binaries.missing.first {
+// The simulator's phase alone runs no jetsamd.
+if options.phases != ["sim"], let missing = binaries.missing.first {
   fail("\(missing) is missing: build the release products first (make bench, or swift build -c release)")
 }
 
@@ -196,6 +198,19 @@ if options.phases.contains("diagnostics") {
     results.diagnostics = try DiagnosticsBench.measure(binaries: binaries, root: root)
   } catch {
     results.problems.append("diagnostics phase not measured: \(error)")
+  }
+}
+
+// MARK: 7. The simulator
+
+if options.phases.contains("sim") {
+  do {
+    progress(
+      "the simulator: jetsam-sim for \(SimBench.duration) at \(SimBench.smallApps) (twice) and \(SimBench.largeApps) apps"
+    )
+    results.sim = try SimBench.measure(binaries: binaries)
+  } catch {
+    results.problems.append("simulator phase not measured: \(error)")
   }
 }
 

@@ -7,6 +7,8 @@ struct SimOptions {
   var duration: Duration = .seconds(86_400)
   var seed: UInt64 = 1
   var json = false
+  /// Where to write the HTML report, if anywhere.
+  var html: String?
   var help = false
   var listModels = false
 
@@ -16,7 +18,7 @@ struct SimOptions {
   }
 
   static let usage = """
-    usage: jetsam-sim [--model NAME|FILE.json5] [--apps N] [--duration D] [--seed N] [--json]
+    usage: jetsam-sim [--model NAME|FILE.json5] [--apps N] [--duration D] [--seed N] [--json] [--html FILE]
            jetsam-sim --list-models | --help
 
     Drives jetsam's real policy with simulated time and a synthetic population (no processes), and reports kills by
@@ -28,10 +30,14 @@ struct SimOptions {
       --duration D        simulated time: a number with s, m, h or d (default 1d)
       --seed N            the seed of every random draw (default 1)
       --json              the report as JSON (figures only, no wall-clock time)
+      --html FILE         also write the report as one self-contained HTML page (no network): resident apps over
+                          time against the pressure levels, kills per time slice by reason, the tables; the text or
+                          JSON still goes to standard output. The same seed writes the same page byte for byte.
       --list-models       the built-in models' names
       --help              this text
 
-    exit status: 0 done, 64 misuse, 65 a model that is not valid, 66 a model file that cannot be read
+    exit status: 0 done, 64 misuse, 65 a model that is not valid, 66 a model file that cannot be read,
+                 73 the --html file cannot be created or written (checked before the run)
     """
 
   /// The options in `arguments` (without the program's name).
@@ -48,6 +54,10 @@ struct SimOptions {
       case "--json": options.json = true
       case "--list-models": options.listModels = true
       case "--model": options.model = try value(argument)
+      case "--html":
+        let path = try value(argument)
+        guard !path.isEmpty else { throw Misuse(message: "--html needs a file path") }
+        options.html = path
       case "--apps":
         let text = try value(argument)
         guard let apps = Int(text), apps > 0, apps <= 10_000_000 else {

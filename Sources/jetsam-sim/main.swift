@@ -42,11 +42,26 @@ do {
   fail(error.description, status: 65)
 }
 
+// The page's file is created before the run, so that a path that cannot be written fails at once, not after it.
+var htmlFile: UnsafeMutablePointer<FILE>?
+if let path = options.html {
+  htmlFile = fopen(path, "w")
+  if htmlFile == nil { fail("--html: cannot create \(path): \(String(cString: strerror(errno)))", status: 73) }
+}
+
 let started = ContinuousClock.now
 var simulation = Simulation(
   model: model, apps: options.apps ?? model.apps, duration: options.duration, seed: options.seed)
 let report = simulation.run()
 let elapsed = ContinuousClock.now - started
+
+if let htmlFile, let path = options.html {
+  let page = Array(SimHTMLReport.html(report).utf8)
+  let written = page.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, htmlFile) }
+  if written != page.count || fclose(htmlFile) != 0 {
+    fail("--html: cannot write \(path): \(String(cString: strerror(errno)))", status: 73)
+  }
+}
 
 if options.json {
   let encoder = JSONEncoder()

@@ -21,9 +21,12 @@ import Testing
     let result = try runCommand(Self.binary, ["--help"])
     #expect(result.status == 0)
     #expect(result.stdout.contains("usage: jetsam-sim"))
+    #expect(result.stdout.contains("--html FILE") && result.stdout.contains("73 the --html file"))
   }
 
-  @Test(arguments: [["--apps", "0"], ["--duration", "1y"], ["--bogus"], ["--seed"], ["--model", "no-such-model"]])
+  @Test(arguments: [
+    ["--apps", "0"], ["--duration", "1y"], ["--bogus"], ["--seed"], ["--model", "no-such-model"], ["--html"],
+  ])
   func misuseExits64(arguments: [String]) throws {
     let result = try runCommand(Self.binary, arguments)
     #expect(result.status == 64)
@@ -43,5 +46,15 @@ import Testing
   @Test func anUnreadableModelFileExits66() throws {
     let result = try runCommand(Self.binary, ["--model", "/nonexistent/model.json5"])
     #expect(result.status == 66)
+  }
+
+  /// The page's file is created before the run: a bad path costs no simulated day.
+  @Test func aPageThatCannotBeWrittenExits73BeforeTheRun() throws {
+    let path = "/nonexistent-\(getpid())/report.html"
+    // A run that long would outlast the timeout: the failure must come before it.
+    let result = try runCommand(Self.binary, ["--apps", "100000", "--duration", "365d", "--html", path])
+    #expect(result.status == 73)
+    #expect(result.stderr == "jetsam-sim: --html: cannot create \(path): No such file or directory\n")
+    #expect(result.stdout.isEmpty)
   }
 }
