@@ -43,7 +43,8 @@ struct CommandResumptionTests {
   static func returnAndJudge(_ daemon: DaemonHarness, _ name: String, after wait: (() throws -> Void)? = nil)
     throws -> AppInfo
   {
-    #expect(try daemon.ctl(["suspend", name]).status == 0)
+    let suspended = try daemon.ctl(["suspend", name])
+    #expect(suspended.status == 0, "\(suspended.stderr) \(String(describing: try daemon.apps()[name]))")
     try daemon.waitUntil("\(name) suspended") { try daemon.apps()[name]?.state == "suspended" }
     try wait?()
     #expect(try daemon.ctl(["activate", name]).status == 0)
