@@ -124,21 +124,21 @@ let package = Package(
     // A real app with state to save and restore, and flags to misbehave on purpose; for labs and the demo.
     .executableTarget(name: "jetsam-demo-app", dependencies: ["JetsamClient"]),
 
+    // What the self-contained HTML reports (the lab's and the simulator's) share: the style sheet, the pressure
+    // palette, the series colours, escaping, axis ticks, number formatting. Stdlib only.
+    .target(name: "JetsamReportPage"),
     // Labs (LABS.md): scenarios read from JSON5, run against a private or running jetsamd, and their reports.
     .target(
       name: "JetsamLab",
       dependencies: [
         "JetsamCore", "JetsamProtocol", "JetsamWire", "JetsamPlatform", "JetsamConfig", "JetsamControlClient",
-        "JetsamDaemonProcess", "JetsamValues",
+        "JetsamDaemonProcess", "JetsamValues", "JetsamReportPage",
       ]),
     .executableTarget(
       name: "jetsam-lab",
       dependencies: ["JetsamLab", "JetsamCore", "JetsamConfig", "JetsamPlatform", "JetsamProtocol", "CJetsamShim"]),
 
     // The policy at scale with no processes: simulated time, a synthetic population from a JSON5 model, a report.
-    // What the self-contained HTML reports share: the style sheet, the pressure palette, escaping, axis ticks, number
-    // formatting. Stdlib only.
-    .target(name: "JetsamReportPage"),
     .target(name: "JetsamSim", dependencies: ["JetsamCore", "JetsamValues", "JetsamConfig", "JetsamReportPage"]),
     .executableTarget(name: "jetsam-sim", dependencies: ["JetsamSim"]),
 

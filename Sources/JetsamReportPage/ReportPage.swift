@@ -1,4 +1,4 @@
-/// What the project's self-contained HTML reports share (the lab's run page, the simulator's page): the style sheet,
+/// What the project's self-contained HTML reports share (the lab's run page, the simulator's page; the lab's JUnit XML takes its escaping): the style sheet,
 /// the pressure palette, escaping, axis ticks and number formatting. Stdlib only, so any report can use it; every
 /// output depends on its inputs alone (no locale, no clock), so the same figures make the same page byte for byte.
 public enum ReportPage {
@@ -23,8 +23,8 @@ public enum ReportPage {
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
   ]
 
-  /// Text fit for an element or an attribute: markup characters as entities, control characters (which XML cannot
-  /// hold) as `?`.
+  /// Text fit for an HTML or XML element or attribute (the pages, the lab's JUnit XML): markup characters as entities,
+  /// control characters (which XML 1.0 cannot hold) as `?`.
   public static func escape(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {

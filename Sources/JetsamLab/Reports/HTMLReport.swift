@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamReportPage
 
 /// The run as one self-contained HTML page (no network: inline SVG, CSS and script): the timeline (memory stacked
 /// per app against the device's RAM, one lane of lifecycle states per app, pressure bands, kill markers that show
@@ -19,13 +20,16 @@ enum HTMLReport {
     .launching: "#9ad0a0", .foregroundActive: "#2e9e4f", .foregroundInactive: "#7cc58f", .background: "#3b7dd8",
     .suspended: "#9aa3ad",
   ]
-  static let pressureColours: [PressureLevel: String] = [
-    .warning: "#fff3c4", .urgent: "#ffd9a8", .critical: "#ffb3b3",
-  ]
-  /// Distinct colours for apps' memory, in turn.
-  static let appColours = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
-  ]
+  /// The page's own style, after the one all reports share (``ReportPage/css``): the outcome badge, the steps'
+  /// outcomes, the selected exit record and its panel.
+  static let css = """
+    .badge { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: 600; }
+    .passed { background: #2e7d32; } .failed { background: #c62828; }
+    tr.outcome-failed td, tr.outcome-error td { background: #ffebee; }
+    tr.selected td { background: #fff59d; }
+    .kill { cursor: pointer; }
+    pre#record { background: #f5f5f5; padding: 8px; max-height: 320px; overflow: auto; }
+    """
 
   static func html(_ run: LabRun) -> String {
     let apps = appOrder(run)
@@ -51,13 +55,13 @@ enum HTMLReport {
     let height = top + 10
     // Time axis.
     let axisY = height - 8
-    let tick = niceTick(time.duration)
+    let tick = ReportPage.timeTick(time.duration)
     var t = 0.0
     while t <= time.duration + 1e-9 {
       let tx = left + t / time.duration * time.plotWidth
       svg +=
         ##"<line x1="\##(f(tx))" y1="\##(f(axisY - 12))" x2="\##(f(tx))" y2="\##(f(axisY - 8))" stroke="#333"/>"##
-        + #"<text x="\#(f(tx))" y="\#(f(axisY))" class="axis" text-anchor="middle">\#(trimmed(t))s</text>"#
+        + #"<text x="\#(f(tx))" y="\#(f(axisY))" class="axis" text-anchor="middle">\#(ReportPage.timeLabel(t))</text>"#
       t += tick
     }
 
@@ -91,7 +95,7 @@ enum HTMLReport {
     var level = PressureLevel.normal
     var levelSince = time.origin
     func band(until end: Int64) {
-      guard let colour = pressureColours[level] else { return }
+      guard let colour = pressureColour(level) else { return }
       svg +=
         #"<rect class="pressure" data-level="\#(level.name)" x="\#(f(time.x(levelSince)))" y="\#(f(top))" "#
         + #"width="\#(f(max(time.x(end) - time.x(levelSince), 1)))" height="\#(f(height))" fill="\#(colour)">"#
@@ -128,7 +132,7 @@ enum HTMLReport {
         }
         svg +=
           #"<polygon class="memory" data-app="\#(escape(app))" points="\#((upper + lower).joined(separator: " "))" "#
-          + #"fill="\#(appColours[index % appColours.count])" fill-opacity="0.8"><title>\#(escape(app)) memory</title></polygon>"#
+          + #"fill="\#(appColour(index))" fill-opacity="0.8"><title>\#(escape(app)) memory</title></polygon>"#
       }
       below = above
     }
@@ -143,7 +147,7 @@ enum HTMLReport {
   static func lane(_ app: String, colour: Int, top: Double, run: LabRun, time: TimeScale) -> String {
     var svg =
       #"<g class="lane" data-app="\#(escape(app))"\#(hostAttribute(app, run))><rect x="4" y="\#(f(top + 8))" width="9" height="9" "#
-      + #"fill="\#(appColours[colour % appColours.count])"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
+      + #"fill="\#(appColour(colour))"/><text x="17" y="\#(f(top + 17))" class="lane-name">"#
       + "\(escape(app))</text>"
     for slice in states(of: app, in: run, end: time.end) {
       svg +=
@@ -194,22 +198,12 @@ enum HTMLReport {
       <html lang="en"><head><meta charset="utf-8">
       <title>jetsam lab: \(escape(run.scenario))</title>
       <style>
-      body { font: 14px/1.4 system-ui, sans-serif; margin: 20px; color: #222; }
-      h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 24px 0 8px; }
-      .badge { display: inline-block; padding: 2px 10px; border-radius: 10px; color: #fff; font-weight: 600; }
-      .passed { background: #2e7d32; } .failed { background: #c62828; }
-      table { border-collapse: collapse; } td, th { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-      tr.outcome-failed td, tr.outcome-error td { background: #ffebee; }
-      tr.selected td { background: #fff59d; }
-      .axis { font-size: 11px; fill: #555; } .lane-name { font-size: 12px; fill: #222; }
-      .kill { cursor: pointer; }
-      .legend span { display: inline-block; margin-right: 14px; } .swatch { display: inline-block; width: 12px;
-        height: 12px; vertical-align: -2px; margin-right: 4px; }
-      pre#record { background: #f5f5f5; padding: 8px; max-height: 320px; overflow: auto; }
+      \(ReportPage.css)
+      \(css)
       </style></head>
       <body data-ready="no">
       <h1>\(escape(run.scenario)) <span class="badge \(run.passed ? "passed" : "failed")">\(run.passed ? "passed" : "failed")</span></h1>
-      <p>\(escape(run.file)) · started \(escape(run.started)) · \(String(format: "%.1f", run.durationSeconds)) s ·
+      <p>\(escape(run.file)) · started \(escape(run.started)) · \(ReportPage.fixed(run.durationSeconds, 1)) s ·
       \(run.steps.count(where: \.isExpectation)) expectations, \(failed) failed · \(run.exits.count) exits</p>
 
       """
@@ -218,8 +212,8 @@ enum HTMLReport {
     for (state, colour) in stateColours.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
       html += #"<span><i class="swatch" style="background:\#(colour)"></i>\#(state.rawValue)</span>"#
     }
-    for (level, colour) in pressureColours.sorted(by: { $0.key.rank < $1.key.rank }) {
-      html += #"<span><i class="swatch" style="background:\#(colour)"></i>pressure \#(level.name)</span>"#
+    for (level, colour) in ReportPage.pressureColours {
+      html += #"<span><i class="swatch" style="background:\#(colour)"></i>pressure \#(level)</span>"#
     }
     html += ##"<span><i class="swatch" style="background:#c62828"></i>kill (click: its exit record)</span>"##
     html += "</div>\n\(timeline)\n<pre id=\"record\">Click a kill marker to see its exit record.</pre>\n"
@@ -227,7 +221,7 @@ enum HTMLReport {
     html += "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>at</th><th>step</th><th>outcome</th><th>detail</th></tr>\n"
     for step in run.steps {
       html +=
-        "<tr class=\"outcome-\(step.outcome.rawValue)\"><td>\(String(format: "%.3f", step.startSeconds))s</td>"
+        "<tr class=\"outcome-\(step.outcome.rawValue)\"><td>\(ReportPage.fixed(step.startSeconds, 3))s</td>"
         + "<td>\(escape(step.location)) \(escape(step.title))</td><td>\(step.outcome.rawValue)</td>"
         + "<td>\(escape((step.message ?? step.evidence ?? "") + step.throughNote))</td></tr>\n"
     }
@@ -235,7 +229,7 @@ enum HTMLReport {
       "</table>\n<h2>Verdicts</h2>\n<table id=\"verdicts\"><tr><th>at</th><th>app</th><th>launch</th><th>kind</th><th>verdict</th></tr>\n"
     for change in run.timeline where change.kind == .verdict {
       html +=
-        "<tr><td>\(String(format: "%.3f", Double(change.monotonicNanoseconds - run.originNanoseconds) / 1e9))s</td>"
+        "<tr><td>\(ReportPage.fixed(Double(change.monotonicNanoseconds - run.originNanoseconds) / 1e9, 3))s</td>"
         + "<td>\(escape(change.app ?? ""))</td><td>\(change.launch ?? 0)</td><td>\(escape(change.name ?? ""))</td>"
         + "<td>\(escape(change.verdict ?? ""))</td></tr>\n"
     }
@@ -382,21 +376,20 @@ enum HTMLReport {
     return slices
   }
 
-  private static func niceTick(_ duration: Double) -> Double {
-    for step in [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600] where duration / step <= 12 {
-      return step
-    }
-    return 7200
+  /// The background of a pressure level's band (``ReportPage/pressureColours``); none for normal.
+  static func pressureColour(_ level: PressureLevel) -> String? {
+    ReportPage.pressureColours.first { $0.level == level.name }?.colour
   }
 
-  private static func trimmed(_ value: Double) -> String {
-    value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+  /// The colour of the app at `index` in the page's order, the shared series colours in turn.
+  static func appColour(_ index: Int) -> String {
+    ReportPage.seriesColours[index % ReportPage.seriesColours.count]
   }
 
-  private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+  /// A coordinate in the SVG, to a tenth of a unit.
+  private static func f(_ value: Double) -> String { ReportPage.fixed(value, 1) }
 
-  /// Text fit for an element or an attribute: JUnit's escaping, which the page's markup needs as well.
-  static func escape(_ text: String) -> String { JUnitReport.escape(text) }
+  private static func escape(_ text: String) -> String { ReportPage.escape(text) }
 }
 
 extension JSONEncoder {

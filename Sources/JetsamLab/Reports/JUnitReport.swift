@@ -1,4 +1,4 @@
-import Foundation
+import JetsamReportPage
 
 /// The run as JUnit XML, so that CI systems show it: one test case per expectation and per scenario-wide check,
 /// and one per action that could not be carried out (an error).
@@ -48,25 +48,9 @@ enum JUnitReport {
     return xml
   }
 
-  private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+  private static func seconds(_ value: Double) -> String { ReportPage.fixed(value, 3) }
 
-  /// Text fit for an XML (or HTML) attribute or element: the five entities, and control characters XML 1.0 cannot
-  /// hold.
-  static func escape(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "\"": out += "&quot;"
-      case "'": out += "&apos;"
-      case "\n": out += "&#10;"
-      case "\t": out += "&#9;"
-      default:
-        if scalar.value < 0x20 { out += "?" } else { out.unicodeScalars.append(scalar) }
-      }
-    }
-    return out
-  }
+  /// Text fit for an XML attribute or element: the HTML pages' escaping (the five entities, and control characters
+  /// XML 1.0 cannot hold).
+  private static func escape(_ text: String) -> String { ReportPage.escape(text) }
 }
