@@ -44,7 +44,8 @@ struct CommandResumptionTests {
     throws -> AppInfo
   {
     let suspended = try daemon.ctl(["suspend", name])
-    #expect(suspended.status == 0, "\(suspended.stderr) \(String(describing: try daemon.apps()[name]))")
+    let row = try daemon.apps()[name]
+    #expect(suspended.status == 0, "\(suspended.stderr) \(String(describing: row))")
     try daemon.waitUntil("\(name) suspended") { try daemon.apps()[name]?.state == "suspended" }
     try wait?()
     #expect(try daemon.ctl(["activate", name]).status == 0)
