@@ -36,16 +36,17 @@ let package = Package(
     .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamWire"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
-    // System errors, file descriptors, /proc parsing, the monotonic clock and the log over Glibc, below the shell,
-    // the spawner, the lab, the test kit and the bench.
+    // System errors, file descriptors, /proc parsing, the monotonic clock, the log and starting a process (clone3
+    // into a cgroup, as a user; pidfd controls) over Glibc, below the shell, the spawner, the lab, the test kit and
+    // the bench.
     .target(name: "JetsamPlatform", dependencies: ["JetsamValues", "CJetsamShim"]),
     // The daemon's config: JSON5, the tree and its decoder, DaemonConfig and its settings, the loader. Shared by
     // jetsamd and the lab; no libcgroup, no libsystemd.
     .target(
       name: "JetsamConfig",
       dependencies: ["JetsamCore", "JetsamValues", "JetsamProtocol", "JetsamWire", "JetsamPlatform"]),
-    // Starting processes (clone3 into a cgroup, as a user) and the spawner service with its messages: all that
-    // jetsam-spawner, the most privileged process, links.
+    // The spawner service with its messages and its loop (it starts processes through the platform layer's
+    // spawnProcess): with JetsamPlatform, all that jetsam-spawner, the most privileged process, links.
     .target(name: "JetsamSpawning", dependencies: ["JetsamValues", "JetsamPlatform", "CJetsamShim"]),
     // A suspended app's network sockets destroyed (inet_diag netlink, /proc) and what jetsam-sockets prints of it:
     // the tool's code, and the reading of its output for jetsamd.
@@ -58,19 +59,19 @@ let package = Package(
         "JetsamSpawning", "JetsamSockets", "CJetsamShim", "CCgroup", "CSystemd",
       ]
     ),
-    // A jetsamd as a child process (started, awaited until it answers, stopped with escalation, its output) and the
-    // one waiting helper: what the lab, the tests and the bench share. No test-only parts: the lab builds on it.
+    // A jetsamd as a child process (started, awaited until it answers, stopped with escalation, its output), the one
+    // way to start a helper program (SpawnedProgram, on the platform layer's spawnProcess) and the one waiting
+    // helper: what the lab, the tests and the bench share. No test-only parts: the lab builds on it.
     .target(
       name: "JetsamDaemonProcess",
-      dependencies: ["JetsamPlatform", "JetsamProtocol", "JetsamControlClient", "CJetsamShim"]
+      dependencies: ["JetsamPlatform", "JetsamValues", "JetsamProtocol", "JetsamControlClient"]
     ),
     // What the tests and the bench share: scratch cgroups, a real jetsamd (on JetsamDaemonProcess), the built binaries,
-    // programs run and started as jetsam starts them (JetsamSpawning), cleanup.
+    // programs run and started (JetsamDaemonProcess's SpawnedProgram), cleanup.
     .target(
       name: "JetsamTestKit",
       dependencies: [
         "JetsamPlatform", "JetsamValues", "JetsamCore", "JetsamProtocol", "JetsamControlClient", "JetsamDaemonProcess",
-        "JetsamSpawning",
       ]),
 
     .executableTarget(

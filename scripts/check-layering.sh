@@ -3,8 +3,8 @@
 #   - no `@_exported import`: every file imports what it uses;
 #   - every import of a module of this package is a declared dependency of its target (check-imports.py);
 #   - with --bin-dir DIR (the debug build's binaries): jetsam-lab, jetsam-spawner and jetsam-sockets link neither libcgroup nor
-#     libsystemd; jetsam-lab holds none of the shell's code (nor the spawner's), and jetsam-spawner, the most
-#     privileged process, none but its own, the platform layer's and the shared values' (no policy, no config,
+#     libsystemd; jetsam-lab holds none of the shell's code (nor the spawner service's: it starts programs through
+#     the platform layer's spawnProcess, as the spawner does), and jetsam-spawner, the most privileged process, none but its own, the platform layer's and the shared values' (no policy, no config,
 #     no protocol, no shell); jetsam-sockets, which the spawner service runs with its rights, none of the shell's,
 #     the spawner's, the config's or the protocol's.
 # `make lint` runs the first two, `make test-unit` all of them.

@@ -1,4 +1,3 @@
-import CJetsamShim
 import Foundation
 import Glibc
 import JetsamControlClient
@@ -20,78 +19,57 @@ public final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Its process ID.
-  public let pid: Int32
+  public var pid: Int32 { program.pid }
   /// The control socket it is expected to answer on.
   public let socketPath: String
   /// Its output line by line, for ``Output/lines(realTime:)``.
   public let lines: LineLog?
   /// Its output's file, for ``Output/file(_:)``.
   public let logFile: String?
-  private let process: Process
-  /// Opened right after the start, before the process can be reaped: a pidfd never signals a later owner of the pid.
-  private let pidfd: FileDescriptor
+  private let program: SpawnedProgram
 
-  /// Starts `executable` with `arguments` (jetsamd, or a shell that execs it, keeping its pid); stdin is /dev/null.
-  /// It does not wait for the daemon to answer: see ``waitUntilAnswering(timeout:)``.
+  /// Starts `executable` with `arguments` (jetsamd, or a shell that execs it, keeping its pid) as a
+  /// ``SpawnedProgram``: in a session of its own (the terminal's Ctrl-C reaches its starter, which stops it), stdin
+  /// /dev/null. It does not wait for the daemon to answer: see ``waitUntilAnswering(timeout:)``.
   ///
   /// - Parameters:
   ///   - environment: the whole environment, or `nil` to pass on this process's.
   ///   - output: where its stdout and stderr go.
   ///   - socket: the control socket it will answer on.
-  /// - Throws: ``DaemonProcessError`` when it cannot be started (or is gone before its pidfd could be opened).
+  /// - Throws: ``DaemonProcessError`` when it cannot be started.
   public init(
     executable: String, arguments: [String], environment: [String: String]? = nil, output: Output, socket: String
   ) throws {
     socketPath = socket
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    process.standardInput = FileHandle.nullDevice
-    var readEnd: Int32?
-    let writer: FileHandle
+    let readEnd: FileDescriptor?
+    let writer: FileDescriptor
     switch output {
     case .file(let path):
-      guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path)
-      else { throw DaemonProcessError("cannot create \(path)") }
-      writer = file
+      let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw DaemonProcessError("cannot create \(path): \(SystemError.current("open"))") }
+      writer = FileDescriptor(rawValue: fd)
+      readEnd = nil
       logFile = path
     case .lines:
-      var fds: [Int32] = [0, 0]
-      guard pipe(&fds) == 0 else { throw DaemonProcessError("\(SystemError.current("pipe"))") }
-      // Close-on-exec on both ends: only this child gets the write end (as its stdout and stderr, via dup2).
-      for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-      readEnd = fds[0]
-      writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: false)
+      let pipe: (read: FileDescriptor, write: FileDescriptor)
+      do { pipe = try outputPipe(nonblockingRead: false) } catch { throw DaemonProcessError("\(error)") }
+      (readEnd, writer) = (pipe.read, pipe.write)
       logFile = nil
     }
-    process.standardOutput = writer
-    process.standardError = writer
     do {
-      try process.run()
+      // The child has its copy: this one must go, or the pipe's reader never sees the end of the file.
+      defer { writer.close() }
+      program = try SpawnedProgram(executable, arguments, environment: environment, stdout: writer, stderr: writer)
     } catch {
-      if let readEnd { close(readEnd) }
-      try? writer.close()
+      readEnd?.close()
       throw DaemonProcessError("cannot start \(executable): \(error)")
     }
-    // The child has its copy: this one must go, or the pipe's reader never sees the end of the file.
-    try? writer.close()
-    self.process = process
-    pid = process.processIdentifier
     if let readEnd, case .lines(let realTime) = output {
-      lines = LineLog(readingFrom: readEnd, realTime: realTime)
+      lines = LineLog(readingFrom: readEnd.rawValue, realTime: realTime)
     } else {
       lines = nil
     }
-    do {
-      pidfd = try openPidfd(pid: pid)
-    } catch {
-      let output = Self.text(lines: lines, logFile: logFile)
-      throw DaemonProcessError("\(executable) exited at once (\(error)):\n\(Self.tail(of: output, 20))")
-    }
   }
-
-  deinit { pidfd.close() }
 
   /// Waits until the control socket answers a status request.
   ///
@@ -115,17 +93,17 @@ public final class DaemonProcess: @unchecked Sendable {
   }
 
   /// Whether it has not ended yet (a zombie, dead but not yet reaped, has ended).
-  public var isRunning: Bool { !waitForEnd(milliseconds: 0) }
+  public var isRunning: Bool { program.isRunning }
 
   /// Its exit status (or terminating signal); waits for it to end.
   public var terminationStatus: Int32 {
-    process.waitUntilExit()
-    return process.terminationStatus
+    program.waitForEnd(timeout: nil)
+    return program.terminationStatus
   }
 
   /// Sends `sig` to it, through its pidfd (nothing once it has ended).
   public func signal(_ sig: Int32) {
-    _ = jetsam_pidfd_send_signal(pidfd.rawValue, sig)
+    program.signal(sig)
   }
 
   /// Sends `sig`, waits up to `grace` for it to end, then SIGKILLs it; returns once it has ended. Safe from any
@@ -134,23 +112,7 @@ public final class DaemonProcess: @unchecked Sendable {
   /// - Returns: whether it ended within `grace` (false: it took the SIGKILL).
   @discardableResult
   public func stop(signal sig: Int32 = SIGTERM, grace: Duration) -> Bool {
-    signal(sig)
-    let (seconds, attoseconds) = grace.components
-    if waitForEnd(milliseconds: Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)) {
-      return true
-    }
-    signal(SIGKILL)
-    _ = waitForEnd(milliseconds: -1)
-    return false
-  }
-
-  /// Whether it ended within `milliseconds` (-1: no limit); a pidfd polls readable once its process has ended.
-  private func waitForEnd(milliseconds: Int32) -> Bool {
-    var entry = pollfd(fd: pidfd.rawValue, events: Int16(POLLIN), revents: 0)
-    while true {
-      let ready = poll(&entry, 1, milliseconds)
-      if ready >= 0 || errno != EINTR { return ready > 0 }
-    }
+    program.stop(signal: sig, grace: grace)
   }
 
   /// Everything it wrote so far.

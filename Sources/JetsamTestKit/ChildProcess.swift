@@ -31,7 +31,7 @@ public final class ChildProcess: @unchecked Sendable {
         executable, arguments, environment: environment, stdout: output.write, stderr: output.write)
     } catch {
       output.read.close()
-      throw error
+      throw TestKitError("cannot start \(executable): \(error)")
     }
     self.executable = executable
     pid = program.pid

@@ -37,7 +37,10 @@ public func runCommand(
       out.write.close()
       err.write.close()
     }
-    program = try SpawnedProgram(executable, arguments, environment: environment, stdout: out.write, stderr: err.write)
+    do {
+      program = try SpawnedProgram(
+        executable, arguments, environment: environment, stdout: out.write, stderr: err.write)
+    } catch { throw TestKitError("cannot start \(executable): \(error)") }
   }
   let outputs = [CapturedOutput(out.read), CapturedOutput(err.read)]
   // Both pipes are drained while it runs, so that it never blocks on a full one, until its pidfd says it ended.

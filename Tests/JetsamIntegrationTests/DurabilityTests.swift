@@ -83,44 +83,22 @@ extension DurabilityTests {
 }
 
 /// Runs `jetsamctl exits --follow --json` and collects the records it prints, line by line.
-final class ExitFollower: @unchecked Sendable {
-  private let process = Process()
-  private let lock = NSLock()
-  private var collected: [ExitRecord] = []
-  private var sawOutput = false
+final class ExitFollower: Sendable {
+  private let process: ChildProcess
 
   init(socket: String) throws {
-    process.executableURL = URL(fileURLWithPath: Binaries.current.jetsamctl)
-    process.arguments = ["--socket", socket, "--json", "exits", "--follow"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let handle = pipe.fileHandleForReading
-    Thread.detachNewThread { [self] in
-      var buffer = Data()
-      while true {
-        let chunk = handle.availableData
-        if chunk.isEmpty { return }
-        self.lock.withLock { self.sawOutput = true }
-        buffer.append(chunk)
-        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-          let line = buffer[buffer.startIndex..<newline]
-          buffer.removeSubrange(buffer.startIndex...newline)
-          // The first output is the (pretty-printed) list of earlier records; streamed lines are single objects.
-          if let record = try? JSONDecoder().decode(ExitRecord.self, from: Data(line)) {
-            self.lock.withLock { self.collected.append(record) }
-          }
-        }
-      }
-    }
+    process = try ChildProcess(Binaries.current.jetsamctl, ["--socket", socket, "--json", "exits", "--follow"])
   }
 
-  var records: [ExitRecord] { lock.withLock { collected } }
+  /// The records streamed so far: the first output is the (pretty-printed) list of earlier records, streamed
+  /// lines are single objects.
+  var records: [ExitRecord] {
+    process.log.all.compactMap { try? JSONDecoder().decode(ExitRecord.self, from: Data($0.text.utf8)) }
+  }
   /// Whether jetsamctl printed its first answer (the earlier records): from then on it is following.
-  var answered: Bool { lock.withLock { sawOutput } }
+  var answered: Bool { !process.log.all.isEmpty }
 
   func stop() {
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    process.stop(signal: SIGKILL, grace: 5)
   }
 }

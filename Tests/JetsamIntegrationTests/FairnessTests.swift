@@ -108,21 +108,26 @@ extension FairnessTests {
       sys.stdout.flush()
       sys.stdin.readline()
       """
-    let member = Process()
-    member.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    member.arguments = [
-      "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket,
-    ]
-    let output = Pipe()
-    let input = Pipe()
-    member.standardOutput = output
-    member.standardInput = input
-    try member.run()
-    defer {
-      try? input.fileHandleForWriting.close()
-      member.waitUntilExit()
+    // Its stdin is a pipe the test holds: the script keeps its connections until that closes.
+    let output = try outputPipe(nonblockingRead: false)
+    let input = try outputPipe(nonblockingRead: false)
+    let member: SpawnedProgram
+    do {
+      defer {
+        output.write.close()
+        input.read.close()
+      }
+      member = try SpawnedProgram(
+        "/usr/bin/setpriv",
+        ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script, daemon.socket],
+        stdin: input.read, stdout: output.write, stderr: nil)
     }
-    let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    defer {
+      input.write.close()
+      member.waitForEnd(timeout: nil)
+    }
+    let line = String(
+      decoding: FileHandle(fileDescriptor: output.read.rawValue, closeOnDealloc: true).availableData, as: UTF8.self)
     let answers = try JSONDecoder().decode([String].self, from: Data(line.utf8))
     #expect(answers.prefix(32).allSatisfy { $0 == "ok" }, "\(answers)")
     #expect(answers.last == "tooManyConnections", "\(answers)")

@@ -12,8 +12,13 @@ struct TestKitProcessTests {
   /// The pid of the background `sleep` a shell printed, after checking that it is that sleep.
   private func backgroundSleep(_ line: Substring?) throws -> Int32 {
     let pid = try #require(line.flatMap { Int32($0) }, "no pid printed")
-    let command = try String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)
-    try #require(command.hasPrefix("sleep\0"), "pid \(pid) runs \(command.debugDescription), not the sleep")
+    // The shell prints it as soon as it has forked: the child may not have executed sleep yet.
+    var command = ""
+    let isSleep = eventually(timeout: .seconds(10)) {
+      command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+      return command.hasPrefix("sleep\0")
+    }
+    try #require(isSleep, "pid \(pid) runs \(command.debugDescription), not the sleep")
     return pid
   }
 

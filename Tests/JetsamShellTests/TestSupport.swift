@@ -2,7 +2,6 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamShell
-import JetsamSpawning
 import JetsamTestKit
 import JetsamValues
 import Testing

@@ -1,5 +1,5 @@
 import JetsamCore
-import JetsamSpawning
+import JetsamPlatform
 import JetsamValues
 import Testing
 

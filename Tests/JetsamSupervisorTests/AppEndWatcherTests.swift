@@ -1,7 +1,6 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 import JetsamValues
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 import Testing
 
 @testable import JetsamConfig

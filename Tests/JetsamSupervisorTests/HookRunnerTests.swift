@@ -1,4 +1,4 @@
-import JetsamSpawning
+import JetsamPlatform
 import JetsamValues
 import Testing
 

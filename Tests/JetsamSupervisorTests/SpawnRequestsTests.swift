@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 import Testing
 
 @testable import JetsamShell

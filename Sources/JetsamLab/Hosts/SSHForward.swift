@@ -2,18 +2,19 @@ import Foundation
 import Glibc
 import JetsamControlClient
 import JetsamDaemonProcess
+import JetsamPlatform
 import JetsamProtocol
 
 /// OpenSSH's own forwarding of a local Unix socket to a host's jetsamd control socket (`ssh -N -L LOCAL:REMOTE`):
-/// the lab's one way to a remote daemon, with nothing of ours on the far side but jetsamd. Started by the lab,
-/// stopped by its pid.
+/// the lab's one way to a remote daemon, with nothing of ours on the far side but jetsamd. Started by the lab
+/// (a ``SpawnedProgram``: its own session, so the terminal's Ctrl-C reaches the lab, which stops it in order).
 final class SSHForward {
   let host: LabHost
   /// The local end: connecting here connects to jetsamd's socket on the host.
   let localSocket: String
   /// ssh's own output (authentication and forwarding errors).
   let logPath: String
-  private let process: SpawnedChild
+  private let process: SpawnedProgram
 
   /// Starts `ssh` (with `sshConfig` as its `-F` file, if given) forwarding `localSocket` to the host's socket, and
   /// waits (up to `timeout`) until jetsamd answers through it; throws naming the host and what went wrong (ssh's own
@@ -29,12 +30,13 @@ final class SSHForward {
     arguments += ["-o", "ServerAliveInterval=2", "-o", "ServerAliveCountMax=3"]
     if let sshConfig { arguments += ["-F", sshConfig] }
     arguments += ["-L", localSocket + ":" + host.socket, host.destination]
-    let log = open(logPath, O_WRONLY | O_APPEND | O_CLOEXEC)
-    guard log >= 0 else { throw LabError("host \(host.name) (\(host.spec)): cannot open \(logPath)") }
-    defer { close(log) }
-    let process: SpawnedChild
+    let fd = open(logPath, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else { throw LabError("host \(host.name) (\(host.spec)): cannot open \(logPath)") }
+    let log = FileDescriptor(rawValue: fd)
+    defer { log.close() }
+    let process: SpawnedProgram
     do {
-      process = try SpawnedChild(LabRunner.searchPath("ssh") ?? "/usr/bin/ssh", arguments, outputFD: log)
+      process = try SpawnedProgram(LabRunner.searchPath("ssh") ?? "/usr/bin/ssh", arguments, stdout: log, stderr: log)
     } catch {
       throw LabError("host \(host.name) (\(host.spec)): cannot start ssh: \(error)")
     }
@@ -80,15 +82,9 @@ final class SSHForward {
     return lines.isEmpty ? "no output" : lines.joined(separator: " / ")
   }
 
-  /// Stops ssh by its pid (SIGTERM, then SIGKILL after 5 s) and removes the local socket.
+  /// Stops ssh through its pidfd (SIGTERM, then SIGKILL after 5 s) and removes the local socket.
   func stop() {
-    if process.isRunning {
-      kill(process.pid, SIGTERM)
-      if !eventually(timeout: .seconds(5), interval: .milliseconds(20), { !self.process.isRunning }) {
-        kill(process.pid, SIGKILL)
-      }
-      process.waitUntilExit()
-    }
+    process.stop(signal: SIGTERM, grace: .seconds(5))
     unlink(localSocket)
   }
 }

@@ -3,7 +3,6 @@ import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamSpawning
 
 /// The check a launch makes of its commands (`ready`, `digest`, the lifecycle hooks' commands) before anything is
 /// started: each one's program found on ``AppCommands/searchPath`` (or as a path relative to the app's working

@@ -4,7 +4,6 @@ import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamSpawning
 import JetsamValues
 
 /// jetsamd: one event loop that owns the policy, feeds it every event through one entry point, and has the

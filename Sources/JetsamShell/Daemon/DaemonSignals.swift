@@ -1,5 +1,4 @@
 import JetsamPlatform
-import JetsamSpawning
 import JetsamValues
 
 /// What jetsamd hears from outside its sockets: SIGTERM and SIGINT (stop), SIGHUP (reload), SIGCHLD (a child's state

@@ -4,7 +4,6 @@ import Glibc
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamSpawning
 
 /// Takes and keeps diagnostics: the call stacks of an app's process (``StackTool``, a process started through the
 /// launcher, its output read within a time budget on a helper thread), laid out as MetricKit lays them out,

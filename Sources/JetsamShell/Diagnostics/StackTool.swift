@@ -1,5 +1,4 @@
 import JetsamPlatform
-import JetsamSpawning
 
 /// `jetsam-stack`, the libdwfl call-stack taker installed beside jetsamd, run through the process launcher: by the
 /// spawner service when there is one (jetsamd's own sandbox allows no ptrace), else by jetsamd.

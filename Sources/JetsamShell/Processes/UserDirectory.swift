@@ -1,5 +1,5 @@
 import Glibc
-import JetsamSpawning
+import JetsamPlatform
 
 /// The user and group databases (`getpwnam_r`, `getpwuid_r`, `getgrouplist`), asked off the loop: under sssd or
 /// LDAP one lookup can take seconds, and the loop never waits. Every answer comes back on the loop's thread.

@@ -1,7 +1,7 @@
 import Glibc
 import JetsamCore
+import JetsamPlatform
 import JetsamSockets
-import JetsamSpawning
 import JetsamValues
 
 /// Carries out `defunctSockets`: the app's processes are listed on the loop (one cgroup read); a helper thread

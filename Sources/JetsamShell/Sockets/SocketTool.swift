@@ -1,5 +1,4 @@
 import JetsamPlatform
-import JetsamSpawning
 
 /// `jetsam-sockets`, installed beside jetsamd: destroys the network sockets of the processes it is given, run through
 /// the process launcher so that it is in the apps' network with the rights of whatever starts them (the spawner

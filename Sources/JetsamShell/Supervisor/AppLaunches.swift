@@ -2,7 +2,6 @@ import Glibc
 import JetsamConfig
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 
 /// Launches apps: the previous launch's cgroup let go, the user looked up off the loop, the app's cgroup, channel and
 /// crash socket made, the process started through the ``ProcessLauncher``, and the app registered and reported

@@ -1,6 +1,5 @@
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 
 /// Runs what jetsamd starts for apps besides the apps themselves: their command hooks and the commands that say
 /// whether a program that does not speak the protocol is up and what state it holds, all through one

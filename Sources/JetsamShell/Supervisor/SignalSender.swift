@@ -1,7 +1,6 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 import JetsamValues
 
 /// Sends signals and reads scheduler states (the real one uses kill(2), pidfds and /proc).
@@ -32,9 +31,9 @@ public final class KernelSignals: SignalSender {
 
   public func state(of pid: pid_t) -> Character? { processState(pid: pid) }
 
-  public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamSpawning.isStoppedChild(pidfd: pidfd) }
+  public func isStoppedChild(pidfd: FileDescriptor) -> Bool? { JetsamPlatform.isStoppedChild(pidfd: pidfd) }
 
-  public func isContinuedChild(pidfd: FileDescriptor) -> Bool? { JetsamSpawning.isContinuedChild(pidfd: pidfd) }
+  public func isContinuedChild(pidfd: FileDescriptor) -> Bool? { JetsamPlatform.isContinuedChild(pidfd: pidfd) }
 
   public func setOOMScoreAdj(_ value: Int32, of pid: pid_t) throws {
     try JetsamPlatform.setOOMScoreAdj(pid: pid, value)

@@ -1,7 +1,6 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
-import JetsamSpawning
 import JetsamWire
 
 /// How an app's process and its hooks' are described to the process launcher: the environment, the working

@@ -1,6 +1,5 @@
-import CJetsamShim
+internal import CJetsamShim
 import Glibc
-import JetsamPlatform
 
 /// The PATH used when the request's environment has none (the usual root PATH of Debian and systemd).
 public let defaultExecutableSearchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

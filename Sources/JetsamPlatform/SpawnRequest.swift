@@ -1,5 +1,4 @@
 import Glibc
-import JetsamPlatform
 
 /// What to start, where, and as whom: everything ``spawnProcess(_:)`` needs.
 ///

@@ -1,6 +1,5 @@
-import CJetsamShim
+internal import CJetsamShim
 import Glibc
-import JetsamPlatform
 import JetsamValues
 
 /// Frees a killed process's memory now, on the caller's time, instead of waiting for its exit path

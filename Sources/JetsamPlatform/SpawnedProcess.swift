@@ -1,5 +1,4 @@
 import Glibc
-import JetsamPlatform
 
 /// A running program: its pid and a pidfd (`O_CLOEXEC`) that the caller owns and must close after reaping.
 public struct SpawnedProcess: Hashable, Sendable {
