@@ -15,7 +15,8 @@ public final class LineLog: @unchecked Sendable {
     public let text: String
   }
 
-  private let lock = NSLock()
+  /// Guards the lines; signalled when the writer closes the pipe.
+  private let lock = NSCondition()
   private var lines: [Line] = []
   private var partial: [UInt8] = []
   private var finished = false
@@ -52,6 +53,7 @@ public final class LineLog: @unchecked Sendable {
     }
     partial = []
     finished = true
+    lock.broadcast()
     lock.unlock()
   }
 
@@ -70,6 +72,19 @@ public final class LineLog: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return finished
+  }
+
+  /// Waits until the writer has closed the pipe and every line is in, or `deadline` passes; whether it has.
+  ///
+  /// A process's end comes before the reader's end of file: who reads its output once it has ended waits here.
+  @discardableResult
+  public func waitUntilFinished(before deadline: Date) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    while !finished {
+      if !lock.wait(until: deadline) { return finished }
+    }
+    return true
   }
 
   /// The first line read at or after `time` that satisfies `matches`.

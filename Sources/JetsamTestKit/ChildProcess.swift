@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import JetsamDaemonProcess
 
@@ -53,10 +54,14 @@ public final class ChildProcess: @unchecked Sendable {
     program.signal(sig)
   }
 
-  /// Waits up to `timeout` seconds; true when it has ended.
+  /// Waits up to `timeout` seconds; true when it has ended. Once it has, its ``log`` is complete: what it wrote is
+  /// read to the pipe's end within the same `timeout` (unless a process it left behind holds the pipe).
   @discardableResult
   public func waitForExit(timeout: Double) -> Bool {
-    program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    guard program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil else { return false }
+    log.waitUntilFinished(before: deadline)
+    return true
   }
 
   /// Sends `signal`, waits up to `grace` seconds, then SIGKILLs; returns when it has ended.
