@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JetsamDaemonProcess
 import JetsamPlatform
 
 /// The server the battery's `sockets` check offers the program under test: a TCP listener on 127.0.0.1 whose address
@@ -31,15 +32,13 @@ final class CheckServer: @unchecked Sendable {
     let bound: (fd: FileDescriptor, port: UInt16)
     do { bound = try LoopbackListener.bind() } catch { throw LabError("the sockets check's server: \(error)") }
     let listener = bound.fd.rawValue
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else {
-      let error = SystemError.current("pipe")
+    // Not to be inherited by the battery's jetsamd, its child: close-on-exec.
+    let ends: (read: FileDescriptor, write: FileDescriptor)
+    do { ends = try outputPipe(nonblockingRead: false) } catch {
       Glibc.close(listener)
       throw LabError("the sockets check's server: \(error)")
     }
-    // Not to be inherited by the battery's jetsamd, its child.
-    for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    stop = ends
+    stop = [ends.read.rawValue, ends.write.rawValue]
     self.listener = listener
     self.address = "127.0.0.1:\(bound.port)"
     Thread { [self] in serve() }.start()
