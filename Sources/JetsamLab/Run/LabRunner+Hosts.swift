@@ -92,13 +92,13 @@ extension LabRunner {
     // Each host's own: its watch, and its apps' payloads through its forwarding while it is still there (one that
     // dropped out has none, which its track's problem explains).
     let recordings = links.map { link in
-      let reachable = link.checkReachable() == nil
+      let problem = link.checkReachable()
       var recording = HostRecording(
         track: HostTrack(
           name: link.host.name, spec: link.host.spec, clock: link.clock,
-          ramBytes: link.timeline?.snapshot.pressure.ramBytes, problem: link.checkReachable()),
+          ramBytes: link.timeline?.snapshot.pressure.ramBytes, problem: problem),
         apps: link.timeline?.snapshot.apps ?? [], changes: link.timeline?.all ?? [])
-      if reachable, let client = link.session?.client {
+      if problem == nil, let client = link.session?.client {
         recording.metrics = LaunchFigures.fetch(client, since: started)
       }
       return recording
