@@ -141,6 +141,12 @@ struct BenchResults {
         jetsamd: diagnostics.capture.median, unit: .milliseconds)
       table.add("  … p90", jetsamd: diagnostics.capture.p90, unit: .milliseconds, target: .below(50))
       table.add(
+        "  another client's status round trip p99, quiet", jetsamd: diagnostics.quietStatus.p99, unit: .milliseconds)
+      table.add(
+        "  … during \(diagnostics.floodLines) forged crash report lines (\(diagnostics.floodStatus.count) timed), median",
+        jetsamd: diagnostics.floodStatus.median, unit: .milliseconds)
+      table.add("  … p99", jetsamd: diagnostics.floodStatus.p99, unit: .milliseconds, target: .atMost(10))
+      table.add(
         "  CPU monitor, \(diagnostics.watchedApps) watched apps, 60 s window (40 reads/s): jetsamd CPU",
         jetsamd: diagnostics.monitorDefault, unit: .percent)
       table.add("  … 12 s window (200 reads/s)", jetsamd: diagnostics.monitorFast, unit: .percent)

@@ -1,5 +1,6 @@
 import JetsamControlClient
 import JetsamCore
+import JetsamDaemonProcess
 import JetsamProtocol
 
 /// The verbs the bench uses, on the shared control client: each throws when jetsamd refuses.
@@ -34,5 +35,31 @@ extension ControlClient {
       throw BenchError("status: no answer")
     }
     return status
+  }
+}
+
+extension ControlClient {
+  /// Times `status` round trips one after another, from the request written to the answer read (ms each), until
+  /// `done` (asked after every round trip, with the times so far) says so.
+  func statusRoundTrips(until done: ([Double]) throws -> Bool) throws -> [Double] {
+    let line = try encode(ControlRequest(verb: .status))
+    var times: [Double] = []
+    repeat {
+      let sent = MonotonicTime.now()
+      guard try send(line: line).ok else { throw BenchError("status refused") }
+      times.append(MonotonicTime.milliseconds(from: sent, to: MonotonicTime.now()))
+    } while try !done(times)
+    return times
+  }
+
+  /// The value of one sample without labels in jetsamd's Prometheus exposition (`metrics`, format `prometheus`).
+  func prometheusValue(_ name: String) throws -> Double {
+    var request = ControlRequest(verb: .metrics)
+    request.format = "prometheus"
+    let text = try sendAccepted(request).exposition ?? ""
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }),
+      let value = Double(line.dropFirst(name.count + 1))
+    else { throw BenchError("metrics: no \(name) in the exposition") }
+    return value
   }
 }

@@ -60,14 +60,7 @@ enum LoadBench {
   }
 
   private static func roundTrips(_ client: ControlClient) throws -> Distribution {
-    let line = try client.encode(ControlRequest(verb: .status))
-    var times: [Double] = []
-    for _ in 0..<roundTrips {
-      let sent = MonotonicTime.now()
-      guard try client.send(line: line).ok else { throw BenchError("status refused") }
-      times.append(MonotonicTime.milliseconds(from: sent, to: MonotonicTime.now()))
-    }
-    return Distribution(times)
+    Distribution(try client.statusRoundTrips { $0.count == roundTrips })
   }
 
   /// Launches an idle app, SIGKILLs it from here and waits for its record in the log, `recordRounds` times.

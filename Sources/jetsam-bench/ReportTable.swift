@@ -15,6 +15,8 @@ struct ReportTable {
   enum Target {
     /// Below this value (in the row's unit).
     case below(Double)
+    /// At most this value (in the row's unit).
+    case atMost(Double)
     /// At most half of earlyoom's value ("clearly shorter").
     case clearlyBelowEarlyoom
   }
@@ -37,6 +39,9 @@ struct ReportTable {
     case .below(let limit)?:
       targetText = "< " + Self.format(limit, unit)
       if let jetsamd { met = jetsamd < limit ? "yes" : "NO" }
+    case .atMost(let limit)?:
+      targetText = "≤ " + Self.format(limit, unit)
+      if let jetsamd { met = jetsamd <= limit ? "yes" : "NO" }
     case .clearlyBelowEarlyoom?:
       targetText = "≤ ½ earlyoom"
       if let jetsamd, let earlyoom { met = jetsamd <= earlyoom / 2 ? "yes" : "NO" }

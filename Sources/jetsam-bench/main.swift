@@ -14,8 +14,8 @@ import JetsamTestKit
 //    their answers load the control socket (LoadBench, ControlLoad).
 // 5. A long life: start-up and `exits` pages on 100,000 exit records, another client's status meanwhile
 //    (HistoryBench).
-// 6. Diagnostics: a call-stack capture of a 20-thread app, and the CPU monitor's cost with 200 watched apps
-//    (DiagnosticsBench).
+// 6. Diagnostics: a call-stack capture of a 20-thread app, another client's status round trips while an app floods
+//    its crash socket with 1,000 forged reports, and the CPU monitor's cost with 200 watched apps (DiagnosticsBench).
 // 7. The simulator's scale: jetsam-sim for a simulated day at 10,000 and 100,000 apps (SimBench).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
