@@ -3,8 +3,8 @@ import Glibc
 
 /// The lines a child process writes into a pipe, each stamped with the CLOCK_MONOTONIC time the bench read it.
 ///
-/// A dedicated thread blocks in read(2) on the pipe, so a line is stamped within tens of microseconds of being
-/// written: this is how the bench times earlyoom's `sending SIGKILL to process N …` (written right before its
+/// A dedicated thread waits in poll(2) on the pipe and reads it as soon as it turns readable, so a line is stamped
+/// within tens of microseconds of being written: this is how the bench times earlyoom's `sending SIGKILL to process N …` (written right before its
 /// kill(2)) and jetsamd's pressure level changes.
 public final class LineLog: @unchecked Sendable {
   /// One line and when it arrived.
@@ -15,46 +15,69 @@ public final class LineLog: @unchecked Sendable {
     public let text: String
   }
 
-  /// Guards the lines; signalled when the writer closes the pipe.
-  private let lock = NSCondition()
+  /// Guards the lines and every read of the pipe.
+  private let lock = NSLock()
+  private let fd: Int32
   private var lines: [Line] = []
   private var partial: [UInt8] = []
   private var finished = false
+  private var buffer = [UInt8](repeating: 0, count: 65536)
 
   /// Starts reading `fd` (which this log then owns and closes at end of file).
   ///
   /// - Parameter realTime: read at ``ObserverPriority`` (the bench's timings), not at normal priority (tests).
   public init(readingFrom fd: Int32, realTime: Bool = false) {
+    self.fd = fd
+    // Non-blocking: reads happen under the lock (by the reader thread, or by ``takeWhatIsWritten()``), never waiting.
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     Thread.detachNewThread { [self] in
       if realTime { ObserverPriority.promoteCurrentThread() }
-      readLoop(fd)
+      readLoop()
     }
   }
 
-  private func readLoop(_ fd: Int32) {
-    var buffer = [UInt8](repeating: 0, count: 65536)
+  private func readLoop() {
+    while true {
+      var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      if poll(&entry, 1, -1) < 0 && errno == EINTR { continue }
+      lock.lock()
+      let ended = readAvailable()
+      if ended {
+        close(fd)
+        if !partial.isEmpty {
+          lines.append(Line(time: MonotonicTime.now(), text: String(decoding: partial, as: UTF8.self)))
+        }
+        partial = []
+        finished = true
+      }
+      lock.unlock()
+      if ended { return }
+    }
+  }
+
+  /// Reads what the pipe holds now into lines (called with the lock held); true at its end of file (or an error).
+  private func readAvailable() -> Bool {
     while true {
       let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       let now = MonotonicTime.now()
       if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      lock.lock()
+      if n < 0 && errno == EAGAIN { return false }
+      if n <= 0 { return true }
       partial += buffer[0..<n]
       while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
         lines.append(Line(time: now, text: String(decoding: partial[..<newline], as: UTF8.self)))
         partial.removeSubrange(...newline)
       }
-      lock.unlock()
     }
-    close(fd)
+  }
+
+  /// Takes into the log, now, everything written to the pipe so far (without waiting for more). Once the writer has
+  /// ended, everything it wrote is then in, even while a process it left behind keeps the pipe open.
+  public func takeWhatIsWritten() {
     lock.lock()
-    if !partial.isEmpty {
-      lines.append(Line(time: MonotonicTime.now(), text: String(decoding: partial, as: UTF8.self)))
-    }
-    partial = []
-    finished = true
-    lock.broadcast()
-    lock.unlock()
+    defer { lock.unlock() }
+    // Its end of file is left to the reader thread, which closes the pipe.
+    if !finished { _ = readAvailable() }
   }
 
   /// Every line so far.
@@ -72,19 +95,6 @@ public final class LineLog: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return finished
-  }
-
-  /// Waits until the writer has closed the pipe and every line is in, or `deadline` passes; whether it has.
-  ///
-  /// A process's end comes before the reader's end of file: who reads its output once it has ended waits here.
-  @discardableResult
-  public func waitUntilFinished(before deadline: Date) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    while !finished {
-      if !lock.wait(until: deadline) { return finished }
-    }
-    return true
   }
 
   /// The first line read at or after `time` that satisfies `matches`.

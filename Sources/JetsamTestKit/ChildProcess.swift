@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import JetsamDaemonProcess
 
@@ -54,13 +53,13 @@ public final class ChildProcess: @unchecked Sendable {
     program.signal(sig)
   }
 
-  /// Waits up to `timeout` seconds; true when it has ended. Once it has, its ``log`` is complete: what it wrote is
-  /// read to the pipe's end within the same `timeout` (unless a process it left behind holds the pipe).
+  /// Waits up to `timeout` seconds; true when it has ended. Once it has, its ``log`` holds everything it wrote (even
+  /// while a process it left behind keeps its output open).
   @discardableResult
   public func waitForExit(timeout: Double) -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
     guard program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil else { return false }
-    log.waitUntilFinished(before: deadline)
+    // Its end comes before the reader thread has read the pipe: what it wrote is there, taken now.
+    log.takeWhatIsWritten()
     return true
   }
 

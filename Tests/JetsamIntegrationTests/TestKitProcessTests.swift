@@ -60,8 +60,23 @@ struct TestKitProcessTests {
     #expect(child.log.all.last?.text == "to stderr")
     #expect(child.isRunning && child.terminationStatus == -1)
     child.signal(SIGTERM)
+    let waited = ContinuousClock.now
     #expect(child.waitForExit(timeout: 10), "SIGTERM did not end it")
+    // Its end is enough: the pipe's end of file, which the sleep holds off, is not waited for.
+    #expect(ContinuousClock.now - waited < .seconds(9), "waitForExit waited for the pipe's end of file")
     #expect(!child.isRunning && child.terminationStatus == SIGTERM)
     #expect(isAlive(sleeper))
+  }
+
+  @Test("once waitForExit says a ChildProcess ended, its log holds every line it wrote")
+  func childLogCompleteAtExit() throws {
+    // Read at once, not waited for: the reader thread may not have read the pipe yet when the end is seen.
+    for _ in 0..<20 {
+      let child = try ChildProcess("/usr/bin/seq", ["1", "3000"])
+      defer { child.stop(signal: SIGKILL) }
+      #expect(child.waitForExit(timeout: 30))
+      let lines = child.log.all.map(\.text)
+      #expect(lines.count == 3000 && lines.last == "3000", "\(lines.count) lines: \(lines.suffix(2))")
+    }
   }
 }
