@@ -28,7 +28,7 @@ public final class LineLog: @unchecked Sendable {
   /// - Parameter realTime: read at ``ObserverPriority`` (the bench's timings), not at normal priority (tests).
   public init(readingFrom fd: Int32, realTime: Bool = false) {
     self.fd = fd
-    // Non-blocking: reads happen under the lock (by the reader thread, or by ``takeWhatIsWritten()``), never waiting.
+    // Non-blocking: reads happen under the lock (by the reader thread, or by whoever asks for the lines), never waiting.
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     Thread.detachNewThread { [self] in
       if realTime { ObserverPriority.promoteCurrentThread() }
@@ -71,19 +71,19 @@ public final class LineLog: @unchecked Sendable {
     }
   }
 
-  /// Takes into the log, now, everything written to the pipe so far (without waiting for more). Once the writer has
-  /// ended, everything it wrote is then in, even while a process it left behind keeps the pipe open.
-  public func takeWhatIsWritten() {
-    lock.lock()
-    defer { lock.unlock() }
+  /// Takes into the log, now, everything written to the pipe so far, without waiting for more (called with the lock
+  /// held): whoever reads the log sees every line written before it asked, even when the writer has just ended and
+  /// the reader thread has not read the pipe yet.
+  private func takeWhatIsWritten() {
     // Its end of file is left to the reader thread, which closes the pipe.
     if !finished { _ = readAvailable() }
   }
 
-  /// Every line so far.
+  /// Every line written so far.
   public var all: [Line] {
     lock.lock()
     defer { lock.unlock() }
+    takeWhatIsWritten()
     return lines
   }
 
@@ -101,6 +101,7 @@ public final class LineLog: @unchecked Sendable {
   public func first(after time: UInt64 = 0, where matches: (String) -> Bool) -> Line? {
     lock.lock()
     defer { lock.unlock() }
+    takeWhatIsWritten()
     return lines.first { $0.time >= time && matches($0.text) }
   }
 }

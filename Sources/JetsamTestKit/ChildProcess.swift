@@ -57,10 +57,7 @@ public final class ChildProcess: @unchecked Sendable {
   /// while a process it left behind keeps its output open).
   @discardableResult
   public func waitForExit(timeout: Double) -> Bool {
-    guard program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil else { return false }
-    // Its end comes before the reader thread has read the pipe: what it wrote is there, taken now.
-    log.takeWhatIsWritten()
-    return true
+    program.waitForEnd(timeout: .milliseconds(Int64(timeout * 1000))) != nil
   }
 
   /// Sends `signal`, waits up to `grace` seconds, then SIGKILLs; returns when it has ended.
