@@ -4,8 +4,8 @@ import Glibc
 /// The lines a child process writes into a pipe, each stamped with the CLOCK_MONOTONIC time the bench read it.
 ///
 /// A dedicated thread waits in poll(2) on the pipe and reads it as soon as it turns readable, so a line is stamped
-/// within tens of microseconds of being written: this is how the bench times earlyoom's `sending SIGKILL to process N …` (written right before its
-/// kill(2)) and jetsamd's pressure level changes.
+/// within tens of microseconds of being written: this is how the bench times earlyoom's `sending SIGKILL to process
+/// N …` (written right before its kill(2)) and jetsamd's pressure level changes.
 public final class LineLog: @unchecked Sendable {
   /// One line and when it arrived.
   public struct Line: Sendable {
@@ -28,7 +28,8 @@ public final class LineLog: @unchecked Sendable {
   /// - Parameter realTime: read at ``ObserverPriority`` (the bench's timings), not at normal priority (tests).
   public init(readingFrom fd: Int32, realTime: Bool = false) {
     self.fd = fd
-    // Non-blocking: reads happen under the lock (by the reader thread, or by whoever asks for the lines), never waiting.
+    // Non-blocking: reads happen under the lock (by the reader thread, or by whoever asks for the lines), never
+    // waiting.
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     Thread.detachNewThread { [self] in
       if realTime { ObserverPriority.promoteCurrentThread() }

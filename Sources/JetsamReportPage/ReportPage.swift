@@ -1,6 +1,7 @@
-/// What the project's self-contained HTML reports share (the lab's run page, the simulator's page; the lab's JUnit XML takes its escaping): the style sheet,
-/// the pressure palette, escaping, axis ticks and number formatting. Stdlib only, so any report can use it; every
-/// output depends on its inputs alone (no locale, no clock), so the same figures make the same page byte for byte.
+/// What the project's self-contained HTML reports share (the lab's run page, the simulator's page; the lab's JUnit
+/// XML takes its escaping): the style sheet, the pressure palette, escaping, axis ticks and number formatting. Stdlib
+/// only, so any report can use it; every output depends on its inputs alone (no locale, no clock), so the same
+/// figures make the same page byte for byte.
 public enum ReportPage {
   /// The pages' common style: body text, headings, tables, axis labels, the legend's swatches.
   public static let css = """
