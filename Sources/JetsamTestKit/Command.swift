@@ -20,11 +20,13 @@ public struct CommandResult: Sendable {
 ///
 /// - Parameters:
 ///   - environment: the whole environment, or `nil` to pass on this process's.
-///   - timeout: how long it may run; then it is SIGKILLed (through its pidfd) and this throws.
+///   - timeout: how long it may run; then it is SIGKILLed (through its pidfd) and this throws. A sanity bound,
+///     stretched by ``TestTiming/slowdown``: under emulation a short Python program has been seen to take over
+///     30 s beside the other tests' busy apps.
 /// - Throws: ``TestKitError`` when it cannot start or runs out of time.
 public func runCommand(
   _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-  timeout: Duration = .seconds(30)
+  timeout: Duration = .seconds(30 * TestTiming.slowdown)
 ) throws -> CommandResult {
   let out = try outputPipe(nonblockingRead: true)
   defer { out.read.close() }

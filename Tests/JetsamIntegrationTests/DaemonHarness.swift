@@ -8,19 +8,6 @@ import JetsamProtocol
 import JetsamTestKit
 import Testing
 
-/// How much slower than a bare host the tests run (`JETSAM_TEST_SLOWDOWN`, e.g. 4 inside the emulated cgroup
-/// v2 VM): waits and the lifecycle time scale of test configs stretch by this factor, deadlines stay exact.
-enum TestTiming {
-  static let slowdown: Double = {
-    guard let text = ProcessInfo.processInfo.environment["JETSAM_TEST_SLOWDOWN"], let value = Double(text), value >= 1
-    else { return 1 }
-    return value
-  }()
-
-  /// A config `timeScale` for tests: `base` on a bare host, stretched by the slowdown elsewhere.
-  static func timeScale(_ base: Double) -> String { String(min(1, base * slowdown)) }
-}
-
 /// A real jetsamd for one test (the kit's ``JetsamdInstance``, `--verbose`), driven the way a user drives it: with
 /// jetsamctl. ``stop()`` removes every trace and records what went wrong as issues.
 final class DaemonHarness {
