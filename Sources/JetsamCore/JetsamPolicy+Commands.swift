@@ -103,13 +103,15 @@ extension JetsamPolicy {
     trackedApps[name]?.process?.commands.kept = kept
   }
 
-  /// The next poll of `ready`, when its pause after a failed one is over.
+  /// The next poll of `ready`, when its pause after a failed one is over. A suspended program cannot answer: its
+  /// poll waits (with no tick asked for it, ``nextDeadline``) and runs once it is back.
   mutating func commandsTick(_ name: String, at: Instant) -> [PolicyAction] {
-    guard let next = trackedApps[name]?.process?.commands.nextReadyRun, next <= at else { return [] }
+    guard let next = trackedApps[name]?.process?.commands.nextReadyRun, next <= at,
+      trackedApps[name]?.state != .suspended
+    else { return [] }
     trackedApps[name]?.process?.commands.nextReadyRun = nil
     guard let event = trackedApps[name]?.process?.commands.readyEvent,
-      trackedApps[name]?.process?.channel.pendingAcks[event] != nil, trackedApps[name]?.requestedKill == nil,
-      trackedApps[name]?.state != .suspended
+      trackedApps[name]?.process?.channel.pendingAcks[event] != nil, trackedApps[name]?.requestedKill == nil
     else { return [] }
     return startReady(name)
   }

@@ -22,7 +22,8 @@ extension JetsamPolicy {
       consider(app.process?.suspendDeadline)
       consider(appChannelDeadline(app))
       consider(app.process?.restoration.deadline)
-      consider(app.process?.commands.nextReadyRun)
+      // A suspended program's poll of ready waits for its return (commandsTick).
+      if app.state != .suspended { consider(app.process?.commands.nextReadyRun) }
     }
     return earliest
   }

@@ -2,6 +2,7 @@ import JetsamControlClient
 import JetsamCore
 import JetsamDaemonProcess
 import JetsamProtocol
+import JetsamTestKit
 
 /// The verbs the bench uses, on the shared control client: each throws when jetsamd refuses.
 extension ControlClient {
@@ -56,10 +57,9 @@ extension ControlClient {
   func prometheusValue(_ name: String) throws -> Double {
     var request = ControlRequest(verb: .metrics)
     request.format = "prometheus"
-    let text = try sendAccepted(request).exposition ?? ""
-    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + " ") }),
-      let value = Double(line.dropFirst(name.count + 1))
-    else { throw BenchError("metrics: no \(name) in the exposition") }
+    guard let value = prometheusSample(name, in: try sendAccepted(request).exposition ?? "") else {
+      throw BenchError("metrics: no \(name) in the exposition")
+    }
     return value
   }
 }

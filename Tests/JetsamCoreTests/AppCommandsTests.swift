@@ -164,6 +164,26 @@ struct AppCommandsTests {
     #expect(policy.app(named: "a")?.resumption?.verdict == .stale)
   }
 
+  @Test("a suspension pauses the polls of ready; the return polls again, and its success answers the launch")
+  func readyAcrossSuspension() throws {
+    var policy = Self.policy()
+    _ = try Self.launch(&policy, AppCommands(ready: Self.ready))
+    policy.observe(.commandEnded(app: "a", pid: 10, run: .ready, succeeded: false, at: t(0, ms: 10)))
+    _ = try policy.handle(.moveToBackground(app: "a", at: t(0, ms: 20)))
+    _ = try policy.handle(.suspend(app: "a", at: t(0, ms: 30)))
+    policy.observe(.suspendCompleted(app: "a", at: t(0, ms: 30)))
+    // A stopped program cannot answer: nothing is polled while it is suspended, and no tick is asked for it.
+    #expect(Self.runs(policy.observe(.tick(at: t(0, ms: 60)))).isEmpty)
+    #expect(policy.nextDeadline.map { $0 > t(5) } ?? true, "no tick for the paused poll: \(policy.nextDeadline!)")
+    #expect(Self.runs(policy.observe(.tick(at: t(5)))).isEmpty)
+    // Back: the poll due during the suspension runs at once.
+    let back = try policy.handle(.activate(app: "a", at: t(6)))
+    let polled = Self.runs(back) + Self.runs(policy.observe(.tick(at: policy.nextDeadline ?? t(6))))
+    #expect(polled == [.ready])
+    let up = policy.observe(.commandEnded(app: "a", pid: 10, run: .ready, succeeded: true, at: t(6, ms: 10)))
+    #expect(Self.acknowledged(up) == [.didFinishLaunching])
+  }
+
   @Test("a run's end from an earlier launch's process is ignored")
   func earlierProcess() throws {
     var policy = Self.policy()

@@ -20,8 +20,7 @@ struct CrashReportTrustTests {
   /// How many crash report lines jetsamd has refused (its Prometheus counter).
   static func refused(_ daemon: DaemonHarness) throws -> Int {
     let metrics = try daemon.ctl(["metrics", "--prometheus"])
-    let line = metrics.stdout.split(separator: "\n").first { $0.hasPrefix("jetsam_crash_reports_refused_total ") }
-    return Int(Double(line?.split(separator: " ").last ?? "") ?? -1)
+    return Int(prometheusSample("jetsam_crash_reports_refused_total", in: metrics.stdout) ?? -1)
   }
 
   @Test("forged reports naming another app's process or a root process outside jetsam are refused: nothing attached")

@@ -45,6 +45,9 @@ struct ControlRequestHandlerTests {
     private(set) var continuedNoticed = 0
     private(set) var devicePublished: [Bool] = []
     private var settled: [String: [() -> Void]] = [:]
+    /// Whether the state file's writer is slow: whoever waits for it waits until ``finishSaves()``.
+    var holdingSaves = false
+    private var waitingForSave: [() -> Void] = []
 
     init(directory: String) throws {
       recordLog = try ExitRecordLog(path: directory + "/exits.jsonl")
@@ -53,7 +56,6 @@ struct ControlRequestHandlerTests {
     func cgroup(of name: String, pid: Int32) -> (any AppCgroupControl)? { cgroups[name] }
     func isStopPending(_ name: String) -> Bool { stopsPending.contains(name) }
     func spawnFailure(of name: String) -> (launch: Int, message: String)? { failures[name] }
-    func isSpawnInFlight(_ name: String) -> Bool { inFlight.contains(name) }
     func expositionText() -> String { exposition }
 
     func submit(_ events: [PolicyEvent]) throws(PolicyError) {
@@ -62,7 +64,14 @@ struct ControlRequestHandlerTests {
       submitted.append(events)
     }
     func afterSuspensions(of apps: [String], then: @escaping () -> Void) { then() }
-    func whenSpawnSettled(_ name: String, then: @escaping () -> Void) { settled[name, default: []].append(then) }
+    func whenSpawnSettled(_ name: String, then: @escaping () -> Void) {
+      guard inFlight.contains(name) else { return then() }
+      settled[name, default: []].append(then)
+    }
+    func whenStateSaved(_ then: @escaping () -> Void) {
+      guard holdingSaves else { return then() }
+      waitingForSave.append(then)
+    }
     func noticeContinued() { continuedNoticed += 1 }
     func inflateBalloon(bytes: Int64) throws {}
     func releaseBalloon() {}
@@ -72,6 +81,13 @@ struct ControlRequestHandlerTests {
     ) -> Result<Void, ControlError>? { check() }
     func watch(_ connection: ControlConnection, interval: Duration) {}
     func publishDevice(charging: Bool) { devicePublished.append(charging) }
+
+    /// The state file's writer finishes: whoever waited for it hears of it.
+    func finishSaves() {
+      let waiting = waitingForSave
+      waitingForSave = []
+      for then in waiting { then() }
+    }
 
     /// The spawner service answers: `name` runs as `pid`, and whoever waited for the answer hears of it.
     func settleSpawn(of name: String, pid: Int32) throws {
@@ -242,6 +258,30 @@ struct ControlRequestHandlerTests {
     try fixture.view.settleSpawn(of: "mail", pid: 4242)
     let reply = try #require(try fixture.replies().first)
     #expect(reply.ok && reply.app?.name == "mail" && reply.app?.pid == 4242)
+  }
+
+  @Test("a launch is answered once the state file holds the new process, and not before")
+  func launchAnsweredOnceSaved() throws {
+    let fixture = try Fixture()
+    fixture.view.inFlight = ["mail"]
+    fixture.view.holdingSaves = true
+    #expect(fixture.handle(Self.launch("mail")) == nil)
+    try fixture.view.settleSpawn(of: "mail", pid: 4242)
+    #expect(try fixture.replies().isEmpty, "nothing while the state file does not hold pid 4242")
+    fixture.view.finishSaves()
+    let reply = try #require(try fixture.replies().first)
+    #expect(reply.ok && reply.app?.pid == 4242)
+    // The answer names the process the spawn started even when that has ended by the time the file holds it.
+    fixture.view.inFlight = ["notes"]
+    #expect(fixture.handle(Self.launch("notes")) == nil)
+    try fixture.view.settleSpawn(of: "notes", pid: 4343)
+    try fixture.view.state.submit([
+      .exited(app: "notes", pid: 4343, end: .exited(code: 3), oomKilled: false, at: TestPolicy.at)
+    ])
+    #expect(try fixture.replies().isEmpty)
+    fixture.view.finishSaves()
+    let ended = try #require(try fixture.replies().first)
+    #expect(ended.app?.name == "notes" && ended.app?.pid == 4343)
   }
 
   @Test("device: the switch goes to the policy and the watchers, and the answer says it")

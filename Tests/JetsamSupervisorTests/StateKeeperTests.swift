@@ -173,6 +173,20 @@ struct StateKeeperTests {
     #expect(answered == 2)
   }
 
+  @Test("whenSaved in the middle of a run waits for what the run changed, which is then saved at once")
+  func whenSavedMidRun() throws {
+    let harness = try Harness()
+    var answered = false
+    harness.keeper.note(.stateChanged(app: "a", from: .background, to: .suspended, band: .idle))
+    harness.keeper.whenSaved { answered = true }
+    #expect(!answered && harness.writes.waiting.isEmpty, "the run's change is not in the file yet")
+    harness.keeper.runEnded()
+    #expect(harness.writes.waiting.count == 1, "not after the coalescing delay: someone waits for it")
+    #expect(!answered)
+    harness.writes.runAll()
+    #expect(answered)
+  }
+
   @Test("a failed write is tried again with the next change, not at once; a stop waiting for it is answered")
   func failedWrite() throws {
     let harness = try Harness(path: "/nonexistent-jetsam-\(getpid())/state.json")

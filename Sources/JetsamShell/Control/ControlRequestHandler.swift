@@ -108,7 +108,10 @@ final class ControlRequestHandler {
     }
   }
 
-  /// Hands the launch to the policy; answers at once, or (returning nil) once the spawner service has.
+  /// Hands the launch to the policy; answers once the spawn has its answer (a spawner service's comes later) and
+  /// the state file holds the new process: a client that has heard of a pid can count on its end being recorded,
+  /// even by a successor if this jetsamd dies the next moment. At once when both are already so; otherwise nil,
+  /// and the answer follows.
   private func start(_ name: String, spec: AppConfig, request: ControlRequest, connection: ControlConnection) throws
     -> ControlResponse?
   {
@@ -116,15 +119,25 @@ final class ControlRequestHandler {
       .configure(app: name, settings: daemon.config.settings(of: spec, named: name), launchCount: 0),
       .launch(app: name, foreground: request.background != true, at: MonotonicClock.now()),
     ])
-    // A spawner service answers later: so does the request, with the pid or the failure.
-    guard daemon.isSpawnInFlight(name) else { return try launchAnswer(name) }
+    var answeredLater = false
+    var readyNow: Result<ControlResponse, ControlError>?
     daemon.whenSpawnSettled(name) { [weak connection, unowned self] in
-      do {
-        connection?.reply(try self.launchAnswer(name))
-      } catch {
-        connection?.reply(.failure(error as? ControlError ?? ControlError(.launchFailed, "\(error)")))
+      // The answer as the spawn left it (the pid, or why it failed), even if the program has ended by the time the
+      // state file holds it.
+      let answer = Result { () throws(ControlError) in try self.launchAnswer(name) }
+      self.daemon.whenStateSaved { [weak connection] in
+        guard answeredLater else {
+          readyNow = answer
+          return
+        }
+        switch answer {
+        case .success(let response): connection?.reply(response)
+        case .failure(let error): connection?.reply(.failure(error))
+        }
       }
     }
+    if let readyNow { return try readyNow.get() }
+    answeredLater = true
     return nil
   }
 

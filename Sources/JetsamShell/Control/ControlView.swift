@@ -37,8 +37,6 @@ protocol ControlView: AnyObject {
   func isStopPending(_ name: String) -> Bool
   /// The launch and reason of app `name`'s last failed spawn.
   func spawnFailure(of name: String) -> (launch: Int, message: String)?
-  /// Whether a spawn of app `name` waits for the spawner service's answer.
-  func isSpawnInFlight(_ name: String) -> Bool
   /// The diagnostics kept (read off the loop); nil when none are taken.
   var diagnostics: DiagnosticStore? { get }
   /// The device's RAM, its available memory at the last sample, and the thresholds in bytes.
@@ -58,8 +56,10 @@ protocol ControlView: AnyObject {
   func submit(_ events: [PolicyEvent]) throws(PolicyError)
   /// Calls `then` once none of `apps` is still stopping.
   func afterSuspensions(of apps: [String], then: @escaping () -> Void)
-  /// Calls `then` once the spawn of app `name` in flight has its answer.
+  /// Calls `then` once the spawn of app `name` in flight has its answer (at once when none is in flight).
   func whenSpawnSettled(_ name: String, then: @escaping () -> Void)
+  /// Calls `then` once the state file holds the daemon's state as it is now (at once when it does).
+  func whenStateSaved(_ then: @escaping () -> Void)
   /// Stops again a suspended app someone else continued (before `ps` or `watch` answers).
   func noticeContinued()
   /// Charges the device with a balloon of `bytes`, or lets it go.

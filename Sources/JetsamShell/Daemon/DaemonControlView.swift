@@ -32,7 +32,6 @@ final class DaemonControlView: ControlView {
   }
   func isStopPending(_ name: String) -> Bool { daemon.supervisor.isStopPending(name) }
   func spawnFailure(of name: String) -> (launch: Int, message: String)? { daemon.supervisor.spawnFailure(of: name) }
-  func isSpawnInFlight(_ name: String) -> Bool { daemon.supervisor.launches.isSpawnInFlight(name) }
   var diagnostics: DiagnosticStore? { daemon.supervisor.diagnostics?.reader }
   var ramBytes: Int64 { daemon.pressure.monitor.counter.ramBytes }
   var availableBytes: Int64 { daemon.pressure.monitor.lastAvailable }
@@ -48,6 +47,7 @@ final class DaemonControlView: ControlView {
   func whenSpawnSettled(_ name: String, then: @escaping () -> Void) {
     daemon.supervisor.launches.whenSpawnSettled(name, then)
   }
+  func whenStateSaved(_ then: @escaping () -> Void) { daemon.stateKeeper.whenSaved(then) }
   func noticeContinued() { daemon.supervisor.suspender.noticeContinued() }
   func inflateBalloon(bytes: Int64) throws {
     try daemon.pressure.inflateBalloon(bytes: bytes, helper: Daemon.helperPath)

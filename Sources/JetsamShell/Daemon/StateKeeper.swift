@@ -94,13 +94,15 @@ final class StateKeeper {
     if from == .launching || to == .terminated { runChangedUrgently = true }
   }
 
-  /// The run is over: saves what it changed (at once or coalesced). Returns whether it changed anything.
+  /// The run is over: saves what it changed (at once or coalesced; at once when someone waits for it). Returns
+  /// whether it changed anything.
   @discardableResult
   func runEnded() -> Bool {
     guard runChanged || runChangedUrgently else { return false }
-    changed(urgent: runChangedUrgently)
+    let urgent = runChangedUrgently || !waitingForSave.isEmpty
     runChanged = false
     runChangedUrgently = false
+    changed(urgent: urgent)
     return true
   }
 
@@ -157,9 +159,11 @@ final class StateKeeper {
       })
   }
 
-  /// Calls `then` once the file holds the state as it is now, or its save has failed (logged).
+  /// Calls `then` once the file holds the state as it is now, or its save has failed (logged). Changes the current
+  /// run of the policy loop has noted are part of "now": they are saved when the run ends (``runEnded()``).
   func whenSaved(_ then: @escaping () -> Void) {
     waitingForSave.append(then)
+    if runChanged || runChangedUrgently { return }
     if dirty { return saveNow() }
     savesSettled()
   }
