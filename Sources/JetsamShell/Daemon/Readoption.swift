@@ -93,6 +93,10 @@ struct Readoption {
     guard let main = pids.min(by: { launcher.startTime(of: $0) < launcher.startTime(of: $1) }),
       let pidfd = try? launcher.openPidfd(pid: main)
     else {
+      // Either a launch already recorded whose cgroup was not removed yet, or one the last jetsamd started just
+      // before it died, before its state file held it (its launch was never answered), whose process has ended
+      // since. With no pid known, neither can be told apart nor recorded: said, never silently.
+      log.notice("\(name): an app cgroup with no process that the state file does not know; removed")
       supervisor.removeLeftover(cgroup)
       return false
     }
