@@ -38,6 +38,9 @@ public struct SpawnRequest: Sendable {
   /// `CAP_SYS_ADMIN`, see ``canCreateCgroupNamespaces``): it sees them as `/`, and where cgroup2 is mounted with
   /// `nsdelegate` (systemd's default) not even root can move it to a cgroup outside them.
   public var ownCgroupNamespace = false
+  /// A name for what this starts, not passed to the program: a spawner service repeats it with the program's end
+  /// (jetsamd names the app, so that if it was away when the app ended it can record it without its pid).
+  public var label: String?
 
   /// Whether this process may give its children cgroup namespaces (`CAP_SYS_ADMIN` in its effective set); a
   /// systemd unit that leaves the capability out cannot.

@@ -17,6 +17,8 @@ package struct SpawnerRequest: Codable, Equatable {
   package var joinProcsFiles: [String]
   package var oomScoreAdj: Int32
   package var ownCgroupNamespace: Bool
+  /// The app the child is, named again with its end (``SpawnerReply/Exit/app``).
+  package var app: String?
   /// What each attached descriptor is, in order: `cgroup` (the v2 directory to start in), `stdin`, `stdout`,
   /// `stderr`, or the number it gets in the program (`3` for an app's channel).
   package var descriptors: [String]
@@ -38,6 +40,7 @@ package struct SpawnerRequest: Codable, Equatable {
     joinProcsFiles = spawn.joinProcsFiles
     oomScoreAdj = spawn.oomScoreAdj
     ownCgroupNamespace = spawn.ownCgroupNamespace
+    app = spawn.label
     descriptors = Self.attached(spawn).map(\.role)
   }
 
@@ -67,6 +70,7 @@ package struct SpawnerRequest: Codable, Equatable {
       user: user.map { SpawnUser(uid: $0.uid, gid: $0.gid, supplementaryGroups: $0.groups) }, cgroupDirectory: nil,
       joinProcsFiles: joinProcsFiles, oomScoreAdj: oomScoreAdj)
     spawn.ownCgroupNamespace = ownCgroupNamespace
+    spawn.label = app
     for (role, fd) in zip(descriptors, received) {
       switch role {
       case "cgroup": spawn.cgroupDirectory = fd
@@ -115,9 +119,14 @@ package struct SpawnerReply: Codable, Equatable {
   /// In `hello`: the exits not told yet, oldest first.
   package var exits: [Exit]?
 
+  /// In `exited`: the app the child was, as its request named it.
+  package var app: String?
+
   package struct Exit: Codable, Equatable {
     package var pid: Int32
     package var waitStatus: Int32
+    /// The app the child was: a jetsamd that died before its state file held the child can still record its end.
+    package var app: String?
   }
 
   package static func hello(children: [Int32], exits: [Exit]) -> SpawnerReply {
@@ -129,8 +138,8 @@ package struct SpawnerReply: Codable, Equatable {
     SpawnerReply(kind: .failed, id: id, stage: error.stage.rawValue, errno: error.errno, detail: error.detail)
   }
   package static func continued(pid: Int32) -> SpawnerReply { SpawnerReply(kind: .continued, pid: pid) }
-  package static func exited(pid: Int32, waitStatus: Int32) -> SpawnerReply {
-    SpawnerReply(kind: .exited, pid: pid, waitStatus: waitStatus)
+  package static func exited(pid: Int32, waitStatus: Int32, app: String?) -> SpawnerReply {
+    SpawnerReply(kind: .exited, pid: pid, waitStatus: waitStatus, app: app)
   }
 
   /// The spawn error of a `failed` reply.

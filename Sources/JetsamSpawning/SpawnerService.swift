@@ -30,8 +30,13 @@ public final class SpawnerService {
 
   private final class Child {
     let pidfd: FileDescriptor
+    /// The app it is, as its request named it.
+    let app: String?
     var source: SpawnerLoopSource?
-    init(pidfd: FileDescriptor) { self.pidfd = pidfd }
+    init(pidfd: FileDescriptor, app: String?) {
+      self.pidfd = pidfd
+      self.app = app
+    }
   }
 
   /// The connected jetsamd, with what could not be sent yet (its socket was full).
@@ -122,7 +127,7 @@ public final class SpawnerService {
       }
       log.info("jetsamd (pid \(pid)) connected; \(children.count) children running")
       let exits = unsentExits.compactMap { reply in
-        reply.pid.map { SpawnerReply.Exit(pid: $0, waitStatus: reply.waitStatus ?? -1) }
+        reply.pid.map { SpawnerReply.Exit(pid: $0, waitStatus: reply.waitStatus ?? -1, app: reply.app) }
       }
       unsentExits = []
       send(.hello(children: children.keys.sorted(), exits: exits))
@@ -184,7 +189,7 @@ public final class SpawnerService {
       log.info("request \(request.id) failed: \(error)")
       return send(.failed(id: request.id, error))
     }
-    let child = Child(pidfd: spawned.pidfd)
+    let child = Child(pidfd: spawned.pidfd, app: request.app)
     children[spawned.pid] = child
     do {
       child.source = try loop.watch(fd: spawned.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
@@ -210,7 +215,7 @@ public final class SpawnerService {
     child.pidfd.close()
     children[pid] = nil
     // An end nobody saw (waitid failed) is still an end: jetsamd falls back to what the kernel can tell.
-    send(.exited(pid: pid, waitStatus: end.waitStatus ?? -1))
+    send(.exited(pid: pid, waitStatus: end.waitStatus ?? -1, app: child.app))
   }
 
   // MARK: Sending

@@ -87,6 +87,17 @@ struct SpawnerServiceTests {
     #expect(missing.status == 1 && missing.stderr.contains("execve /nonexistent/program"), "\(missing.stderr)")
   }
 
+  /// Crashes jetsamd, runs `meanwhile`, ends app `pid` and starts jetsamd again. The app ends with a status only
+  /// its parent, the service, can tell (no kernel keeps it for a non-parent before 6.15): SIGUSR1, not SIGSEGV,
+  /// which the Swift runtime in the test app swallows the first time kill() sends it.
+  static func endWhileDaemonDown(_ daemon: DaemonHarness, _ pid: Int32, meanwhile: () throws -> Void = {}) throws {
+    daemon.crash()
+    try meanwhile()
+    kill(pid, SIGUSR1)
+    try waitUntil("the app to end", timeout: .seconds(10)) { Self.parent(of: pid) == nil }
+    try daemon.jetsamd.startAgain()
+  }
+
   @Test("an app that ends while jetsamd is down is recorded with its real status by the next jetsamd")
   func exitStatusSurvivesADaemonRestart() throws {
     let spawner = try Spawner()
@@ -98,14 +109,36 @@ struct SpawnerServiceTests {
     // successor. (A run of this test lost the record when the answer came before the save.)
     let state = (try? String(contentsOfFile: daemon.stateDirectory + "/state.json", encoding: .utf8)) ?? ""
     #expect(state.contains("\"pid\":\(pid),") || state.contains("\"pid\":\(pid)}"), "\(state)")
-    daemon.crash()
-    // Ends with a status only its parent, the service, can tell (no kernel keeps it for a non-parent before 6.15).
-    // SIGUSR1, not SIGSEGV: the Swift runtime in the test app swallows a first SIGSEGV sent by kill().
-    kill(pid, SIGUSR1)
-    try waitUntil("the app to end", timeout: .seconds(10)) { Self.parent(of: pid) == nil }
-    try daemon.jetsamd.startAgain()
+    try Self.endWhileDaemonDown(daemon, pid)
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
+  }
+
+  @Test("an app whose jetsamd died before its state file held it, ended since, is recorded by the next jetsamd")
+  func endOfAnAppTheStateFileMissed() throws {
+    let spawner = try Spawner()
+    defer { spawner.stop() }
+    let daemon = try DaemonHarness(config: "{ spawnerSocket: \"\(spawner.socket)\" }")
+    defer { daemon.stop() }
+    try daemon.launch("kept", ["exit", "0"])
+    _ = try daemon.waitForRecords(1)
+    let pid = try daemon.launch("missed", ["idle"])
+    try Self.endWhileDaemonDown(daemon, pid) {
+      // As if jetsamd had died the moment after the spawn, before its state file held the app: it is not there.
+      let path = daemon.stateDirectory + "/state.json"
+      var state = try #require(
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+      state["apps"] = (state["apps"] as? [[String: Any]] ?? []).filter {
+        ($0["adopted"] as? [String: Any])?["name"] as? String != "missed"
+      }
+      try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: path))
+    }
+    let records = try daemon.waitForRecords(2)
+    let record = try #require(records.last)
+    #expect(record.app == "missed" && record.pid == pid && record.launch == 1, "\(record)")
+    #expect(record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "the service's status: \(record)")
+    // One record each, and a launch after it starts afresh.
+    #expect(try daemon.recordsOnDisk().map(\.app) == ["kept", "missed"])
   }
 
   @Test(

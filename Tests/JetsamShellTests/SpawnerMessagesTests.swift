@@ -24,6 +24,7 @@ struct SpawnerMessagesTests {
       user: user, cgroupDirectory: fds[0], joinProcsFiles: ["/sys/fs/cgroup/memory/a/cgroup.procs"],
       oomScoreAdj: 900, stdout: fds[1], stderr: fds[2], passedDescriptors: [(source: fds[3], target: 3)])
     spawn.ownCgroupNamespace = true
+    spawn.label = "notes"
     let request = SpawnerRequest(id: 7, spawn)
     #expect(request.descriptors == ["cgroup", "stdout", "stderr", "3"])
     #expect(SpawnerRequest.attached(spawn).map(\.fd) == [fds[0], fds[1], fds[2], fds[3]])
@@ -36,6 +37,7 @@ struct SpawnerMessagesTests {
     #expect(rebuilt.user?.uid == 1003 && rebuilt.user?.supplementaryGroups == [1003, 27])
     #expect(rebuilt.cgroupDirectory == fds[0] && rebuilt.stdin == nil && rebuilt.stdout == fds[1])
     #expect(rebuilt.passedDescriptors.map(\.target) == [3] && rebuilt.ownCgroupNamespace && rebuilt.oomScoreAdj == 900)
+    #expect(rebuilt.label == "notes", "named again with the child's end")
   }
 
   @Test("descriptors that do not match their roles are refused as an invalid request, not guessed")
@@ -49,7 +51,7 @@ struct SpawnerMessagesTests {
     #expect(error.stage == .invalidRequest && error.detail.contains("elsewhere"))
   }
 
-  @Test("replies: a failure keeps its stage and errno; an exit its wait status")
+  @Test("replies: a failure keeps its stage and errno; an exit its wait status and app")
   func replies() throws {
     let failed = SpawnerReply.failed(id: 3, SpawnError(stage: .chdir, errno: ENOENT, detail: "/srv/gone"))
     let decoded = try JSONDecoder().decode(SpawnerReply.self, from: try JSONEncoder.stable.encode(failed))
@@ -60,5 +62,10 @@ struct SpawnerMessagesTests {
     #expect(ProcessEnd(reported: 3 << 8) == .exited(code: 3))
     #expect(ProcessEnd(reported: -1) == .unobserved)
     #expect(ProcessEnd.exited(code: 3).waitStatus == 3 << 8 && ProcessEnd.unobserved.waitStatus == nil)
+    let exited = SpawnerReply.exited(pid: 42, waitStatus: 3 << 8, app: "notes")
+    #expect(try JSONDecoder().decode(SpawnerReply.self, from: try JSONEncoder.stable.encode(exited)) == exited)
+    let hello = SpawnerReply.hello(children: [], exits: [.init(pid: 42, waitStatus: 3 << 8, app: "notes")])
+    #expect(
+      try JSONDecoder().decode(SpawnerReply.self, from: try JSONEncoder.stable.encode(hello)).exits == hello.exits)
   }
 }

@@ -221,6 +221,7 @@ final class FakeLauncher: ProcessLauncher {
   func reportsExit(of pid: pid_t) -> Bool { reporting.contains(pid) }
   func discardExit(of pid: pid_t) { discarded.append(pid) }
   func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
+  func takeReportedEnd(ofApp name: String) -> (pid: pid_t, end: ProcessEnd)? { nil }
   func startTime(of pid: pid_t) -> UInt64 { 1 }
 }
 

@@ -93,21 +93,10 @@ struct Readoption {
     guard let main = pids.min(by: { launcher.startTime(of: $0) < launcher.startTime(of: $1) }),
       let pidfd = try? launcher.openPidfd(pid: main)
     else {
-      // Either a launch already recorded whose cgroup was not removed yet, or one the last jetsamd started just
-      // before it died, before its state file held it (its launch was never answered), whose process has ended
-      // since. With no pid known, neither can be told apart nor recorded: said, never silently.
-      log.notice("\(name): an app cgroup with no process that the state file does not know; removed")
-      supervisor.removeLeftover(cgroup)
+      recordUnknownEnd(name, cgroup: cgroup)
       return false
     }
-    // How it was started is not known (its cgroup may hold caps of an earlier config): its settings have no launch
-    // spec and no band lift, so that the configure that follows re-adoption gives it the config's caps at once and
-    // the rest from its next launch, as to an app whose state was saved. Not in the config either: it runs on, but
-    // cannot be launched again until it is configured.
-    var settings =
-      config.apps[name].map { config.settings(of: $0, named: name) } ?? AppSettings(launch: nil, adHoc: true)
-    settings.launch = nil
-    settings.bandFloor = nil
+    let settings = unknownAppSettings(name)
     var found = AppStatus(
       name: name, state: .background, bandFloor: settings.bandFloor, pid: main,
       launch: (lastExit(name)?.launch ?? 0) + 1, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
@@ -128,6 +117,46 @@ struct Readoption {
     supervisor.adopt(app, channel: nil)
     log.warning("adopted \(name) pid \(main) from the cgroup tree alone (no state was saved for it)")
     return true
+  }
+
+  /// An app cgroup with no process and no state: a launch already recorded whose cgroup was not removed yet, or
+  /// one the last jetsamd started just before it died, before its state file held it (its launch was never
+  /// answered), whose process has ended since. The spawner service, its parent, tells the second kind by the app's
+  /// name: it is recorded with its real status. Without the service its pid is not known, and it can only be said.
+  private func recordUnknownEnd(_ name: String, cgroup: any AppCgroupControl) {
+    guard let (pid, end) = launcher.takeReportedEnd(ofApp: name), lastExit(name)?.pid != pid else {
+      log.notice("\(name): an app cgroup with no process that the state file does not know; removed")
+      return supervisor.removeLeftover(cgroup)
+    }
+    let launch = (lastExit(name)?.launch ?? 0) + 1
+    let found = AppStatus(
+      name: name, state: .background, bandFloor: nil, pid: pid, launch: launch, stateEnteredAt: now,
+      bandEnteredAt: now, spawnedAt: now)
+    do {
+      try submit([
+        .configure(app: name, settings: unknownAppSettings(name), launchCount: launch - 1),
+        .adopt(app: found, at: now),
+      ])
+    } catch {
+      log.error("recording \(name)'s end: \(error)")
+      return supervisor.removeLeftover(cgroup)
+    }
+    log.warning("\(name) (pid \(pid)) ended while jetsamd was not running, before its state file held it: \(end)")
+    supervisor.reportEnd(
+      of: AppProcess(name: name, launch: launch, cgroup: cgroup, pid: pid, pidfd: FileDescriptor(rawValue: -1)), end)
+  }
+
+  /// The settings of an app found in the cgroup tree alone.
+  private func unknownAppSettings(_ name: String) -> AppSettings {
+    // How it was started is not known (its cgroup may hold caps of an earlier config): its settings have no launch
+    // spec and no band lift, so that the configure that follows re-adoption gives it the config's caps at once and
+    // the rest from its next launch, as to an app whose state was saved. Not in the config either: it runs on, but
+    // cannot be launched again until it is configured.
+    var settings =
+      config.apps[name].map { config.settings(of: $0, named: name) } ?? AppSettings(launch: nil, adHoc: true)
+    settings.launch = nil
+    settings.bandFloor = nil
+    return settings
   }
 
   /// The saved app's settings: as saved, or (version 1) made from its saved config with this config's defaults.

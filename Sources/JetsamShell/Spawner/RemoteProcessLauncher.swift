@@ -33,6 +33,8 @@ public final class RemoteProcessLauncher: ProcessLauncher {
   private var reporting: Set<pid_t> = []
   /// Ends told and not asked for yet.
   private var ends: [pid_t: ProcessEnd] = [:]
+  /// Of the ends told in `hello` (while jetsamd was away), the last pid of each app named.
+  private var lastEndedPid: [String: pid_t] = [:]
   /// Children whose end nobody will ask for (hooks).
   private var discarded: Set<pid_t> = []
 
@@ -112,6 +114,11 @@ public final class RemoteProcessLauncher: ProcessLauncher {
   public func startTime(of pid: pid_t) -> UInt64 { ProcessStat.startTime(pid: pid) ?? 0 }
 
   public func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { ends.removeValue(forKey: pid) }
+
+  public func takeReportedEnd(ofApp name: String) -> (pid: pid_t, end: ProcessEnd)? {
+    guard let pid = lastEndedPid.removeValue(forKey: name), let end = ends.removeValue(forKey: pid) else { return nil }
+    return (pid, end)
+  }
 
   /// The most ends kept for pids nobody asked about yet (apps a restarted jetsamd does not know any more).
   static let maxKeptEnds = 8192
@@ -197,7 +204,11 @@ public final class RemoteProcessLauncher: ProcessLauncher {
       for descriptor in descriptors { descriptor.close() }
       serviceCreatesCgroupNamespaces = reply.cgroupNamespaces
       // Ends of apps that ended while jetsamd was away: re-adoption takes them (``takeReportedEnd(of:)``).
-      for exit in reply.exits ?? [] { keep(ProcessEnd(reported: exit.waitStatus), of: exit.pid) }
+      for exit in reply.exits ?? [] {
+        keep(ProcessEnd(reported: exit.waitStatus), of: exit.pid)
+        // Oldest first: the last one of an app is its latest launch.
+        if let app = exit.app { lastEndedPid[app] = exit.pid }
+      }
       let children = Set(reply.children ?? [])
       // Children of a service that restarted are no longer its own: their ends come from the kernel now.
       let lost = reporting.subtracting(children)

@@ -127,6 +127,7 @@ final class AppLaunches {
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
       if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
       request.ownCgroupNamespace = requests.cgroupNamespaces
+      request.label = name
       spawnsInFlight.insert(name)
       launcher.spawn(request) { [unowned self] result in
         self.spawnsInFlight.remove(name)

@@ -28,6 +28,9 @@ public protocol ProcessLauncher: AnyObject {
   /// How `pid` ended, if it was told already though no pidfd of it is left to ask with (an app that ended while
   /// jetsamd was not running, told by the spawner service); nil otherwise.
   func takeReportedEnd(of pid: pid_t) -> ProcessEnd?
+  /// The last process of app `name` whose end was told while jetsamd was not running and that nobody asked about by
+  /// pid, with its end: an app whose pid the state file never held (a jetsamd died just after starting it).
+  func takeReportedEnd(ofApp name: String) -> (pid: pid_t, end: ProcessEnd)?
   /// Called on the loop with a pid whose end became known after ``reap(pid:pidfd:)`` or
   /// ``exitStatus(ofAdopted:pidfd:startTime:)`` could not tell it.
   var exitKnown: ((pid_t) -> Void)? { get set }
@@ -70,6 +73,8 @@ public final class KernelProcessLauncher: ProcessLauncher {
   public func discardExit(of pid: pid_t) {}
 
   public func takeReportedEnd(of pid: pid_t) -> ProcessEnd? { nil }
+
+  public func takeReportedEnd(ofApp name: String) -> (pid: pid_t, end: ProcessEnd)? { nil }
 
   public func startTime(of pid: pid_t) -> UInt64 { ProcessStat.startTime(pid: pid) ?? 0 }
 }
