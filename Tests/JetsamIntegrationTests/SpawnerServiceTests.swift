@@ -87,14 +87,14 @@ struct SpawnerServiceTests {
     #expect(missing.status == 1 && missing.stderr.contains("execve /nonexistent/program"), "\(missing.stderr)")
   }
 
-  /// Crashes jetsamd, runs `meanwhile`, ends app `pid` and starts jetsamd again. The app ends with a status only
-  /// its parent, the service, can tell (no kernel keeps it for a non-parent before 6.15): SIGUSR1, not SIGSEGV,
-  /// which the Swift runtime in the test app swallows the first time kill() sends it.
+  /// Crashes jetsamd, ends app `pid`, runs `meanwhile` once it has ended, and starts jetsamd again. The app ends
+  /// with a status only its parent, the service, can tell (no kernel keeps it for a non-parent before 6.15):
+  /// SIGUSR1, not SIGSEGV, which the Swift runtime in the test app swallows the first time kill() sends it.
   static func endWhileDaemonDown(_ daemon: DaemonHarness, _ pid: Int32, meanwhile: () throws -> Void = {}) throws {
     daemon.crash()
-    try meanwhile()
     kill(pid, SIGUSR1)
     try waitUntil("the app to end", timeout: .seconds(10)) { Self.parent(of: pid) == nil }
+    try meanwhile()
     try daemon.jetsamd.startAgain()
   }
 
@@ -110,6 +110,25 @@ struct SpawnerServiceTests {
     let state = (try? String(contentsOfFile: daemon.stateDirectory + "/state.json", encoding: .utf8)) ?? ""
     #expect(state.contains("\"pid\":\(pid),") || state.contains("\"pid\":\(pid)}"), "\(state)")
     try Self.endWhileDaemonDown(daemon, pid)
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
+  }
+
+  @Test("a restarting jetsamd waits for a slow spawner service's hello, and records the app's real status")
+  func slowHello() throws {
+    let spawner = try Spawner()
+    defer { spawner.stop() }
+    let daemon = try DaemonHarness(config: "{ spawnerSocket: \"\(spawner.socket)\" }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("short", ["idle"])
+    let service = spawner.process.pid
+    defer { kill(service, SIGCONT) }
+    try Self.endWhileDaemonDown(daemon, pid) {
+      // Once it has reaped the app, the service slows down: stopped, it says nothing to the starting jetsamd until
+      // it is continued two seconds later, past the one second jetsamd used to wait for it.
+      kill(service, SIGSTOP)
+      DispatchQueue.global().asyncAfter(deadline: .now() + 2) { kill(service, SIGCONT) }
+    }
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
   }

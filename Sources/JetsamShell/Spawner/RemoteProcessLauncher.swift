@@ -35,13 +35,16 @@ public final class RemoteProcessLauncher: ProcessLauncher {
   private var ends: [pid_t: ProcessEnd] = [:]
   /// Of the ends told in `hello` (while jetsamd was away), the last pid of each app named.
   private var lastEndedPid: [String: pid_t] = [:]
+  /// Whether the service's `hello` on this connection came.
+  private var helloReceived = false
   /// Children whose end nobody will ask for (hooks).
   private var discarded: Set<pid_t> = []
 
   /// Connects to the service at `path`, waiting at most `helloTimeout` for its first message (once, at start-up,
-  /// before the loop runs: re-adopted apps must know which of them the service will report on). A service that
-  /// is not there yet is retried every second from the loop.
-  public init(loop: EventLoop, path: String, log: Logger, helloTimeout: Duration = .seconds(1)) {
+  /// before the loop runs: re-adopted apps must know which of them the service will report on, and how those that
+  /// ended meanwhile ended). The service answers at once; a machine in trouble, when a restart happens, can make it
+  /// slow, hence a bound of seconds. A service that is not there yet is retried every second from the loop.
+  public init(loop: EventLoop, path: String, log: Logger, helloTimeout: Duration = .seconds(5)) {
     self.loop = loop
     self.path = path
     self.log = log
@@ -155,6 +158,7 @@ public final class RemoteProcessLauncher: ProcessLauncher {
         throw SystemError(code: code, "connect to the spawner service at \(path)")
       }
       socket = PacketSocket(fd: fd)
+      helloReceived = false
       source = try loop.watch(fd: fd.rawValue, events: EpollEvents.readable) { [unowned self] events in
         self.serve(events)
       }
@@ -167,12 +171,26 @@ public final class RemoteProcessLauncher: ProcessLauncher {
     }
   }
 
-  /// Waits, before the loop runs, for the service's `hello` (which children it will report on).
+  /// Waits, before the loop runs, for the service's `hello` (which children it will report on, and how the apps
+  /// that ended meanwhile ended), through interruptions by signals; says so when it does not come in time.
   private func awaitHello(within timeout: Duration) {
-    guard let socket else { return }
-    var entry = pollfd(fd: socket.fd.rawValue, events: Int16(POLLIN), revents: 0)
-    let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-    if poll(&entry, 1, milliseconds) == 1 { serve(EpollEvents.readable) }
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while !helloReceived, let socket {
+      let (seconds, attoseconds) = (deadline - ContinuousClock.now).components
+      let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+      guard milliseconds > 0 else {
+        return log.warning(
+          "the spawner service said nothing within \(timeout): apps that ended while jetsamd was away are recorded"
+            + " with what the kernel can tell")
+      }
+      var entry = pollfd(fd: socket.fd.rawValue, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&entry, 1, Int32(milliseconds))
+      if ready > 0 {
+        serve(EpollEvents.readable)
+      } else if ready < 0 && errno != EINTR {
+        return log.warning("waiting for the spawner service's hello: \(SystemError.current("poll"))")
+      }
+    }
   }
 
   private func serve(_ events: UInt32) {
@@ -202,6 +220,7 @@ public final class RemoteProcessLauncher: ProcessLauncher {
     switch reply.kind {
     case .hello:
       for descriptor in descriptors { descriptor.close() }
+      helloReceived = true
       serviceCreatesCgroupNamespaces = reply.cgroupNamespaces
       // Ends of apps that ended while jetsamd was away: re-adoption takes them (``takeReportedEnd(of:)``).
       for exit in reply.exits ?? [] {
