@@ -156,7 +156,7 @@ struct SpawnerServiceTests {
     let record = try #require(records.last)
     #expect(record.app == "missed" && record.pid == pid && record.launch == 1, "\(record)")
     #expect(record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "the service's status: \(record)")
-    // One record each, and a launch after it starts afresh.
+    // One record each: none twice.
     #expect(try daemon.recordsOnDisk().map(\.app) == ["kept", "missed"])
   }
 
