@@ -385,10 +385,10 @@ extension JetsamPolicy {
   /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
   mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
     guard trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid else { return [] }
-    requestKill(name, kill)
+    let decision = requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
     waiveAcknowledgements(name)
     trackedApps[name]?.process?.tasks.endAll()
-    return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
+    return [.kill(app: name, pid: pid, reason: reason, decision: decision)]
   }
 }

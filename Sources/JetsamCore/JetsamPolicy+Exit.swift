@@ -15,7 +15,7 @@ extension JetsamPolicy {
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: process.spawnedAt),
       stateSeconds: at.seconds(since: stateSince), pressureLevel: process.killInFlight?.level ?? level,
       deviceAvailableBytes: process.killInFlight?.availableBytes ?? availableBytes ?? 0,
-      snapshot: process.jetsamSnapshot)
+      snapshot: process.killInFlight?.snapshot)
     record.endedBy = classification.endedBy
     record.killSignalledNanoseconds = process.killSignalledAt?.nanoseconds
     record.memoryBytes = process.memoryAtKill ?? 0

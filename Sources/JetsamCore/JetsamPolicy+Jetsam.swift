@@ -24,11 +24,9 @@ extension JetsamPolicy {
       // or it would have been chosen), so the next pass kills it.
       return suspendForPressure(victim.name, at: at) + runJetsam(at: at)
     }
-    let snapshot = snapshot(at: at)
-    requestKill(victim.name, .jetsam)
-    trackedApps[victim.name]?.process?.jetsamSnapshot = snapshot
+    let decision = requestKill(victim.name, .jetsam, snapshot: snapshot(at: at))
     jetsamKill = JetsamKill(app: victim.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
-    return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, snapshot: snapshot)]
+    return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, decision: decision)]
   }
 
   /// Suspends a running background app jetsam is about to kill, as iOS does: its background tasks get their

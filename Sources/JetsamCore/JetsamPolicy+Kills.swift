@@ -6,8 +6,8 @@ extension JetsamPolicy {
     let app = try known(name)
     guard let pid = app.process?.pid else { throw .illegalTransition(app: name, from: app.state, request: "kill") }
     // A process dies once: if a kill is already on its way, that one decides the record.
-    if app.requestedKill == nil { requestKill(name, .user(reason)) }
-    return [.kill(app: name, pid: pid, reason: reason, snapshot: nil)]
+    let decision = app.process?.killInFlight ?? requestKill(name, .user(reason))
+    return [.kill(app: name, pid: pid, reason: reason, decision: decision)]
   }
 
   mutating func terminate(_ name: String, at: Instant) throws(PolicyError) -> [PolicyAction] {
@@ -44,8 +44,8 @@ extension JetsamPolicy {
     guard let process = trackedApps[name]?.process, process.pid == pid, process.killSignalledAt == nil else { return }
     trackedApps[name]?.process?.killSignalledAt = at
     trackedApps[name]?.process?.memoryAtKill = memory[name]
-    if let snapshot = process.jetsamSnapshot {
-      trackedApps[name]?.process?.jetsamSnapshot = snapshot.map { entry in
+    if let snapshot = process.killInFlight?.snapshot {
+      trackedApps[name]?.process?.killInFlight?.snapshot = snapshot.map { entry in
         var entry = entry
         entry.memoryBytes = memory[entry.name] ?? 0
         return entry
@@ -53,12 +53,17 @@ extension JetsamPolicy {
     }
   }
 
-  /// Marks app `name` as being killed for `kill`, with the pressure that prevails as the kill is decided: its exit
-  /// record tells that level and that available memory, not those after the victim's memory came back.
-  mutating func requestKill(_ name: String, _ kill: RequestedKill) {
+  /// Marks app `name` as being killed for `kill`, with the pressure that prevails as the kill is decided (and, for
+  /// jetsam, its `snapshot`): its exit record tells that level and that available memory, not those after the
+  /// victim's memory came back. Returns the decision, which the `kill` action carries.
+  @discardableResult
+  mutating func requestKill(_ name: String, _ kill: RequestedKill, snapshot: [SnapshotEntry]? = nil)
+    -> KillInFlight
+  {
     // Made before the access: the right side of an optional chain is evaluated inside it, and reads `self`.
-    let inFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0)
+    let inFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0, snapshot: snapshot)
     trackedApps[name]?.process?.killInFlight = inFlight
+    return inFlight
   }
 
   /// SIGKILL for an app that ignored its SIGTERM past the grace.
@@ -66,7 +71,7 @@ extension JetsamPolicy {
     trackedApps[name]?.process?.terminateDeadline = nil
     // Already being killed for another reason: that kill will do.
     guard let process = trackedApps[name]?.process, process.requestedKill == nil else { return [] }
-    requestKill(name, .terminateEscalation)
-    return [.kill(app: name, pid: process.pid, reason: .abnormal, snapshot: nil)]
+    let decision = requestKill(name, .terminateEscalation)
+    return [.kill(app: name, pid: process.pid, reason: .abnormal, decision: decision)]
   }
 }

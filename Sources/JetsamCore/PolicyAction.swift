@@ -22,8 +22,9 @@ public enum PolicyAction: Sendable, Equatable {
   /// Continue every process of the app.
   case resume(app: String, pid: Int32)
   /// Kill the app's whole cgroup now, then answer with `killSignalled` (the instant and the memory of the
-  /// victim and of every app in `snapshot`, which is set for jetsam (pressure) kills).
-  case kill(app: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?)
+  /// victim and of every app in the decision's snapshot, which is set for jetsam (pressure) kills). The decision is
+  /// made durable before the signal goes out: a successor records the victim for it even if this daemon dies first.
+  indirect case kill(app: String, pid: Int32, reason: ExitReason, decision: KillInFlight)
   /// Ask the app to end (SIGTERM to its main process).
   case terminate(app: String, pid: Int32)
   /// The app moved to a new state and band (the shell follows with oom_score_adj, notifications).

@@ -11,8 +11,6 @@ struct RunningProcess: Sendable {
   /// The kill we asked for, with the pressure when it was decided; it also keeps jetsam from choosing the app
   /// (again).
   var killInFlight: KillInFlight?
-  /// The jetsam snapshot taken when the app was chosen as a victim.
-  var jetsamSnapshot: [SnapshotEntry]?
   /// When our SIGKILL went out, and the memory the app had charged then.
   var killSignalledAt: Instant?
   var memoryAtKill: Int64?

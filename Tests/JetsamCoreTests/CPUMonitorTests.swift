@@ -82,7 +82,9 @@ struct CPUMonitorTests {
     #expect(
       actions == [
         .diagnose(app: "a", pid: 10, .cpuException(expected)),
-        .kill(app: "a", pid: 10, reason: .cpuResourceLimit, snapshot: nil),
+        .kill(
+          app: "a", pid: 10, reason: .cpuResourceLimit,
+          decision: KillInFlight(kill: .cpuLimit(expected), level: .normal, availableBytes: 0)),
       ], "the stacks are asked for first: the shell takes them before it sends the SIGKILL")
     #expect(
       expected.summary

@@ -106,7 +106,8 @@ import Testing
     try old.startSuspended("victim", pid: 10, at: t(1), stoppedAt: t(2))
     #expect(old.sample(Available.critical, at: t(10)).jetsamKills.first?.app == "victim")
     let inFlight = try #require(old.app(named: "victim")?.killInFlight)
-    #expect(inFlight == KillInFlight(kill: .jetsam, level: .critical, availableBytes: Available.critical))
+    #expect(inFlight.kill == .jetsam && inFlight.level == .critical && inFlight.availableBytes == Available.critical)
+    #expect(inFlight.snapshot?.map(\.name) == ["victim"], "the snapshot of the decision travels with it")
 
     // The new daemon adopts what the state file kept, and finds the process gone.
     var policy = JetsamPolicy()
@@ -121,6 +122,7 @@ import Testing
     #expect(record.terminationReason == "JETSAM memory-pressure")
     #expect(record.pressureLevel == .critical)
     #expect(record.deviceAvailableBytes == Available.critical)
+    #expect(record.snapshot == inFlight.snapshot, "the snapshot of the decision, taken before the old daemon died")
   }
 
   @Test func aStalePidIsIgnored() throws {

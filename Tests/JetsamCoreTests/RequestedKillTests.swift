@@ -6,7 +6,8 @@ import Testing
     var policy = JetsamPolicy()
     try policy.start("a", pid: 10, at: t(1), foreground: true)
     let kill = try policy.handle(.kill(app: "a", reason: .appWatchdog, at: t(2)))
-    #expect(kill == [.kill(app: "a", pid: 10, reason: .appWatchdog, snapshot: nil)])
+    let decision = KillInFlight(kill: .user(.appWatchdog), level: .normal, availableBytes: 0)
+    #expect(kill == [.kill(app: "a", pid: 10, reason: .appWatchdog, decision: decision)])
     let record = try #require(policy.exits("a", sigkill, at: t(3)).records.first)
     #expect(record.reason == .appWatchdog)
     #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
@@ -19,7 +20,12 @@ import Testing
     #expect(policy.sample(Available.urgent, at: t(2)).killed == ["a"])
     // The user's kill is passed on, but jetsam's SIGKILL was first.
     let kill = try policy.handle(.kill(app: "a", reason: .cpuResourceLimit, at: t(3)))
-    #expect(kill == [.kill(app: "a", pid: 10, reason: .cpuResourceLimit, snapshot: nil)])
+    guard case .kill("a", 10, .cpuResourceLimit, let decision) = kill.first, kill.count == 1 else {
+      Issue.record("no kill passed on: \(kill)")
+      return
+    }
+    #expect(decision.kill == .jetsam, "the decision on its way is jetsam's, snapshot and all")
+    #expect(decision.snapshot?.map(\.name) == ["a"])
     let record = try #require(policy.exits("a", sigkill, at: t(4)).records.first)
     #expect(record.reason == .memoryPressure)
   }
@@ -43,7 +49,8 @@ import Testing
     _ = try policy.handle(.terminate(app: "a", at: t(4)))
     #expect(policy.nextDeadline == t(7))
     #expect(policy.observe(.tick(at: t(6))) == [])
-    #expect(policy.observe(.tick(at: t(7))) == [.kill(app: "a", pid: 10, reason: .abnormal, snapshot: nil)])
+    let decision = KillInFlight(kill: .terminateEscalation, level: .normal, availableBytes: 0)
+    #expect(policy.observe(.tick(at: t(7))) == [.kill(app: "a", pid: 10, reason: .abnormal, decision: decision)])
     #expect(policy.nextDeadline == nil)
     let record = try #require(policy.exits("a", sigkill, at: t(8)).records.first)
     #expect(record.reason == .abnormal)

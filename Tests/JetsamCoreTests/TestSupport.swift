@@ -122,7 +122,11 @@ extension [PolicyAction] {
   /// The jetsam (pressure) kills: those carrying a snapshot.
   var jetsamKills: [(app: String, snapshot: [SnapshotEntry])] {
     compactMap {
-      if case .kill(let app, _, .memoryPressure, let snapshot?) = $0 { (app, snapshot) } else { nil }
+      if case .kill(let app, _, .memoryPressure, let decision) = $0, let snapshot = decision.snapshot {
+        (app, snapshot)
+      } else {
+        nil
+      }
     }
   }
 

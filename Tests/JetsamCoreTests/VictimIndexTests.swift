@@ -67,8 +67,8 @@ import Testing
     let running = policy.apps.filter { $0.state.isRunning && $0.pid != nil }
     let expected = VictimSelection.killOrder(running).map(\.name)
     var actions = policy.observe(.forceLevel(.critical, at: t(30)))
-    if case .kill(_, _, _, let snapshot) = actions.first(where: { !$0.killedNames.isEmpty }) {
-      #expect(snapshot?.map(\.name) == expected)
+    if case .kill(_, _, _, let decision) = actions.first(where: { !$0.killedNames.isEmpty }) {
+      #expect(decision.snapshot?.map(\.name) == expected)
     } else {
       Issue.record("no kill at critical")
     }

@@ -301,6 +301,25 @@ struct AppSupervisorTests {
     #expect(fixture.supervisor.process("running", pid: pid) != nil)
   }
 
+  @Test("kill: the decision is in the kill journal before the SIGKILL goes out")
+  func killJournaledFirst() throws {
+    let fixture = try SupervisorFixture()
+    let journal = KillJournal(stateDirectory: fixture.stateDirectory, log: Logger(threshold: .error))
+    fixture.supervisor.killJournal = journal
+    let victim = try fixture.launch("victim")
+    var journaledAtSignal: [String: KillJournal.Entry]?
+    fixture.signals.whenSendingThroughPidfd = { signal in
+      if signal == .kill { journaledAtSignal = journal.entriesLeft() }
+    }
+    let decision = KillInFlight.jetsamAtCritical([
+      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5)
+    ])
+    fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, decision: decision))
+    #expect(fixture.signals.sentThroughPidfd == [.kill])
+    #expect(
+      journaledAtSignal == ["victim": KillJournal.Entry(app: "victim", pid: victim, launch: 1, decision: decision)])
+  }
+
   @Test("kill: SIGKILL, cgroup.kill, the instant and memory reported; the exit only once released, reaped and empty")
   func kill() throws {
     let fixture = try SupervisorFixture()
@@ -313,7 +332,7 @@ struct AppSupervisorTests {
       SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5),
       SnapshotEntry(name: "bystander", pid: bystander, band: .foreground, state: "foreground", secondsInBand: 1),
     ]
-    fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, snapshot: snapshot))
+    fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, decision: .jetsamAtCritical(snapshot)))
     #expect(fixture.signals.sentThroughPidfd == [.kill])
     let cgroup = try #require(fixture.cgroups.cgroup("victim"))
     #expect(cgroup.calls.contains("killAll"))

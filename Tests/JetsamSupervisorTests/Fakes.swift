@@ -238,8 +238,12 @@ final class FakeSignals: SignalSender {
   /// Whether signals through a pidfd fail (the process is gone).
   var failPidfdSignals = false
 
+  /// Called as a signal is sent through a pidfd, before it counts as sent: what the world looks like at that moment.
+  var whenSendingThroughPidfd: (Signal) -> Void = { _ in }
+
   func send(_ signal: Signal, pidfd: FileDescriptor) throws {
     if failPidfdSignals { throw SystemError(code: ESRCH, "pidfd_send_signal") }
+    whenSendingThroughPidfd(signal)
     sentThroughPidfd.append(signal)
   }
   func state(of pid: pid_t) -> Character? { states[pid] ?? "R" }
@@ -481,4 +485,11 @@ func runningApp(_ name: String, pid: Int32 = 1000, others: [Int32] = [], pidfd: 
 extension Array {
   /// The one element, or nil when there are none or several: what a test expects exactly one of.
   var only: Element? { count == 1 ? first : nil }
+}
+
+extension KillInFlight {
+  /// A jetsam kill decided at critical pressure, with `snapshot`.
+  static func jetsamAtCritical(_ snapshot: [SnapshotEntry]) -> KillInFlight {
+    KillInFlight(kill: .jetsam, level: .critical, availableBytes: 1 << 20, snapshot: snapshot)
+  }
 }

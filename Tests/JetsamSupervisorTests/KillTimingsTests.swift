@@ -15,7 +15,7 @@ struct KillTimingsTests {
   /// A pressure kill of `app` decided on a sample taken at ``observed``.
   func decide(_ timings: inout KillTimings, _ app: String = "a", reason: ExitReason = .memoryPressure) {
     timings.handled(.memorySampled(available: 100, at: observed))
-    timings.performed(.kill(app: app, pid: 10, reason: reason, snapshot: []))
+    timings.performed(.kill(app: app, pid: 10, reason: reason, decision: .jetsamAtCritical([])))
   }
 
   @Test("a pressure kill: from its sample to its SIGKILL, and from the SIGKILL to the exit")
@@ -35,7 +35,7 @@ struct KillTimingsTests {
     var timings = KillTimings()
     decide(&timings, reason: .appWatchdog)
     timings.handled(.kill(app: "b", reason: .memoryPressure, at: observed))
-    timings.performed(.kill(app: "b", pid: 20, reason: .memoryPressure, snapshot: nil))
+    timings.performed(.kill(app: "b", pid: 20, reason: .memoryPressure, decision: .jetsamAtCritical([])))
     for app in ["a", "b"] {
       timings.handled(.killSignalled(app: app, pid: 10, at: after(2), memory: [:]))
       timings.handled(.exited(app: app, pid: 10, end: .unobserved, oomKilled: false, at: after(9)))

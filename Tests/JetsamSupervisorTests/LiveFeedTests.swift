@@ -122,7 +122,7 @@ struct LiveFeedTests {
   @Test("each change about an app says which process it is about, and what happened to it")
   func appChanges() {
     _ = watcher()
-    feed.publish(.kill(app: "mail", pid: 999, reason: .memoryPressure, snapshot: nil))
+    feed.publish(.kill(app: "mail", pid: 999, reason: .memoryPressure, decision: .jetsamAtCritical([])))
     feed.publish(.deliver(app: "mail", pid: 1000, event: AppEvent(id: 1, kind: .memoryWarning, level: .urgent)))
     feed.publish(.diagnose(app: "mail", pid: 1000, .hang(event: .didEnterBackground, seconds: 5)))
     let (kill, warning, diagnostic) = (audience.published[0], audience.published[1], audience.published[2])

@@ -70,7 +70,7 @@ struct PolicyAnnouncerTests {
   func followsTheLoop() {
     let sampled = Instant.seconds(10)
     announcer.handled(.memorySampled(available: 1, at: sampled))
-    announcer.performed(.kill(app: "mail", pid: 7, reason: .memoryPressure, snapshot: []))
+    announcer.performed(.kill(app: "mail", pid: 7, reason: .memoryPressure, decision: .jetsamAtCritical([])))
     announcer.handled(.killSignalled(app: "mail", pid: 7, at: sampled.advanced(by: .milliseconds(1)), memory: [:]))
     #expect(announcer.killTimings.killLatency.count == 1)
   }

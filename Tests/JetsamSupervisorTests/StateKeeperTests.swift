@@ -105,6 +105,24 @@ struct StateKeeperTests {
     #expect(harness.writes.waiting.count == 2)
   }
 
+  @Test("the kill journal is emptied once a save that covers every kill it lists is written, and only then")
+  func killJournalEmptied() throws {
+    let harness = try Harness()
+    let journal = KillJournal(stateDirectory: harness.directory, log: Logger(threshold: .error))
+    harness.keeper.killJournal = journal
+    let decision = KillInFlight(kill: .user(.memoryPressure), level: .normal, availableBytes: 0)
+    journal.record(app: "a", pid: 10, launch: 1, decision: decision)
+    harness.run(.killSignalled(app: "a", pid: 10, at: .seconds(1), memory: [:]))
+    // A second kill noted after that save was encoded: the save does not cover it.
+    journal.record(app: "b", pid: 11, launch: 1, decision: decision)
+    harness.writes.runAll()
+    #expect(journal.entriesLeft().keys.sorted() == ["a", "b"], "b's kill is in no saved state yet")
+    harness.run(.killSignalled(app: "b", pid: 11, at: .seconds(2), memory: [:]))
+    #expect(journal.entriesLeft().count == 2, "not before the save is written")
+    harness.writes.runAll()
+    #expect(journal.entriesLeft().isEmpty)
+  }
+
   @Test("other changes are coalesced: a burst costs one snapshot and one write, 20 ms after the first")
   func coalesced() throws {
     let harness = try Harness()

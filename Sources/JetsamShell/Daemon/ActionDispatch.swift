@@ -30,7 +30,7 @@ enum ActionDispatch {
     case .suspendIncomplete(let app, _): apps.suspendIncomplete(app)
     case .resume(let app, let pid): apps.suspender.resume(app, pid: pid)
     case .defunctSockets(let app, let pid): apps.suspender.defunctSockets(of: app, pid: pid)
-    case .kill(let app, let pid, let reason, let snapshot): apps.kill(app, pid: pid, reason: reason, snapshot: snapshot)
+    case .kill(let app, let pid, let reason, let decision): apps.kill(app, pid: pid, reason: reason, decision: decision)
     case .terminate(let app, let pid): apps.terminate(app, pid: pid)
     case .signal(let app, let pid, let signal): apps.signalEveryProcess(of: app, pid: pid, signal)
     case .runHook(let app, let pid, let event, let command, let directory):

@@ -150,6 +150,9 @@ public final class Daemon {
       path: stateDirectory + "/state.json", loop: loop, log: log,
       isBusy: { [unowned self] in !self.supervisor.suspender.isIdle },
       snapshot: { [unowned self] in self.savedState() })
+    // Each kill's decision, noted before its signal and dropped once a state save holds it.
+    supervisor.killJournal = KillJournal(stateDirectory: stateDirectory, log: log)
+    stateKeeper.killJournal = supervisor.killJournal
     connectSupervisor()
 
     // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
@@ -287,6 +290,7 @@ public final class Daemon {
       lastExit: { [unowned self] name in
         self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
       },
+      killsDecided: supervisor.killJournal?.entriesLeft() ?? [:],
       now: MonotonicClock.now())
     let current = state?.bootID == DaemonState.currentBootID ? state : nil
     // The device's conditions first: the apps adopted next are watched as the lab left them.

@@ -19,6 +19,9 @@ struct Readoption {
   let submit: ([PolicyEvent]) throws(PolicyError) -> Void
   /// The last recorded exit of an app.
   let lastExit: (String) -> ExitRecord?
+  /// The kills the last jetsamd noted just before signalling them (``KillJournal``), the last one of each app: the
+  /// state file holds them only once it was saved after the signal.
+  let killsDecided: [String: KillJournal.Entry]
   let now: Instant
 
   /// Adopts what runs; returns how many apps were adopted. `storedChannels` are the channels systemd kept,
@@ -52,6 +55,12 @@ struct Readoption {
     let alive = saved.startTime != 0 && launcher.startTime(of: pid) == saved.startTime
     let pidfd = alive ? try? launcher.openPidfd(pid: pid) : nil
     var found = saved.adopted
+    // A kill the state file does not hold yet: the last jetsamd died between its decision and the save after it.
+    var journaledKill: KillInFlight?
+    if found.killInFlight == nil, let entry = killsDecided[name], entry.pid == pid, entry.launch == found.launch {
+      found.killInFlight = entry.decision
+      journaledKill = entry.decision
+    }
     if let cgroup, pidfd != nil { found.observedStopped = supervisor.allStopped(cgroup) }
     do {
       try submit([
@@ -83,6 +92,13 @@ struct Readoption {
     log.notice(
       "re-adopted \(name) pid \(pid) #\(app.launch) (\(saved.adopted.state.rawValue))"
         + (app.channel == nil ? ", without its channel" : ", with its channel"))
+    if let journaledKill {
+      // Its SIGKILL may not have gone out before the last jetsamd died: the decision stands, so it is carried out.
+      let expected = ExitClassification.classify(
+        .signaled(signal: Signal.kill.rawValue, dumpedCore: false), requestedKill: journaledKill.kill,
+        sentTerminate: false, oomKilled: false)
+      supervisor.kill(name, pid: pid, reason: expected.reason, decision: journaledKill)
+    }
     return true
   }
 

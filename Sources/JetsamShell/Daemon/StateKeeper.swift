@@ -43,6 +43,8 @@ final class StateKeeper {
   /// Who waits for the file to hold the state as it is now (a stop, before the daemon exits).
   private var waitingForSave: [() -> Void] = []
   private var timer: (any LoopSource)?
+  /// The kills noted before their signals: emptied once a save that holds them all is written.
+  var killJournal: KillJournal?
   private var timerArmed = false
   /// When the coalesced save was first due (it is held back at most ``longestHold`` past it).
   private var dueSince: Instant?
@@ -135,6 +137,8 @@ final class StateKeeper {
   func saveNow() {
     guard dirty else { return }
     dirty = false
+    // The kills the journal lists now are in this state (its apps' decisions), or their records are durable.
+    let journaled = killJournal?.appended
     do {
       newest.put(try encoder.encode(snapshot()))
     } catch {
@@ -154,6 +158,8 @@ final class StateKeeper {
           // Tried again with the next change, not at once: a full disk would make it a loop.
           self.log.error("writing \(self.path): \(error)")
           self.dirty = true
+        } else if let journaled {
+          self.killJournal?.stateSaved(covering: journaled)
         }
         self.savesSettled()
       })

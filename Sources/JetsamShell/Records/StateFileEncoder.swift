@@ -90,9 +90,9 @@ extension JSONBytes {
       number(app.continuedByOthers)
     }
     if let kill = app.killInFlight {
-      // Rare (only between a kill and its exit): JSONEncoder's speed does not matter here.
+      // Only between a kill and its exit, but a jetsam kill's snapshot names every running app: by hand.
       key("killInFlight")
-      raw(try JSONEncoder.stable.encode(kill))
+      try killInFlight(kill)
     }
     key("launch")
     number(app.launch)

@@ -61,6 +61,8 @@ final class AppSupervisor {
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
+  /// Where each kill's decision is noted before its signal goes out (nil: nowhere, as in the supervisor's own tests).
+  var killJournal: KillJournal?
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -190,15 +192,17 @@ final class AppSupervisor {
 
   // MARK: Kill, terminate, signals, hooks
 
-  func kill(_ name: String, pid: Int32, reason: ExitReason, snapshot: [SnapshotEntry]?) {
+  func kill(_ name: String, pid: Int32, reason: ExitReason, decision: KillInFlight) {
     guard let app = process(name, pid: pid), app.end == nil, !app.killed else { return }
     // A diagnostic asked for just before (a hang's stacks) is taken first: after the SIGKILL there is nothing left
     // to look at. The capture has a time budget; the kill goes out once it is done.
     if let diagnostics, diagnostics.isCapturing(app: name, pid: pid) {
       return diagnostics.whenCaptured(app: name, pid: pid) { [weak self] in
-        self?.kill(name, pid: pid, reason: reason, snapshot: snapshot)
+        self?.kill(name, pid: pid, reason: reason, decision: decision)
       }
     }
+    // Who killed it outlives this daemon from here on, even if it dies before the state file is saved.
+    killJournal?.record(app: name, pid: pid, launch: app.launch, decision: decision)
     app.killed = true
     suspender.forget(name)
     let memory = try? app.cgroup.memoryUsage()
@@ -216,7 +220,7 @@ final class AppSupervisor {
     }
     var figures: [String: Int64] = [:]
     if let memory { figures[name] = memory }
-    for entry in snapshot ?? [] where entry.name != name {
+    for entry in decision.snapshot ?? [] where entry.name != name {
       if let other = try? processes[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
     }
     log.notice("killing \(name) pid \(pid) (\(reason.rawValue), \(ByteSize.format(memory ?? 0)))")

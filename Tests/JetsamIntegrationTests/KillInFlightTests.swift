@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+import JetsamControlClient
+import JetsamCore
+import JetsamDaemonProcess
+import JetsamPlatform
+import JetsamProtocol
+import JetsamTestKit
+import JetsamTestTraits
+import Testing
+
+/// Who killed an app survives jetsamd's death: a jetsam kill decided and signalled by a jetsamd that is SIGKILLed
+/// before it reaps the victim is recorded by its successor as that kill (`memoryPressure`, the level and snapshot of
+/// the decision), whether or not the state file was saved after the signal.
+@Suite(
+  "A kill in flight across jetsamd's death", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  .timeLimit(.minutes(3)), .offThePool)
+struct KillInFlightTests {
+  /// Even trials take the state file as the dead jetsamd left it (saved after the kill or not: the race of a real
+  /// crash); odd ones take away what the save after the kill wrote, as if jetsamd had died the moment the signal
+  /// was out, so that only the kill journal can tell.
+  @Test("a jetsam victim is recorded for its kill by the successor, 20 trials of 20", arguments: 0..<20)
+  func jetsamKillSurvives(trial: Int) throws {
+    let daemon = try DaemonHarness(config: "{ debugRequests: true, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let victim = try daemon.launch("victim", ["idle"], options: ["--background"])
+    let bystander = try daemon.launch("bystander", ["idle"])
+    #expect(try daemon.ctl(["suspend", "victim"]).status == 0)
+
+    // Critical pressure and a freeze of the loop in one write: jetsamd decides the kill of the suspended app and
+    // sends its SIGKILL, then hangs before it can see the exit; it dies there.
+    let client = try ControlClient(path: daemon.socket)
+    var force = ControlRequest(verb: .pressure)
+    force.action = "set"
+    force.level = .critical
+    let freeze = ControlRequest(verb: .debugFreeze)
+    try client.write(raw: try client.encode(force) + client.encode(freeze))
+    #expect(try client.nextResponse()?.ok == true)
+    try daemon.waitUntil("the victim is dead") { !isAlive(victim) }
+    daemon.crash()
+    let journal = daemon.stateDirectory + "/kills.jsonl"
+    if trial % 2 == 1 {
+      #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"app\":\"victim\""))
+      try Self.forgetKillsInFlight(stateFile: daemon.stateDirectory + "/state.json")
+    }
+
+    try daemon.jetsamd.startAgain()
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "victim" && record.pid == victim)
+    #expect(record.reason == .memoryPressure, "trial \(trial): \(record.reason) \(record.terminationReason)")
+    #expect(record.endedBy == .jetsam)
+    #expect(record.pressureLevel == .critical)
+    #expect(
+      Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
+    #expect(isAlive(bystander), "the bystander was adopted, not killed")
+    #expect(try daemon.apps()["bystander"]?.pid == bystander)
+  }
+
+  /// Removes every app's kill in flight from the state file at `stateFile`.
+  static func forgetKillsInFlight(stateFile: String) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+    guard var state = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let apps = state["apps"] as? [[String: Any]]
+    else { throw TestKitError("\(stateFile) is not a state file") }
+    state["apps"] = apps.map { app -> [String: Any] in
+      var app = app
+      if var adopted = app["adopted"] as? [String: Any] {
+        adopted["killInFlight"] = nil
+        app["adopted"] = adopted
+      }
+      return app
+    }
+    try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: stateFile))
+  }
+}
