@@ -32,7 +32,7 @@ build-tests: deps
 # import declared in Package.swift. test-unit adds that jetsam-lab and jetsam-spawner link no libcgroup/libsystemd.
 DAEMON_SOURCES := Sources/JetsamShell Sources/JetsamCore Sources/JetsamProtocol Sources/JetsamPlatform \
   Sources/JetsamWire Sources/JetsamValues Sources/JetsamConfig Sources/JetsamSpawning Sources/jetsamd \
-  Sources/jetsam-spawner Sources/JetsamSockets Sources/jetsam-sockets
+  Sources/jetsam-spawner Sources/JetsamSockets Sources/jetsam-sockets Sources/jetsam-runnable
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 	@! grep -rn --include='*.swift' -E '^import (Foundation|struct Foundation\.|class Foundation\.)$$' $(DAEMON_SOURCES) \
@@ -114,7 +114,7 @@ CONFDIR := /etc/jetsam
 DESTDIR ?=
 INSTALL_BIN_DIR ?=
 INSTALL_SCRATCH := $(shell pwd)/.build/install
-JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-sockets jetsam-testapp jetsam-lab jetsam-demo-app
+JETSAM_PROGRAMS := jetsamd jetsamctl jetsam-spawner jetsam-stack jetsam-sockets jetsam-runnable jetsam-testapp jetsam-lab jetsam-demo-app
 # The crash reporter preloaded into apps; jetsamd looks for it in ../lib/jetsam beside its own directory.
 LIBDIR ?= $(PREFIX)/lib/jetsam
 

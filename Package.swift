@@ -10,6 +10,7 @@ let package = Package(
     .executable(name: "jetsam-testapp", targets: ["jetsam-testapp"]),
     .executable(name: "jetsam-stack", targets: ["jetsam-stack"]),
     .executable(name: "jetsam-sockets", targets: ["jetsam-sockets"]),
+    .executable(name: "jetsam-runnable", targets: ["jetsam-runnable"]),
     .library(name: "jetsam-crash", type: .dynamic, targets: ["JetsamCrashHandler"]),
     .library(name: "JetsamCore", targets: ["JetsamCore"]),
     .library(name: "JetsamProtocol", targets: ["JetsamProtocol"]),
@@ -91,6 +92,9 @@ let package = Package(
     // Destroys a suspended app's network sockets, started by jetsamd through its process launcher: where the apps
     // run (the spawner service's network under systemd), with the rights of whatever starts them.
     .executableTarget(name: "jetsam-sockets", dependencies: ["JetsamSockets"]),
+    // Whether a launch's commands can run, asked as the user they will run as (the kernel answers for the asker's
+    // credentials): started by jetsamd through its process launcher, as the app's user.
+    .executableTarget(name: "jetsam-runnable", dependencies: ["JetsamPlatform"]),
     // The crash reporter preloaded into apps (libjetsam-crash.so): tells jetsamd of a fatal signal and waits while
     // jetsam-stack takes the stacks, then lets the crash happen. Pure C, but SwiftPM links it with swiftc, which adds
     // the Swift runtime (swiftrt.o, libswiftCore.so) to every image: that would load the runtime, and its crash

@@ -6,7 +6,8 @@
 #     libsystemd; jetsam-lab holds none of the shell's code (nor the spawner service's: it starts programs through
 #     the platform layer's spawnProcess, as the spawner does), and jetsam-spawner, the most privileged process, none but its own, the platform layer's and the shared values' (no policy, no config,
 #     no protocol, no shell); jetsam-sockets, which the spawner service runs with its rights, none of the shell's,
-#     the spawner's, the config's or the protocol's.
+#     the spawner's, the config's or the protocol's; jetsam-runnable, started as an app's user, none but the platform
+#     layer's.
 # `make lint` runs the first two, `make test-unit` all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,8 @@ if [[ -n "$bin_dir" ]]; then
   # program, then the modules whose code it must not hold (their mangled names start with <length><name>).
   for entry in "jetsam-lab JetsamShell JetsamSpawning" \
     "jetsam-spawner JetsamShell JetsamConfig JetsamLab JetsamCore JetsamWire JetsamProtocol JetsamControlClient" \
-    "jetsam-sockets JetsamShell JetsamSpawning JetsamConfig JetsamLab JetsamProtocol JetsamControlClient"; do
+    "jetsam-sockets JetsamShell JetsamSpawning JetsamConfig JetsamLab JetsamProtocol JetsamControlClient" \
+    "jetsam-runnable JetsamShell JetsamSpawning JetsamConfig JetsamLab JetsamCore JetsamProtocol JetsamControlClient"; do
     read -r program forbidden <<<"$entry"
     binary="$bin_dir/$program"
     [[ -x "$binary" ]] || { fail "$binary is not built"; continue; }

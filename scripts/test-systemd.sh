@@ -110,6 +110,7 @@ trap cleanup EXIT
 make -C "$ROOT" --no-print-directory install DESTDIR="$STAGE" PREFIX=/usr/local INSTALL_BIN_DIR="$BIN" > "$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log"; say "make install DESTDIR=$STAGE failed"; exit 1; }
 for f in usr/local/bin/jetsamd usr/local/bin/jetsam-spawner usr/local/bin/jetsam-stack usr/local/bin/jetsam-sockets \
+  usr/local/bin/jetsam-runnable \
   usr/local/lib/jetsam/libjetsam-crash.so usr/local/lib/systemd/system/jetsamd.service \
   usr/local/lib/systemd/system/jetsamd.socket usr/local/lib/systemd/system/jetsam-spawner.service \
   usr/local/lib/systemd/system/jetsam-spawner.socket \
@@ -120,7 +121,7 @@ done
 
 # Libraries outside the container's view (the volatile root has only the host's /usr): a toolchain's runtime.
 binds=()
-for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" "$BIN/jetsam-stack" "$BIN/jetsam-sockets" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
+for dir in $(ldd "$BIN/jetsamd" "$BIN/jetsam-spawner" "$BIN/jetsamctl" "$BIN/jetsam-testapp" "$BIN/jetsam-stack" "$BIN/jetsam-sockets" "$BIN/jetsam-runnable" 2> /dev/null | sed -n 's|.*=> \(/[^ ]*\)/[^/ ]* (.*|\1|p' | sort -u); do
   case "$dir" in /usr/* | /lib/* | /lib64/*) ;; *) binds+=(--bind-ro="$dir") ;; esac
 done
 

@@ -101,7 +101,7 @@ public enum ConfigLoader {
         guard let program = ShellCommandLine.program(of: command),
           let problem = ProgramCheck.problem(
             program: program, searchPath: AppCommands.searchPath,
-            workingDirectory: config.apps[name]!.workingDirectory, user: nil)
+            workingDirectory: config.apps[name]!.workingDirectory, asker: .anyone)
         else { continue }
         throw ConfigError(
           file: label, keyPath: ConfigKeyPath.appending(name, to: "apps") + ".hooks.\(key)", reason: problem)

@@ -102,6 +102,7 @@ struct ControlRequestHandlerTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jetsam-control-\(UUID())").path
     let view: FakeView
     let background = FakeBackground()
+    let commandCheck = FakeCommandCheck()
     let handler: ControlRequestHandler
     let loop: EventLoop
     let connection: ControlConnection
@@ -111,7 +112,7 @@ struct ControlRequestHandlerTests {
     init(peerUser: uid_t = 0) throws {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       view = try FakeView(directory: directory)
-      handler = ControlRequestHandler(daemon: view, background: background)
+      handler = ControlRequestHandler(daemon: view, background: background, commandCheck: commandCheck)
       loop = try EventLoop()
       var fds: [Int32] = [0, 0]
       guard
@@ -247,6 +248,26 @@ struct ControlRequestHandlerTests {
     #expect(settings.adHoc && batch.count == 2)
     #expect(settings.launch?.command == ["/usr/bin/mail"])
     #expect(fixture.view.policy.settings(of: "mail")?.launch == settings.launch)
+  }
+
+  @Test("a launch whose command cannot run is refused with the check's words, and nothing is submitted")
+  func launchRefusedByItsCommandCheck() throws {
+    let fixture = try Fixture()
+    let problem = "--ready: /srv/x/ready.sh: cannot be reached by user app (Permission denied)"
+    var request = Self.launch("mail")
+    request.ready = ["/srv/x/ready.sh", "--now"]
+    #expect(fixture.handle(request) == nil)
+    #expect(fixture.commandCheck.checked == [["--ready /srv/x/ready.sh"]])
+    #expect(try fixture.replies().isEmpty, "nothing before the check's answer")
+    fixture.commandCheck.answer(problem)
+    let reply = try #require(try fixture.replies().first)
+    #expect(!reply.ok && reply.error?.message == problem)
+    #expect(fixture.view.submitted.isEmpty)
+    // Once the check finds nothing, the same launch goes ahead.
+    #expect(fixture.handle(request) == nil)
+    fixture.commandCheck.answer(nil)
+    #expect(try fixture.replies().first?.ok == true)
+    #expect(fixture.view.submitted.count == 1)
   }
 
   @Test("a launch the spawner service answers later is answered then, with the pid")

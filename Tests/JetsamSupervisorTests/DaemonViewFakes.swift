@@ -60,3 +60,22 @@ struct TestPolicy {
     ])
   }
 }
+
+/// Answers a launch's command check when the test says (``answer(_:)``), as the real one answers later, off the
+/// loop; each check's programs are kept.
+final class FakeCommandCheck: LaunchCommandChecking {
+  private(set) var checked: [[String]] = []
+  private var waiting: [(String?) -> Void] = []
+
+  func problem(of check: LaunchCommandCheck, then: @escaping (String?) -> Void) {
+    checked.append(check.programs.map { "\($0.label) \($0.program)" })
+    waiting.append(then)
+  }
+
+  /// Answers every check waiting with `problem`.
+  func answer(_ problem: String?) {
+    let answers = waiting
+    waiting = []
+    for then in answers { then(problem) }
+  }
+}

@@ -13,10 +13,13 @@ final class ControlRequestHandler {
   private let daemon: any ControlView
   /// Blocking work (reading the whole record log, the diagnostics kept) runs here, off the loop.
   private let background: any BackgroundRunning
+  /// Whether a launch's commands can run, as its user (``LaunchCommandChecker``).
+  private let commandCheck: any LaunchCommandChecking
 
-  init(daemon: any ControlView, background: any BackgroundRunning) {
+  init(daemon: any ControlView, background: any BackgroundRunning, commandCheck: any LaunchCommandChecking) {
     self.daemon = daemon
     self.background = background
+    self.commandCheck = commandCheck
   }
 
   /// Answers one control request, or returns nil and answers through `connection` later (a suspend is answered
@@ -68,7 +71,7 @@ final class ControlRequestHandler {
   }
 
   /// Launches a configured or an ad-hoc app, as ``ControlRequest/launchSpec(config:peer:userName:)`` allows, once
-  /// its commands are seen able to run (``LaunchCommandCheck``, off the loop): a launch whose command cannot run is
+  /// its commands are seen able to run (``LaunchCommandCheck``, as the app's user, off the loop): a launch whose command cannot run is
   /// refused with nothing started and nothing told to the policy.
   private func launch(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
     guard !daemon.shuttingDown else { throw ControlError(.launchFailed, "jetsamd is stopping") }
@@ -79,8 +82,8 @@ final class ControlRequestHandler {
       let check = LaunchCommandCheck(
         request: request, spec: spec, name: name, appsDirectory: daemon.appsDirectory)
     else { return try start(name, spec: spec, request: request, connection: connection) }
-    background.run(
-      { () -> String? in check.problem() },
+    commandCheck.problem(
+      of: check,
       then: { [weak connection, unowned self] (problem: String?) in
         guard let connection else { return }
         if let problem {

@@ -10,8 +10,9 @@ import JetsamProtocol
 /// `ready` that never succeeds ends in the watchdog's kill); refused at launch, it is named instead:
 /// `--ready: redis-cli: not found in /usr/local/bin:/usr/bin:/bin`.
 ///
-/// It runs off the loop, on the handler's background worker: it looks the app's user up (the user database may be
-/// seconds away) and then makes a few `stat` calls, which on a network file system could wait as long.
+/// The files are looked at by `jetsam-runnable`, started as the app's user (``LaunchCommandChecker``): the kernel
+/// answers for that user's credentials, so a member is told nothing of a place it could not look into itself. Here
+/// only what to ask, and as whom (``resolve()``: the user database may be seconds away, so off the loop).
 struct LaunchCommandCheck: Sendable {
   /// Each command's program, named as the launch gave it: `--ready`, `--digest`, `--on EVENT` for a command the
   /// request gave (the words of `jetsamctl launch`, ``ProgramCommands``), `hooks.KEY` for one from the config.
@@ -49,34 +50,37 @@ struct LaunchCommandCheck: Sendable {
     ownDefaultDirectory = "\(appsDirectory)/\(name)"
   }
 
-  /// What keeps one of the commands from running (`LABEL: PROGRAM: why`), or nil. Blocks: off the loop only.
-  func problem() -> String? {
-    let runner: ProgramCheck.User
+  /// Whom `jetsam-runnable` runs as, and what it is asked.
+  struct Asking: Sendable {
+    /// The app's user; nil: jetsamd's own credentials (an app without a `user`).
+    var user: SpawnUser?
+    /// The user's name, for messages.
+    var userName: String
+    /// Where the app starts (relative programs are found there).
+    var directory: String
+    var programs: [(label: String, program: String)]
+  }
+
+  /// Whom the check runs as and from where, or nil when the app's user is unknown (the launch's own error to give:
+  /// the spawn's lookup names it). Blocks: off the loop only.
+  func resolve() -> Asking? {
     var directory = workingDirectory
-    if let user {
-      // An unknown user is the launch's own error to give (the spawn's lookup names it), not this check's.
-      guard let found = try? SpawnUser.lookup(name: user) else { return nil }
-      runner = ProgramCheck.User(uid: found.uid, gid: found.gid, groups: found.supplementaryGroups, name: user)
+    let user: SpawnUser?
+    let userName: String
+    if let name = self.user {
+      guard let found = try? SpawnUser.lookup(name: name) else { return nil }
+      user = found
+      userName = name
       if directory == nil && found.uid != geteuid() {
         // As SpawnRequests.defaultWorkingDirectory: another user's app starts in its home, or in /.
         var info = stat()
         directory = stat(found.home, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? found.home : "/"
       }
     } else {
+      user = nil
       let uid = geteuid()
-      let name = SpawnUser.name(of: uid)
-      runner = ProgramCheck.User(
-        uid: uid, gid: getegid(), groups: name.map { SpawnUser.groupList($0, getegid()) } ?? [],
-        name: name ?? "uid \(uid)")
+      userName = SpawnUser.name(of: uid) ?? "uid \(uid)"
     }
-    let start = directory ?? ownDefaultDirectory
-    for (label, program) in programs {
-      if let problem = ProgramCheck.problem(
-        program: program, searchPath: AppCommands.searchPath, workingDirectory: start, user: runner)
-      {
-        return "\(label): \(problem)"
-      }
-    }
-    return nil
+    return Asking(user: user, userName: userName, directory: directory ?? ownDefaultDirectory, programs: programs)
   }
 }

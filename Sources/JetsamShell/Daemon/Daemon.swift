@@ -193,7 +193,10 @@ public final class Daemon {
       }
     }
     let requests = ControlRequestHandler(
-      daemon: DaemonControlView(daemon: self, startedAt: startedAt), background: try BackgroundWork(loop: loop))
+      daemon: DaemonControlView(daemon: self, startedAt: startedAt), background: try BackgroundWork(loop: loop),
+      commandCheck: LaunchCommandChecker(
+        loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-runnable"),
+        worker: try BackgroundWork(loop: loop, label: "jetsamd.command-check"), log: log))
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(
