@@ -10,7 +10,7 @@ struct SimEventQueue {
     /// App `app`'s process of launch `launch` finished starting.
     case spawned(app: Int, launch: Int)
     /// App `app`'s background work of stint `stint` is done: it may be suspended.
-    case backgroundDone(app: Int, stint: Int)
+    case backgroundDone(app: Int, stint: Int32)
     /// The policy asked to be woken now.
     case tick
     /// Count the resident apps for the timeline.

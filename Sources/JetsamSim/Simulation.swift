@@ -6,21 +6,20 @@ import JetsamValues
 /// actions are answered as a device would answer them (a spawn starts after the launch time, a suspension and a
 /// SIGKILL take effect at once), and memory follows what the apps hold.
 public struct Simulation {
-  /// One app of the population.
+  /// One app of the population. Its name is not kept: app `n` is `app<n>` (see ``name(of:)``), so that a population
+  /// of millions costs no string and no name index here (README, the jetsam-sim section). The fields go widest
+  /// first, so that no padding falls between them: 40 bytes an app.
   struct SimApp {
-    let name: String
-    let kind: Int
-    /// What the policy last said of its state (kept here so that a kill's state costs no status).
-    var state: LifecycleState = .notRunning
     /// Memory while running in this launch, in MiB; what it holds now depends on the state.
     var runningMiB = 0.0
     var heldMiB = 0.0
-    /// Whether what the apps hold changed since the policy's last sample.
-    var memoryChanged = true
-    var pid: Int32 = 0
     var launch = 0
+    let kind: Int32
+    var pid: Int32 = 0
     /// Its current background stint, so that the end of an old one does not suspend it.
-    var stint = 0
+    var stint: Int32 = 0
+    /// What the policy last said of its state (kept here so that a kill's state costs no status).
+    var state: LifecycleState = .notRunning
     var unsaved = false
     var killedByJetsam = false
   }
@@ -31,7 +30,6 @@ public struct Simulation {
   var random: SimRandom
   var policy: JetsamPolicy
   var apps: [SimApp] = []
-  var index: [String: Int] = [:]
   /// Cumulative Zipf weights of the apps, for the user's and the background's picks.
   var popularity: [Double] = []
   var queue = SimEventQueue()
@@ -91,6 +89,12 @@ public struct Simulation {
   private mutating func populate(_ count: Int) {
     let shares = model.kinds.map(\.share)
     let total = shares.reduce(0, +)
+    // One settings value per kind, shared by its apps (the policy boxes each app's copy, but the command's array and
+    // string are one): nothing is started, and each app's own command would cost two allocations more per app.
+    let settings = model.kinds.map { kind in
+      AppSettings(
+        launch: LaunchSpec(command: ["/simulated/\(kind.name)"]), bandFloor: kind.bandFloor.flatMap { Band(name: $0) })
+    }
     var cumulative = 0.0
     popularity.reserveCapacity(count)
     apps.reserveCapacity(count)
@@ -102,15 +106,22 @@ public struct Simulation {
         draw -= shares[kind]
         kind += 1
       }
-      let name = "app\(number)"
-      apps.append(SimApp(name: name, kind: kind))
-      index[name] = number
+      apps.append(SimApp(kind: Int32(kind)))
       cumulative += 1 / pow(Double(number + 1), model.popularity)
       popularity.append(cumulative)
-      let floor = model.kinds[kind].bandFloor.flatMap { Band(name: $0) }
-      let settings = AppSettings(launch: LaunchSpec(command: ["/simulated/\(name)"]), bandFloor: floor)
-      submit(.configure(app: name, settings: settings, launchCount: 0))
+      submit(.configure(app: Self.name(of: number), settings: settings[kind], launchCount: 0))
     }
+  }
+
+  /// The name the policy knows app `number` by.
+  static func name(of number: Int) -> String { "app\(number)" }
+
+  /// The number of the app the policy calls `name`, if it is one of the population's.
+  private func number(of name: String) -> Int? {
+    guard name.hasPrefix("app"), let number = Int(name.dropFirst(3)), apps.indices.contains(number) else {
+      return nil
+    }
+    return number
   }
 
   /// Runs the whole duration and returns the report.
@@ -185,25 +196,25 @@ public struct Simulation {
       } else if apps[app].state != .launching && apps[app].state != .foregroundActive {
         report.launches.warmReturns += 1
       }
-      submit(.activate(app: apps[app].name, at: instant))
+      submit(.activate(app: Self.name(of: app), at: instant))
       queue.schedule(.userSwitch, at: draw(mean: model.switchSeconds))
     case .backgroundLaunch:
       let app = pick()
       if !apps[app].state.isRunning {
         report.launches.coldInBackground += 1
-        submit(.launch(app: apps[app].name, foreground: false, at: instant))
+        submit(.launch(app: Self.name(of: app), foreground: false, at: instant))
       }
       queue.schedule(.backgroundLaunch, at: draw(mean: model.backgroundLaunchSeconds))
     case .spawned(let app, let launch):
       guard apps[app].launch == launch, apps[app].state == .launching else { return }
       nextPid = nextPid == Int32.max ? 100 : nextPid + 1
       apps[app].pid = nextPid
-      let kind = model.kinds[apps[app].kind]
+      let kind = model.kinds[Int(apps[app].kind)]
       apps[app].runningMiB = random.logNormal(median: kind.memoryMedianMiB, spread: kind.memorySpread)
-      submit(.spawned(app: apps[app].name, pid: nextPid, at: instant))
+      submit(.spawned(app: Self.name(of: app), pid: nextPid, at: instant))
     case .backgroundDone(let app, let stint):
       guard apps[app].stint == stint, apps[app].state == .background else { return }
-      submit(.suspend(app: apps[app].name, at: instant))
+      submit(.suspend(app: Self.name(of: app), at: instant))
     case .tick:
       tickAt = nil
       submit(.tick(at: instant))
@@ -261,15 +272,15 @@ public struct Simulation {
   private mutating func answer(_ action: PolicyAction) -> [PolicyEvent] {
     switch action {
     case .spawn(let name, let launch, _, _):
-      guard let app = index[name] else { return [] }
+      guard let app = number(of: name) else { return [] }
       apps[app].launch = launch
       if apps[app].killedByJetsam { report.launches.coldAfterJetsam += 1 }
       apps[app].killedByJetsam = false
-      let delay = model.kinds[apps[app].kind].launchSeconds
+      let delay = model.kinds[Int(apps[app].kind)].launchSeconds
       queue.schedule(.spawned(app: app, launch: launch), at: now + Int64(delay * 1e9))
       return []
     case .stateChanged(let name, let from, let to, _):
-      guard let app = index[name] else { return [] }
+      guard let app = number(of: name) else { return [] }
       changeState(app, from: from, to: to)
       return []
     case .suspend(let name, _):
@@ -277,7 +288,7 @@ public struct Simulation {
     case .inspectLocks(let name, let pid, let stage):
       return [.locksInspected(app: name, pid: pid, locks: [], stage: stage, at: instant)]
     case .kill(let name, let pid, let reason, _):
-      guard let app = index[name] else { return [] }
+      guard let app = number(of: name) else { return [] }
       report.kills.total += 1
       report.kills.byReason[reason.rawValue, default: 0] += 1
       report.buckets[currentBucket(at: now)].killsByReason[reason.rawValue, default: 0] += 1
@@ -300,7 +311,7 @@ public struct Simulation {
   /// Follows a state change the policy made: the memory the app holds, cold launches, unsaved state, the background
   /// work that ends in a suspension.
   private mutating func changeState(_ app: Int, from: LifecycleState, to: LifecycleState) {
-    let kind = model.kinds[apps[app].kind]
+    let kind = model.kinds[Int(apps[app].kind)]
     apps[app].state = to
     let held: Double
     switch to {

@@ -26,7 +26,9 @@ struct SimOptions {
     resident over time. The same model, apps, duration and seed give the same figures.
 
       --model NAME|FILE   a built-in model (see --list-models; default \(BuiltInModels.defaultName)) or a JSON5 model file
-      --apps N            apps in the population (default: the model's)
+      --apps N            apps in the population (default: the model's; at most 10000000). Each costs about 2.5 KB
+                          of memory (one ended once, a few KB more), so 10000000 need about 26 GB: a population
+                          this machine's free memory (or its cgroup's limit) cannot hold is refused at once, exit 64
       --duration D        simulated time: a number with s, m, h or d (default 1d)
       --seed N            the seed of every random draw (default 1)
       --json              the report as JSON (figures only, no wall-clock time)
@@ -36,8 +38,9 @@ struct SimOptions {
       --list-models       the built-in models' names
       --help              this text
 
-    exit status: 0 done, 64 misuse, 65 a model that is not valid, 66 a model file that cannot be read,
-                 73 the --html file cannot be created or written (checked before the run)
+    exit status: 0 done, 64 misuse or a population that would not fit in memory (checked before the run), 65 a
+                 model that is not valid, 66 a model file that cannot be read, 73 the --html file cannot be created
+                 or written (checked before the run)
     """
 
   /// The options in `arguments` (without the program's name).

@@ -42,6 +42,16 @@ do {
   fail(error.description, status: 65)
 }
 
+// A population this machine cannot hold is refused now: the run would otherwise end, perhaps minutes in, in the
+// kernel's OOM killer, with no word (README, the jetsam-sim section).
+let apps = options.apps ?? model.apps
+let need = SimMemoryEstimate(model: model, apps: apps, duration: options.duration)
+if let available = AvailableMemory.read(),
+  let refusal = need.refusal(apps: apps, available: available.bytes, source: available.source)
+{
+  fail(refusal, status: 64)
+}
+
 // The page's file is created before the run, so that a path that cannot be written fails at once, not after it.
 var htmlFile: UnsafeMutablePointer<FILE>?
 if let path = options.html {
@@ -50,8 +60,7 @@ if let path = options.html {
 }
 
 let started = ContinuousClock.now
-var simulation = Simulation(
-  model: model, apps: options.apps ?? model.apps, duration: options.duration, seed: options.seed)
+var simulation = Simulation(model: model, apps: apps, duration: options.duration, seed: options.seed)
 let report = simulation.run()
 let elapsed = ContinuousClock.now - started
 
