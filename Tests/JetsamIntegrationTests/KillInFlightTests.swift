@@ -56,6 +56,53 @@ struct KillInFlightTests {
     #expect(try daemon.apps()["bystander"]?.pid == bystander)
   }
 
+  @Test("a victim that outlives two jetsamds (held where SIGKILL waits) keeps its kill in every state file")
+  func killOfAHeldVictimSurvivesTwoDeaths() throws {
+    let daemon = try DaemonHarness(config: "{ debugRequests: true, suspend: { backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let victim = try daemon.launch("victim", ["idle"], options: ["--background"])
+    _ = try daemon.launch("bystander", ["idle"])
+    #expect(try daemon.ctl(["suspend", "victim"]).status == 0)
+    // In a frozen v1 freezer a SIGKILL waits until the thaw (PLATFORM.md); a v2 freeze lets it act at once.
+    let held = try HeldProcess(victim)
+    defer { held.release() }
+
+    let client = try ControlClient(path: daemon.socket)
+    var force = ControlRequest(verb: .pressure)
+    force.action = "set"
+    force.level = .critical
+    try client.write(raw: try client.encode(force) + client.encode(ControlRequest(verb: .debugFreeze)))
+    #expect(try client.nextResponse()?.ok == true)
+    let statePath = daemon.stateDirectory + "/state.json"
+    try daemon.waitUntil("the kill in flight saved") {
+      (try? String(contentsOfFile: statePath, encoding: .utf8))?.contains("\"killInFlight\"") == true
+    }
+    daemon.crash()
+    if isAlive(victim) {
+      // The successor adopts the dying victim with the kill the state file held, and must save it again: a second
+      // death of jetsamd before the victim's end would otherwise leave a SIGKILL nobody explains.
+      try daemon.jetsamd.startAgain()
+      #expect(try daemon.apps()["victim"]?.pid == victim)
+      // A save of the successor's own, after the one at its start: a change of another app's state.
+      try? FileManager.default.removeItem(atPath: statePath)
+      #expect(try daemon.ctl(["background", "bystander"]).status == 0)
+      try daemon.waitUntil("the successor's state file") {
+        (try? String(contentsOfFile: statePath, encoding: .utf8))?.contains("\"victim\"") == true
+      }
+      #expect(
+        try String(contentsOfFile: statePath, encoding: .utf8).contains("\"killInFlight\""),
+        "the successor's state file dropped the kill")
+      daemon.crash()
+    }
+    try daemon.jetsamd.startAgain()
+    held.release()
+    let record = try #require(try daemon.waitForRecords(1).first)
+    #expect(record.app == "victim" && record.pid == victim)
+    #expect(record.reason == .memoryPressure, "\(record.reason) \(record.terminationReason)")
+    #expect(record.pressureLevel == .critical)
+    #expect(Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"])
+  }
+
   /// Removes every app's kill in flight from the state file at `stateFile`.
   static func forgetKillsInFlight(stateFile: String) throws {
     let data = try Data(contentsOf: URL(fileURLWithPath: stateFile))

@@ -88,6 +88,8 @@ struct Readoption {
     let app = AppProcess(name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: pidfd)
     app.startTime = saved.startTime
     app.stop.frozen = (try? cgroup.events().frozen) == true
+    // A kill the state file held went out before it was saved: it stays in the next saves until the exit is seen.
+    app.killed = saved.adopted.killInFlight != nil
     supervisor.adopt(app, channel: storedChannels.removeValue(forKey: name))
     log.notice(
       "re-adopted \(name) pid \(pid) #\(app.launch) (\(saved.adopted.state.rawValue))"
