@@ -303,7 +303,18 @@ public struct Simulation {
     case .terminate(let name, let pid):
       let end = ProcessEnd.signaled(signal: Signal.terminate.rawValue, dumpedCore: false)
       return [.exited(app: name, pid: pid, end: end, oomKilled: false, at: instant)]
-    default:
+    // A simulated app's stops and continuations take no time; it has no caps, signals, sockets, hooks or commands,
+    // and speaks no protocol: nothing follows.
+    case .resume, .suspendIncomplete, .setLimits, .signal, .defunctSockets, .runHook, .runCommand, .deliver, .reply,
+      .appError, .forget:
+      return []
+    // The monitors that ask for readings (CPU, suspended memory) are off in the simulation's policy (its config, in
+    // `init`), no simulated app writes, signposts or is traced, and diagnostics have nothing to look at.
+    case .sampleCPU, .sampleDiskWrites, .sampleSuspendedMemory, .readSignpostCounters, .checkTracer, .diagnose:
+      return []
+    // Actions that only tell: the report counts what it needs from the other actions.
+    case .levelChanged, .restorationJudged, .resumptionJudged, .suspensionDeferred, .socketsDefuncted, .watchdogHeld,
+      .signposted, .acknowledged:
       return []
     }
   }
