@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -44,6 +45,17 @@ int jetsam_pipe_nonblocking_read(int fds[2]) {
   int flags = fcntl(fds[0], F_GETFL);
   if (flags < 0 || fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) != 0) return close_pair(fds);
   return 0;
+}
+
+int jetsam_pipe_resize(int fd, int bytes) { return fcntl(fd, F_SETPIPE_SZ, bytes); }
+
+int jetsam_pipe_held(int fd) {
+  int held = 0;
+  return ioctl(fd, FIONREAD, &held) < 0 ? -1 : held;
+}
+
+ssize_t jetsam_splice(int from, int to, size_t length) {
+  return splice(from, NULL, to, NULL, length, SPLICE_F_NONBLOCK);
 }
 
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options) {

@@ -104,6 +104,10 @@ struct BenchResults {
       table.add(
         "  … under load (target: 3× idle + 2 ms)", jetsamd: load.loadedStatus.p99, unit: .milliseconds,
         target: .below(idleP99 * 3 + 2))
+      table.add(
+        "  … while an app's --ready is yes (\(load.readyFloodStatus.count) timed), p99",
+        jetsamd: load.readyFloodStatus.p99, unit: .milliseconds, target: .atMost(5))
+      table.add("  … max", jetsamd: load.readyFloodStatus.max, unit: .milliseconds)
       table.add("  crossing → SIGKILL median, idle", jetsamd: load.idleKills.toKill.median, unit: .milliseconds)
       table.add(
         "  … under load", jetsamd: load.loadedKills.toKill.median, unit: .milliseconds,

@@ -14,6 +14,8 @@ struct LoadResult: Sendable {
   var firehosePerSecond: Double = 0
   var idleStatus = Distribution([])
   var loadedStatus = Distribution([])
+  /// The same client's round trips while an app's `ready` command prints without stopping (`yes`), before the load.
+  var readyFloodStatus = Distribution([])
   var idleKills: VictimSeries
   var loadedKills: VictimSeries
   /// From an app's death (a SIGKILL from outside) to its record whole in the log (ms).
@@ -44,6 +46,7 @@ enum LoadBench {
     result.idleKills = try killSeries(jetsamd, rate: rate, count: kills)
     result.idleRecordDelay = try recordDelays(jetsamd, client: client, label: "idle")
     result.idleRSS = Double(ProcessStats.residentBytes(jetsamd.daemon.pid) ?? 0) / 1_048_576
+    result.readyFloodStatus = try readyFlood(client)
 
     let load = try ControlLoad(socket: jetsamd.daemon.socketPath, slowConnections: slowConnections)
     defer { load.stop() }
@@ -62,6 +65,23 @@ enum LoadBench {
   private static func roundTrips(_ client: ControlClient) throws -> Distribution {
     Distribution(try client.statusRoundTrips { $0.count == roundTrips })
   }
+
+  /// Times status round trips for ``readyFloodSeconds`` from the launch of an app whose `ready` command is `yes`,
+  /// as `jetsamctl launch ready-yes --ready yes -- sleep 1000` asks (within the command's first run: it is killed at
+  /// its 5 s timeout), then kills the app.
+  private static func readyFlood(_ client: ControlClient) throws -> Distribution {
+    progress("another client's status while an app's ready command is yes")
+    var request = ControlRequest(verb: .launch, app: "ready-yes")
+    request.command = ["/bin/sleep", "1000"]
+    request.ready = ["/bin/sh", "-c", "yes"]
+    try client.sendAccepted(request)
+    defer { _ = try? client.sendAccepted(ControlRequest(verb: .kill, app: "ready-yes")) }
+    let start = MonotonicTime.now()
+    return Distribution(try client.statusRoundTrips { _ in MonotonicTime.seconds(since: start) >= readyFloodSeconds })
+  }
+
+  /// How long status is timed while `yes` floods its pipe.
+  static let readyFloodSeconds = 3.0
 
   /// Launches an idle app, SIGKILLs it from here and waits for its record in the log, `recordRounds` times.
   private static func recordDelays(_ jetsamd: JetsamdVictimBench, client: ControlClient, label: String) throws

@@ -10,8 +10,9 @@ import JetsamTestKit
 //    does falls on both alike); see JetsamdVictimBench and EarlyoomVictimBench for the method.
 // 2. Suspend and resume of many idle apps through the control socket (SuspendResumeBench), per suspend mode.
 // 3. The daemon's RSS and CPU with those apps suspended, and an idle earlyoom's over the same window (IdleCost).
-// 4. A well-behaved client's round trips and jetsam kills while a firehose and hundreds of clients that never read
-//    their answers load the control socket (LoadBench, ControlLoad).
+// 4. A well-behaved client's round trips while an app's `ready` command prints without stopping (`yes`), and its
+//    round trips and jetsam kills while a firehose and hundreds of clients that never read their answers load the
+//    control socket (LoadBench, ControlLoad).
 // 5. A long life: start-up and `exits` pages on 100,000 exit records, another client's status meanwhile
 //    (HistoryBench).
 // 6. Diagnostics: a call-stack capture of a 20-thread app, another client's status round trips while an app floods

@@ -18,6 +18,14 @@ int jetsam_process_mrelease(int pidfd);
 int jetsam_eventfd(void);
 /// pipe2(2) with O_CLOEXEC, and O_NONBLOCK on the read end only (the loop reads it; a child writes the other).
 int jetsam_pipe_nonblocking_read(int fds[2]);
+/// fcntl(2) F_SETPIPE_SZ: asks for a pipe of at least `bytes`; the size it then has, or -1 with errno (it keeps the
+/// size it had).
+int jetsam_pipe_resize(int fd, int bytes);
+/// ioctl(2) FIONREAD on a pipe: the bytes it holds unread, or -1 with errno.
+int jetsam_pipe_held(int fd);
+/// splice(2) of up to `length` bytes from the pipe `from` to `to`, inside the kernel, with SPLICE_F_NONBLOCK: the
+/// bytes moved (0 at the pipe's end of file), or -1 with errno (EAGAIN: the pipe is empty).
+ssize_t jetsam_splice(int from, int to, size_t length);
 /// waitid(P_PIDFD, pidfd, info, options).
 int jetsam_waitid_pidfd(int pidfd, siginfo_t *info, int options);
 /// statfs(2)'s f_type for a path (e.g. 0x63677270, CGROUP2_SUPER_MAGIC, for a cgroup2 mount), or -1 with errno.
