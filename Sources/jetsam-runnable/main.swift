@@ -25,13 +25,7 @@ let usage = """
 
 /// Writes all of `text` to descriptor `fd` (a pipe to jetsamd: written through, no stdio buffer to flush).
 func say(_ text: String, to fd: Int32) {
-  var bytes = Array(text.utf8)[...]
-  while !bytes.isEmpty {
-    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    if written < 0 && errno == EINTR { continue }
-    guard written > 0 else { return }
-    bytes = bytes.dropFirst(written)
-  }
+  try? FileDescriptor(rawValue: fd).writeAll(Array(text.utf8))
 }
 
 func misuse(_ message: String) -> Never {

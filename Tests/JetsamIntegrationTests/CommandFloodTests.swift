@@ -19,30 +19,24 @@ struct CommandFloodTests {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
     let client = try ControlClient(path: daemon.socket)
-    func status() throws -> Double {
-      let start = MonotonicTime.now()
-      let (code, message) = try client.errorFor(#"{"v":1,"verb":"status"}"#)
-      #expect(code == nil, "\(message)")
-      return MonotonicTime.seconds(since: start)
-    }
     // The same client on the same daemon without the flood: what this machine gives now.
-    var quiet: [Double] = []
-    for _ in 0..<200 { quiet.append(try status()) }
+    var quiet = StatusRoundTrips(client: client)
+    for _ in 0..<200 { try quiet.time() }
 
     let launched = try daemon.ctl(["launch", "y", "--ready", "yes", "--", "/bin/sleep", "1000"])
     #expect(launched.status == 0, "\(launched.stderr)")
     // Timed for 3 s from the launch: within the first run of `yes`, which is killed at its 5 s timeout.
-    var flooded: [Double] = []
+    var flooded = StatusRoundTrips(client: client)
     let start = MonotonicTime.now()
-    while MonotonicTime.seconds(since: start) < 3 { flooded.append(try status()) }
+    while MonotonicTime.seconds(since: start) < 3 { try flooded.time() }
 
-    let p99 = CrashReportTrustTests.percentile(99, of: flooded)
-    let quietP99 = CrashReportTrustTests.percentile(99, of: quiet)
-    let slowest = flooded.max() ?? 0
+    let p99 = flooded.percentile(99)
+    let quietP99 = quiet.percentile(99)
+    let slowest = flooded.seconds.max() ?? 0
     print(
       String(
         format: "--ready yes: status p99 %.2f ms, max %.2f ms over %d round trips (quiet: p99 %.2f ms)", p99 * 1000,
-        slowest * 1000, flooded.count, quietP99 * 1000))
+        slowest * 1000, flooded.seconds.count, quietP99 * 1000))
     // A sanity bound, not the target (5 ms, what `make bench` measures): the suites beside this one load the
     // machine unevenly. Reading until the pipe ran dry held status for up to 200 ms.
     #expect(

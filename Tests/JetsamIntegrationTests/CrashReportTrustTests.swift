@@ -69,28 +69,22 @@ struct CrashReportTrustTests {
     defer { daemon.stop() }
     let victim = try daemon.launch("victim", ["idle"], options: ["--background"])
     let client = try ControlClient(path: daemon.socket)
-    func status() throws -> Double {
-      let start = MonotonicTime.now()
-      let (code, message) = try client.errorFor(#"{"v":1,"verb":"status"}"#)
-      #expect(code == nil, "\(message)")
-      return MonotonicTime.seconds(since: start)
-    }
     // The same client on the same daemon without a flood: what this machine gives now.
-    var quiet: [Double] = []
-    for _ in 0..<200 { quiet.append(try status()) }
+    var quiet = StatusRoundTrips(client: client)
+    for _ in 0..<200 { try quiet.time() }
 
     try daemon.launch("flooder", ["forge-crash", String(victim), "--count", "1000"], options: ["--background"])
     // Answers timed until every line is refused (and at least 200 of them).
-    var flooded: [Double] = []
+    var flooded = StatusRoundTrips(client: client)
     while true {
-      flooded.append(try status())
-      guard flooded.count % 50 == 0, flooded.count >= 200 else { continue }
+      try flooded.time()
+      guard flooded.seconds.count % 50 == 0, flooded.seconds.count >= 200 else { continue }
       if try Self.refused(daemon) >= 1000 { break }
-      try #require(flooded.count < 20_000, "the flood was never wholly refused")
+      try #require(flooded.seconds.count < 20_000, "the flood was never wholly refused")
     }
     #expect(DiagnosticsIntegrationTests.tracer(of: victim) == 0)
-    let p99 = Self.percentile(99, of: flooded)
-    let quietP99 = Self.percentile(99, of: quiet)
+    let p99 = flooded.percentile(99)
+    let quietP99 = quiet.percentile(99)
     // A sanity bound, not the target: the suites beside this one load the machine unevenly, so 10 ms (what an idle
     // machine gives, and what `make bench` measures) would judge the neighbours. A loop that captured or even just
     // checked forged lines on its own thread would hold status for far longer than this: each capture takes a
@@ -98,10 +92,5 @@ struct CrashReportTrustTests {
     #expect(
       p99 <= max(0.100 * TestTiming.slowdown, 5 * quietP99),
       "status p99 \(p99 * 1000) ms during the flood, \(quietP99 * 1000) ms without")
-  }
-
-  static func percentile(_ p: Int, of values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, sorted.count * p / 100)]
   }
 }
