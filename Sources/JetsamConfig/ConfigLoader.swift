@@ -49,6 +49,20 @@ public enum ConfigLoader {
     try JSON5Document(bytes: bytes, file: file).object
   }
 
+  /// A `T` decoded from the JSON5 `object` through ``JSONTreeDecoder``, as a config is: an error names the key path
+  /// of the value it is about (jetsam-sim's device models).
+  package static func decode<T: Decodable>(_ type: T.Type, from object: [String: JSONTree], file: String)
+    throws(ConfigError) -> T
+  {
+    do {
+      return try T(from: JSONTreeDecoder(.object(object)))
+    } catch let error as DecodingError {
+      throw configError(error, file: file)
+    } catch {
+      throw ConfigError(file: file, keyPath: "", reason: "\(error)")
+    }
+  }
+
   /// Lays `overlay` over `base` as a profile is laid over a config: objects merge key by key (`apps` app by app,
   /// each app whole), anything else is replaced.
   package static func merge(_ overlay: [String: JSONTree], into base: inout [String: JSONTree]) {

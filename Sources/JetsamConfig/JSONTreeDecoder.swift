@@ -2,28 +2,31 @@
 ///
 /// Not JSONDecoder over the tree's JSON text: FoundationEssentials' JSONDecoder reports a number that does not fit
 /// the type (`daemonNice: 99999999999`) as "not valid JSON" with no key, and JSON has no word for an infinity. Here
-/// every error carries the coding path of the value it is about.
-struct JSONTreeDecoder: Decoder {
-  let value: JSONTree
-  let codingPath: [any CodingKey]
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
+/// every error carries the coding path of the value it is about. The one reader of JSON5 models: the config, and
+/// jetsam-sim's device models (``ConfigLoader/decode(_:from:file:)``).
+package struct JSONTreeDecoder: Decoder {
+  package let value: JSONTree
+  package let codingPath: [any CodingKey]
+  package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-  init(_ value: JSONTree, codingPath: [any CodingKey] = []) {
+  package init(_ value: JSONTree, codingPath: [any CodingKey] = []) {
     self.value = value
     self.codingPath = codingPath
   }
 
-  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+  package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
     guard case .object(let object) = value else { throw mismatch([String: JSONTree].self) }
     return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
   }
 
-  func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+  package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     guard case .array(let items) = value else { throw mismatch([JSONTree].self) }
     return UnkeyedContainer(items: items, codingPath: codingPath)
   }
 
-  func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
+  package func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    SingleValueContainer(decoder: self)
+  }
 
   func mismatch(_ type: Any.Type) -> DecodingError {
     if case .null = value {

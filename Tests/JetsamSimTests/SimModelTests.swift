@@ -42,6 +42,15 @@ import Testing
     #expect(refusal?.hasPrefix("m.json5: not valid JSON5 at line 3") == true, "\(refusal ?? "accepted")")
   }
 
+  @Test func aValueOfTheWrongKindIsNamed() {
+    #expect(Self.refusal(#"{ ramMiB: "lots", \#(Self.kind) }"#) == "m.json5: ramMiB: expected a number")
+    #expect(
+      Self.refusal(#"{ ramMiB: 4096, kinds: [{ name: "a", memoryMedianMiB: 100, bandFloor: "idle" }] }"#)
+        == #"m.json5: kinds[0].bandFloor: "idle" is not one of mail, audio, critical"#)
+    #expect(
+      Self.refusal("{ ramMiB: 4096, kinds: [] }") == "m.json5: kinds: is empty (at least one kind of app is needed)")
+  }
+
   @Test func levelsMustRise() {
     #expect(Self.refusal("{ ramMiB: 4096, urgent: 0.3, \(Self.kind) }")?.contains("the levels must rise") == true)
   }
