@@ -9,98 +9,19 @@ import Testing
 
 @testable import JetsamShell
 
-/// The control handler driven through a fake of what it sees of the daemon (``ControlView``): what it answers, what
+/// The control handler's four families, each driven through a fake of what it sees of the daemon (its
+/// `…ControlView`): what it answers, what
 /// it asks of the policy and the shell, and what it leaves alone when it refuses.
 @Suite("Control request handler")
 struct ControlRequestHandlerTests {
-  /// A daemon as the handler sees it: a real policy fed what the handler submits, and the shell's answers scripted.
-  final class FakeView: ControlView {
-    var config = DaemonConfig()
-    var appsDirectory = "/nonexistent/apps"
-    let log = Logger(threshold: .error)
-    var shuttingDown = false
-    var state = TestPolicy()
-    var policy: JetsamPolicy { state.policy }
-    var startedAt = MonotonicClock.now()
-    var cgroupMode = "v2"
-    var deviceCgroup = "/jetsam.slice/device"
-    let recordLog: ExitRecordLog
-    var recordsWritten = 0
-    var unwrittenRecords: [ExitRecord] = []
-    var cgroups: [String: FakeCgroup] = [:]
-    var stopsPending: Set<String> = []
-    var failures: [String: (launch: Int, message: String)] = [:]
-    var inFlight: Set<String> = []
-    var diagnostics: DiagnosticStore? { nil }
-    var ramBytes: Int64 = 4 << 30
-    var availableBytes: Int64 = 3 << 30
-    var thresholds = TestPolicy().policy.config.thresholds
-    var balloon: (any MemoryBalloon)? { nil }
-    var isJetsamSettled = true
-    var exposition = "jetsam_pressure_level 0\n"
-    /// Set: the policy refuses the next batch with it.
-    var refusal: PolicyError?
-
-    private(set) var submitted: [[PolicyEvent]] = []
-    private(set) var continuedNoticed = 0
-    private(set) var devicePublished: [Bool] = []
-    private var settled: [String: [() -> Void]] = [:]
-    /// Whether the state file's writer is slow: whoever waits for it waits until ``finishSaves()``.
-    var holdingSaves = false
-    private var waitingForSave: [() -> Void] = []
-
-    init(directory: String) throws {
-      recordLog = try ExitRecordLog(path: directory + "/exits.jsonl")
-    }
-
-    func cgroup(of name: String, pid: Int32) -> (any AppCgroupControl)? { cgroups[name] }
-    func isStopPending(_ name: String) -> Bool { stopsPending.contains(name) }
-    func spawnFailure(of name: String) -> (launch: Int, message: String)? { failures[name] }
-    func expositionText() -> String { exposition }
-
-    func submit(_ events: [PolicyEvent]) throws(PolicyError) {
-      if let refusal { throw refusal }
-      try state.submit(events)
-      submitted.append(events)
-    }
-    func afterSuspensions(of apps: [String], then: @escaping () -> Void) { then() }
-    func whenSpawnSettled(_ name: String, then: @escaping () -> Void) {
-      guard inFlight.contains(name) else { return then() }
-      settled[name, default: []].append(then)
-    }
-    func whenStateSaved(_ then: @escaping () -> Void) {
-      guard holdingSaves else { return then() }
-      waitingForSave.append(then)
-    }
-    func noticeContinued() { continuedNoticed += 1 }
-    func inflateBalloon(bytes: Int64) throws {}
-    func releaseBalloon() {}
-    func addWaiter(
-      timeout: Duration, what: String, check: @escaping ConditionWaiters.Check,
-      then: @escaping (Result<Void, ControlError>) -> Void
-    ) -> Result<Void, ControlError>? { check() }
-    func watch(_ connection: ControlConnection, interval: Duration) {}
-    func publishDevice(charging: Bool) { devicePublished.append(charging) }
-
-    /// The state file's writer finishes: whoever waited for it hears of it.
-    func finishSaves() {
-      let waiting = waitingForSave
-      waitingForSave = []
-      for then in waiting { then() }
-    }
-
-    /// The spawner service answers: `name` runs as `pid`, and whoever waited for the answer hears of it.
-    func settleSpawn(of name: String, pid: Int32) throws {
-      inFlight.remove(name)
-      try state.submit([.spawned(app: name, pid: pid, at: TestPolicy.at)])
-      for then in settled.removeValue(forKey: name) ?? [] { then() }
-    }
-  }
-
-  /// A handler on a fake view, answering a connection whose other end the test reads.
+  /// The handler over the four request families, each on a fake of its own view of the daemon, answering a
+  /// connection whose other end the test reads.
   final class Fixture {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jetsam-control-\(UUID())").path
-    let view: FakeView
+    let apps = FakeAppView()
+    let status: FakeStatusView
+    let pressure = FakePressureView()
+    let records: FakeRecordView
     let background = FakeBackground()
     let commandCheck = FakeCommandCheck()
     let handler: ControlRequestHandler
@@ -111,8 +32,12 @@ struct ControlRequestHandlerTests {
 
     init(peerUser: uid_t = 0) throws {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      view = try FakeView(directory: directory)
-      handler = ControlRequestHandler(daemon: view, background: background, commandCheck: commandCheck)
+      let recordLog = try ExitRecordLog(path: directory + "/exits.jsonl")
+      status = FakeStatusView(recordLog: recordLog)
+      records = FakeRecordView(recordLog: recordLog)
+      handler = ControlRequestHandler(
+        apps: AppRequests(daemon: apps, commandCheck: commandCheck), status: StatusRequests(daemon: status),
+        pressure: PressureRequests(daemon: pressure), records: RecordRequests(daemon: records, background: background))
       loop = try EventLoop()
       var fds: [Int32] = [0, 0]
       guard
@@ -122,7 +47,7 @@ struct ControlRequestHandlerTests {
       let stream = try LineStream(
         fd: FileDescriptor(rawValue: fds[0]), loop: loop, maxLineBytes: 1 << 16, maxQueuedOutput: 1 << 20
       ) { _ in }
-      connection = ControlConnection(stream: stream, budget: OutputBudget(log: view.log))
+      connection = ControlConnection(stream: stream, budget: OutputBudget(log: apps.log))
       connection.peerUser = peerUser
     }
 
@@ -166,12 +91,12 @@ struct ControlRequestHandlerTests {
   @Test("status: the daemon's figures and the apps counted by state")
   func status() throws {
     let fixture = try Fixture()
-    fixture.view.startedAt = MonotonicClock.now().advanced(by: .seconds(-30))
-    fixture.view.cgroupMode = "v1"
-    fixture.view.recordsWritten = 12
-    fixture.view.config.suspend.mode = .signal
-    try fixture.view.state.run("mail", pid: 1000)
-    try fixture.view.state.run("maps", pid: 1001, foreground: false)
+    fixture.status.startedAt = MonotonicClock.now().advanced(by: .seconds(-30))
+    fixture.status.cgroupMode = "v1"
+    fixture.status.recordsWritten = 12
+    fixture.status.config.suspend.mode = .signal
+    try fixture.status.state.run("mail", pid: 1000)
+    try fixture.status.state.run("maps", pid: 1001, foreground: false)
     let status = try #require(fixture.handle(ControlRequest(verb: .status))?.status)
     #expect(status.version == Daemon.version)
     #expect(status.uptimeSeconds >= 30 && status.uptimeSeconds < 60)
@@ -184,16 +109,16 @@ struct ControlRequestHandlerTests {
   @Test("ps: continued apps are noticed first, then every app the policy knows, with its cgroup's figures")
   func ps() throws {
     let fixture = try Fixture()
-    try fixture.view.state.run("mail", pid: 1000)
-    try fixture.view.state.run("notes", pid: 1001, foreground: false)
-    try fixture.view.state.submit([
+    try fixture.status.state.run("mail", pid: 1000)
+    try fixture.status.state.run("notes", pid: 1001, foreground: false)
+    try fixture.status.state.submit([
       .exited(app: "notes", pid: 1001, end: .exited(code: 0), oomKilled: false, at: TestPolicy.at)
     ])
     let cgroup = FakeCgroup(name: "mail", limits: AppLimits(memoryBytes: 256 << 20))
     cgroup.memory = 64 << 20
-    fixture.view.cgroups = ["mail": cgroup]
+    fixture.status.cgroups = ["mail": cgroup]
     let apps = try #require(fixture.handle(ControlRequest(verb: .ps))?.apps)
-    #expect(fixture.view.continuedNoticed == 1)
+    #expect(fixture.status.continuedNoticed == 1)
     #expect(apps.map(\.name) == ["mail", "notes"])
     let mail = try #require(apps.first)
     #expect(mail.pid == 1000 && mail.state == "foreground" && mail.launch == 1)
@@ -202,35 +127,51 @@ struct ControlRequestHandlerTests {
     #expect(notes.pid == nil && notes.state == "notRunning" && notes.memoryBytes == 0)
   }
 
+  @Test("watch: the whole picture now, continued apps noticed first, then the connection handed to the live feed")
+  func watch() throws {
+    let fixture = try Fixture()
+    try fixture.status.state.run("mail", pid: 1000)
+    fixture.status.availableBytes = 99 << 20
+    var request = ControlRequest(verb: .watch)
+    request.interval = 0.5
+    let snapshot = try #require(fixture.handle(request)?.watch)
+    #expect(fixture.status.continuedNoticed == 1)
+    #expect(snapshot.apps.map(\.name) == ["mail"] && snapshot.pressure.availableBytes == 99 << 20)
+    #expect(snapshot.intervalSeconds == 0.5 && fixture.status.watchers == [.milliseconds(500)])
+    request.interval = 600
+    #expect(fixture.handle(request)?.error?.code == .badRequest)
+    #expect(fixture.status.watchers.count == 1, "a refused watch is not handed on")
+  }
+
   @Test("a launch of a running app is refused, and nothing is submitted")
   func launchOfRunningAppRefused() throws {
     let fixture = try Fixture()
-    try fixture.view.state.run("mail", pid: 1000)
+    try fixture.apps.state.run("mail", pid: 1000)
     let answer = try #require(fixture.handle(Self.launch("mail", command: ["/usr/bin/other"])))
     #expect(!answer.ok && answer.error?.code == .illegalTransition)
-    #expect(fixture.view.submitted.isEmpty)
-    #expect(fixture.view.policy.settings(of: "mail")?.launch?.command != ["/usr/bin/other"])
+    #expect(fixture.apps.submitted.isEmpty)
+    #expect(fixture.apps.policy.settings(of: "mail")?.launch?.command != ["/usr/bin/other"])
   }
 
   @Test("a launch while jetsamd stops is refused")
   func launchWhileStoppingRefused() throws {
     let fixture = try Fixture()
-    fixture.view.shuttingDown = true
+    fixture.apps.shuttingDown = true
     let answer = try #require(fixture.handle(Self.launch("mail")))
     #expect(answer.error?.code == .launchFailed && answer.error?.message == "jetsamd is stopping")
-    #expect(fixture.view.submitted.isEmpty && fixture.view.policy.app(named: "mail") == nil)
+    #expect(fixture.apps.submitted.isEmpty && fixture.apps.policy.app(named: "mail") == nil)
   }
 
   @Test("a launch the policy refuses leaves the app's settings as they were")
   func launchRefusedByPolicy() throws {
     let fixture = try Fixture()
-    try fixture.view.submit([
+    try fixture.apps.submit([
       .configure(app: "mail", bandFloor: nil, launchCount: 0, launch: LaunchSpec(command: ["/usr/bin/old"]))
     ])
-    fixture.view.refusal = .illegalTransition(app: "mail", from: .terminated, request: "launch")
+    fixture.apps.refusal = .illegalTransition(app: "mail", from: .terminated, request: "launch")
     let answer = try #require(fixture.handle(Self.launch("mail", command: ["/usr/bin/new"])))
     #expect(answer.error?.code == .illegalTransition)
-    #expect(fixture.view.policy.settings(of: "mail")?.launch?.command == ["/usr/bin/old"])
+    #expect(fixture.apps.policy.settings(of: "mail")?.launch?.command == ["/usr/bin/old"])
   }
 
   @Test("an ad-hoc launch: its spec in its settings, configure and launch submitted together, the app answered")
@@ -240,14 +181,14 @@ struct ControlRequestHandlerTests {
     request.background = true
     let answer = try #require(fixture.handle(request))
     #expect(answer.ok && answer.app?.name == "mail" && answer.app?.state == "foreground")
-    let batch = try #require(fixture.view.submitted.first)
+    let batch = try #require(fixture.apps.submitted.first)
     guard case .configure("mail", let settings, 0) = batch.first, case .launch("mail", false, _) = batch.last else {
       Issue.record("expected configure then a background launch, got \(batch)")
       return
     }
     #expect(settings.adHoc && batch.count == 2)
     #expect(settings.launch?.command == ["/usr/bin/mail"])
-    #expect(fixture.view.policy.settings(of: "mail")?.launch == settings.launch)
+    #expect(fixture.apps.policy.settings(of: "mail")?.launch == settings.launch)
   }
 
   @Test("a launch whose command cannot run is refused with the check's words, and nothing is submitted")
@@ -262,21 +203,21 @@ struct ControlRequestHandlerTests {
     fixture.commandCheck.answer(problem)
     let reply = try #require(try fixture.replies().first)
     #expect(!reply.ok && reply.error?.message == problem)
-    #expect(fixture.view.submitted.isEmpty)
+    #expect(fixture.apps.submitted.isEmpty)
     // Once the check finds nothing, the same launch goes ahead.
     #expect(fixture.handle(request) == nil)
     fixture.commandCheck.answer(nil)
     #expect(try fixture.replies().first?.ok == true)
-    #expect(fixture.view.submitted.count == 1)
+    #expect(fixture.apps.submitted.count == 1)
   }
 
   @Test("a launch the spawner service answers later is answered then, with the pid")
   func launchAnsweredLater() throws {
     let fixture = try Fixture()
-    fixture.view.inFlight = ["mail"]
+    fixture.apps.inFlight = ["mail"]
     #expect(fixture.handle(Self.launch("mail")) == nil)
     #expect(try fixture.replies().isEmpty, "nothing before the spawner's answer")
-    try fixture.view.settleSpawn(of: "mail", pid: 4242)
+    try fixture.apps.settleSpawn(of: "mail", pid: 4242)
     let reply = try #require(try fixture.replies().first)
     #expect(reply.ok && reply.app?.name == "mail" && reply.app?.pid == 4242)
   }
@@ -284,23 +225,23 @@ struct ControlRequestHandlerTests {
   @Test("a launch is answered once the state file holds the new process, and not before")
   func launchAnsweredOnceSaved() throws {
     let fixture = try Fixture()
-    fixture.view.inFlight = ["mail"]
-    fixture.view.holdingSaves = true
+    fixture.apps.inFlight = ["mail"]
+    fixture.apps.holdingSaves = true
     #expect(fixture.handle(Self.launch("mail")) == nil)
-    try fixture.view.settleSpawn(of: "mail", pid: 4242)
+    try fixture.apps.settleSpawn(of: "mail", pid: 4242)
     #expect(try fixture.replies().isEmpty, "nothing while the state file does not hold pid 4242")
-    fixture.view.finishSaves()
+    fixture.apps.finishSaves()
     let reply = try #require(try fixture.replies().first)
     #expect(reply.ok && reply.app?.pid == 4242)
     // The answer names the process the spawn started even when that has ended by the time the file holds it.
-    fixture.view.inFlight = ["notes"]
+    fixture.apps.inFlight = ["notes"]
     #expect(fixture.handle(Self.launch("notes")) == nil)
-    try fixture.view.settleSpawn(of: "notes", pid: 4343)
-    try fixture.view.state.submit([
+    try fixture.apps.settleSpawn(of: "notes", pid: 4343)
+    try fixture.apps.state.submit([
       .exited(app: "notes", pid: 4343, end: .exited(code: 3), oomKilled: false, at: TestPolicy.at)
     ])
     #expect(try fixture.replies().isEmpty)
-    fixture.view.finishSaves()
+    fixture.apps.finishSaves()
     let ended = try #require(try fixture.replies().first)
     #expect(ended.app?.name == "notes" && ended.app?.pid == 4343)
   }
@@ -312,9 +253,9 @@ struct ControlRequestHandlerTests {
     request.charging = true
     let answer = try #require(fixture.handle(request))
     #expect(answer.device?.charging == true)
-    #expect(fixture.view.devicePublished == [true])
-    guard case .setCharging(true, _)? = fixture.view.submitted.first?.first else {
-      Issue.record("expected setCharging, got \(fixture.view.submitted)")
+    #expect(fixture.pressure.devicePublished == [true])
+    guard case .setCharging(true, _)? = fixture.pressure.submitted.first?.first else {
+      Issue.record("expected setCharging, got \(fixture.pressure.submitted)")
       return
     }
   }
@@ -322,8 +263,8 @@ struct ControlRequestHandlerTests {
   @Test("pressure: the view's figures, the policy's level, the config's mode")
   func pressure() throws {
     let fixture = try Fixture()
-    fixture.view.availableBytes = 123 << 20
-    fixture.view.config.device.ram = .bytes(4 << 30)
+    fixture.pressure.availableBytes = 123 << 20
+    fixture.pressure.config.device.ram = .bytes(4 << 30)
     let info = try #require(fixture.handle(ControlRequest(verb: .pressure))?.pressure)
     #expect(info.level == .normal && info.forcedLevel == nil && info.mode == "device")
     #expect(info.ramBytes == 4 << 30 && info.availableBytes == 123 << 20 && info.balloonBytes == 0)
@@ -332,7 +273,7 @@ struct ControlRequestHandlerTests {
   @Test("metrics --prometheus: the exposition as the view renders it")
   func prometheus() throws {
     let fixture = try Fixture()
-    fixture.view.exposition = "jetsam_pressure_level 3\n"
+    fixture.records.exposition = "jetsam_pressure_level 3\n"
     var request = ControlRequest(verb: .metrics)
     request.format = "prometheus"
     #expect(fixture.handle(request)?.exposition == "jetsam_pressure_level 3\n")
@@ -359,8 +300,8 @@ struct ControlRequestHandlerTests {
         deviceAvailableBytes: 0)
     }
     // "logged" is durable and, as the loop has not heard so yet, still queued; "queued" is only queued.
-    try fixture.view.recordLog.append(record("logged", pid: 7))
-    fixture.view.unwrittenRecords = [record("logged", pid: 7), record("queued", pid: 8)]
+    try fixture.records.recordLog.append(record("logged", pid: 7))
+    fixture.records.unwrittenRecords = [record("logged", pid: 7), record("queued", pid: 8)]
     fixture.background.holding = true
     #expect(fixture.handle(ControlRequest(verb: .metrics)) == nil)
     fixture.background.finish()

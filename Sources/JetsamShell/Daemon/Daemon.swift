@@ -192,11 +192,15 @@ public final class Daemon {
         Glibc.close(passed.fd)
       }
     }
+    let view = DaemonControlView(daemon: self, startedAt: startedAt)
     let requests = ControlRequestHandler(
-      daemon: DaemonControlView(daemon: self, startedAt: startedAt), background: try BackgroundWork(loop: loop),
-      commandCheck: LaunchCommandChecker(
-        loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-runnable"),
-        worker: try BackgroundWork(loop: loop, label: "jetsamd.command-check"), log: log))
+      apps: AppRequests(
+        daemon: view,
+        commandCheck: LaunchCommandChecker(
+          loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-runnable"),
+          worker: try BackgroundWork(loop: loop, label: "jetsamd.command-check"), log: log)),
+      status: StatusRequests(daemon: view), pressure: PressureRequests(daemon: view),
+      records: RecordRequests(daemon: view, background: try BackgroundWork(loop: loop)))
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
     control = try ControlServer(

@@ -4,10 +4,11 @@ import JetsamPlatform
 import JetsamProtocol
 import JetsamValues
 
-/// What the control handler sees of the daemon (``ControlView``), each read from or asked of the owner that holds
-/// it: the policy through the policy loop, apps through the supervisor, pressure through the pressure control,
-/// watchers through the live feed.
-final class DaemonControlView: ControlView {
+/// What the control request families see of the daemon (``AppControlView``, ``StatusControlView``,
+/// ``PressureControlView``, ``RecordControlView``), each read from or asked of the owner that holds it: the policy
+/// through the policy loop, apps through the supervisor, pressure through the pressure control, watchers through
+/// the live feed.
+final class DaemonControlView: AppControlView, StatusControlView, PressureControlView, RecordControlView {
   /// Unowned: the daemon owns the control server, which owns the handler that holds this view.
   private unowned let daemon: Daemon
   let startedAt: Instant
