@@ -287,14 +287,14 @@ public struct Simulation {
       return [.suspendCompleted(app: name, at: instant)]
     case .inspectLocks(let name, let pid, let stage):
       return [.locksInspected(app: name, pid: pid, locks: [], stage: stage, at: instant)]
-    case .kill(let name, let pid, let reason, _):
+    case .kill(let name, let pid, let reason, let decision):
       guard let app = number(of: name) else { return [] }
       report.kills.total += 1
       report.kills.byReason[reason.rawValue, default: 0] += 1
       report.buckets[currentBucket(at: now)].killsByReason[reason.rawValue, default: 0] += 1
       report.kills.byState[apps[app].state.coarseName, default: 0] += 1
       if apps[app].unsaved { report.kills.withUnsavedState += 1 }
-      if reason == .memoryPressure { apps[app].killedByJetsam = true }
+      if decision.kill == .jetsam { apps[app].killedByJetsam = true }
       let end = ProcessEnd.signaled(signal: Signal.kill.rawValue, dumpedCore: false)
       return [.exited(app: name, pid: pid, end: end, oomKilled: false, at: instant)]
     case .recordExit(let record):

@@ -12,10 +12,10 @@ struct KillTimingsTests {
 
   func after(_ milliseconds: Int64) -> Instant { observed.advanced(by: .milliseconds(milliseconds)) }
 
-  /// A pressure kill of `app` decided on a sample taken at ``observed``.
-  func decide(_ timings: inout KillTimings, _ app: String = "a", reason: ExitReason = .memoryPressure) {
+  /// A kill of `app` for `decision` (jetsam's, by default) decided on a sample taken at ``observed``.
+  func decide(_ timings: inout KillTimings, _ app: String = "a", decision: KillInFlight = .jetsamAtCritical([])) {
     timings.handled(.memorySampled(available: 100, at: observed))
-    timings.performed(.kill(app: app, pid: 10, reason: reason, decision: .jetsamAtCritical([])))
+    timings.performed(.kill(app: app, pid: 10, reason: .memoryPressure, decision: decision))
   }
 
   @Test("a pressure kill: from its sample to its SIGKILL, and from the SIGKILL to the exit")
@@ -30,10 +30,12 @@ struct KillTimingsTests {
     #expect(timings.killLatency.buckets.first { $0.1 == 1 }?.0 == "0.0025", "in the 2.5 ms bucket")
   }
 
-  @Test("kills that are not jetsam's pressure kills are not timed: another reason, or a request's")
+  @Test("kills that are not jetsam's are not timed: another kind (even for memoryPressure), or a request's")
   func otherKills() {
     var timings = KillTimings()
-    decide(&timings, reason: .appWatchdog)
+    // The kill's kind says whose it is, not its reason: a user's kill recorded as memoryPressure is not jetsam's.
+    decide(&timings, decision: KillInFlight(kill: .user(.memoryPressure), level: .critical, availableBytes: 0))
+    // A request's kill of an app jetsam is killing already passes jetsam's decision on: still a request.
     timings.handled(.kill(app: "b", reason: .memoryPressure, at: observed))
     timings.performed(.kill(app: "b", pid: 20, reason: .memoryPressure, decision: .jetsamAtCritical([])))
     for app in ["a", "b"] {

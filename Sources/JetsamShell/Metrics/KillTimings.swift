@@ -27,7 +27,7 @@ struct KillTimings {
 
   /// The policy decided `action` (on the event last handled).
   mutating func performed(_ action: PolicyAction) {
-    guard case .kill(let app, _, .memoryPressure, _) = action, let cause else { return }
+    guard case .kill(let app, _, _, let decision) = action, decision.kill == .jetsam, let cause else { return }
     decided[app] = cause
   }
 
