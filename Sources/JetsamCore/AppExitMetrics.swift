@@ -15,7 +15,7 @@ public struct AppExitMetrics: Codable, Sendable, Equatable {
 
   /// Counts one exit record.
   public mutating func count(_ record: ExitRecord) {
-    if record.state == "foreground" {
+    if record.state == .foreground {
       foregroundExitData.counts[record.reason, default: 0] += 1
     } else {
       backgroundExitData.counts[record.reason, default: 0] += 1

@@ -29,7 +29,7 @@ public struct CPUMonitorConfig: Sendable, Equatable, Codable {
   }
 
   /// The limits of a state (`background` or `foreground`).
-  func limits(in state: String) -> CPUStateLimits {
-    state == "foreground" ? CPUStateLimits(nonFatal: foreground) : background
+  func limits(in state: CoarseState) -> CPUStateLimits {
+    state == .foreground ? CPUStateLimits(nonFatal: foreground) : background
   }
 }

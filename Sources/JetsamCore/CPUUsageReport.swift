@@ -2,7 +2,7 @@
 /// of a `cpuResourceLimit` exit record, worded as iOS words them (``summary``).
 public struct CPUUsageReport: Hashable, Sendable {
   /// `background` or `foreground`: the state whose limit was reached.
-  public var state: String
+  public var state: CoarseState
   /// CPU time the app used in the window (all its processes and threads).
   public var cpuSeconds: Double
   /// The limit's window, and how much of it was measured (less while the app has been watched for less: iOS too
@@ -15,7 +15,7 @@ public struct CPUUsageReport: Hashable, Sendable {
   public var fatal: Bool
 
   public init(
-    state: String, cpuSeconds: Double, windowSeconds: Double, sampledSeconds: Double, limitPercent: Double,
+    state: CoarseState, cpuSeconds: Double, windowSeconds: Double, sampledSeconds: Double, limitPercent: Double,
     fatal: Bool
   ) {
     self.state = state
@@ -52,7 +52,7 @@ extension CPUUsageReport: Codable {
 
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    state = try c.decode(String.self, forKey: .state)
+    state = try c.decode(CoarseState.self, forKey: .state)
     cpuSeconds = try c.decode(Double.self, forKey: .cpuSeconds)
     windowSeconds = try c.decode(Double.self, forKey: .windowSeconds)
     sampledSeconds = try c.decode(Double.self, forKey: .sampledSeconds)

@@ -10,13 +10,13 @@ struct CPUWatch: Sendable {
 
   var limits: CPUStateLimits
   /// `background` or `foreground`.
-  var state: String
+  var state: CoarseState
   /// Oldest first; the first may lie before the longest window's start (it anchors that window's first stretch).
   var points: [Point] = []
   /// Whether the app is in a run over its non-fatal limit that was reported (one exception per run over it).
   var nonFatalReported = false
 
-  init(limits: CPUStateLimits, state: String) {
+  init(limits: CPUStateLimits, state: CoarseState) {
     self.limits = limits
     self.state = state
   }

@@ -19,7 +19,7 @@ public struct ExitRecord: Codable, Hashable, Sendable {
   /// own exit (absent only in records written before jetsam kept it).
   public var endedBy: ExitAgent?
   /// The coarse state the app died in: `foreground`, `background` or `suspended`.
-  public var state: String
+  public var state: CoarseState
   /// The signal that ended the process, if one did.
   public var signal: Int32?
   /// The exit status, if the process exited.
@@ -94,7 +94,7 @@ public struct ExitRecord: Codable, Hashable, Sendable {
 
   public init(
     time: String = "", app: String, pid: Int32, launch: Int, reason: ExitReason, terminationReason: String,
-    endedBy: ExitAgent? = nil, state: String, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0,
+    endedBy: ExitAgent? = nil, state: CoarseState, signal: Int32?, exitCode: Int32?, memoryBytes: Int64 = 0,
     peakMemoryBytes: Int64 = 0,
     memoryLimitBytes: Int64? = nil, cpuSeconds: Double = 0, aliveSeconds: Double, stateSeconds: Double,
     pressureLevel: PressureLevel, deviceAvailableBytes: Int64, snapshot: [SnapshotEntry]? = nil,

@@ -9,16 +9,16 @@ import JetsamValues
 /// only while some app is watched) and reports them back (`cpuSampled`); every judgement is made here.
 extension JetsamPolicy {
   /// The limits app `name` is held to in its present state and tasks, if any.
-  func cpuLimits(for app: borrowing TrackedApp) -> (limits: CPUStateLimits, state: String)? {
+  func cpuLimits(for app: borrowing TrackedApp) -> (limits: CPUStateLimits, state: CoarseState)? {
     guard app.process != nil, app.requestedKill == nil else { return nil }
-    let state: String
+    let state: CoarseState
     switch app.state {
     case .foregroundActive, .foregroundInactive:
-      state = "foreground"
+      state = .foreground
     case .background:
       // A processing task while the device is idle and charging is what such tasks are for (BGProcessingTask).
       if deviceCharging && app.process?.tasks.processing.isEmpty == false { return nil }
-      state = "background"
+      state = .background
     case .launching, .suspended, .notRunning, .terminated:
       return nil
     }

@@ -11,7 +11,7 @@ extension JetsamPolicy {
     let stateSince = app.state == .suspended ? app.bandEnteredAt : app.stateEnteredAt
     var record = ExitRecord(
       app: name, pid: pid, launch: app.launch, reason: classification.reason,
-      terminationReason: classification.terminationReason, state: app.state.coarseName, signal: end.signal,
+      terminationReason: classification.terminationReason, state: app.state.coarse, signal: end.signal,
       exitCode: end.exitCode, aliveSeconds: at.seconds(since: process.spawnedAt),
       stateSeconds: at.seconds(since: stateSince), pressureLevel: process.killInFlight?.level ?? level,
       deviceAvailableBytes: process.killInFlight?.availableBytes ?? availableBytes ?? 0,

@@ -73,7 +73,7 @@ extension JetsamPolicy {
     trackedApps.running.elements.compactMap { key in
       guard let app = trackedApps[key.name], let pid = app.process?.pid else { return nil }
       return SnapshotEntry(
-        name: key.name, pid: pid, band: key.band, state: app.state.coarseName,
+        name: key.name, pid: pid, band: key.band, state: app.state.coarse,
         secondsInBand: at.seconds(since: key.bandEnteredAt))
     }
   }

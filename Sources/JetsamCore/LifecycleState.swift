@@ -42,12 +42,15 @@ public enum LifecycleState: String, Codable, Sendable, CaseIterable {
   var holdsForegroundSlot: Bool { self == .foregroundActive || self == .foregroundInactive }
 
   /// The coarse state named in exit records and `ps`: `foreground`, `background`, `suspended`, `notRunning`.
-  public var coarseName: String {
+  public var coarse: CoarseState {
     switch self {
-    case .launching, .foregroundActive, .foregroundInactive: "foreground"
-    case .background: "background"
-    case .suspended: "suspended"
-    case .notRunning, .terminated: "notRunning"
+    case .launching, .foregroundActive, .foregroundInactive: .foreground
+    case .background: .background
+    case .suspended: .suspended
+    case .notRunning, .terminated: .notRunning
     }
   }
+
+  /// ``coarse``'s word, for the places that show it (`ps`, counters by state).
+  public var coarseName: String { coarse.rawValue }
 }

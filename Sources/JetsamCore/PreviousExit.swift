@@ -5,13 +5,13 @@ public struct PreviousExit: Sendable, Equatable {
   /// The MetricKit reason of the previous exit.
   public var reason: ExitReason
   /// The coarse state it died in.
-  public var state: String
+  public var state: CoarseState
   /// Its wall-clock time (RFC 3339), as recorded.
   public var time: String
   /// The state summary it left, handed back to the new launch.
   public var summary: String?
 
-  public init(reason: ExitReason, state: String, time: String, summary: String?) {
+  public init(reason: ExitReason, state: CoarseState, time: String, summary: String?) {
     self.reason = reason
     self.state = state
     self.time = time

@@ -91,7 +91,7 @@ enum HistoryBench {
       var record = ExitRecord(
         time: formatter.string(from: start.addingTimeInterval(Double(index))), app: app,
         pid: Int32(10_000 + index % 30_000), launch: index / apps + 1, reason: .memoryPressure,
-        terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9, exitCode: nil,
+        terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil,
         memoryBytes: 120 << 20, peakMemoryBytes: 130 << 20, cpuSeconds: 1.5, aliveSeconds: 60, stateSeconds: 30,
         pressureLevel: .urgent, deviceAvailableBytes: 200 << 20)
       record.stateSummary = "page=\(index % 17)"

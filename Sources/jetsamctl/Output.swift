@@ -97,7 +97,7 @@ struct Output {
     }
     let rows = records.map { r in
       [
-        r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state,
+        r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state.rawValue,
         String(format: "%.1f", r.stateSeconds), ByteSize.format(r.memoryBytes), Self.detail(r),
       ]
     }

@@ -89,7 +89,7 @@ struct AppChannelTests {
     #expect(record.reason == .appWatchdog)
     #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
     #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.state == "background")
+    #expect(record.state == .background)
   }
 
   @Test("an app that never spoke is not watched; hello starts the watchdog of the first event pending")

@@ -5,7 +5,7 @@ import Testing
 /// MetricKit's exit counts: which side and counter each record goes to, and the keys they are written with.
 @Suite("MetricKit exit counts")
 struct AppExitMetricsTests {
-  static func record(_ reason: ExitReason, _ state: String) -> ExitRecord {
+  static func record(_ reason: ExitReason, _ state: CoarseState) -> ExitRecord {
     ExitRecord(
       app: "a", pid: 1, launch: 1, reason: reason, terminationReason: "", state: state, signal: nil, exitCode: nil,
       aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
@@ -14,10 +14,10 @@ struct AppExitMetricsTests {
   @Test("foreground exits count in the foreground; background and suspended ones in the background")
   func sides() {
     var metrics = AppExitMetrics()
-    metrics.count(Self.record(.badAccess, "foreground"))
-    metrics.count(Self.record(.memoryPressure, "suspended"))
-    metrics.count(Self.record(.memoryPressure, "background"))
-    metrics.count(Self.record(.memoryPressure, "foreground"))
+    metrics.count(Self.record(.badAccess, .foreground))
+    metrics.count(Self.record(.memoryPressure, .suspended))
+    metrics.count(Self.record(.memoryPressure, .background))
+    metrics.count(Self.record(.memoryPressure, .foreground))
     #expect(metrics.foregroundExitData.counts == [.badAccess: 1, .memoryPressure: 1])
     #expect(metrics.backgroundExitData.counts == [.memoryPressure: 2])
     #expect(metrics.total == 4)
@@ -31,7 +31,7 @@ struct AppExitMetricsTests {
       ExitReason.backgroundTaskAssertionTimeout.metricKitCounterKey
         == "cumulativeBackgroundTaskAssertionTimeoutExitCount")
     var metrics = AppExitMetrics()
-    metrics.count(Self.record(.memoryPressure, "foreground"))
+    metrics.count(Self.record(.memoryPressure, .foreground))
     let json = try #require(
       try JSONSerialization.jsonObject(with: JSONEncoder().encode(metrics)) as? [String: [String: Int]])
     let foreground = try #require(json["foregroundExitData"])

@@ -9,7 +9,7 @@ struct AppMemoryTests {
   static func record(_ app: String, launch: Int, reason: ExitReason = .memoryPressure) -> ExitRecord {
     var record = ExitRecord(
       time: "2026-11-30T10:00:00Z", app: app, pid: 9, launch: launch, reason: reason,
-      terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 5,
+      terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 5,
       stateSeconds: 3, pressureLevel: .urgent, deviceAvailableBytes: 100)
     record.stateSummary = "draft 3"
     record.stateDigest = "abc"
@@ -23,7 +23,7 @@ struct AppMemoryTests {
     _ = try policy.handle(.configure(app: "notes", bandFloor: nil, launchCount: 0))
     let actions = try policy.handle(.launch(app: "notes", foreground: true, at: t(0)))
     let expected = PreviousExit(
-      reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
+      reason: .memoryPressure, state: .suspended, time: "2026-11-30T10:00:00Z", summary: "draft 3")
     #expect(
       actions.last == .spawn(app: "notes", launch: 5, previousExit: expected, spec: LaunchSpec(command: ["notes"])))
     let spawned = policy.observe(.spawned(app: "notes", pid: 10, at: t(0)))

@@ -78,7 +78,7 @@ struct CPUMonitorTests {
     for second in 1...5 { #expect(Self.reading(&policy, 100 + Double(second), at: t(Int64(second))).isEmpty) }
     let actions = Self.reading(&policy, 106, at: t(6))
     let expected = CPUUsageReport(
-      state: "background", cpuSeconds: 6, windowSeconds: 12, sampledSeconds: 6, limitPercent: 50, fatal: true)
+      state: .background, cpuSeconds: 6, windowSeconds: 12, sampledSeconds: 6, limitPercent: 50, fatal: true)
     #expect(
       actions == [
         .diagnose(app: "a", pid: 10, .cpuException(expected)),
@@ -245,7 +245,7 @@ struct CPUMonitorTests {
   @Test("a cpuLimit kill in flight survives a restart in the state file, figures and all; older reports read back")
   func killInFlightCodable() throws {
     let report = CPUUsageReport(
-      state: "background", cpuSeconds: 48, windowSeconds: 60, sampledSeconds: 52, limitPercent: 80, fatal: true)
+      state: .background, cpuSeconds: 48, windowSeconds: 60, sampledSeconds: 52, limitPercent: 80, fatal: true)
     #expect(
       report.summary
         == "48 seconds cpu time over 52 seconds (92% cpu average), exceeding limit of 80% cpu over 60 seconds")

@@ -10,7 +10,7 @@ import Testing
     let actions = policy.exits("a", sigsegv, at: t(7, ms: 500))
     var expected = ExitRecord(
       app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", endedBy: .signal,
-      state: "foreground",
+      state: .foreground,
       signal: Signal.segmentationFault.rawValue, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
       pressureLevel: .warning, deviceAvailableBytes: Available.warning, snapshot: nil)
     var metrics = LaunchMetrics()
@@ -32,7 +32,7 @@ import Testing
     try policy.start("a", pid: 10, at: t(1), foreground: true)
     _ = try policy.handle(.moveToBackground(app: "a", at: t(4)))
     let record = try #require(policy.exits("a", .exited(code: 2), at: t(10)).records.first)
-    #expect(record.state == "background")
+    #expect(record.state == .background)
     #expect(record.aliveSeconds == 9)
     #expect(record.stateSeconds == 6)
     #expect(record.exitCode == 2)
@@ -46,7 +46,7 @@ import Testing
     var policy = JetsamPolicy()
     try policy.startSuspended("a", pid: 10, at: t(1), stoppedAt: t(3))
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(10)).records.first)
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     #expect(record.stateSeconds == 7)
     #expect(record.aliveSeconds == 9)
   }
@@ -62,11 +62,11 @@ import Testing
 
     let kill = try #require(policy.sample(Available.urgent, at: t(10)).jetsamKills.first)
     let expectedSnapshot = [
-      SnapshotEntry(name: "s1", pid: 14, band: .idle, state: "suspended", secondsInBand: 5),
-      SnapshotEntry(name: "s2", pid: 13, band: .idle, state: "suspended", secondsInBand: 4),
-      SnapshotEntry(name: "bg", pid: 12, band: .background, state: "background", secondsInBand: 7),
-      SnapshotEntry(name: "fg", pid: 10, band: .foreground, state: "foreground", secondsInBand: 9),
-      SnapshotEntry(name: "music", pid: 11, band: .audio, state: "background", secondsInBand: 8),
+      SnapshotEntry(name: "s1", pid: 14, band: .idle, state: .suspended, secondsInBand: 5),
+      SnapshotEntry(name: "s2", pid: 13, band: .idle, state: .suspended, secondsInBand: 4),
+      SnapshotEntry(name: "bg", pid: 12, band: .background, state: .background, secondsInBand: 7),
+      SnapshotEntry(name: "fg", pid: 10, band: .foreground, state: .foreground, secondsInBand: 9),
+      SnapshotEntry(name: "music", pid: 11, band: .audio, state: .background, secondsInBand: 8),
     ]
     #expect(kill.app == "s1")
     #expect(kill.snapshot == expectedSnapshot)
@@ -74,7 +74,7 @@ import Testing
     let record = try #require(policy.exits("s1", sigkill, at: t(11)).records.first)
     var expected = ExitRecord(
       app: "s1", pid: 14, launch: 1, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-      endedBy: .jetsam, state: "suspended", signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7,
+      endedBy: .jetsam, state: .suspended, signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7,
       stateSeconds: 6,
       pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot)
     // Started in the background and suspended at once: no time in either state.

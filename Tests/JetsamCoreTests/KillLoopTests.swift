@@ -142,7 +142,7 @@ import Testing
     #expect(expiry! < suspend! && suspend! < kill!, "warned, suspended, then killed")
     #expect(actions.moves.contains(Move("bg", .background, .suspended)))
     let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     #expect(record.reason == .memoryPressure)
     #expect(record.backgroundSecondsBeforeSuspension == 8)
     #expect(policy.app(named: "fg")?.state == .foregroundActive)
@@ -170,7 +170,7 @@ import Testing
     #expect(actions.killed == ["bg"])
     #expect(!actions.contains { $0 == .suspend(app: "bg", pid: 11) })
     let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
-    #expect(record.state == "background" && record.backgroundSecondsBeforeSuspension == nil)
+    #expect(record.state == .background && record.backgroundSecondsBeforeSuspension == nil)
   }
 
   @Test func anAudioAppSurvivesUrgentAndDiesAfterTheForegroundAtCritical() throws {

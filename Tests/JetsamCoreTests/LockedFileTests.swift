@@ -37,7 +37,7 @@ struct LockedFileTests {
     let record = try #require(policy.exits("a", sigkill, at: t(2)).records.first)
     #expect(record.reason == .suspendedWithLockedFile)
     #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     #expect(record.lockedFiles == [Self.database])
   }
 

@@ -84,7 +84,7 @@ struct AppLifecycleTests {
     #expect(record.reason == .appWatchdog)
     #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
     #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.state == "background")
+    #expect(record.state == .background)
     #expect(elapsed >= 0.45 && elapsed < 5, "the 5 s deadline scaled by 0.1 (took \(elapsed) s)")
     #expect(!isAlive(pid))
     let table = try daemon.ctl(["exits"]).stdout

@@ -143,10 +143,12 @@ struct ControlSocketTests {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     var text = ""
+    // Of now: a log whose first record is over a week old rotates at the next append.
+    let now = Date().ISO8601Format()
     for index in 0..<4_000 {
       let record = ExitRecord(
-        time: "2026-11-30T10:00:00Z", app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
-        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9,
+        time: now, app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
+        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9,
         exitCode: nil, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .urgent, deviceAvailableBytes: 0)
       text += String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
     }

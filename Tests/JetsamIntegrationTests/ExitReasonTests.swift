@@ -43,7 +43,7 @@ struct ExitReasonTests {
     #expect(record.terminationReason == testCase.terminationReason)
     #expect(record.signal == testCase.signal)
     #expect(record.exitCode == testCase.exitCode)
-    #expect(record.state == "foreground")
+    #expect(record.state == .foreground)
     #expect(record.snapshot == nil)
     #expect(!isAlive(pid))
   }

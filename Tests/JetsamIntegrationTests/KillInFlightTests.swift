@@ -38,7 +38,8 @@ struct KillInFlightTests {
     #expect(try client.nextResponse()?.ok == true)
     try daemon.waitUntil("the victim is dead") { !isAlive(victim) }
     daemon.crash()
-    let journal = daemon.stateDirectory + "/kills.jsonl"
+    // In the runtime directory, beside the socket.
+    let journal = URL(fileURLWithPath: daemon.socket).deletingLastPathComponent().path + "/kills.jsonl"
     if trial % 2 == 1 {
       #expect(try String(contentsOfFile: journal, encoding: .utf8).contains("\"app\":\"victim\""))
       try Self.forgetKillsInFlight(stateFile: daemon.stateDirectory + "/state.json")

@@ -77,13 +77,13 @@ struct KillOrderTests {
     for record in records {
       #expect(record.reason == .memoryPressure)
       #expect(record.terminationReason == "JETSAM memory-pressure")
-      #expect(record.state == "suspended")
+      #expect(record.state == .suspended)
       #expect(record.signal == 9)
       #expect(record.pid == pids[record.app])
       #expect(record.memoryBytes >= 16 << 20)
       let snapshot = try #require(record.snapshot)
       #expect(snapshot.first?.name == record.app, "the victim heads its own snapshot")
-      #expect(snapshot.contains { $0.name == "camera" && $0.state == "foreground" })
+      #expect(snapshot.contains { $0.name == "camera" && $0.state == .foreground })
       #expect(!isAlive(record.pid))
     }
     // Everyone else is untouched: still stopped, still alive.
@@ -145,8 +145,8 @@ struct KillOrderTests {
     let records = try daemon.waitForRecords(3)
     #expect(records.map(\.app) == ["maps", "early", "late"], "\(records.map(\.app))")
     // iOS's escalation: a background app is moved to Suspended, then killed as one, saying how long it ran.
-    let dying = suspendingFirst ? "suspended" : "background"
-    #expect(records.map(\.state) == ["suspended", dying, dying], "\(records.map(\.state))")
+    let dying: CoarseState = suspendingFirst ? .suspended : .background
+    #expect(records.map(\.state) == [.suspended, dying, dying], "\(records.map(\.state))")
     #expect(records[0].backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
     #expect(records[1...].allSatisfy { ($0.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
     #expect(records.allSatisfy { $0.reason == .memoryPressure && $0.terminationReason == "JETSAM memory-pressure" })

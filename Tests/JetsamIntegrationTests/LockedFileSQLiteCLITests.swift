@@ -92,7 +92,7 @@ extension LockedFileIntegrationTests {
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == cli.pid && record.reason == .suspendedWithLockedFile, "\(record)")
     #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.endedBy == .jetsam && record.state == "suspended")
+    #expect(record.endedBy == .jetsam && record.state == .suspended)
     let locks = record.lockedFiles ?? []
     #expect(
       locks.contains { $0.path == cli.database && $0.type == "posix" && $0.access == "write" && $0.pid == cli.pid },

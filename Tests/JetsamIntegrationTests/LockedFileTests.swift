@@ -52,7 +52,7 @@ struct LockedFileIntegrationTests {
     #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
     #expect(record.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.suspendedWithLockedFile: 1])
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     let lock = try #require(record.lockedFiles?.first)
     #expect(lock.path == database && lock.type == "posix" && lock.pid == pid)
     #expect(!isAlive(pid))

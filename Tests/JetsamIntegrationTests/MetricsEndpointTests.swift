@@ -75,7 +75,7 @@ struct MetricsEndpointIntegrationTests {
       #expect(
         exits.contains {
           $0.labels["app"] == record.app && $0.labels["reason"] == record.reason.rawValue
-            && $0.labels["state"] == record.state && $0.value == 1
+            && $0.labels["state"] == record.state.rawValue && $0.value == 1
         }, "\(record.app) \(record.reason) in \(exits)")
     }
     let memory = try Self.query(prometheusPort, #"jetsam_app_memory_bytes{app="mail"}"#)

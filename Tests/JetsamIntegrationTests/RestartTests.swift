@@ -75,7 +75,7 @@ struct RestartTests {
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
     let records = try daemon.waitForRecords(4)
     #expect(Array(records.map(\.app).prefix(3)) == order, "\(records.map(\.app))")
-    #expect(records.prefix(3).allSatisfy { $0.reason == .memoryPressure && $0.state == "suspended" })
+    #expect(records.prefix(3).allSatisfy { $0.reason == .memoryPressure && $0.state == .suspended })
   }
 
   @Test("an app that died while no daemon ran gets one honest record, never a duplicate")

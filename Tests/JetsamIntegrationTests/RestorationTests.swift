@@ -52,7 +52,7 @@ struct RestorationTests {
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })
     #expect(record.reason == .memoryPressure)
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", name]).status == 0)
     var info: AppInfo?

@@ -115,7 +115,7 @@ struct StuckSuspendTests {
     try daemon.waitUntil("the suspension to be complete") { try daemon.apps()["stuck"]?.suspendIncomplete == nil }
     #expect(try daemon.ctl(["kill", "stuck"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.state == "suspended")
+    #expect(record.state == .suspended)
     #expect(record.suspendIncomplete == nil, "it did stop in the end")
   }
 }

@@ -92,7 +92,7 @@ struct WatchTests {
     let kill = try #require(notes.first { $0.kind == .kill })
     #expect(kill.reason == .memoryPressure && kill.pid == pid)
     let exit = try #require(notes.first { $0.kind == .exit }?.record)
-    #expect(exit.reason == .memoryPressure && exit.state == "suspended" && exit.pid == pid)
+    #expect(exit.reason == .memoryPressure && exit.state == .suspended && exit.pid == pid)
     // In the order they happened, on the clock of the record's kill instant.
     let times = seen.map(\.monotonicNanoseconds)
     #expect(times == times.sorted())

@@ -53,7 +53,7 @@ struct MetricPayloadTests {
   static func record(cpu: Double, peak: Int64, metrics: LaunchMetrics?) -> ExitRecord {
     var record = ExitRecord(
       time: "2026-01-01T00:00:00Z", app: "a", pid: 1, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0",
-      state: "foreground", signal: nil, exitCode: 0, peakMemoryBytes: peak, cpuSeconds: cpu, aliveSeconds: 1,
+      state: .foreground, signal: nil, exitCode: 0, peakMemoryBytes: peak, cpuSeconds: cpu, aliveSeconds: 1,
       stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
     record.launchMetrics = metrics
     return record

@@ -11,10 +11,12 @@ import Testing
 
 @Suite("Exit record log", .offThePool)
 struct ExitRecordLogTests {
+  /// A record of now: a log whose first record is older than `records.rotateAge` (7 days) rotates at the next append,
+  /// so a fixed date would make these tests depend on the day they run.
   static func record(_ app: String, pid: Int32) -> ExitRecord {
     ExitRecord(
-      time: "2026-11-29T14:00:00.000Z", app: app, pid: pid, launch: 1, reason: .memoryPressure,
-      terminationReason: "JETSAM memory-pressure", state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 1,
+      time: AppSupervisor.timestamp(), app: app, pid: pid, launch: 1, reason: .memoryPressure,
+      terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 1,
       stateSeconds: 0.5, pressureLevel: .urgent, deviceAvailableBytes: 1 << 20)
   }
 

@@ -171,7 +171,7 @@ struct StateFileEncoderTests {
         ? [
           ExitRecord(
             app: "two/ü", pid: 7, launch: 3, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-            state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
+            state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
             deviceAvailableBytes: 1 << 20)
         ] : nil
     }

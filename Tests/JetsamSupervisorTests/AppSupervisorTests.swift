@@ -34,7 +34,7 @@ struct AppSupervisorTests {
   func launchReason() throws {
     let fixture = try SupervisorFixture()
     let previous = PreviousExit(
-      reason: .memoryPressure, state: "suspended", time: "2026-11-30T10:00:00Z", summary: "draft 3")
+      reason: .memoryPressure, state: .suspended, time: "2026-11-30T10:00:00Z", summary: "draft 3")
     try fixture.launch("notes", previousExit: previous)
     let environment = try #require(fixture.launcher.requests.first?.environment)
     #expect(environment.contains("JETSAM_LAUNCH_REASON=afterExit"))
@@ -304,7 +304,7 @@ struct AppSupervisorTests {
   @Test("kill: the decision is in the kill journal before the SIGKILL goes out")
   func killJournaledFirst() throws {
     let fixture = try SupervisorFixture()
-    let journal = KillJournal(stateDirectory: fixture.stateDirectory, log: Logger(threshold: .error))
+    let journal = KillJournal(directory: fixture.stateDirectory, log: Logger(threshold: .error))
     fixture.supervisor.killJournal = journal
     let victim = try fixture.launch("victim")
     var journaledAtSignal: [String: KillJournal.Entry]?
@@ -312,7 +312,7 @@ struct AppSupervisorTests {
       if signal == .kill { journaledAtSignal = journal.entriesLeft() }
     }
     let decision = KillInFlight.jetsamAtCritical([
-      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5)
+      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: .suspended, secondsInBand: 5)
     ])
     fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, decision: decision))
     #expect(fixture.signals.sentThroughPidfd == [.kill])
@@ -329,8 +329,8 @@ struct AppSupervisorTests {
     fixture.cgroups.cgroup("bystander")?.memory = 70
     fixture.clearReports()
     let snapshot = [
-      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: "suspended", secondsInBand: 5),
-      SnapshotEntry(name: "bystander", pid: bystander, band: .foreground, state: "foreground", secondsInBand: 1),
+      SnapshotEntry(name: "victim", pid: victim, band: .idle, state: .suspended, secondsInBand: 5),
+      SnapshotEntry(name: "bystander", pid: bystander, band: .foreground, state: .foreground, secondsInBand: 1),
     ]
     fixture.perform(.kill(app: "victim", pid: victim, reason: .memoryPressure, decision: .jetsamAtCritical(snapshot)))
     #expect(fixture.signals.sentThroughPidfd == [.kill])
@@ -366,7 +366,7 @@ struct AppSupervisorTests {
     cgroup.busyRemovals = 2
     fixture.clearReports()
     let decided = ExitRecord(
-      app: "a", pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 3", state: "background", signal: nil,
+      app: "a", pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 3", state: .background, signal: nil,
       exitCode: 3, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
     fixture.perform(.recordExit(decided))
     let written = try #require(fixture.records.records.first)
@@ -410,7 +410,7 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     try #require(fixture.cgroups.cgroup("a")).busyRemovals = 3
     let decided = ExitRecord(
-      app: "a", pid: pid, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0", state: "background",
+      app: "a", pid: pid, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0", state: .background,
       signal: nil, exitCode: 0, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
     fixture.perform(.recordExit(decided))
     fixture.clearReports()
@@ -427,7 +427,7 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.records.failing = true
     let first = ExitRecord(
-      app: "a", pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
+      app: "a", pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: .background, signal: nil,
       exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
     var second = first
     second.app = "b"
@@ -485,7 +485,7 @@ struct AppSupervisorTests {
 
   static func record(_ app: String, pid: Int32 = 1) -> ExitRecord {
     ExitRecord(
-      app: app, pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: "background", signal: nil,
+      app: app, pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: .background, signal: nil,
       exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
   }
 

@@ -296,7 +296,7 @@ struct ControlRequestHandlerTests {
     func record(_ app: String, pid: Int32) -> ExitRecord {
       ExitRecord(
         app: app, pid: pid, launch: 1, reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam,
-        state: "suspended", signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
+        state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
         deviceAvailableBytes: 0)
     }
     // "logged" is durable and, as the loop has not heard so yet, still queued; "queued" is only queued.

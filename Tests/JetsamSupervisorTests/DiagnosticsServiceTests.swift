@@ -60,7 +60,7 @@ struct DiagnosticsServiceTests {
   static let hang = DiagnosticRequest.hang(event: .didEnterBackground, seconds: 5)
   static let cpu = DiagnosticRequest.cpuException(
     CPUUsageReport(
-      state: "background", cpuSeconds: 45, windowSeconds: 60, sampledSeconds: 60, limitPercent: 50, fatal: false))
+      state: .background, cpuSeconds: 45, windowSeconds: 60, sampledSeconds: 60, limitPercent: 50, fatal: false))
 
   @Test("a hang's stacks are taken of its process by jetsam-stack, kept, and handed to its exit record once")
   func hangIsKept() throws {

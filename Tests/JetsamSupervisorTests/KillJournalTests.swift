@@ -12,8 +12,8 @@ import Testing
 struct KillJournalTests {
   static let snapshot = [
     SnapshotEntry(
-      name: "mail \"β\"\n", pid: 10, band: .idle, state: "suspended", memoryBytes: 123_456, secondsInBand: 2.5),
-    SnapshotEntry(name: "maps", pid: 11, band: .foreground, state: "foreground", secondsInBand: 3),
+      name: "mail \"β\"\n", pid: 10, band: .idle, state: .suspended, memoryBytes: 123_456, secondsInBand: 2.5),
+    SnapshotEntry(name: "maps", pid: 11, band: .foreground, state: .foreground, secondsInBand: 3),
   ]
 
   static let decisions: [KillInFlight] = [
@@ -38,7 +38,7 @@ struct KillJournalTests {
     let directory = NSTemporaryDirectory() + "jetsam-kills-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = KillJournal(stateDirectory: directory, log: Logger(threshold: .error))
+    let journal = KillJournal(directory: directory, log: Logger(threshold: .error))
     journal.record(app: "mail", pid: 10, launch: 3, decision: Self.decisions[2])
     journal.record(app: "mail", pid: 10, launch: 3, decision: Self.decisions[0])
     journal.record(app: "maps", pid: 11, launch: 1, decision: Self.decisions[3])
@@ -46,7 +46,7 @@ struct KillJournalTests {
     let file = try FileDescriptor.open(journal.path, O_WRONLY | O_APPEND)
     try file.writeText("{\"app\":\"news\",\"decision\":{\"avail")
     file.close()
-    let successor = KillJournal(stateDirectory: directory, log: Logger(threshold: .error))
+    let successor = KillJournal(directory: directory, log: Logger(threshold: .error))
     #expect(
       successor.entriesLeft() == [
         "mail": KillJournal.Entry(app: "mail", pid: 10, launch: 3, decision: Self.decisions[0]),

@@ -9,7 +9,7 @@ import Testing
 @Suite("Metrics exposition: launch series")
 struct LaunchSeriesTests {
   static func record(_ app: String) -> ExitRecord {
-    var record = MetricsExpositionTests.record(app, reason: .memoryPressure, state: "suspended", endedBy: .jetsam)
+    var record = MetricsExpositionTests.record(app, reason: .memoryPressure, state: .suspended, endedBy: .jetsam)
     var metrics = LaunchMetrics()
     metrics.timeToFirstDrawSeconds = 0.3
     metrics.hangTimes.count(seconds: 0.4)

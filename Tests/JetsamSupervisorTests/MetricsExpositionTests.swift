@@ -26,7 +26,7 @@ struct MetricsExpositionTests {
     func cgroup(of name: String, pid: Int32) -> (any AppCgroupControl)? { cgroups[name] }
   }
 
-  static func record(_ app: String, reason: ExitReason, state: String, endedBy: ExitAgent) -> ExitRecord {
+  static func record(_ app: String, reason: ExitReason, state: CoarseState, endedBy: ExitAgent) -> ExitRecord {
     ExitRecord(
       app: app, pid: 7, launch: 1, reason: reason, terminationReason: "SIGKILL", endedBy: endedBy, state: state,
       signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
@@ -74,11 +74,11 @@ struct MetricsExpositionTests {
   func counters() {
     var figures = Figures()
     figures.counters.count(
-      Self.record("notes", reason: .memoryPressure, state: "suspended", endedBy: .jetsam), configured: true)
+      Self.record("notes", reason: .memoryPressure, state: .suspended, endedBy: .jetsam), configured: true)
     figures.counters.count(
-      Self.record("notes", reason: .memoryPressure, state: "suspended", endedBy: .jetsam), configured: true)
+      Self.record("notes", reason: .memoryPressure, state: .suspended, endedBy: .jetsam), configured: true)
     figures.counters.count(
-      Self.record("mail", reason: .abnormal, state: "foreground", endedBy: .signal), configured: true)
+      Self.record("mail", reason: .abnormal, state: .foreground, endedBy: .signal), configured: true)
     figures.counters.countVerdict(app: "notes", verdict: .match, configured: true)
     figures.recordsWritten = 3
     figures.refusedCrashReports = 2

@@ -20,7 +20,7 @@ struct PolicyAnnouncerTests {
   ) -> ExitRecord {
     var record = AppSupervisorTests.record(app)
     record.reason = reason
-    record.state = "suspended"
+    record.state = .suspended
     record.endedBy = endedBy
     record.watchdogEvent = watchdogEvent
     return record

@@ -108,7 +108,7 @@ struct StateKeeperTests {
   @Test("the kill journal is emptied once a save that covers every kill it lists is written, and only then")
   func killJournalEmptied() throws {
     let harness = try Harness()
-    let journal = KillJournal(stateDirectory: harness.directory, log: Logger(threshold: .error))
+    let journal = KillJournal(directory: harness.directory, log: Logger(threshold: .error))
     harness.keeper.killJournal = journal
     let decision = KillInFlight(kill: .user(.memoryPressure), level: .normal, availableBytes: 0)
     journal.record(app: "a", pid: 10, launch: 1, decision: decision)

@@ -213,7 +213,7 @@ struct CheckProbe {
     guard let killed else {
       return result("restoration", title, start, .failed, "jetsam did not kill it while suspended")
     }
-    guard killed.reason == .memoryPressure, killed.state == "suspended" else {
+    guard killed.reason == .memoryPressure, killed.state == .suspended else {
       return result("restoration", title, start, .failed, "it exited otherwise: \(killed.labDetail)")
     }
     let relaunched = now()

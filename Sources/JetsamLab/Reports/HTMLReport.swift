@@ -238,7 +238,7 @@ enum HTMLReport {
     for (index, record) in run.exits.enumerated() {
       html +=
         "<tr id=\"exit-\(index)\"><td>\(escape(record.time))</td><td>\(escape(record.app))</td><td>\(record.launch)</td>"
-        + "<td>\(record.reason.rawValue)</td><td>\(escape(record.terminationReason))</td><td>\(escape(record.state))</td>"
+        + "<td>\(record.reason.rawValue)</td><td>\(escape(record.terminationReason))</td><td>\(escape(record.state.rawValue))</td>"
         + "<td>\(ByteSize.format(record.memoryBytes))</td></tr>\n"
     }
     html += "</table>\n" + launchTable(run)

@@ -110,7 +110,7 @@ struct ExpectationCheck {
 
 extension ExitPattern {
   func matches(_ record: ExitRecord) -> Bool {
-    record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state == state)
+    record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state.rawValue == state)
       && (launch == nil || record.launch == launch)
       && (lockedFile == nil || record.lockedFiles?.contains { $0.path == lockedFile } == true)
   }

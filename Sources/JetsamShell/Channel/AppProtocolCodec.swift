@@ -119,7 +119,8 @@ package enum AppProtocolCodec {
       if let previous = event.previousExit {
         fields.append((.reason, LaunchReasonName.afterExit.rawValue))
         fields += [
-          (.previousReason, previous.reason.rawValue), (.previousState, previous.state), (.previousTime, previous.time),
+          (.previousReason, previous.reason.rawValue), (.previousState, previous.state.rawValue),
+          (.previousTime, previous.time),
         ]
         if let summary = previous.summary { fields.append((.summary, summary)) }
       } else {
@@ -173,7 +174,7 @@ package enum AppProtocolCodec {
   }
 
   private static func previousExitFields(_ previous: PreviousExit) -> [(AppProtocolField, String)] {
-    [(.reason, previous.reason.rawValue), (.state, previous.state), (.time, previous.time)]
+    [(.reason, previous.reason.rawValue), (.state, previous.state.rawValue), (.time, previous.time)]
   }
 }
 

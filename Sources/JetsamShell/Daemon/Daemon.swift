@@ -150,9 +150,6 @@ public final class Daemon {
       path: stateDirectory + "/state.json", loop: loop, log: log,
       isBusy: { [unowned self] in !self.supervisor.suspender.isIdle },
       snapshot: { [unowned self] in self.savedState() })
-    // Each kill's decision, noted before its signal and dropped once a state save holds it.
-    supervisor.killJournal = KillJournal(stateDirectory: stateDirectory, log: log)
-    stateKeeper.killJournal = supervisor.killJournal
     connectSupervisor()
 
     // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
@@ -207,6 +204,10 @@ public final class Daemon {
       loop: loop, path: options.socketPath(in: config), allowedGroup: config.controlGroup, users: users, log: log,
       budget: outputBudget, inherited: listener,
       handler: { request, connection in requests.handle(request, from: connection) })
+    // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket, in the
+    // runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
+    supervisor.killJournal = KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)
+    stateKeeper.killJournal = supervisor.killJournal
     let metrics = DaemonMetricsView(daemon: self)
     metricsOutputs = MetricsOutputs(
       textfile: try MetricsTextfile(

@@ -64,7 +64,7 @@ struct CaptureJob: Sendable {
       metadata.totalSampledTime = Self.seconds(usage.sampledSeconds)
       metadata.jetsamCPULimitPercent = usage.limitPercent
       metadata.jetsamCPUWindowSeconds = usage.windowSeconds
-      metadata.jetsamAppState = usage.state
+      metadata.jetsamAppState = usage.state.rawValue
       metadata.jetsamCPUFatal = usage.fatal
       metadata.jetsamCPUSummary = usage.summary
       layout = .outermostFirstMerged

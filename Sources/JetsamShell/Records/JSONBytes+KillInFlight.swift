@@ -48,7 +48,7 @@ extension JSONBytes {
     // A time in a band is finite; were it not, the entry must still decode.
     if !number(entry.secondsInBand) { raw("0") }
     key("state")
-    string(entry.state)
+    string(entry.state.rawValue)
     raw("}")
   }
 }

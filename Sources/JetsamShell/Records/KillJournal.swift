@@ -4,15 +4,18 @@ import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
 
-/// The kills decided that the state file may not hold yet, one JSON line each in `kills.jsonl` beside it: written
-/// just before the SIGKILL goes out, so that who killed an app survives this daemon's death as its record does. The
+/// The kills decided that the state file may not hold yet, one JSON line each in `kills.jsonl` in the runtime
+/// directory: written just before the SIGKILL goes out, so that who killed an app survives this daemon's death as
+/// its record does. The
 /// state file follows within milliseconds (``StateKeeper`` saves at once after a kill); a jetsamd killed in between
 /// leaves its successor the line, and the successor records the victim for that kill (its reason, the pressure and
 /// the snapshot of the decision) rather than as an unexplained SIGKILL.
 ///
-/// One `write` into the page cache, not synced: it has to outlive the process, not the machine (a machine that loses
-/// its power loses the apps as well, and a new boot adopts none). Emptied once a state save that holds every kill it
-/// lists has been written, so it stays a few lines long.
+/// One `write`, on the loop, not synced: it has to outlive the process, not the machine (a machine that loses its
+/// power loses the apps as well, and a new boot adopts none). The runtime directory is tmpfs (`/run/jetsam`, kept
+/// across restarts), so the write never waits on a disk: the state directory's may be frozen or slow, and a kill must
+/// not wait for it. Emptied once a state save that holds every kill it lists has been written, so it stays a few
+/// lines long.
 final class KillJournal {
   /// One kill: the app, the launch and process it was meant for, and the policy's decision.
   struct Entry: Codable, Equatable, Sendable {
@@ -33,11 +36,11 @@ final class KillJournal {
   /// Whether the file may hold lines no state save has covered yet (the last daemon's, or this one's).
   private var holdsLines = true
 
-  /// The journal in `stateDirectory`, opened for appending; what an earlier daemon left in it stays until the first
-  /// state save after re-adoption (read it first, with ``entriesLeft()``). A file that cannot be opened is logged:
-  /// kills go out all the same, covered by the state file alone.
-  init(stateDirectory: String, log: Logger) {
-    path = "\(stateDirectory)/\(Self.fileName)"
+  /// The journal in `directory` (the runtime directory), opened for appending; what an earlier daemon left in it
+  /// stays until the first state save after re-adoption (read it first, with ``entriesLeft()``). A file that cannot
+  /// be opened is logged: kills go out all the same, covered by the state file alone.
+  init(directory: String, log: Logger) {
+    path = "\(directory)/\(Self.fileName)"
     self.log = log
     do {
       file = try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)

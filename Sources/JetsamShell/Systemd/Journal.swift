@@ -86,7 +86,7 @@ public struct Journal: Sendable {
       ("PRIORITY", record.reason == .normalAppExit ? "6" : "5"),
       ("JETSAM_APP", record.app), ("JETSAM_PID", String(record.pid)), ("JETSAM_LAUNCH", String(record.launch)),
       ("JETSAM_REASON", record.reason.rawValue), ("JETSAM_TERMINATION_REASON", record.terminationReason),
-      ("JETSAM_STATE", record.state), ("JETSAM_STATE_SECONDS", record.stateSeconds.formatted(decimals: 3)),
+      ("JETSAM_STATE", record.state.rawValue), ("JETSAM_STATE_SECONDS", record.stateSeconds.formatted(decimals: 3)),
       ("JETSAM_MEMORY_BYTES", String(record.memoryBytes)), ("JETSAM_PEAK_MEMORY_BYTES", String(record.peakMemoryBytes)),
       ("JETSAM_PRESSURE_LEVEL", record.pressureLevel.name), ("JETSAM_TIME", record.time),
     ]
