@@ -46,7 +46,8 @@ final class PrometheusServer {
   var log: String { process.log.text }
 
   /// GETs `path` of the HTTP API with `parameters` and decodes the JSON answer, an error status's too (a query that
-  /// does not parse is answered 400 with `status: "error"` and the reason); nil while the server does not answer.
+  /// does not parse is answered 400 with `status: "error"` and the reason); nil while the server does not answer,
+  /// or answers in plain text (until its storage is ready it says `Service Unavailable`, 503).
   func get(_ path: String, _ parameters: [(String, String)]) throws -> [String: Any]? {
     let script = """
       import json, sys, urllib.error, urllib.parse, urllib.request
@@ -60,7 +61,7 @@ final class PrometheusServer {
     let pairs = String(decoding: try JSONEncoder().encode(parameters.map { [$0.0, $0.1] }), as: UTF8.self)
     let result = try runCommand("/usr/bin/python3", ["-c", script, "http://127.0.0.1:\(port)\(path)", pairs])
     guard result.status == 0 else { return nil }
-    return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
   }
 
   /// An instant query at the present moment: Prometheus' answer (`status`, `data.result`, or `error`).
