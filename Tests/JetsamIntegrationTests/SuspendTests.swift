@@ -74,6 +74,30 @@ struct SuspendTests {
     #expect(try daemon.apps()["app"]?.continuedWhileSuspended == 2)
   }
 
+  @Test("a SIGCONT whose SIGCHLD merges into another child's pending one is still noticed, and the app stopped again")
+  func continuedBehindAnotherChildsSignal() throws {
+    let daemon = try DaemonHarness(config: "{ suspend: { mode: \"signal\", backgroundGrace: null } }")
+    defer { daemon.stop() }
+    let pid = try daemon.launch("app", ["idle"], options: ["--background"])
+    let other = try daemon.launch("other", ["idle"], options: ["--background"])
+    #expect(try daemon.ctl(["suspend", "app"]).status == 0)
+    #expect(processState(pid: pid) == "T")
+    // With jetsamd stopped, another child's end leaves a SIGCHLD pending (CLD_KILLED); the SIGCONT's SIGCHLD then
+    // merges into it, and jetsamd reads one signal, with the first one's code.
+    let jetsamd = daemon.jetsamd.pid
+    #expect(kill(jetsamd, SIGSTOP) == 0)
+    defer { kill(jetsamd, SIGCONT) }
+    try daemon.waitUntil("jetsamd stopped") { processState(pid: jetsamd) == "T" }
+    #expect(kill(other, SIGKILL) == 0)
+    try daemon.waitUntil("the other app ended, unreaped") { processState(pid: other) == "Z" }
+    #expect(kill(pid, SIGCONT) == 0)
+    try daemon.waitUntil("the app running again") { processState(pid: pid) != "T" }
+    #expect(kill(jetsamd, SIGCONT) == 0)
+    // Watched through the process's own state only: `ps` would look for continuations itself.
+    try daemon.waitUntil("the app stopped again") { processState(pid: pid) == "T" }
+    #expect(try daemon.apps()["app"]?.continuedWhileSuspended == 1)
+  }
+
   private func oomScore(_ pid: Int32) -> Int? {
     (try? oomScoreAdj(pid: pid)).map(Int.init)
   }

@@ -118,6 +118,27 @@ struct AppSuspenderTests {
     #expect(harness.reported.count == 1, "reported once until seen stopped again")
   }
 
+  @Test("a SIGCHLD of a stop or an end has the stopped apps looked at once, shortly, for a continuation merged in")
+  func continuedBehindAnotherSignal() {
+    let harness = Harness()
+    let (app, _) = harness.run("a", pid: 10)
+    harness.suspender.noticeContinuedSoon()
+    #expect(harness.loop.timers.isEmpty, "no app stopped by a signal: nothing to look at")
+    app.stop.signalStopped = true
+    harness.signals.childContinued[app.pidfd.rawValue] = true
+    // A burst of SIGCHLDs (apps stopping, one ending) with someone's SIGCONT merged into one of them.
+    for _ in 0..<100 { harness.suspender.noticeContinuedSoon() }
+    #expect(harness.reported.isEmpty, "not looked at on the spot")
+    harness.loop.advance(by: AppSuspender.continuedCheckDelay)
+    #expect(harness.reported == [.continuedWhileSuspended(app: "a", pid: 10, at: harness.loop.now())])
+    #expect(harness.loop.timerFirings == 1, "one look for the whole burst")
+    // Stopped again by jetsamd, and another burst later: looked at again.
+    app.stop.signalStopped = true
+    harness.suspender.noticeContinuedSoon()
+    harness.loop.advance(by: AppSuspender.continuedCheckDelay)
+    #expect(harness.reported.count == 2 && harness.loop.timerFirings == 2)
+  }
+
   @Test("the spawner service's word that an app was continued is reported only for an app jetsamd stopped")
   func continuedThroughService() {
     let harness = Harness()

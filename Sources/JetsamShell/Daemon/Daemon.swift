@@ -228,7 +228,8 @@ public final class Daemon {
       loop: loop, exitWithParent: options.exitWithParent, log: log,
       handlers: DaemonSignals.Handlers(
         stop: { [unowned self] in self.beginShutdown() }, reload: { [unowned self] in self.reload() },
-        childContinued: { [unowned self] in self.supervisor.suspender.noticeContinued() }))
+        childContinued: { [unowned self] in self.supervisor.suspender.noticeContinued() },
+        childChanged: { [unowned self] in self.supervisor.suspender.noticeContinuedSoon() }))
 
     let saved = readSavedState()
     takeOverUnwrittenRecords(pending: saved?.pendingRecords ?? [])

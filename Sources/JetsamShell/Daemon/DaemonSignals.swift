@@ -13,6 +13,8 @@ final class DaemonSignals {
     var reload: () -> Void
     /// A child was continued: maybe someone's SIGCONT to a suspended app.
     var childContinued: () -> Void
+    /// A child stopped or ended: a continuation may hide behind it (see below).
+    var childChanged: () -> Void
   }
 
   private var sources: [EventSource] = []
@@ -29,11 +31,13 @@ final class DaemonSignals {
         handlers.stop()
       }
     }
-    // Exits are seen through pidfds: only continuations matter here. (Merged signals keep the first code: `ps`
-    // checks again before it answers.)
+    // Exits are seen through pidfds: only continuations matter here. But SIGCHLD is not queued: while one is
+    // pending, the next merges into it and the first's code is kept, so a continuation that comes right after a
+    // stop or an end (a SIGCONT sent the moment a suspend is answered) arrives as CLD_STOPPED or CLD_EXITED. Those
+    // have the suspended apps looked at too, shortly and once for however many come.
     sources.append(
       try loop.onSignal(.childStatusChanged) { code in
-        if code == childContinuedCode { handlers.childContinued() }
+        if code == childContinuedCode { handlers.childContinued() } else { handlers.childChanged() }
       })
   }
 }

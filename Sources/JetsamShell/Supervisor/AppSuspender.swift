@@ -23,6 +23,12 @@ final class AppSuspender {
   /// app drops it (the app stays stopped, as the later action wants it), and only the latest one goes out.
   private var heldResumes: [String: Int] = [:]
   private var resumeNumber = 0
+  /// The look at the suspended apps after a SIGCHLD that may hide a continuation (``noticeContinuedSoon()``), and
+  /// whether it is due.
+  private var continuedCheck: (any LoopSource)?
+  private var continuedCheckDue = false
+  /// How soon that look comes: a burst of SIGCHLDs (1,000 apps stopping) costs one look per this, not one each.
+  static let continuedCheckDelay: Duration = .milliseconds(50)
   private lazy var stops = StopWatcher(
     loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
     completed: { [unowned self] stopped in
@@ -61,6 +67,22 @@ final class AppSuspender {
       continued += continuedEvent(app)
     }
     if !continued.isEmpty { report(continued) }
+  }
+
+  /// A child stopped or ended (SIGCHLD with that code): a continuation that came while that signal was pending was
+  /// merged into it. Looks as ``noticeContinued()`` does, ``continuedCheckDelay`` from now, once for every such
+  /// signal until then; not at all while no app is stopped by a signal.
+  func noticeContinuedSoon() {
+    guard !continuedCheckDue, running().contains(where: { $0.stop.signalStopped && !$0.adopted }) else { return }
+    if continuedCheck == nil {
+      continuedCheck = try? loop.addTimer(at: nil) { [unowned self] in
+        self.continuedCheckDue = false
+        self.noticeContinued()
+      }
+    }
+    guard let continuedCheck else { return noticeContinued() }
+    continuedCheckDue = true
+    continuedCheck.schedule(at: loop.now().advanced(by: Self.continuedCheckDelay))
   }
 
   /// The spawner service saw `app`'s main process continued: the same as ``noticeContinued()`` finds for a child.
