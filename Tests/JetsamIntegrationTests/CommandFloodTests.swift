@@ -54,7 +54,17 @@ struct CommandFloodTests {
     #expect(try daemon.ctl(["kill", "y"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
     let ready = try #require(record.commands?.first { $0.run == "ready" }, "\(record)")
-    #expect(ready.timedOut == true && ready.signal == SIGKILL, "\(ready)")
-    #expect(ready.output == String(repeating: "y\n", count: CommandRunRecord.maxOutputBytes / 2))
+    // The record keeps the last poll: the first, ended by its timeout, or, where the backoff ran out before the kill
+    // (a slow machine: the v2 VM), the next one, which the app's kill cut short.
+    let kept = String(repeating: "y\n", count: CommandRunRecord.maxOutputBytes / 2)
+    #expect(ready.signal == SIGKILL, "\(ready)")
+    if ready.attempts == 1 {
+      #expect(ready.timedOut == true, "\(ready)")
+      #expect(ready.output == kept)
+    } else {
+      #expect(ready.timedOut != true, "\(ready)")
+      let output = ready.output ?? ""
+      #expect(kept.hasSuffix(output) && (output.isEmpty || output.hasPrefix("y")), "a tail of whole y lines")
+    }
   }
 }
