@@ -304,8 +304,7 @@ struct AppSupervisorTests {
   @Test("kill: the decision is in the kill journal before the SIGKILL goes out")
   func killJournaledFirst() throws {
     let fixture = try SupervisorFixture()
-    let journal = KillJournal(directory: fixture.stateDirectory, log: Logger(threshold: .error))
-    fixture.supervisor.killJournal = journal
+    let journal = fixture.killJournal
     let victim = try fixture.launch("victim")
     var journaledAtSignal: [String: KillJournal.Entry]?
     fixture.signals.whenSendingThroughPidfd = { signal in

@@ -367,6 +367,8 @@ final class SupervisorFixture {
   private(set) var reported: [PolicyEvent] = []
   private(set) var recorded: [ExitRecord] = []
   let stateDirectory: String
+  /// Where the supervisor notes its kills (in ``stateDirectory``).
+  let killJournal: KillJournal
   let supervisor: AppSupervisor
   /// How each app is started, as the policy's spawn action would carry it.
   var specs: [String: LaunchSpec] = [:]
@@ -375,6 +377,7 @@ final class SupervisorFixture {
     stateDirectory = NSTemporaryDirectory() + "jetsam-supervisor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
     let channelLog = self.channelLog
+    killJournal = KillJournal(directory: stateDirectory, log: Logger(threshold: .error))
     supervisor = AppSupervisor(
       seams: AppSupervisor.Seams(
         loop: loop, cgroups: cgroups, launcher: launcher, signals: signals, records: records, releaser: releaser,
@@ -383,7 +386,7 @@ final class SupervisorFixture {
           let channel = FakeChannel(fd: fd, onInput: onInput)
           channelLog.channels.append(channel)
           return channel
-        }),
+        }, killJournal: killJournal),
       log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
     supervisor.reportEvents = { [unowned self] events in self.reported += events }
     supervisor.oomScore = { band in Int32(900 - band.rawValue * 80) }

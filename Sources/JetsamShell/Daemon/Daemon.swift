@@ -122,7 +122,10 @@ public final class Daemon {
       seams: AppSupervisor.Seams(
         loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
         releaser: ThreadMemoryReleaser(loop: loop), users: users,
-        openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) }),
+        openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) },
+        // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket,
+        // in the runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
+        killJournal: KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)),
       log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
     // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
@@ -150,6 +153,7 @@ public final class Daemon {
       path: stateDirectory + "/state.json", loop: loop, log: log,
       isBusy: { [unowned self] in !self.supervisor.suspender.isIdle },
       snapshot: { [unowned self] in self.savedState() })
+    stateKeeper.killJournal = supervisor.killJournal
     connectSupervisor()
 
     // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
@@ -204,10 +208,6 @@ public final class Daemon {
       loop: loop, path: options.socketPath(in: config), allowedGroup: config.controlGroup, users: users, log: log,
       budget: outputBudget, inherited: listener,
       handler: { request, connection in requests.handle(request, from: connection) })
-    // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket, in the
-    // runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
-    supervisor.killJournal = KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)
-    stateKeeper.killJournal = supervisor.killJournal
     let metrics = DaemonMetricsView(daemon: self)
     metricsOutputs = MetricsOutputs(
       textfile: try MetricsTextfile(

@@ -43,6 +43,8 @@ final class KillJournal {
     path = "\(directory)/\(Self.fileName)"
     self.log = log
     do {
+      // Made before the control socket is, which makes the same directory.
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       file = try FileDescriptor.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, mode: 0o640)
     } catch {
       log.error("kill journal: \(error); a kill in flight when jetsamd dies will be recorded as a plain SIGKILL")

@@ -29,6 +29,8 @@ final class AppSupervisor {
     var users: any UserDirectory
     /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
     var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
+    /// Where each kill's decision is noted before its signal goes out (nil: nowhere).
+    var killJournal: KillJournal? = nil
   }
 
   /// What the daemon is told about as it happens (beyond policy events).
@@ -48,6 +50,8 @@ final class AppSupervisor {
   /// How apps are started and their ends learnt (re-adoption asks it too).
   var launcher: any ProcessLauncher { seams.launcher }
   var loop: any LoopScheduling { seams.loop }
+  /// The kills noted before their signals (re-adoption reads what the last jetsamd left; the state keeper empties it).
+  var killJournal: KillJournal? { seams.killJournal }
   let log: Logger
   /// The daemon's one way into the policy: results and observations go in here (several at once are handled
   /// as one run: a check that sees 1,000 apps stopped re-arms the deadline and saves the state once, not 1,000 times).
@@ -61,8 +65,6 @@ final class AppSupervisor {
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
-  /// Where each kill's decision is noted before its signal goes out (nil: nowhere, as in the supervisor's own tests).
-  var killJournal: KillJournal?
 
   /// Running apps by name.
   private(set) var processes: [String: AppProcess] = [:]
@@ -202,7 +204,7 @@ final class AppSupervisor {
       }
     }
     // Who killed it outlives this daemon from here on, even if it dies before the state file is saved.
-    killJournal?.record(app: name, pid: pid, launch: app.launch, decision: decision)
+    seams.killJournal?.record(app: name, pid: pid, launch: app.launch, decision: decision)
     app.killed = true
     suspender.forget(name)
     let memory = try? app.cgroup.memoryUsage()
