@@ -8,13 +8,12 @@ extension JetsamPolicy {
   /// every tracked app and collecting arrays cost more than the batch itself).
   public var nextDeadline: Instant? {
     var earliest = jetsamKill?.deadline
-    if let sample = nextCPUSampleAt, earliest.map({ sample < $0 }) ?? true { earliest = sample }
-    if let anchors = cpuSoloReadsAt, earliest.map({ anchors < $0 }) ?? true { earliest = anchors }
-    if let disk = nextDiskWriteSampleAt, earliest.map({ disk < $0 }) ?? true { earliest = disk }
-    if let memory = suspendedMemorySampling.nextRoundAt, earliest.map({ memory < $0 }) ?? true { earliest = memory }
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
+    consider(cpu.nextDeadline)
+    consider(diskWrites.nextRoundAt)
+    consider(suspendedMemory.nextRoundAt)
     // Every deadline belongs to a process: apps without one need not be visited.
     trackedApps.forEachWithProcess { app in
       consider(app.process?.graceDeadline)
@@ -64,10 +63,16 @@ extension JetsamPolicy {
       // death is still recorded as memory pressure.
       jetsamKill = nil
     }
-    actions += cpuSamplingTick(at: at)
-    actions += diskWriteSamplingTick(at: at)
-    actions += suspendedMemoryTick(at: at)
+    actions += Self.sampling(cpu.tick(at: at), PolicyAction.sampleCPU)
+    actions += Self.sampling(diskWrites.tick(at: at, apps: trackedApps), PolicyAction.sampleDiskWrites)
+    actions += Self.sampling(
+      suspendedMemory.tick(at: at, interval: config.suspendedMemoryInterval), PolicyAction.sampleSuspendedMemory)
     actions += runJetsam(at: at)
     return actions
+  }
+
+  /// The action that reads `refs`, if any are due.
+  private static func sampling(_ refs: [AppProcessRef], _ action: ([AppProcessRef]) -> PolicyAction) -> [PolicyAction] {
+    refs.isEmpty ? [] : [action(refs)]
   }
 }

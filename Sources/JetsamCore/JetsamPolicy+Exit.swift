@@ -56,6 +56,8 @@ extension JetsamPolicy {
     var actions = [changed, .recordExit(record)]
     // Everything about the process goes with it; the summary stays (the app's, handed to its next launch).
     trackedApps[name]?.process = nil
+    diskWrites.forget(name)
+    signposts.forget(name)
     // Until the shell reports it written (with its time), the decided record is what the next launch hears of.
     lastExits[name] = record
     if let kill = jetsamKill, kill.app == name, kill.pid == pid {

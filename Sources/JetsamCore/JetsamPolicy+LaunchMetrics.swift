@@ -7,7 +7,7 @@ extension JetsamPolicy {
   /// while no process runs.
   public func launchMetrics(of name: String, at now: Instant) -> LaunchMetrics? {
     guard let index = trackedApps.index(forKey: name) else { return nil }
-    return Self.metricsSoFar(trackedApps.values[index], at: now)
+    return metricsSoFar(trackedApps.values[index], at: now)
   }
 
   /// Every running app's metrics so far, by name (what `jetsamctl metrics` adds to the records).
@@ -15,15 +15,15 @@ extension JetsamPolicy {
     var result: [String: LaunchMetrics] = [:]
     for index in trackedApps.values.indices {
       let app = trackedApps.values[index]
-      if let metrics = Self.metricsSoFar(app, at: now) { result[app.name] = metrics }
+      if let metrics = metricsSoFar(app, at: now) { result[app.name] = metrics }
     }
     return result
   }
 
-  private static func metricsSoFar(_ app: borrowing TrackedApp, at now: Instant) -> LaunchMetrics? {
+  private func metricsSoFar(_ app: borrowing TrackedApp, at now: Instant) -> LaunchMetrics? {
     guard var metrics = app.process?.metrics else { return nil }
     metrics.addTime(now.seconds(since: app.stateEnteredAt), in: app.state, audio: app.listensToAudio)
-    if let held = app.process?.heldMemory {
+    if let held = suspendedMemory.heldReading(of: app.name) {
       metrics.suspendedMemory.hold(bytes: held.bytes, for: now.seconds(since: held.at))
     }
     return metrics

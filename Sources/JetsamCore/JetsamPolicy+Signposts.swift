@@ -1,9 +1,8 @@
 import JetsamValues
 import JetsamWire
 
-/// Signpost metrics (MetricKit's `MXSignpostMetric`): each name's count and interval durations, measured from the
-/// `signpost` lines' own instants, and each interval's cost, from the app's cgroup counters the shell reads at its
-/// begin and at its end (`readSignpostCounters`, answered by `signpostCountersRead`).
+/// The signpost meter's place in the policy: which signposts count (the launch's metrics hold at most
+/// ``LaunchMetrics/maxSignpostNames`` names), and the figures its intervals come to.
 extension JetsamPolicy {
   /// App `name` passed signpost `signpost` at `at`: an `event` is counted, a `begin` opens an interval (and asks
   /// for the counters), an `end` closes the latest open one of its name (counts its duration, asks for the
@@ -12,9 +11,10 @@ extension JetsamPolicy {
   mutating func noteSignpost(_ name: String, _ signpost: String, _ phase: SignpostPhase, at: Instant)
     -> [PolicyAction]
   {
-    guard let process = trackedApps[name]?.process else { return [] }
-    let known = process.metrics.signposts[signpost] != nil
-    let room = known || process.metrics.signposts.count < LaunchMetrics.maxSignpostNames
+    guard let pid = trackedApps[name]?.process?.pid, let figures = trackedApps[name]?.process?.metrics.signposts else {
+      return []
+    }
+    let room = figures[signpost] != nil || figures.count < LaunchMetrics.maxSignpostNames
     switch phase {
     case .event:
       guard room else { return [] }
@@ -22,31 +22,22 @@ extension JetsamPolicy {
       return []
     case .begin:
       guard room else { return [] }
-      let reading = trackedApps[name]?.process?.signposts.nextReading()
-      trackedApps[name]?.process?.signposts.begin(signpost, at: at, reading: reading)
-      return reading.map { [.readSignpostCounters(app: name, pid: process.pid, reading: $0)] } ?? []
+      let reading = signposts.begin(name, pid: pid, signpost, at: at)
+      return reading.map { [.readSignpostCounters(app: name, pid: pid, reading: $0)] } ?? []
     case .end:
-      guard process.signposts.isOpen(signpost) else { return [] }
-      // No reading for an end whose begin was not read, nor for one whose name the cap has filled up to since.
-      let costed = room && process.signposts.open.last { $0.name == signpost }?.begin != .failed
-      let reading = costed ? trackedApps[name]?.process?.signposts.nextReading() : nil
-      guard let interval = trackedApps[name]?.process?.signposts.end(signpost, reading: reading), room else {
-        return []
-      }
-      let seconds = at.seconds(since: interval.beganAt)
+      guard let ended = signposts.end(name, pid: pid, signpost, counted: room, at: at) else { return [] }
       trackedApps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
-      trackedApps[name]?.process?.metrics.signposts[signpost]?.durations.count(seconds: seconds)
-      return reading.map { [.readSignpostCounters(app: name, pid: process.pid, reading: $0)] } ?? []
+      trackedApps[name]?.process?.metrics.signposts[signpost]?.durations.count(seconds: ended.seconds)
+      return ended.reading.map { [.readSignpostCounters(app: name, pid: pid, reading: $0)] } ?? []
     }
   }
 
   /// The counters of reading `reading` (nil: unreadable): once an ended interval's both readings are in, its cost
-  /// is counted. A reading for another process, or for an interval dropped since, is ignored.
+  /// is counted.
   mutating func signpostCountersRead(app name: String, pid: Int32, reading: Int, counters: SignpostCounters?) {
     guard trackedApps[name]?.process?.pid == pid,
-      let interval = trackedApps[name]?.process?.signposts.record(reading, counters.map { .read($0) } ?? .failed),
-      case .read(let begin) = interval.begin, case .read(let end) = interval.end
+      let costed = signposts.read(name, pid: pid, reading: reading, counters: counters)
     else { return }
-    trackedApps[name]?.process?.metrics.signposts[interval.name]?.addCost(from: begin, to: end)
+    trackedApps[name]?.process?.metrics.signposts[costed.name]?.addCost(from: costed.begin, to: costed.end)
   }
 }

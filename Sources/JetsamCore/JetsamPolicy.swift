@@ -27,16 +27,14 @@ public struct JetsamPolicy: Sendable {
 
   /// Whether the emulated device is idle and charging (`processing` background tasks run unbounded then).
   public internal(set) var deviceCharging = false
-  /// When the CPU monitor next samples the watched apps; nil while none is watched.
-  var nextCPUSampleAt: Instant?
-  /// Apps read on their own between two rounds (a new watch's anchor, or a fatal limit about to be reached), and
-  /// from when.
-  var cpuSoloReadsDue: Set<String> = []
-  var cpuSoloReadsAt: Instant?
-  /// When the disk-write monitor next reads the running watched apps' counters; nil while none runs.
-  var nextDiskWriteSampleAt: Instant?
-  /// When suspended apps' memory is read next.
-  var suspendedMemorySampling = SuspendedMemorySampling()
+  /// The CPU monitor: the watched apps' limits, readings and reading schedule.
+  var cpu = CPUMonitor()
+  /// The disk-write monitor: the watched apps' readings and reading schedule.
+  var diskWrites = DiskWriteMonitor()
+  /// Suspended apps' memory: who is read when, and the readings held.
+  var suspendedMemory = SuspendedMemoryMonitor()
+  /// The signpost intervals under way.
+  var signposts = SignpostMeter()
 
   /// The jetsam kill waiting for its victim to exit, if any.
   var jetsamKill: JetsamKill?
@@ -111,7 +109,7 @@ public struct JetsamPolicy: Sendable {
       self.config = config
       // Budgets may have changed. A reload carries no instant: the origin stands for "sample at once", which the
       // next deadline then does (later samples carry their real instants).
-      rewatchEveryApp(at: nextCPUSampleAt ?? Instant(nanoseconds: 0))
+      rewatchEveryApp(at: cpu.nextRoundAt ?? Instant(nanoseconds: 0))
       return []
     case .setCharging(let charging, let at):
       return setCharging(charging, at: at)

@@ -42,18 +42,10 @@ struct RunningProcess: Sendable {
   var tasks = BackgroundTasks()
   /// The current stay in the background; nil outside it.
   var backgroundStint: BackgroundStint?
-  /// The app's CPU watch while its state has a budget.
-  var cpuWatch: CPUWatch?
-  /// The app's disk-write watch while it has a limit.
-  var diskWriteWatch: DiskWriteWatch?
   /// What this launch measured of itself (launch and resume times, hangs, time in each state), and the
   /// measurements under way.
   var metrics = LaunchMetrics()
   var timers = LaunchTimers()
-  /// The signpost intervals under way and those whose cost is still being read.
-  var signposts = SignpostIntervals()
-  /// The latest memory reading of the current suspension, not yet weighted into `metrics.suspendedMemory`.
-  var heldMemory: HeldMemoryReading?
 
   init(pid: Int32, spawnedAt: Instant, previousDigest: String?) {
     self.pid = pid
