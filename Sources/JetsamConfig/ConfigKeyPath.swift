@@ -15,8 +15,8 @@ package enum ConfigKeyPath {
   /// `path` with a list's item `index` after it.
   package static func appending(index: Int, to path: String) -> String { path + "[\(index)]" }
 
-  /// The path of a decoding error's coding keys.
-  static func string(_ keys: [any CodingKey]) -> String {
+  /// The path of a decoding error's coding keys, or of a decoder's value (a scenario's `steps[3]`).
+  package static func string(_ keys: [any CodingKey]) -> String {
     keys.reduce("") { path, key in
       key.intValue.map { appending(index: $0, to: path) } ?? appending(key.stringValue, to: path)
     }

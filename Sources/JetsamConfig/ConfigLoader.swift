@@ -44,13 +44,13 @@ public enum ConfigLoader {
   }
 
   /// A JSON5 object from `bytes`, checked as a config file is (UTF-8, syntax named by line and column), for other
-  /// JSON5 inputs such as lab scenarios.
+  /// JSON5 inputs such as jetsam-sim's models.
   package static func json5Object(bytes: [UInt8], file: String) throws(ConfigError) -> [String: JSONTree] {
     try JSON5Document(bytes: bytes, file: file).object
   }
 
   /// A `T` decoded from the JSON5 `object` through ``JSONTreeDecoder``, as a config is: an error names the key path
-  /// of the value it is about (jetsam-sim's device models).
+  /// of the value it is about (jetsam-sim's device models, the lab's scenarios).
   package static func decode<T: Decodable>(_ type: T.Type, from object: [String: JSONTree], file: String)
     throws(ConfigError) -> T
   {

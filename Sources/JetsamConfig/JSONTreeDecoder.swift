@@ -2,8 +2,8 @@
 ///
 /// Not JSONDecoder over the tree's JSON text: FoundationEssentials' JSONDecoder reports a number that does not fit
 /// the type (`daemonNice: 99999999999`) as "not valid JSON" with no key, and JSON has no word for an infinity. Here
-/// every error carries the coding path of the value it is about. The one reader of JSON5 models: the config, and
-/// jetsam-sim's device models (``ConfigLoader/decode(_:from:file:)``).
+/// every error carries the coding path of the value it is about. The one reader of JSON5 models: the config,
+/// jetsam-sim's device models and the lab's scenarios (``ConfigLoader/decode(_:from:file:)``).
 package struct JSONTreeDecoder: Decoder {
   package let value: JSONTree
   package let codingPath: [any CodingKey]
