@@ -7,7 +7,7 @@ extension JetsamPolicy {
   /// Asked after every batch, so it reads each app in place rather than copying it (with 1,000 apps, copying
   /// every tracked app and collecting arrays cost more than the batch itself).
   public var nextDeadline: Instant? {
-    var earliest = jetsamKill?.deadline
+    var earliest = jetsam.nextDeadline
     func consider(_ deadline: Instant?) {
       if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
     }
@@ -58,11 +58,7 @@ extension JetsamPolicy {
         }
       }
     }
-    if let kill = jetsamKill, kill.deadline <= at {
-      // The victim is stuck dying; it keeps its requested kill, so it is never chosen again and its SIGKILL
-      // death is still recorded as memory pressure.
-      jetsamKill = nil
-    }
+    jetsam.tick(at: at)
     actions += Self.sampling(cpu.tick(at: at), PolicyAction.sampleCPU)
     actions += Self.sampling(diskWrites.tick(at: at, apps: trackedApps), PolicyAction.sampleDiskWrites)
     actions += Self.sampling(

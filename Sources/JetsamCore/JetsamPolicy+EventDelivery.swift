@@ -14,7 +14,7 @@ extension JetsamPolicy {
         var event = AppEvent(id: 0, kind: kind)
         if kind == .didFinishLaunching {
           event.launchesToForeground = to != .background
-          event.previousExit = lastExits[name].map(PreviousExit.init)
+          event.previousExit = exits.last(of: name).map(PreviousExit.init)
         }
         if kind == .willEnterForeground || kind == .didBecomeActive, let away = trackedApps[name]?.process?.away {
           event.backgroundFor = at.duration(since: away.since)

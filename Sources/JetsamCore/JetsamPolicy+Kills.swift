@@ -61,7 +61,7 @@ extension JetsamPolicy {
     -> KillInFlight
   {
     // Made before the access: the right side of an optional chain is evaluated inside it, and reads `self`.
-    let inFlight = KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0, snapshot: snapshot)
+    let inFlight = jetsam.decision(kill, snapshot: snapshot)
     trackedApps[name]?.process?.killInFlight = inFlight
     return inFlight
   }

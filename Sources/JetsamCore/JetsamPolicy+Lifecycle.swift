@@ -19,7 +19,7 @@ extension JetsamPolicy {
       app.nextSettings = nil
     }
     // After a daemon restart the counter must not go back, or two records would share a launch number.
-    app.launch = max(app.launch, launchCount, lastExits[name]?.launch ?? 0)
+    app.launch = max(app.launch, launchCount, exits.last(of: name)?.launch ?? 0)
     trackedApps[name] = app
     return actions
   }
@@ -35,7 +35,7 @@ extension JetsamPolicy {
     trackedApps[name] = app
     let changed = move(name, to: .launching, at: at)
     trackedApps[name]?.launch += 1
-    let previous = lastExits[name]
+    let previous = exits.last(of: name)
     trackedApps[name]?.pendingLaunch = PendingLaunch(toForeground: foreground, previousDigest: previous?.stateDigest)
     return [
       changed,
@@ -48,12 +48,12 @@ extension JetsamPolicy {
     guard let app = trackedApps[name], app.state == .launching, let pending = app.pendingLaunch else { return [] }
     var process = RunningProcess(pid: pid, spawnedAt: at, previousDigest: pending.previousDigest)
     // After a kill or a crash (not a quit: a fresh start is right then), what it left must come back.
-    if pending.previousDigest != nil, let previous = lastExits[name], previous.reason != .normalAppExit {
+    if pending.previousDigest != nil, let previous = exits.last(of: name), previous.reason != .normalAppExit {
       process.restoration.deadline = at.advanced(by: config.lifecycle.launch)
     }
     // An app whose acknowledgements are always expected is watched from its first event.
     process.channel.speaksProtocol = app.settings.acknowledgements == .always
-    process.metrics.afterExit = lastExits[name]?.reason
+    process.metrics.afterExit = exits.last(of: name)?.reason
     process.timers.awaitsFirstDraw = pending.toForeground
     trackedApps[name]?.pendingLaunch = nil
     trackedApps[name]?.process = process
@@ -313,7 +313,7 @@ extension JetsamPolicy {
     }
     // A jetsam victim holds back the next kill until it is gone, as it would have.
     if inFlight.kill == .jetsam {
-      jetsamKill = JetsamKill(app: adopted.name, pid: pid, deadline: at.advanced(by: config.killTimeout))
+      jetsam.killing(adopted.name, pid: pid, until: at.advanced(by: config.killTimeout))
     }
     return []
   }

@@ -13,17 +13,11 @@ public struct JetsamPolicy: Sendable {
   /// Arrival counter for the foreground slots.
   var foregroundArrivals = 0
 
-  /// The level measured from the samples, with the thresholds' hysteresis applied.
-  var measuredLevel: PressureLevel = .normal
-  /// The last sample of memory available to the device, if any arrived yet.
-  public internal(set) var availableBytes: Int64?
-  /// A level forced by a user, overriding the measured level; nil when measurements rule.
-  public internal(set) var forcedLevel: PressureLevel?
+  /// Jetsam: the pressure level, the memory available, the kill waiting for its victim.
+  var jetsam = JetsamLoop()
 
-  /// Each app's last exit, as recorded: the next launch's reason and what it is told.
-  var lastExits: [String: ExitRecord] = [:]
-  /// Ad-hoc apps in the order they ended (an app may appear again after a later end): who is forgotten first.
-  var endedAdHocApps: [String] = []
+  /// Each app's last exit, as recorded, and the ended ad-hoc apps in the order they are forgotten.
+  var exits = ExitBook()
 
   /// Whether the emulated device is idle and charging (`processing` background tasks run unbounded then).
   public internal(set) var deviceCharging = false
@@ -36,19 +30,19 @@ public struct JetsamPolicy: Sendable {
   /// The signpost intervals under way.
   var signposts = SignpostMeter()
 
-  /// The jetsam kill waiting for its victim to exit, if any.
-  var jetsamKill: JetsamKill?
-  /// Set when a jetsam victim exits: the last sample predates the memory it gave back, so jetsam waits for
-  /// a fresh one before choosing again.
-  var owesFreshSample = false
-
   /// A policy with no apps, no sample yet (level normal) and `config` in force.
   public init(config: PolicyConfig) {
     self.config = config
   }
 
   /// The pressure level in force: the forced level if any, else the measured one.
-  public var level: PressureLevel { forcedLevel ?? measuredLevel }
+  public var level: PressureLevel { jetsam.level }
+
+  /// The last sample of memory available to the device, if any arrived yet.
+  public var availableBytes: Int64? { jetsam.availableBytes }
+
+  /// A level forced by a user, overriding the measured level; nil when measurements rule.
+  public var forcedLevel: PressureLevel? { jetsam.forcedLevel }
 
   /// The app called `name`, if it has been configured.
   public func app(named name: String) -> AppStatus? { trackedApps[name]?.status }
@@ -173,10 +167,10 @@ public struct JetsamPolicy: Sendable {
   }
 
   /// The last recorded exit of the app called `name`, if any.
-  public func lastExit(of name: String) -> ExitRecord? { lastExits[name] }
+  public func lastExit(of name: String) -> ExitRecord? { exits.last(of: name) }
 
   /// The last recorded exit of every app known, by name.
-  public var allLastExits: [ExitRecord] { lastExits.keys.sorted().compactMap { lastExits[$0] } }
+  public var allLastExits: [ExitRecord] { exits.all }
 
   /// The oom_score_adj for an app in `band`: lower bands are the kernel's first choice, as they are jetsam's
   /// (idle 900, background 660, foreground 100, audio and above at the floor), never below the floor.

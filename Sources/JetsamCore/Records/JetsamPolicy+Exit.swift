@@ -59,12 +59,8 @@ extension JetsamPolicy {
     diskWrites.forget(name)
     signposts.forget(name)
     // Until the shell reports it written (with its time), the decided record is what the next launch hears of.
-    lastExits[name] = record
-    if let kill = jetsamKill, kill.app == name, kill.pid == pid {
-      // The victim's memory is back, but the last sample does not show it yet.
-      jetsamKill = nil
-      owesFreshSample = true
-    }
+    exits.decided(record)
+    jetsam.exited(name, pid: pid)
     actions += runJetsam(at: at)
     return actions
   }
@@ -72,26 +68,15 @@ extension JetsamPolicy {
   /// A record is durable: it becomes the app's last exit (a later launch's reason and what it is told). Ended
   /// ad-hoc apps past ``PolicyConfig/rememberedEndedApps`` are forgotten, the longest ended first.
   mutating func exitRecorded(_ record: ExitRecord) -> [PolicyAction] {
-    if let known = lastExits[record.app], known.launch > record.launch { return [] }
-    lastExits[record.app] = record
+    guard exits.recorded(record) else { return [] }
     if let app = trackedApps[record.app] {
       guard !app.state.isRunning else { return [] }
       trackedApps[record.app]?.launch = max(app.launch, record.launch)
       guard app.settings.adHoc else { return [] }
     }
     // An ended ad-hoc app, or one known only from the records of earlier runs.
-    endedAdHocApps.append(record.app)
-    var actions: [PolicyAction] = []
-    while endedAdHocApps.count > config.rememberedEndedApps {
-      let name = endedAdHocApps.removeFirst()
-      // Configured, or launched again since it ended (and maybe ended again, queued anew): not this entry's to
-      // forget.
-      if let tracked = trackedApps[name], !tracked.settings.adHoc || tracked.state.isRunning { continue }
-      if endedAdHocApps.contains(name) { continue }
-      trackedApps[name] = nil
-      lastExits[name] = nil
-      actions.append(.forget(app: name))
-    }
-    return actions
+    let forgotten = exits.ended(record.app, remembered: config.rememberedEndedApps, apps: trackedApps)
+    for name in forgotten { trackedApps[name] = nil }
+    return forgotten.map { .forget(app: $0) }
   }
 }
