@@ -26,6 +26,8 @@ public final class Daemon {
   /// The exit record log, written off the loop.
   let records: RecordWriter
   let supervisor: AppSupervisor
+  /// Where the supervisor and its parts report what came of their work (``take(_:)``).
+  private let inbox = DaemonInbox()
   /// What systemd hears of jetsamd.
   let service = ServiceStatus()
   /// The one way into the policy.
@@ -126,7 +128,7 @@ public final class Daemon {
         // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket,
         // in the runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
         killJournal: KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)),
-      log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
+      inbox: inbox, log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
     // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
     // `appUser` is what keeps them in their cgroups.
@@ -264,18 +266,8 @@ public final class Daemon {
       batchDone: { [unowned self] in self.supervisor.finishBatch() },
       runDone: { [unowned self] changed in self.runDone(policyMayHaveChanged: changed) },
       isStopPending: { [unowned self] name in self.supervisor.isStopPending(name) })
-    supervisor.reportEvents = { [unowned self] events in self.observe(events) }
     supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
-    supervisor.observers = AppSupervisor.Observers(
-      recorded: { [unowned self] record in self.report(record) },
-      memoryFreed: { [unowned self] in self.pressure.sample() },
-      channelOpened: { [unowned self] name, fd in
-        self.service.manager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
-      },
-      channelClosed: { [unowned self] name in
-        self.service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
-      },
-      backlogWritten: { [unowned self] in self.removeLeftoverRecords() })
+    inbox.bind(to: self)
   }
 
   /// The state file the previous jetsamd left, if any (a damaged one is logged and ignored).
@@ -326,6 +318,20 @@ public final class Daemon {
 
   /// Feeds several observations in one run.
   func observe(_ events: [PolicyEvent]) { policyLoop.observe(events) }
+
+  /// What an owner reported (``DaemonInbox``): its events go to the policy through the one entry point, its notices
+  /// to whom they concern.
+  func take(_ result: OwnerResult) {
+    switch result {
+    case .observed(let events): observe(events)
+    case .recordDurable(let record): report(record)
+    case .memoryFreed: pressure.sample()
+    case .channelOpened(let name, let fd):
+      service.manager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
+    case .channelClosed(let name): service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+    case .backlogWritten: removeLeftoverRecords()
+    }
+  }
 
   /// Calls `then` once none of `apps` is still stopping (``PolicyLoop/afterSuspensions(of:then:)``).
   func afterSuspensions(of apps: [String], then: @escaping () -> Void) {

@@ -9,8 +9,8 @@ import JetsamValues
 import JetsamWire
 
 /// Carries out the policy's actions on real apps — spawn, stop, continue, kill, signal, hooks, records — and
-/// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) back
-/// through ``report``, the daemon's one way into the policy.
+/// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) through the
+/// ``ResultInbox`` it is handed at init, the daemon's one way in for results.
 ///
 /// It decides nothing: every choice it acts on came in an action. It works through small seams (cgroups,
 /// processes, signals, records, the loop) so that how it carries out actions can be tested with recording fakes.
@@ -33,19 +33,6 @@ final class AppSupervisor {
     var killJournal: KillJournal? = nil
   }
 
-  /// What the daemon is told about as it happens (beyond policy events).
-  struct Observers {
-    /// A record is durable: journal, log, control-socket followers.
-    var recorded: (ExitRecord) -> Void = { _ in }
-    /// An app ended and its memory is back: a fresh pressure sample is due.
-    var memoryFreed: () -> Void = {}
-    /// A channel opened (kept in systemd's descriptor store) or closed (removed from it).
-    var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
-    var channelClosed: (String) -> Void = { _ in }
-    /// Every record that had to wait (a full disk) is now written.
-    var backlogWritten: () -> Void = {}
-  }
-
   private let seams: Seams
   /// How apps are started and their ends learnt (re-adoption asks it too).
   var launcher: any ProcessLauncher { seams.launcher }
@@ -53,10 +40,8 @@ final class AppSupervisor {
   /// The kills noted before their signals (re-adoption reads what the last jetsamd left; the state keeper empties it).
   var killJournal: KillJournal? { seams.killJournal }
   let log: Logger
-  /// The daemon's one way into the policy: results and observations go in here (several at once are handled
-  /// as one run: a check that sees 1,000 apps stopped re-arms the deadline and saves the state once, not 1,000 times).
-  var reportEvents: ([PolicyEvent]) -> Void = { _ in }
-  var observers = Observers()
+  /// Where what came of the actions goes: the daemon's one way in for results.
+  let inbox: any ResultInbox
   /// The oom_score_adj of a band (the policy's mapping).
   var oomScore: (Band) -> Int32 = { _ in 0 }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
@@ -86,8 +71,11 @@ final class AppSupervisor {
   /// Reads how much apps have written, for the disk-write monitor.
   let diskWrites: DiskWriteSampler
 
-  init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
+  init(
+    seams: Seams, inbox: any ResultInbox, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String
+  ) {
     self.seams = seams
+    self.inbox = inbox
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
@@ -102,12 +90,12 @@ final class AppSupervisor {
     launches.supervisor.isRunning = { [unowned self] name in self.processes[name] != nil }
     launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
     launches.supervisor.register = { [unowned self] app in self.register(app) }
-    launches.supervisor.channelOpened = { [unowned self] name, fd in self.observers.channelOpened(name, fd) }
+    launches.supervisor.channelOpened = { [inbox] name, fd in inbox.post(.channelOpened(app: name, fd: fd)) }
     launches.supervisor.refusedCrashReport = { [unowned self] app, pid, reason in
       self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
     }
     launches.supervisor.report = { [unowned self] event in self.report(event) }
-    suspender.report = { [unowned self] events in self.reportEvents(events) }
+    suspender.report = { [inbox] events in inbox.post(.observed(events)) }
     channels.report = { [unowned self] event in self.report(event) }
     channels.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
@@ -117,12 +105,12 @@ final class AppSupervisor {
     diskWrites.process = { [unowned self] name, pid in self.process(name, pid: pid) }
     ends.running = { [unowned self] name in self.processes[name] }
     ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
-    ends.memoryFreed = { [unowned self] in self.observers.memoryFreed() }
-    records.written = { [unowned self] record in
-      self.report(.exitRecorded(record))
-      self.observers.recorded(record)
+    ends.memoryFreed = { [inbox] in inbox.post(.memoryFreed) }
+    records.written = { [inbox] record in
+      inbox.post(.observed([.exitRecorded(record)]))
+      inbox.post(.recordDurable(record))
     }
-    records.backlogWritten = { [unowned self] in self.observers.backlogWritten() }
+    records.backlogWritten = { [inbox] in inbox.post(.backlogWritten) }
     records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
       self.hooks.commands.exitKnown(pid)
@@ -148,9 +136,10 @@ final class AppSupervisor {
     launches.forgetFailure(of: name)
   }
 
-  /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
-  func report(_ event: PolicyEvent) { reportEvents([event]) }
+  /// Reports one observation or result to the policy.
+  func report(_ event: PolicyEvent) { inbox.post(.observed([event])) }
 
+  /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   func finishBatch() {
     suspender.checkNow()
     locks.forgetTurn()
@@ -255,10 +244,11 @@ final class AppSupervisor {
       if let failure = outcome.failure {
         self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }
-      self.reportEvents([
-        .commandRunObserved(app: name, pid: pid, run: Self.record(run, command, outcome), at: self.loop.now()),
-        .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
-      ])
+      self.inbox.post(
+        .observed([
+          .commandRunObserved(app: name, pid: pid, run: Self.record(run, command, outcome), at: self.loop.now()),
+          .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
+        ]))
     }
   }
 
@@ -380,7 +370,7 @@ final class AppSupervisor {
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
         record.diagnostics = taken
       }
-      if app.channel != nil { observers.channelClosed(record.app) }
+      if app.channel != nil { inbox.post(.channelClosed(app: record.app)) }
       app.close()
       hooks.forget(record.app)
       requests.forgetUser(of: record.app)
