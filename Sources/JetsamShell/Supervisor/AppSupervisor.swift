@@ -51,14 +51,16 @@ final class AppSupervisor {
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
   var diagnostics: DiagnosticsService?
 
+  /// The running apps, which its parts look up too.
+  let apps = RunningApps()
   /// Running apps by name.
-  private(set) var processes: [String: AppProcess] = [:]
+  var processes: [String: AppProcess] { apps.byName }
   /// The exit records not durable yet, and the cgroups of their apps, held until they are.
   let records: RecordQueue
   /// Writes each app's band to its processes' oom_score_adj.
   private lazy var scores = OOMScoreWriter(
     loop: loop, signals: seams.signals, isBusy: { [unowned self] in !self.suspender.isIdle },
-    processes: { [unowned self] name in self.processes[name] }, score: { [unowned self] band in self.oomScore(band) })
+    processes: { [apps] name in apps[name] }, score: { [unowned self] band in self.oomScore(band) })
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
   private let reaper: CgroupReaper
@@ -78,16 +80,17 @@ final class AppSupervisor {
     self.inbox = inbox
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
-    channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
+    channels = AppChannels(loop: seams.loop, log: log, apps: apps, inbox: inbox, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
-    suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
+    suspender = AppSuspender(
+      loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox)
     ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
-    diskWrites = DiskWriteSampler(loop: seams.loop)
+    diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
     launches = AppLaunches(
       loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
       signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
-    launches.supervisor.isRunning = { [unowned self] name in self.processes[name] != nil }
+    launches.supervisor.isRunning = { [apps] name in apps[name] != nil }
     launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
     launches.supervisor.register = { [unowned self] app in self.register(app) }
     launches.supervisor.channelOpened = { [inbox] name, fd in inbox.post(.channelOpened(app: name, fd: fd)) }
@@ -95,15 +98,8 @@ final class AppSupervisor {
       self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
     }
     launches.supervisor.report = { [unowned self] event in self.report(event) }
-    suspender.report = { [inbox] events in inbox.post(.observed(events)) }
-    channels.report = { [unowned self] event in self.report(event) }
-    channels.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    suspender.running = { [unowned self] in Array(self.processes.values) }
     ends.report = { [unowned self] event in self.report(event) }
-    diskWrites.report = { [unowned self] event in self.report(event) }
-    diskWrites.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    ends.running = { [unowned self] name in self.processes[name] }
+    ends.running = { [apps] name in apps[name] }
     ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
     ends.memoryFreed = { [inbox] in inbox.post(.memoryFreed) }
     records.written = { [inbox] record in
@@ -114,11 +110,11 @@ final class AppSupervisor {
     records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
       self.hooks.commands.exitKnown(pid)
-      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      guard let app = self.apps.withMainProcess(pid) else { return }
       self.ends.mainProcessEnded(app)
     }
     seams.launcher.childContinued = { [unowned self] pid in
-      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      guard let app = self.apps.withMainProcess(pid) else { return }
       self.suspender.continuedByOthers(app)
     }
   }
@@ -132,7 +128,7 @@ final class AppSupervisor {
 
   /// An ended ad-hoc app the policy no longer remembers; a running one (launched again) is kept.
   func forget(_ name: String) {
-    guard processes[name] == nil else { return }
+    guard apps[name] == nil else { return }
     launches.forgetFailure(of: name)
   }
 
@@ -152,25 +148,22 @@ final class AppSupervisor {
   /// The launch and reason of app `name`'s last failed spawn.
   func spawnFailure(of name: String) -> (launch: Int, message: String)? { launches.failures[name] }
 
-  func process(_ name: String, pid: Int32) -> AppProcess? {
-    guard let app = processes[name], app.pid == pid else { return nil }
-    return app
-  }
+  func process(_ name: String, pid: Int32) -> AppProcess? { apps.process(name, pid: pid) }
 
   /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
   func register(_ app: AppProcess) {
-    processes[app.name] = app
+    apps.add(app)
     let name = app.name
     do {
       // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
       if app.pidfd.rawValue >= 0 {
         app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
-          if let app = self.processes[name] { self.ends.mainProcessEnded(app) }
+          if let app = self.apps[name] { self.ends.mainProcessEnded(app) }
         }
       }
       app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
         [unowned self] _ in
-        guard let app = self.processes[name] else { return }
+        guard let app = self.apps[name] else { return }
         // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
         let events = try? app.cgroup.events()
         if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
@@ -204,7 +197,7 @@ final class AppSupervisor {
     // The app is reported only once the release has returned, or the next pressure reading could still count
     // memory that is on its way back.
     app.releaseSource = seams.releaser.release(pidfd: app.pidfd) { [unowned self] in
-      guard let app = self.processes[name], app.pid == pid else { return }
+      guard let app = self.apps[name], app.pid == pid else { return }
       app.releaseSource?.cancel()
       app.releaseSource = nil
       self.ends.reportIfGone(app)
@@ -212,7 +205,7 @@ final class AppSupervisor {
     var figures: [String: Int64] = [:]
     if let memory { figures[name] = memory }
     for entry in decision.snapshot ?? [] where entry.name != name {
-      if let other = try? processes[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
+      if let other = try? apps[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
     }
     log.notice("killing \(name) pid \(pid) (\(reason.rawValue), \(ByteSize.format(memory ?? 0)))")
     report(.killSignalled(app: name, pid: pid, at: signalled, memory: figures))
@@ -336,7 +329,7 @@ final class AppSupervisor {
 
   func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
-    guard processes[name] != nil, to.isRunning else { return }
+    guard apps[name] != nil, to.isRunning else { return }
     scores.bandChanged(name, to: band)
   }
 
@@ -375,7 +368,7 @@ final class AppSupervisor {
       hooks.forget(record.app)
       requests.forgetUser(of: record.app)
       suspender.forget(record.app)
-      processes[record.app] = nil
+      apps.remove(record.app)
       scores.forget(record.app)
     }
     // The app's cgroup stays until its record is durable (a successor after a crash finds it, or the record in the
