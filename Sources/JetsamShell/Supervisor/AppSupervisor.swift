@@ -68,7 +68,7 @@ final class AppSupervisor {
   let launches: AppLaunches
   lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals, requests: requests)
   private let locks = LockInspector()
-  /// Learns how apps ended and reports them once wholly gone.
+  /// Watches the running apps, learns how they ended and reports them once wholly gone.
   let ends: AppEndWatcher
   /// Reads how much apps have written, for the disk-write monitor.
   let diskWrites: DiskWriteSampler
@@ -84,7 +84,8 @@ final class AppSupervisor {
     reaper = CgroupReaper(loop: seams.loop, log: log)
     suspender = AppSuspender(
       loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox)
-    ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
+    ends = AppEndWatcher(
+      loop: seams.loop, launcher: seams.launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
     diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
     launches = AppLaunches(
@@ -92,16 +93,12 @@ final class AppSupervisor {
       signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
     launches.supervisor.isRunning = { [apps] name in apps[name] != nil }
     launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
-    launches.supervisor.register = { [unowned self] app in self.register(app) }
+    launches.supervisor.register = { [unowned self] app in self.ends.watch(app) }
     launches.supervisor.channelOpened = { [inbox] name, fd in inbox.post(.channelOpened(app: name, fd: fd)) }
     launches.supervisor.refusedCrashReport = { [unowned self] app, pid, reason in
       self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
     }
     launches.supervisor.report = { [unowned self] event in self.report(event) }
-    ends.report = { [unowned self] event in self.report(event) }
-    ends.running = { [apps] name in apps[name] }
-    ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
-    ends.memoryFreed = { [inbox] in inbox.post(.memoryFreed) }
     records.written = { [inbox] record in
       inbox.post(.observed([.exitRecorded(record)]))
       inbox.post(.recordDurable(record))
@@ -144,35 +141,11 @@ final class AppSupervisor {
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
   func isStopPending(_ name: String) -> Bool { suspender.isPending(name) }
 
-  /// The app's process if it is the one with `pid`.
   /// The launch and reason of app `name`'s last failed spawn.
   func spawnFailure(of name: String) -> (launch: Int, message: String)? { launches.failures[name] }
 
+  /// The app's process if it is the one with `pid`.
   func process(_ name: String, pid: Int32) -> AppProcess? { apps.process(name, pid: pid) }
-
-  /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
-  func register(_ app: AppProcess) {
-    apps.add(app)
-    let name = app.name
-    do {
-      // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
-      if app.pidfd.rawValue >= 0 {
-        app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
-          if let app = self.apps[name] { self.ends.mainProcessEnded(app) }
-        }
-      }
-      app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
-        [unowned self] _ in
-        guard let app = self.apps[name] else { return }
-        // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
-        let events = try? app.cgroup.events()
-        if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
-        if app.end != nil && events?.populated != true { self.ends.reportIfGone(app) }
-      }
-    } catch {
-      log.error("watching \(name): \(error)")
-    }
-  }
 
   // MARK: Kill, terminate, signals, hooks
 
@@ -337,7 +310,7 @@ final class AppSupervisor {
 
   /// Records that an app ended while no daemon watched it: reported once its cgroup (if any) is empty.
   func reportEnd(of app: AppProcess, _ end: ProcessEnd) {
-    register(app)
+    ends.watch(app)
     ends.endedUnwatched(app, end)
   }
 
@@ -385,7 +358,7 @@ final class AppSupervisor {
   /// Takes over a running app a previous daemon launched.
   func adopt(_ app: AppProcess, channel: FileDescriptor?) {
     app.adopted = true
-    register(app)
+    ends.watch(app)
     if let channel { channels.attach(channel, to: app) }
   }
 
