@@ -354,14 +354,20 @@ final class FakeChannel: AppChannelEndpoint {
 
 /// The inbox of a supervisor, or of one of its parts, under test: keeps what was posted, in order.
 final class RecordingInbox: ResultInbox {
+  /// Everything posted, in order.
+  private(set) var posted: [OwnerResult] = []
   /// The events posted for the policy, in order (``clearEvents()`` forgets them).
   private(set) var events: [PolicyEvent] = []
   /// Everything else posted, in order.
   private(set) var notices: [OwnerResult] = []
 
   func post(_ result: OwnerResult) {
+    posted.append(result)
     if case .observed(let posted) = result { events += posted } else { notices.append(result) }
   }
+
+  /// What was posted, a word each (the case's name: `observed`, `recordDurable`…), in order.
+  var kinds: [String] { posted.map { String("\($0)".prefix { $0 != "(" }) } }
 
   /// Forgets the events posted so far (the notices stay).
   func clearEvents() { events = [] }

@@ -86,7 +86,7 @@ final class AppSupervisor {
       loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox)
     ends = AppEndWatcher(
       loop: seams.loop, launcher: seams.launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
-    records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
+    records = RecordQueue(loop: seams.loop, sink: seams.records, log: log, reaper: reaper, inbox: inbox)
     diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
     launches = AppLaunches(
       loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
@@ -99,12 +99,6 @@ final class AppSupervisor {
       self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
     }
     launches.supervisor.report = { [unowned self] event in self.report(event) }
-    records.written = { [inbox] record in
-      inbox.post(.observed([.exitRecorded(record)]))
-      inbox.post(.recordDurable(record))
-    }
-    records.backlogWritten = { [inbox] in inbox.post(.backlogWritten) }
-    records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
     seams.launcher.exitKnown = { [unowned self] pid in
       self.hooks.commands.exitKnown(pid)
       guard let app = self.apps.withMainProcess(pid) else { return }
