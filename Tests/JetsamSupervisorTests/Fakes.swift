@@ -420,9 +420,8 @@ final class SupervisorFixture {
           let channel = FakeChannel(fd: fd, onInput: onInput)
           channelLog.channels.append(channel)
           return channel
-        }, killJournal: killJournal),
+        }, oomScore: { band in Int32(900 - band.rawValue * 80) }, killJournal: killJournal),
       inbox: inbox, log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
-    supervisor.oomScore = { band in Int32(900 - band.rawValue * 80) }
   }
 
   /// Every channel opened so far.

@@ -125,9 +125,14 @@ public final class Daemon {
         loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
         releaser: ThreadMemoryReleaser(loop: loop), users: users,
         openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) },
+        oomScore: { [policyLoop] band in policyLoop.policy.oomScoreAdj(for: band) },
         // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket,
         // in the runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
-        killJournal: KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)),
+        killJournal: KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log),
+        diagnostics: DiagnosticsService(
+          loop: loop, launcher: launcher, stateDirectory: stateDirectory,
+          toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
+          keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))),
       inbox: inbox, log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
     // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
@@ -135,10 +140,6 @@ public final class Daemon {
     // With a spawner service, its capabilities decide (it says in its hello).
     supervisor.requests.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
 
-    supervisor.diagnostics = DiagnosticsService(
-      loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
-      toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
-      keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
     supervisor.diskWrites.worker = try BackgroundWork(loop: loop, label: "jetsamd.disk-writes")
     // Suspended apps' network sockets are destroyed by jetsam-sockets, started where the apps run (the spawner
     // service's network under systemd), its output read on a helper thread of their own.
@@ -266,7 +267,6 @@ public final class Daemon {
       batchDone: { [unowned self] in self.supervisor.finishBatch() },
       runDone: { [unowned self] changed in self.runDone(policyMayHaveChanged: changed) },
       isStopPending: { [unowned self] name in self.supervisor.isStopPending(name) })
-    supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
     inbox.bind(to: self)
   }
 

@@ -29,8 +29,12 @@ final class AppSupervisor {
     var users: any UserDirectory
     /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
     var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
+    /// The oom_score_adj of a band: the policy's mapping.
+    var oomScore: (Band) -> Int32
     /// Where each kill's decision is noted before its signal goes out (nil: nowhere).
     var killJournal: KillJournal? = nil
+    /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
+    var diagnostics: DiagnosticsService? = nil
   }
 
   private let seams: Seams
@@ -43,13 +47,13 @@ final class AppSupervisor {
   /// Where what came of the actions goes: the daemon's one way in for results.
   let inbox: any ResultInbox
   /// The oom_score_adj of a band (the policy's mapping).
-  var oomScore: (Band) -> Int32 = { _ in 0 }
+  func oomScore(_ band: Band) -> Int32 { seams.oomScore(band) }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
-  var diagnostics: DiagnosticsService?
+  var diagnostics: DiagnosticsService? { seams.diagnostics }
 
   /// The running apps, which its parts look up too.
   let apps = RunningApps()
@@ -60,7 +64,7 @@ final class AppSupervisor {
   /// Writes each app's band to its processes' oom_score_adj.
   private lazy var scores = OOMScoreWriter(
     loop: loop, signals: seams.signals, isBusy: { [unowned self] in !self.suspender.isIdle },
-    processes: { [apps] name in apps[name] }, score: { [unowned self] band in self.oomScore(band) })
+    processes: { [apps] name in apps[name] }, score: seams.oomScore)
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
   private let reaper: CgroupReaper
@@ -89,16 +93,8 @@ final class AppSupervisor {
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log, reaper: reaper, inbox: inbox)
     diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
     launches = AppLaunches(
-      loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
-      signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
-    launches.supervisor.isRunning = { [apps] name in apps[name] != nil }
-    launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
-    launches.supervisor.register = { [unowned self] app in self.ends.watch(app) }
-    launches.supervisor.channelOpened = { [inbox] name, fd in inbox.post(.channelOpened(app: name, fd: fd)) }
-    launches.supervisor.refusedCrashReport = { [unowned self] app, pid, reason in
-      self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
-    }
-    launches.supervisor.report = { [unowned self] event in self.report(event) }
+      seams: seams, log: log, records: records, reaper: reaper, requests: requests, channels: channels, ends: ends,
+      apps: apps, inbox: inbox)
     seams.launcher.exitKnown = { [unowned self] pid in
       self.hooks.commands.exitKnown(pid)
       guard let app = self.apps.withMainProcess(pid) else { return }
