@@ -286,12 +286,7 @@ public final class Daemon {
   private func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
     let readoption = Readoption(
       cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
-      config: config,
-      submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
-      lastExit: { [unowned self] name in
-        self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
-      },
-      killsDecided: supervisor.killJournal?.entriesLeft() ?? [:],
+      config: config, policyLoop: policyLoop, killsDecided: supervisor.killJournal?.entriesLeft() ?? [:],
       now: MonotonicClock.now())
     let current = state?.bootID == DaemonState.currentBootID ? state : nil
     // The device's conditions first: the apps adopted next are watched as the lab left them.
