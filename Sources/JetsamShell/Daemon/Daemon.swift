@@ -3,8 +3,6 @@ import Glibc
 import JetsamConfig
 import JetsamCore
 import JetsamPlatform
-import JetsamProtocol
-import JetsamValues
 
 /// jetsamd: one event loop that owns the policy, feeds it every event through one entry point, and has the
 /// ``AppSupervisor`` carry out what it decides.

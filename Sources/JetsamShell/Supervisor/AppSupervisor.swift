@@ -4,7 +4,6 @@ import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamSpawning
 import JetsamValues
 import JetsamWire
 
