@@ -30,8 +30,8 @@ extension Daemon {
     }
     if oomScoreFloor > config.daemonOOMScoreAdj {
       log.warning(
-        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)"
-      )
+        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); "
+          + "it stays \(oomScoreFloor)")
     }
     return oomScoreFloor
   }
@@ -230,6 +230,8 @@ extension Daemon {
     }
   }
 
+  /// Re-adopts what the previous jetsamd left running, as its state file (if it is from this boot) and the cgroup tree
+  /// say, then has the config in force configure them; returns how many were adopted.
   func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
     let readoption = Readoption(
       cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
@@ -255,10 +257,12 @@ extension Daemon {
     "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
       + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
       + "app cgroup namespaces \(supervisor.requests.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
-      + "RAM \(ByteSize.format(counter.ramBytes)), socket \(options.socketPath(in: config)), records \(records.log.path)"
+      + "RAM \(ByteSize.format(counter.ramBytes)), socket \(options.socketPath(in: config)), "
+      + "records \(records.log.path)"
   }
 
-  // MARK: Settings
+  // MARK: Settings and limits
+
   /// The values jetsamd has of the variables the config passes on to apps.
   static func passedEnvironment(_ config: DaemonConfig) -> [String: String] {
     let own = ProcessInfo.processInfo.environment

@@ -14,7 +14,7 @@ final class AppEndWatcher {
   private let log: Logger
   /// The running apps: it enters those it starts watching.
   private let apps: RunningApps
-  /// Whose stop checks end with the app, and whom a frozen cgroup is told to.
+  /// The suspender: an app's stop checks end with it, and its cgroup seen frozen has them made at once.
   private let suspender: AppSuspender
   /// Where an app's end goes (the policy), and the memory it gave back (a pressure sample).
   private let inbox: any ResultInbox

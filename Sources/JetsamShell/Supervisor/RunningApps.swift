@@ -19,7 +19,9 @@ final class RunningApps {
   /// Every running app, in no particular order.
   var all: Dictionary<String, AppProcess>.Values { byName.values }
 
+  /// Enters `app`, in place of any earlier process of its name.
   func add(_ app: AppProcess) { byName[app.name] = app }
 
+  /// App `name` no longer runs.
   func remove(_ name: String) { byName[name] = nil }
 }
