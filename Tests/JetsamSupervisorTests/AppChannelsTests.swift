@@ -27,20 +27,20 @@ struct AppChannelsTests {
     let loop = FakeLoop()
     let opener = Opener()
     let channels: AppChannels
-    var apps: [String: AppProcess] = [:]
-    private(set) var reported: [PolicyEvent] = []
+    let apps = RunningApps()
+    let inbox = RecordingInbox()
+    var reported: [PolicyEvent] { inbox.events }
 
     init() {
-      channels = AppChannels(loop: loop, log: Logger(threshold: .error), open: opener.open)
-      channels.report = { [unowned self] event in self.reported.append(event) }
-      channels.process = { [unowned self] name, pid in self.apps[name].flatMap { $0.pid == pid ? $0 : nil } }
+      channels = AppChannels(
+        loop: loop, log: Logger(threshold: .error), apps: apps, inbox: inbox, open: opener.open)
     }
 
     /// App `name` running as `pid`, its channel attached.
     @discardableResult
     func attach(_ name: String, pid: Int32) throws -> FakeChannel {
       let app = runningApp(name, pid: pid).app
-      apps[name] = app
+      apps.add(app)
       try #require(channels.attach(scratchDescriptor(), to: app))
       return try #require(app.channel as? FakeChannel)
     }
@@ -111,7 +111,7 @@ struct AppChannelsTests {
   func staleChannel() throws {
     let harness = Harness()
     let channel = try harness.attach("a", pid: 10)
-    harness.apps["a"] = runningApp("a", pid: 11).app
+    harness.apps.add(runningApp("a", pid: 11).app)
     channel.write("hello id=1")
     channel.write("fly")
     #expect(harness.reported.isEmpty && channel.lines.isEmpty)
@@ -122,7 +122,7 @@ struct AppChannelsTests {
     let harness = Harness()
     harness.opener.failing = true
     let app = runningApp("a", pid: 10).app
-    harness.apps["a"] = app
+    harness.apps.add(app)
     #expect(!harness.channels.attach(scratchDescriptor(), to: app))
     #expect(app.channel == nil && harness.opener.opened.isEmpty)
   }

@@ -15,17 +15,17 @@ struct AppEndWatcherTests {
     let loop = FakeLoop()
     let launcher = FakeLauncher()
     let watcher: AppEndWatcher
-    var apps: [String: AppProcess] = [:]
-    private(set) var reported: [PolicyEvent] = []
-    private(set) var stopWatchesEnded: [String] = []
-    private(set) var memoryFreed = 0
+    let apps = RunningApps()
+    let inbox = RecordingInbox()
+    /// Whose stop checks end with an app.
+    let suspender: AppSuspender
+    var reported: [PolicyEvent] { inbox.events }
+    var memoryFreed: Int { inbox.memoryFreed }
 
     init() {
-      watcher = AppEndWatcher(loop: loop, launcher: launcher, log: Logger(threshold: .error))
-      watcher.report = { [unowned self] event in self.reported.append(event) }
-      watcher.running = { [unowned self] name in self.apps[name] }
-      watcher.stopWatchEnds = { [unowned self] name in self.stopWatchesEnded.append(name) }
-      watcher.memoryFreed = { [unowned self] in self.memoryFreed += 1 }
+      let log = Logger(threshold: .error)
+      suspender = AppSuspender(loop: loop, signals: FakeSignals(), log: log, mode: .signal, apps: apps, inbox: inbox)
+      watcher = AppEndWatcher(loop: loop, launcher: launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
     }
 
     /// App `name` running as `pid`, its pidfd watched as the supervisor watches it.
@@ -34,7 +34,7 @@ struct AppEndWatcherTests {
     ) {
       let running = runningApp(name, pid: pid, pidfd: pidfd)
       running.app.exitSource = try loop.addWatch(fd: pidfd.rawValue, events: 0) { _ in }
-      apps[name] = running.app
+      apps.add(running.app)
       return running
     }
 
@@ -48,8 +48,10 @@ struct AppEndWatcherTests {
     let harness = Harness()
     let (app, cgroup) = try harness.run("a", pid: 10)
     harness.launcher.ends[10] = .exited(code: 3)
+    harness.suspender.suspend("a", pid: 10)
+    #expect(harness.suspender.isPending("a"))
     harness.watcher.mainProcessEnded(app)
-    #expect(cgroup.calls == ["killAll"] && harness.stopWatchesEnded == ["a"])
+    #expect(cgroup.calls == ["killAll"] && !harness.suspender.isPending("a"))
     #expect(!harness.loop.isWatched(app.pidfd), "its pidfd stays ready: no longer watched")
     #expect(harness.reported.isEmpty, "reported while its cgroup still had processes")
     cgroup.populated = false

@@ -13,21 +13,20 @@ struct AppSuspenderTests {
     let loop = FakeLoop()
     let signals = FakeSignals()
     let suspender: AppSuspender
-    var apps: [String: AppProcess] = [:]
-    private(set) var reported: [PolicyEvent] = []
+    let apps = RunningApps()
+    let inbox = RecordingInbox()
+    var reported: [PolicyEvent] { inbox.events }
 
     init(mode: SuspendConfig.Mode = .signal) {
-      suspender = AppSuspender(loop: loop, signals: signals, log: Logger(threshold: .error), mode: mode)
-      suspender.report = { [unowned self] events in self.reported += events }
-      suspender.process = { [unowned self] name, pid in self.apps[name].flatMap { $0.pid == pid ? $0 : nil } }
-      suspender.running = { [unowned self] in self.apps.values.sorted { $0.name < $1.name } }
+      suspender = AppSuspender(
+        loop: loop, signals: signals, log: Logger(threshold: .error), mode: mode, apps: apps, inbox: inbox)
     }
 
     /// App `name` running as `pid` with `others` in its cgroup.
     @discardableResult
     func run(_ name: String, pid: Int32, others: [Int32] = []) -> (app: AppProcess, cgroup: FakeCgroup) {
       let running = runningApp(name, pid: pid, others: others)
-      apps[name] = running.app
+      apps.add(running.app)
       return running
     }
   }

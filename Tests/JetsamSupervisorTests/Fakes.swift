@@ -352,6 +352,36 @@ final class FakeChannel: AppChannelEndpoint {
   func write(_ text: String) { onInput(.line(Array(text.utf8))) }
 }
 
+/// The inbox of a supervisor, or of one of its parts, under test: keeps what was posted, in order.
+final class RecordingInbox: ResultInbox {
+  /// Everything posted, in order.
+  private(set) var posted: [OwnerResult] = []
+  /// The events posted for the policy, in order (``clearEvents()`` forgets them).
+  private(set) var events: [PolicyEvent] = []
+  /// Everything else posted, in order.
+  private(set) var notices: [OwnerResult] = []
+
+  func post(_ result: OwnerResult) {
+    posted.append(result)
+    if case .observed(let posted) = result { events += posted } else { notices.append(result) }
+  }
+
+  /// What was posted, a word each (the case's name: `observed`, `recordDurable`…), in order.
+  var kinds: [String] { posted.map { String("\($0)".prefix { $0 != "(" }) } }
+
+  /// Forgets the events posted so far (the notices stay).
+  func clearEvents() { events = [] }
+
+  /// The records told durable, in order.
+  var recorded: [ExitRecord] { notices.compactMap { if case .recordDurable(let record) = $0 { record } else { nil } } }
+
+  /// How many times an app's memory was told back.
+  var memoryFreed: Int { notices.filter { if case .memoryFreed = $0 { true } else { false } }.count }
+
+  /// How many times a backlog of records was told written.
+  var backlogsWritten: Int { notices.filter { if case .backlogWritten = $0 { true } else { false } }.count }
+}
+
 /// A supervisor wired to fakes, with everything it reports collected.
 final class SupervisorFixture {
   /// What the actions that only tell were told.
@@ -364,8 +394,12 @@ final class SupervisorFixture {
   let releaser = FakeReleaser()
   let users = FakeUsers()
   private let channelLog = ChannelLog()
-  private(set) var reported: [PolicyEvent] = []
-  private(set) var recorded: [ExitRecord] = []
+  /// What the supervisor reported.
+  let inbox = RecordingInbox()
+  /// The events it reported for the policy, in order.
+  var reported: [PolicyEvent] { inbox.events }
+  /// The records it told durable, in order.
+  var recorded: [ExitRecord] { inbox.recorded }
   let stateDirectory: String
   /// Where the supervisor notes its kills (in ``stateDirectory``).
   let killJournal: KillJournal
@@ -386,11 +420,8 @@ final class SupervisorFixture {
           let channel = FakeChannel(fd: fd, onInput: onInput)
           channelLog.channels.append(channel)
           return channel
-        }, killJournal: killJournal),
-      log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
-    supervisor.reportEvents = { [unowned self] events in self.reported += events }
-    supervisor.oomScore = { band in Int32(900 - band.rawValue * 80) }
-    supervisor.observers.recorded = { [unowned self] record in self.recorded.append(record) }
+        }, oomScore: { band in Int32(900 - band.rawValue * 80) }, killJournal: killJournal),
+      inbox: inbox, log: Logger(threshold: .error), suspendMode: mode, stateDirectory: stateDirectory)
   }
 
   /// Every channel opened so far.
@@ -434,7 +465,7 @@ final class SupervisorFixture {
   }
 
   /// Forgets what was reported so far.
-  func clearReports() { reported = [] }
+  func clearReports() { inbox.clearEvents() }
 }
 
 /// The channels a fixture's supervisor opened.

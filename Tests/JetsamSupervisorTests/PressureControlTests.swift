@@ -36,16 +36,18 @@ struct PressureControlTests {
     let number: Int
     let bytes: Int64
     let helper: String
+    /// Rechecked once its charge is known.
+    let waiters: ConditionWaiters
     private(set) var charge = Balloon.Charge.filling
-    var chargeKnown: () -> Void = {}
     private(set) var releases = 0
     /// What the release calls once the balloon's cgroup is gone.
     private(set) var whenGone: (() -> Void)?
 
-    init(number: Int, bytes: Int64, helper: String) {
+    init(number: Int, bytes: Int64, helper: String, waiters: ConditionWaiters) {
       self.number = number
       self.bytes = bytes
       self.helper = helper
+      self.waiters = waiters
     }
 
     func release(done: @escaping () -> Void) {
@@ -56,7 +58,7 @@ struct PressureControlTests {
     /// Its process has touched every page, or died first.
     func finish(_ result: Balloon.Charge) {
       charge = result
-      chargeKnown()
+      waiters.recheck()
     }
   }
 
@@ -75,9 +77,9 @@ struct PressureControlTests {
       return monitor
     }
 
-    func balloon(number: Int, bytes: Int64, helper: String) throws -> any MemoryBalloon {
+    func balloon(number: Int, bytes: Int64, helper: String, waiters: ConditionWaiters) throws -> any MemoryBalloon {
       if let balloonError { throw balloonError }
-      let balloon = FakeBalloon(number: number, bytes: bytes, helper: helper)
+      let balloon = FakeBalloon(number: number, bytes: bytes, helper: helper, waiters: waiters)
       balloons.append(balloon)
       return balloon
     }

@@ -8,19 +8,25 @@ import Testing
 /// held until then; what cannot be written is kept and tried again on a timer.
 @Suite("Record queue")
 struct RecordQueueTests {
+  /// Keeps the names of the cgroups let go, in order.
+  final class Reaper: CgroupRemoval {
+    private(set) var removed: [String] = []
+    func remove(_ cgroup: any AppCgroupControl) { removed.append(cgroup.name) }
+  }
+
   final class Harness {
     let loop = FakeLoop()
     let sink = FakeRecords()
+    let reaper = Reaper()
+    let inbox = RecordingInbox()
     let queue: RecordQueue
-    private(set) var written: [String] = []
-    private(set) var released: [String] = []
-    private(set) var backlogs = 0
+    /// The apps whose records were told durable, in order.
+    var written: [String] { inbox.recorded.map(\.app) }
+    var released: [String] { reaper.removed }
+    var backlogs: Int { inbox.backlogsWritten }
 
     init() {
-      queue = RecordQueue(loop: loop, sink: sink, log: Logger(threshold: .error))
-      queue.written = { [unowned self] record in self.written.append(record.app) }
-      queue.releaseCgroup = { [unowned self] cgroup in self.released.append(cgroup.name) }
-      queue.backlogWritten = { [unowned self] in self.backlogs += 1 }
+      queue = RecordQueue(loop: loop, sink: sink, log: Logger(threshold: .error), reaper: reaper, inbox: inbox)
     }
 
     /// Queues app `name`'s record, holding a cgroup named after it.
@@ -46,6 +52,14 @@ struct RecordQueueTests {
     harness.sink.finishWrites()
     #expect(harness.written == ["a", "b"] && harness.released == ["a", "b"])
     #expect(harness.queue.unwritten.isEmpty && harness.backlogs == 0, "nothing had to wait: no backlog to tell")
+  }
+
+  @Test("a durable record is told to the policy first, then to the daemon")
+  func policyFirst() {
+    let harness = Harness()
+    harness.add("a")
+    #expect(harness.inbox.kinds == ["observed", "recordDurable"])
+    #expect(harness.inbox.events.map { if case .exitRecorded(let record) = $0 { record.app } else { "" } } == ["a"])
   }
 
   @Test("a record the log refuses is kept and tried again every second; the backlog is told once it is written")

@@ -10,22 +10,24 @@ final class AppChannels {
   private let log: Logger
   /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
   private let open: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
-  /// The supervisor's way into the policy.
-  var report: (PolicyEvent) -> Void = { _ in }
-  /// The running app `name` if its main process is `pid`.
-  var process: (_ name: String, _ pid: Int32) -> AppProcess? = { _, _ in nil }
+  /// The running apps, whose channels these are.
+  private let apps: RunningApps
+  /// Where the apps' messages go (the policy).
+  private let inbox: any ResultInbox
 
   init(
-    loop: any LoopScheduling, log: Logger,
+    loop: any LoopScheduling, log: Logger, apps: RunningApps, inbox: any ResultInbox,
     open: @escaping (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
   ) {
     self.loop = loop
     self.log = log
+    self.apps = apps
+    self.inbox = inbox
     self.open = open
   }
 
   /// The channel of app `name`'s process `pid`, if it has one.
-  func endpoint(of name: String, pid: Int32) -> (any AppChannelEndpoint)? { process(name, pid)?.channel }
+  func endpoint(of name: String, pid: Int32) -> (any AppChannelEndpoint)? { apps.process(name, pid: pid)?.channel }
 
   /// Sends a lifecycle event down the app's channel.
   func deliver(_ event: AppEvent, to name: String, pid: Int32) {
@@ -69,7 +71,7 @@ final class AppChannels {
     case .line(let bytes):
       do {
         let decoded = try AppProtocolCodec.decode(bytes)
-        report(.appMessage(app: name, pid: pid, message: decoded.message, at: loop.now()))
+        inbox.post(.observed([.appMessage(app: name, pid: pid, message: decoded.message, at: loop.now())]))
         // hello is answered by the channel itself, whatever the policy makes of it.
         if decoded.message == .hello, let id = decoded.requestID {
           channel.send(AppProtocolCodec.reply(requestID: id))

@@ -3,8 +3,6 @@ import Glibc
 import JetsamConfig
 import JetsamCore
 import JetsamPlatform
-import JetsamProtocol
-import JetsamValues
 
 /// jetsamd: one event loop that owns the policy, feeds it every event through one entry point, and has the
 /// ``AppSupervisor`` carry out what it decides.
@@ -26,6 +24,8 @@ public final class Daemon {
   /// The exit record log, written off the loop.
   let records: RecordWriter
   let supervisor: AppSupervisor
+  /// Where the supervisor and its parts report what came of their work (``take(_:)``).
+  private let inbox = DaemonInbox()
   /// What systemd hears of jetsamd.
   let service = ServiceStatus()
   /// The one way into the policy.
@@ -51,7 +51,8 @@ public final class Daemon {
   /// Where a stop is (Daemon+Shutdown.swift).
   var stopPhase = StopPhase.running
 
-  /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns.
+  /// Sets up cgroups, the record log, pressure sources and the control socket; ready when it returns. Each part is
+  /// made by a step of its own (Daemon+Setup.swift), in the order they depend on one another.
   public init(config: DaemonConfig, options: DaemonOptions) throws {
     let startedAt = MonotonicClock.now()
     self.config = config
@@ -60,194 +61,47 @@ public final class Daemon {
     let stateDirectory = options.stateDirectory(in: config)
     loop = try EventLoop()
     Daemon.raiseDescriptorLimit()
-
-    // The daemon must never be what dies under pressure. Lowering oom_score_adj needs CAP_SYS_RESOURCE; without
-    // it nothing can go below the value we inherited, so that value is also the floor for the apps' scores.
-    try? writeTextFile("/proc/self/oom_score_adj", String(config.daemonOOMScoreAdj))
-    let oomScoreFloor = (try? JetsamPlatform.oomScoreAdj(pid: getpid())) ?? 0
-    if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, config.daemonNice) != 0 {
-      log.warning("could not set own nice value to \(config.daemonNice) (\(SystemError.current("setpriority")))")
-    }
-    if let priority = config.daemonRealtimePriority {
-      do {
-        try RealtimeScheduling.enter(priority: priority)
-      } catch {
-        log.warning("could not run at SCHED_FIFO \(priority) (\(error)); staying on the normal scheduler")
-      }
-    }
-    if oomScoreFloor > config.daemonOOMScoreAdj {
-      log.warning(
-        "could not lower own oom_score_adj to \(config.daemonOOMScoreAdj) (no CAP_SYS_RESOURCE); it stays \(oomScoreFloor)"
-      )
-    }
-
-    try FileManager.default.createDirectory(atPath: stateDirectory + "/logs", withIntermediateDirectories: true)
-    // Private to jetsamd (records, state, app logs): members read them through the control socket.
-    chmod(stateDirectory, 0o700)
-    // Before anything of the state directory or the device is touched: a second daemon stops here.
-    let stateLock = try DaemonLock.stateDirectory(stateDirectory)
-    records = try RecordWriter(
-      log: ExitRecordLog(
-        path: stateDirectory + "/exits.jsonl", rotation: config.records,
-        warn: { [log] message in log.warning(message) }),
-      loop: loop)
+    let oomScoreFloor = Daemon.takeOwnPriority(config, log: log)
+    let stateLock = try Daemon.claimStateDirectory(stateDirectory)
+    records = try Daemon.recordWriter(rotation: config.records, stateDirectory: stateDirectory, loop: loop, log: log)
     let layout = try CgroupLayout.detect()
     device = try DeviceCgroup.create(layout: layout, name: config.device.cgroupName)
     locks = [stateLock, try DaemonLock.device(device.unifiedDirectory)]
     if let cpu = config.device.appsCPULimit { try device.setAppsCPULimit(percent: cpu) }
-
-    let counter: MemoryCounter
-    switch config.device.ram {
-    case .host: counter = try .host()
-    case .bytes(let ram): counter = .device(ram: ram, usage: { [device] in try device.memoryUsage() })
-    }
+    let counter = try Daemon.memoryCounter(config.device.ram, device: device)
     let thresholds = config.device.thresholds.resolved(ram: counter.ramBytes)
     policyLoop = try PolicyLoop(
       policy: JetsamPolicy(config: Daemon.policyConfig(config, thresholds: thresholds, oomScoreFloor: oomScoreFloor)),
       scheduling: loop, log: log)
     let journal = Journal()
     announcer = PolicyAnnouncer(log: log, journal: journal)
-    let launcher: any ProcessLauncher
-    var spawnerCreatesCgroupNamespaces: Bool?
-    if let path = options.spawnerSocket ?? config.spawnerSocket {
-      let remote = RemoteProcessLauncher(loop: loop, path: path, log: log)
-      launcher = remote
-      spawnerCreatesCgroupNamespaces = remote.serviceCreatesCgroupNamespaces
-    } else {
-      launcher = KernelProcessLauncher()
-    }
+    let (launcher, cgroupNamespaces) = Daemon.processLauncher(
+      spawnerSocket: options.spawnerSocket ?? config.spawnerSocket, loop: loop, log: log)
     // Launches as a user and the control socket's peer checks ask the user databases through it, off the loop.
     let users = try ThreadUserDirectory(loop: loop)
     supervisor = AppSupervisor(
-      seams: AppSupervisor.Seams(
-        loop: loop, cgroups: device, launcher: launcher, signals: KernelSignals(), records: records,
-        releaser: ThreadMemoryReleaser(loop: loop), users: users,
-        openChannel: { [loop] fd, onInput in try AppChannel(fd: fd, loop: loop, onInput: onInput) },
-        // Each kill's decision, noted before its signal and dropped once a state save holds it; beside the socket,
-        // in the runtime directory (tmpfs, kept across restarts), where no write waits on a disk, frozen or slow.
-        killJournal: KillJournal(directory: directoryPart(of: options.socketPath(in: config)), log: log)),
-      log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
-    supervisor.requests.passedEnvironment = Self.passedEnvironment(config)
-    // Under systemd the unit leaves CAP_SYS_ADMIN out: there apps share jetsamd's cgroup namespace, and
-    // `appUser` is what keeps them in their cgroups.
-    // With a spawner service, its capabilities decide (it says in its hello).
-    supervisor.requests.cgroupNamespaces = spawnerCreatesCgroupNamespaces ?? SpawnRequest.canCreateCgroupNamespaces
-
-    supervisor.diagnostics = DiagnosticsService(
-      loop: loop, launcher: supervisor.launcher, stateDirectory: stateDirectory,
-      toolPath: Self.siblingProgram("jetsam-stack"), settings: config.diagnostics.service,
-      keep: config.diagnostics.keep, log: log, journal: journal, workers: try .background(loop: loop))
-    supervisor.diskWrites.worker = try BackgroundWork(loop: loop, label: "jetsamd.disk-writes")
-    // Suspended apps' network sockets are destroyed by jetsam-sockets, started where the apps run (the spawner
-    // service's network under systemd), its output read on a helper thread of their own.
-    supervisor.suspender.sockets = SocketDefuncter(
-      loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-sockets"),
-      worker: try BackgroundWork(loop: loop, label: "jetsamd.sockets"))
-    if config.diagnostics.crashes {
-      supervisor.requests.crashHandler = Self.crashHandlerLibrary
-      if supervisor.requests.crashHandler == nil {
-        log.warning("libjetsam-crash.so is not installed beside jetsamd or in ../lib/jetsam: crashes get no stacks")
-      }
-    }
-    stateKeeper = try StateKeeper(
-      path: stateDirectory + "/state.json", loop: loop, log: log,
-      isBusy: { [unowned self] in !self.supervisor.suspender.isIdle },
-      snapshot: { [unowned self] in self.savedState() })
-    stateKeeper.killJournal = supervisor.killJournal
+      seams: try Daemon.supervisorSeams(
+        config: config, options: options, loop: loop, device: device, launcher: launcher, records: records,
+        users: users, policyLoop: policyLoop, journal: journal, log: log),
+      inbox: inbox, log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
+    try equipSupervisor(cgroupNamespaces: cgroupNamespaces)
+    stateKeeper = try makeStateKeeper()
     connectSupervisor()
-
-    // What earlier runs recorded: launch numbers and reasons go on from there (the last exits kept at the last
-    // rotation, then the log since).
-    var lastByApp: [String: ExitRecord] = [:]
-    for record in try RecordListFile.read(records.log.lastExitsPath) { lastByApp[record.app] = record }
-    lastByApp.merge(try ExitRecordPage.lastRecordPerApp(path: records.log.path)) { $1 }
-    records.lastExits = { [unowned self] in self.policy.allLastExits }
-    // Configured apps first: the last exits that follow are kept for them, and the rest count as ended ad-hoc
-    // apps, of which the policy remembers a bounded number.
-    try submit(config.configureEvents)
-    try submit(lastByApp.values.sorted { $0.time < $1.time }.map { .exitRecorded($0) })
-
-    pressure = try PressureControl(
-      loop: loop,
-      backend: DevicePressureBackend(
-        loop: loop, log: log, device: device, layout: layout, launcher: supervisor.launcher,
-        watchesHost: config.device.ram == .host),
-      counter: counter, thresholds: config.device.thresholds,
-      onSample: { [unowned self] available, at in self.observe(.memorySampled(available: available, at: at)) })
-    // What systemd passed: the control socket (jetsamd.socket) and, after a restart, the apps' channels from
-    // its descriptor store.
-    var listener: FileDescriptor?
-    var metricsSocket: FileDescriptor?
-    var storedChannels: [String: FileDescriptor] = [:]
-    for passed in ServiceManager.takePassedDescriptors() {
-      if metricsSocket == nil && passed.name == MetricsListener.descriptorName
-        && MetricsListener.isListeningSocket(passed.fd)
-      {
-        metricsSocket = FileDescriptor(rawValue: passed.fd)
-      } else if listener == nil && ControlServer.isListeningSocket(passed.fd) {
-        listener = FileDescriptor(rawValue: passed.fd)
-      } else if passed.name.hasPrefix(Daemon.channelStorePrefix) {
-        storedChannels[String(passed.name.dropFirst(Daemon.channelStorePrefix.count))] = FileDescriptor(
-          rawValue: passed.fd)
-      } else {
-        Glibc.close(passed.fd)
-      }
-    }
-    let view = DaemonControlView(daemon: self, startedAt: startedAt)
-    let requests = ControlRequestHandler(
-      apps: AppRequests(
-        daemon: view,
-        commandCheck: LaunchCommandChecker(
-          loop: loop, launcher: supervisor.launcher, toolPath: Self.siblingProgram("jetsam-runnable"),
-          worker: try BackgroundWork(loop: loop, label: "jetsamd.command-check"), log: log)),
-      status: StatusRequests(daemon: view), pressure: PressureRequests(daemon: view),
-      records: RecordRequests(daemon: view, background: try BackgroundWork(loop: loop)))
+    try recallEarlierRuns()
+    pressure = try makePressureControl(layout: layout, counter: counter)
+    let passed = PassedDescriptors.take()
     // One budget for the output of every client, control and metrics alike.
     let outputBudget = OutputBudget(log: log)
-    control = try ControlServer(
-      loop: loop, path: options.socketPath(in: config), allowedGroup: config.controlGroup, users: users, log: log,
-      budget: outputBudget, inherited: listener,
-      handler: { request, connection in requests.handle(request, from: connection) })
-    let metrics = DaemonMetricsView(daemon: self)
-    metricsOutputs = MetricsOutputs(
-      textfile: try MetricsTextfile(
-        view: metrics, loop: loop, writer: try BackgroundWork(loop: loop, label: "jetsamd.metrics-textfile"), log: log),
-      listener: try MetricsListener(loop: loop, log: log, budget: outputBudget, inherited: metricsSocket) {
-        metrics.expositionText()
-      })
-    live = try LiveFeed(
-      loop: loop, control: control,
-      sources: LiveFeed.Sources(
-        app: { [unowned self] name in
-          self.policy.app(named: name).map { ($0.launch, $0.state.isRunning ? $0.pid : nil) }
-        },
-        appMemory: { [unowned self] in self.runningAppMemory() },
-        availableBytes: { [unowned self] in self.pressure.monitor.lastAvailable }))
-
+    control = try makeControlServer(
+      users: users, budget: outputBudget, inherited: passed.controlListener, startedAt: startedAt)
+    metricsOutputs = try makeMetricsOutputs(budget: outputBudget, inherited: passed.metricsListener)
+    live = try makeLiveFeed()
     signals = try DaemonSignals(
-      loop: loop, exitWithParent: options.exitWithParent, log: log,
-      handlers: DaemonSignals.Handlers(
-        stop: { [unowned self] in self.beginShutdown() }, reload: { [unowned self] in self.reload() },
-        childContinued: { [unowned self] in self.supervisor.suspender.noticeContinued() },
-        childChanged: { [unowned self] in self.supervisor.suspender.noticeContinuedSoon() }))
-
-    let saved = readSavedState()
-    takeOverUnwrittenRecords(pending: saved?.pendingRecords ?? [])
-    let adopted = readopt(saved, storedChannels: &storedChannels)
-    if adopted > 0 { log.notice("re-adopted \(adopted) app(s) left running by the previous jetsamd") }
-    for (name, fd) in storedChannels {
-      // The app is gone: its channel has nothing more to say.
-      fd.close()
-      service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
-    }
+      loop: loop, exitWithParent: options.exitWithParent, log: log, handlers: signalHandlers)
+    takeOverPreviousRun(channels: passed.channels)
     loop.enableWatchdog()
     metricsOutputs.apply(config.metrics)
-    log.notice(
-      "ready: cgroups \(layout.modeName) (device \(device.displayPath)), suspend \(config.suspend.mode.rawValue), "
-        + "scheduler \(RealtimeScheduling.fifoPriority(of: 0).map { "SCHED_FIFO \($0)" } ?? "normal"), "
-        + "app cgroup namespaces \(supervisor.requests.cgroupNamespaces ? "yes" : "no (no CAP_SYS_ADMIN)"), "
-        + "RAM \(ByteSize.format(counter.ramBytes)), socket \(options.socketPath(in: config)), records \(records.log.path)"
-    )
+    log.notice(readyLine(layout: layout, counter: counter))
     service.ready(statusLine())
   }
 
@@ -264,56 +118,7 @@ public final class Daemon {
       batchDone: { [unowned self] in self.supervisor.finishBatch() },
       runDone: { [unowned self] changed in self.runDone(policyMayHaveChanged: changed) },
       isStopPending: { [unowned self] name in self.supervisor.isStopPending(name) })
-    supervisor.reportEvents = { [unowned self] events in self.observe(events) }
-    supervisor.oomScore = { [unowned self] band in self.policy.oomScoreAdj(for: band) }
-    supervisor.observers = AppSupervisor.Observers(
-      recorded: { [unowned self] record in self.report(record) },
-      memoryFreed: { [unowned self] in self.pressure.sample() },
-      channelOpened: { [unowned self] name, fd in
-        self.service.manager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
-      },
-      channelClosed: { [unowned self] name in
-        self.service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
-      },
-      backlogWritten: { [unowned self] in self.removeLeftoverRecords() })
-  }
-
-  /// The state file the previous jetsamd left, if any (a damaged one is logged and ignored).
-  private func readSavedState() -> DaemonState? {
-    do {
-      return try DaemonState.read(path: stateKeeper.path)
-    } catch let error as StateFileVersionError {
-      log.warning("ignoring \(stateKeeper.path): \(error)")
-      return nil
-    } catch {
-      log.error("ignoring damaged \(stateKeeper.path): \(error)")
-      return nil
-    }
-  }
-
-  private func readopt(_ state: DaemonState?, storedChannels: inout [String: FileDescriptor]) -> Int {
-    let readoption = Readoption(
-      cgroups: device, launcher: supervisor.launcher, supervisor: supervisor, log: log,
-      config: config,
-      submit: { [unowned self] (events: [PolicyEvent]) throws(PolicyError) in try self.submit(events) },
-      lastExit: { [unowned self] name in
-        self.supervisor.records.lastRecord(of: name) ?? self.policy.lastExit(of: name)
-      },
-      killsDecided: supervisor.killJournal?.entriesLeft() ?? [:],
-      now: MonotonicClock.now())
-    let current = state?.bootID == DaemonState.currentBootID ? state : nil
-    // The device's conditions first: the apps adopted next are watched as the lab left them.
-    if current?.deviceCharging == true { try? submit([.setCharging(true, at: MonotonicClock.now())]) }
-    let adopted = readoption.run(state: current, storedChannels: &storedChannels)
-    // The adopted apps run as they were started; the config in force (it may have changed meanwhile) gives them its
-    // caps now and the rest at their next launch, as a reload would.
-    do {
-      try submit(config.configureEvents)
-    } catch {
-      log.error("configuring the adopted apps: \(error)")
-    }
-    stateKeeper.changed(urgent: true)
-    return adopted
+    inbox.bind(to: self)
   }
 
   // MARK: The one way into the policy
@@ -326,6 +131,20 @@ public final class Daemon {
 
   /// Feeds several observations in one run.
   func observe(_ events: [PolicyEvent]) { policyLoop.observe(events) }
+
+  /// What an owner reported (``DaemonInbox``): its events go to the policy through the one entry point, its notices
+  /// to whom they concern.
+  func take(_ result: OwnerResult) {
+    switch result {
+    case .observed(let events): observe(events)
+    case .recordDurable(let record): report(record)
+    case .memoryFreed: pressure.sample()
+    case .channelOpened(let name, let fd):
+      service.manager.storeDescriptor(fd.rawValue, name: Daemon.channelStorePrefix + name)
+    case .channelClosed(let name): service.manager.removeStoredDescriptor(name: Daemon.channelStorePrefix + name)
+    case .backlogWritten: removeLeftoverRecords()
+    }
+  }
 
   /// Calls `then` once none of `apps` is still stopping (``PolicyLoop/afterSuspensions(of:then:)``).
   func afterSuspensions(of apps: [String], then: @escaping () -> Void) {
@@ -370,7 +189,7 @@ public final class Daemon {
   }
 
   /// Bytes charged to each running app's cgroup (for `watch`).
-  private func runningAppMemory() -> [String: Int64] {
+  func runningAppMemory() -> [String: Int64] {
     var memory: [String: Int64] = [:]
     for status in policy.apps where status.state.isRunning {
       guard let pid = status.pid, let process = supervisor.process(status.name, pid: pid) else { continue }
@@ -383,7 +202,7 @@ public final class Daemon {
 
   /// What a successor needs to re-adopt the running apps: the policy's own saved form of each and its settings, with
   /// what only the shell knows (the process's start time).
-  private func savedState() -> DaemonState {
+  func savedState() -> DaemonState {
     var saved: [DaemonState.SavedApp] = []
     for var adopted in policy.savedApps {
       guard let pid = adopted.pid, let app = supervisor.process(adopted.name, pid: pid) else { continue }

@@ -6,7 +6,7 @@ import JetsamValues
 /// Start-up after a daemon restart: takes over every app the previous jetsamd left running (from the state
 /// file, checked against the cgroup tree), and records honestly the ones that ended meanwhile.
 ///
-/// It only observes and hands what it found to the policy (through the daemon's entry point): whether an
+/// It only observes and hands what it found to the policy (through the policy loop, the one entry point): whether an
 /// adopted app counts as suspended is the policy's decision from the processes' observed state.
 struct Readoption {
   let cgroups: any CgroupBackend
@@ -15,14 +15,17 @@ struct Readoption {
   let log: Logger
   /// The config in force: how it declares an app, and its defaults for a version-1 state file's app configs.
   let config: DaemonConfig
-  /// The daemon's entry point.
-  let submit: ([PolicyEvent]) throws(PolicyError) -> Void
-  /// The last recorded exit of an app.
-  let lastExit: (String) -> ExitRecord?
+  /// The one way into the policy.
+  let policyLoop: PolicyLoop
   /// The kills the last jetsamd noted just before signalling them (``KillJournal``), the last one of each app: the
   /// state file holds them only once it was saved after the signal.
   let killsDecided: [String: KillJournal.Entry]
   let now: Instant
+
+  /// The last exit of app `name`: still on its way to the log, or recorded.
+  private func lastExit(_ name: String) -> ExitRecord? {
+    supervisor.records.lastRecord(of: name) ?? policyLoop.policy.lastExit(of: name)
+  }
 
   /// Adopts what runs; returns how many apps were adopted. `storedChannels` are the channels systemd kept,
   /// by app: those claimed are removed from it.
@@ -63,7 +66,7 @@ struct Readoption {
     }
     if let cgroup, pidfd != nil { found.observedStopped = supervisor.allStopped(cgroup) }
     do {
-      try submit([
+      try policyLoop.submit([
         .configure(app: name, settings: settings(of: saved), launchCount: found.launch - 1),
         .adopt(app: found, at: now),
       ])
@@ -81,7 +84,7 @@ struct Readoption {
           name: name, launch: found.launch, cgroup: cgroup, pid: pid, pidfd: FileDescriptor(rawValue: -1))
         supervisor.reportEnd(of: app, end)
       } else {
-        try? submit([.exited(app: name, pid: pid, end: end, oomKilled: false, at: now)])
+        try? policyLoop.submit([.exited(app: name, pid: pid, end: end, oomKilled: false, at: now)])
       }
       return false
     }
@@ -120,7 +123,7 @@ struct Readoption {
       launch: (lastExit(name)?.launch ?? 0) + 1, stateEnteredAt: now, bandEnteredAt: now, spawnedAt: now)
     found.observedStopped = supervisor.allStopped(cgroup)
     do {
-      try submit([
+      try policyLoop.submit([
         .configure(app: name, settings: settings, launchCount: found.launch - 1),
         .adopt(app: found, at: now),
       ])
@@ -151,7 +154,7 @@ struct Readoption {
       name: name, state: .background, bandFloor: nil, pid: pid, launch: launch, stateEnteredAt: now,
       bandEnteredAt: now, spawnedAt: now)
     do {
-      try submit([
+      try policyLoop.submit([
         .configure(app: name, settings: unknownAppSettings(name), launchCount: launch - 1),
         .adopt(app: found, at: now),
       ])

@@ -41,8 +41,9 @@ final class Balloon {
   private var removalTimer: EventSource?
   private var removalAttempts = 0
   private(set) var charge = Charge.filling
-  /// Told once the charge is known (charged or failed).
-  var chargeKnown: () -> Void = {}
+  /// The requests waiting on pressure (`pressure allocate --wait`): rechecked once the charge is known (charged or
+  /// failed).
+  private let waiters: ConditionWaiters
   private var output: FileDescriptor?
   private var outputSource: EventSource?
   /// The end of what the process wrote so far: enough to find `done:` split over two reads.
@@ -54,12 +55,13 @@ final class Balloon {
   ///   cannot start (a spawner service's refusal comes later, as a ``Charge/failed`` charge).
   init(
     device: DeviceCgroup, number: Int, bytes: Int64, helper: String, loop: EventLoop, log: Logger,
-    launcher: any ProcessLauncher
+    launcher: any ProcessLauncher, waiters: ConditionWaiters
   ) throws {
     self.bytes = bytes
     self.launcher = launcher
     self.loop = loop
     self.log = log
+    self.waiters = waiters
     cgroup = try device.makeApp(
       name: "\(Balloon.cgroupPrefix)-\(number)", limits: AppLimits(memoryBytes: nil, cpuPercent: nil, pids: 4))
     var ends: [Int32] = [-1, -1]
@@ -140,7 +142,7 @@ final class Balloon {
     stopReadingOutput()
     guard charge == .filling else { return }
     charge = result
-    chargeKnown()
+    waiters.recheck()
   }
 
   private func stopReadingOutput() {

@@ -25,8 +25,10 @@ struct DevicePressureBackend: PressureBackend {
       onError: { [log] error in log.error("reading memory: \(error)") })
   }
 
-  func balloon(number: Int, bytes: Int64, helper: String) throws -> any MemoryBalloon {
-    try Balloon(device: device, number: number, bytes: bytes, helper: helper, loop: loop, log: log, launcher: launcher)
+  func balloon(number: Int, bytes: Int64, helper: String, waiters: ConditionWaiters) throws -> any MemoryBalloon {
+    try Balloon(
+      device: device, number: number, bytes: bytes, helper: helper, loop: loop, log: log, launcher: launcher,
+      waiters: waiters)
   }
 
   /// PSI as an extra signal: stalls wake the monitor for an immediate reading. A 2 s window is the shortest

@@ -6,8 +6,6 @@ protocol MemoryBalloon: AnyObject {
   var bytes: Int64 { get }
   /// How filling it goes.
   var charge: Balloon.Charge { get }
-  /// Told once the charge is known (charged or failed).
-  var chargeKnown: () -> Void { get set }
   /// Gives its memory back at once; `done` runs once all of it, its cgroup too, is gone.
   func release(done: @escaping () -> Void)
 }

@@ -11,6 +11,7 @@ protocol PressureBackend {
     onSample: @escaping (_ available: Int64, _ at: Instant) -> Void
   ) throws -> any PressureSampler
 
-  /// Starts the `number`th balloon, charging `bytes` to the device through the program at `helper`.
-  func balloon(number: Int, bytes: Int64, helper: String) throws -> any MemoryBalloon
+  /// Starts the `number`th balloon, charging `bytes` to the device through the program at `helper`; `waiters` are
+  /// rechecked once its charge is known.
+  func balloon(number: Int, bytes: Int64, helper: String, waiters: ConditionWaiters) throws -> any MemoryBalloon
 }

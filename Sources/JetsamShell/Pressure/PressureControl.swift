@@ -54,13 +54,12 @@ final class PressureControl {
     balloonsMade += 1
     let made: any MemoryBalloon
     do {
-      made = try backend.balloon(number: balloonsMade, bytes: bytes, helper: helper)
+      made = try backend.balloon(number: balloonsMade, bytes: bytes, helper: helper, waiters: waiters)
     } catch {
       // An installation fault, not the request's: say which program, and where jetsamd looked for it.
       throw ControlError(
         .internalError, "the memory balloon could not start (\(helper), installed beside jetsamd): \(error)")
     }
-    made.chargeKnown = { [unowned self] in self.waiters.recheck() }
     // Never replaced without being released: its process would run on, unwatched and never reaped.
     if balloon != nil { releaseBalloon() }
     balloon = made

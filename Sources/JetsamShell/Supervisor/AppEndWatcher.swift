@@ -1,34 +1,63 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamSpawning
 import JetsamValues
 
-/// Learns how each app's process ended and reports the app once it is wholly gone: its main process ended (reaped,
-/// or told by the spawner service, or by the kernel for an adopted one), whatever it left in its cgroup killed, the
-/// cgroup empty, and a kill's memory release back — so that the memory it frees is back before the next pressure
-/// reading.
+/// Watches each running app (its pidfd and its cgroup's events), learns how its process ended and reports the app
+/// once it is wholly gone: its main process ended (reaped, or told by the spawner service, or by the kernel for an
+/// adopted one), whatever it left in its cgroup killed, the cgroup empty, and a kill's memory release back — so that
+/// the memory it frees is back before the next pressure reading.
 final class AppEndWatcher {
   private let loop: any LoopScheduling
   private let launcher: any ProcessLauncher
   private let log: Logger
-  /// The supervisor's way into the policy.
-  var report: (PolicyEvent) -> Void = { _ in }
-  /// The running app named so.
-  var running: (String) -> AppProcess? = { _ in nil }
-  /// The app's stop need no longer be checked (it ended).
-  var stopWatchEnds: (String) -> Void = { _ in }
-  /// An app is gone and its memory back: a fresh pressure sample is due.
-  var memoryFreed: () -> Void = {}
+  /// The running apps: it enters those it starts watching.
+  private let apps: RunningApps
+  /// The suspender: an app's stop checks end with it, and its cgroup seen frozen has them made at once.
+  private let suspender: AppSuspender
+  /// Where an app's end goes (the policy), and the memory it gave back (a pressure sample).
+  private let inbox: any ResultInbox
   /// Zombies a tracer holds: reaped once it lets go.
   private lazy var zombies = ZombieReaper(loop: loop) { [unowned self] pidfd in
     // Reaped, or no child of ours any more (ECHILD): either way nothing is left to wait for.
     do { return try self.launcher.reap(pid: 0, pidfd: pidfd) != nil } catch { return true }
   }
 
-  init(loop: any LoopScheduling, launcher: any ProcessLauncher, log: Logger) {
+  init(
+    loop: any LoopScheduling, launcher: any ProcessLauncher, log: Logger, apps: RunningApps, suspender: AppSuspender,
+    inbox: any ResultInbox
+  ) {
     self.loop = loop
     self.launcher = launcher
     self.log = log
+    self.apps = apps
+    self.suspender = suspender
+    self.inbox = inbox
+  }
+
+  /// Enters a running app among the running apps and starts watching it: its exit (pidfd) and its cgroup's events.
+  func watch(_ app: AppProcess) {
+    apps.add(app)
+    let name = app.name
+    do {
+      // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
+      if app.pidfd.rawValue >= 0 {
+        app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
+          if let app = self.apps[name] { self.mainProcessEnded(app) }
+        }
+      }
+      app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
+        [unowned self] _ in
+        guard let app = self.apps[name] else { return }
+        // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
+        let events = try? app.cgroup.events()
+        if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
+        if app.end != nil && events?.populated != true { self.reportIfGone(app) }
+      }
+    } catch {
+      log.error("watching \(name): \(error)")
+    }
   }
 
   /// The main process ended: learn how, kill whatever it left in the cgroup, and report the app once the
@@ -80,7 +109,7 @@ final class AppEndWatcher {
     app.end = end
     app.exitSource?.cancel()
     app.exitSource = nil
-    stopWatchEnds(app.name)
+    suspender.forget(app.name)
     if app.isPopulated { try? app.cgroup.killAll() }
     // The cgroup.events watch reports it once empty; it may be empty already.
     reportIfGone(app)
@@ -99,7 +128,7 @@ final class AppEndWatcher {
     let name = app.name
     if app.exitStatusRetry == nil {
       app.exitStatusRetry = try? loop.addTimer(at: nil) { [unowned self] in
-        if let app = self.running(name) { self.mainProcessEnded(app) }
+        if let app = self.apps[name] { self.mainProcessEnded(app) }
       }
     }
     app.exitStatusRetry?.schedule(at: loop.now().advanced(by: .milliseconds(1)))
@@ -119,7 +148,7 @@ final class AppEndWatcher {
     guard let end = app.end, !app.reported, app.releaseSource == nil, !app.isPopulated else { return }
     app.reported = true
     let oomKilled = ((try? app.cgroup.oomKillCount()) ?? 0) > 0
-    report(.exited(app: app.name, pid: app.pid, end: end, oomKilled: oomKilled, at: loop.now()))
-    memoryFreed()
+    inbox.post(.observed([.exited(app: app.name, pid: app.pid, end: end, oomKilled: oomKilled, at: loop.now())]))
+    inbox.post(.memoryFreed)
   }
 }

@@ -8,33 +8,20 @@ import JetsamPlatform
 /// (`spawned`, or `spawnFailed` with why). A launch the launcher has not answered is "in flight": its request's answer
 /// and a stop wait for it.
 final class AppLaunches {
-  private let loop: any LoopScheduling
+  /// The supervisor's seams: the loop, cgroups, the launcher, signals, users, the oom scores, diagnostics.
+  private let seams: AppSupervisor.Seams
+  private var loop: any LoopScheduling { seams.loop }
+  private var launcher: any ProcessLauncher { seams.launcher }
   private let log: Logger
-  private let cgroups: any CgroupBackend
-  private let launcher: any ProcessLauncher
-  private let users: any UserDirectory
-  private let signals: any SignalSender
   private let records: RecordQueue
   private let reaper: CgroupReaper
   private let requests: SpawnRequests
   private let channels: AppChannels
-  /// What the supervisor lends a launch.
-  struct Supervisor {
-    /// Whether app `name` has a running process.
-    var isRunning: (_ name: String) -> Bool = { _ in false }
-    /// The oom_score_adj a new process starts with (the foreground band's).
-    var foregroundScore: () -> Int32 = { 0 }
-    /// Watches a started app.
-    var register: (AppProcess) -> Void = { _ in }
-    /// An app's channel opened (kept in systemd's descriptor store).
-    var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
-    /// A crash report from app `app`'s process `pid` was refused.
-    var refusedCrashReport: (_ app: String, _ pid: Int32, _ reason: String) -> Void = { _, _, _ in }
-    /// The supervisor's way into the policy.
-    var report: (PolicyEvent) -> Void = { _ in }
-  }
-
-  var supervisor = Supervisor()
+  /// Watches each app started (and enters it among the running apps).
+  private let ends: AppEndWatcher
+  private let apps: RunningApps
+  /// Where a launch's outcome goes (the policy), and a channel opened (the daemon).
+  private let inbox: any ResultInbox
   /// Set when jetsamd stops or restarts: a launch the spawner service answers after that is ended at once.
   var isClosing = false
   /// Each app's last spawn that failed, and why (for the launch request's answer).
@@ -43,20 +30,18 @@ final class AppLaunches {
   private var spawnWaiters: [String: [() -> Void]] = [:]
 
   init(
-    loop: any LoopScheduling, log: Logger, cgroups: any CgroupBackend, launcher: any ProcessLauncher,
-    users: any UserDirectory, signals: any SignalSender, records: RecordQueue, reaper: CgroupReaper,
-    requests: SpawnRequests, channels: AppChannels
+    seams: AppSupervisor.Seams, log: Logger, records: RecordQueue, reaper: CgroupReaper, requests: SpawnRequests,
+    channels: AppChannels, ends: AppEndWatcher, apps: RunningApps, inbox: any ResultInbox
   ) {
-    self.loop = loop
+    self.seams = seams
     self.log = log
-    self.cgroups = cgroups
-    self.launcher = launcher
-    self.users = users
-    self.signals = signals
     self.records = records
     self.reaper = reaper
     self.requests = requests
     self.channels = channels
+    self.ends = ends
+    self.apps = apps
+    self.inbox = inbox
   }
 
   /// Forgets app `name`'s last failed spawn (the policy no longer remembers the app).
@@ -70,7 +55,7 @@ final class AppLaunches {
     if reaper.isRemoving(name) {
       return reaper.whenRemoved(name) { [unowned self] removed in
         guard removed else {
-          return self.supervisor.report(
+          return self.report(
             .spawnFailed(
               app: name, message: "the cgroup of \(name)'s previous launch could not be removed", at: self.loop.now()))
         }
@@ -93,8 +78,8 @@ final class AppLaunches {
     of spec: LaunchSpec,
     then: @escaping (Result<(run: SpawnUser?, environment: SpawnUser?), SpawnError>) -> Void
   ) {
-    guard let user = spec.user else { return users.user(id: geteuid()) { own in then(.success((nil, own))) } }
-    users.user(named: user) { found in then(found.map { ($0, $0) }) }
+    guard let user = spec.user else { return seams.users.user(id: geteuid()) { own in then(.success((nil, own))) } }
+    seams.users.user(named: user) { found in then(found.map { ($0, $0) }) }
   }
 
   /// Starts app `name` as `found` says, once its user is known.
@@ -104,7 +89,7 @@ final class AppLaunches {
   ) {
     var cgroup: (any AppCgroupControl)?
     do {
-      let appCgroup = try cgroups.makeAppCgroup(name: name, limits: spec.limits)
+      let appCgroup = try seams.cgroups.makeAppCgroup(name: name, limits: spec.limits)
       cgroup = appCgroup
       let output = try requests.openLog(name)
       defer { output.close() }
@@ -123,7 +108,7 @@ final class AppLaunches {
         workingDirectory: try spec.workingDirectory ?? requests.defaultWorkingDirectory(for: user, app: name),
         user: user,
         cgroupDirectory: appCgroup.spawnDirectory, joinProcsFiles: appCgroup.joinProcsFiles,
-        oomScoreAdj: supervisor.foregroundScore(), stdin: nil, stdout: output, stderr: output,
+        oomScoreAdj: seams.oomScore(.foreground), stdin: nil, stdout: output, stderr: output,
         passedDescriptors: [(source: pair.app, target: AppProtocolCodec.channelDescriptor)])
       if let crashPair { request.passedDescriptors.append((crashPair.app, CrashSocket.appDescriptor)) }
       request.ownCgroupNamespace = requests.cgroupNamespaces
@@ -155,7 +140,7 @@ final class AppLaunches {
     guard !isClosing else {
       crash?.close()
       // Started by the spawner service while jetsamd stops: nobody would watch it, so it does not stay.
-      try? signals.send(.kill, pidfd: spawned.pidfd)
+      try? seams.signals.send(.kill, pidfd: spawned.pidfd)
       try? cgroup.killAll()
       spawned.pidfd.close()
       channel.close()
@@ -164,16 +149,16 @@ final class AppLaunches {
     }
     let app = AppProcess(name: name, launch: launch, cgroup: cgroup, pid: spawned.pid, pidfd: spawned.pidfd)
     app.startTime = launcher.startTime(of: spawned.pid)
-    supervisor.register(app)
+    ends.watch(app)
     if let crash {
       do {
         app.crashSocket = try CrashSocket(
           fd: crash, loop: loop, appProcesses: { (try? cgroup.processIDs()) ?? [] },
           onReport: { [unowned self] report in
-            self.supervisor.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
+            self.report(.crashReported(app: name, pid: spawned.pid, crash: report, at: self.loop.now()))
           },
           onRefused: { [unowned self] reason in
-            self.supervisor.refusedCrashReport(name, spawned.pid, reason)
+            self.seams.diagnostics?.refusedCrashReport(app: name, pid: spawned.pid, reason: reason)
           })
       } catch {
         crash.close()
@@ -182,19 +167,21 @@ final class AppLaunches {
     }
     if channels.attach(channel, to: app) {
       // Under systemd the channel outlives a jetsamd restart in the descriptor store: the app keeps talking.
-      supervisor.channelOpened(name, channel)
+      inbox.post(.channelOpened(app: name, fd: channel))
       app.channel?.send(AppProtocolCodec.hello(app: name, launch: launch))
     }
     log.info("launched \(name) #\(launch) pid \(spawned.pid) in \(cgroup.displayPath)")
-    supervisor.report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
+    report(.spawned(app: name, pid: spawned.pid, at: loop.now()))
   }
 
   private func launchFailed(_ name: String, launch: Int, cgroup: (any AppCgroupControl)?, _ error: any Error) {
-    if let cgroup, !supervisor.isRunning(name) { reaper.remove(cgroup) }
+    if let cgroup, apps[name] == nil { reaper.remove(cgroup) }
     log.error("launch of \(name) failed: \(error)")
     failures[name] = (launch, "\(error)")
-    supervisor.report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
+    report(.spawnFailed(app: name, message: "\(error)", at: loop.now()))
   }
+
+  private func report(_ event: PolicyEvent) { inbox.post(.observed([event])) }
 
   /// Whether a launch waits for its user's lookup or the spawner service's answer (a stop waits for it too).
   var hasSpawnsInFlight: Bool { !spawnsInFlight.isEmpty }

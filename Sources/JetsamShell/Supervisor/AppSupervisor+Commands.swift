@@ -47,10 +47,11 @@ extension AppSupervisor {
       case .success(let digest):
         log.info("\(label): \(digest)")
         let message = AppMessage.stateDigest(phase: phase, value: digest, validFor: validFor, requestID: nil)
-        reportEvents([
-          .appMessage(app: name, pid: pid, message: message, at: at),
-          .commandEnded(app: name, pid: pid, run: run, succeeded: true, at: at),
-        ])
+        inbox.post(
+          .observed([
+            .appMessage(app: name, pid: pid, message: message, at: at),
+            .commandEnded(app: name, pid: pid, run: run, succeeded: true, at: at),
+          ]))
       case .failure(let problem):
         log.error("\(label) \(outcome.end == .exited(code: 0) ? problem.description : ending)")
         report(.commandEnded(app: name, pid: pid, run: run, succeeded: false, at: at))

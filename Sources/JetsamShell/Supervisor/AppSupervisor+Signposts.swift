@@ -9,9 +9,8 @@ extension AppSupervisor {
   func readSignpostCounters(of name: String, pid: Int32, reading: Int) {
     let answer = { [weak self] (counters: SignpostCounters?) in
       guard let self else { return }
-      self.reportEvents([
-        .signpostCountersRead(app: name, pid: pid, reading: reading, counters: counters, at: self.loop.now())
-      ])
+      self.report(
+        .signpostCountersRead(app: name, pid: pid, reading: reading, counters: counters, at: self.loop.now()))
     }
     guard let app = process(name, pid: pid) else { return answer(nil) }
     let cgroup = app.cgroup

@@ -4,13 +4,12 @@ import JetsamConfig
 import JetsamCore
 import JetsamPlatform
 import JetsamProtocol
-import JetsamSpawning
 import JetsamValues
 import JetsamWire
 
 /// Carries out the policy's actions on real apps — spawn, stop, continue, kill, signal, hooks, records — and
-/// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) back
-/// through ``report``, the daemon's one way into the policy.
+/// reports what came of them (`spawned`, `suspendCompleted`, `killSignalled`, `exited`, `exitRecorded`…) through the
+/// ``ResultInbox`` it is handed at init, the daemon's one way in for results.
 ///
 /// It decides nothing: every choice it acts on came in an action. It works through small seams (cgroups,
 /// processes, signals, records, the loop) so that how it carries out actions can be tested with recording fakes.
@@ -29,21 +28,12 @@ final class AppSupervisor {
     var users: any UserDirectory
     /// Watches a channel descriptor, calling back with each line; the real one is ``AppChannel``.
     var openChannel: (FileDescriptor, @escaping (LineStream.Input) -> Void) throws -> any AppChannelEndpoint
+    /// The oom_score_adj of a band: the policy's mapping.
+    var oomScore: (Band) -> Int32
     /// Where each kill's decision is noted before its signal goes out (nil: nowhere).
     var killJournal: KillJournal? = nil
-  }
-
-  /// What the daemon is told about as it happens (beyond policy events).
-  struct Observers {
-    /// A record is durable: journal, log, control-socket followers.
-    var recorded: (ExitRecord) -> Void = { _ in }
-    /// An app ended and its memory is back: a fresh pressure sample is due.
-    var memoryFreed: () -> Void = {}
-    /// A channel opened (kept in systemd's descriptor store) or closed (removed from it).
-    var channelOpened: (String, FileDescriptor) -> Void = { _, _ in }
-    var channelClosed: (String) -> Void = { _ in }
-    /// Every record that had to wait (a full disk) is now written.
-    var backlogWritten: () -> Void = {}
+    /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
+    var diagnostics: DiagnosticsService? = nil
   }
 
   private let seams: Seams
@@ -53,27 +43,27 @@ final class AppSupervisor {
   /// The kills noted before their signals (re-adoption reads what the last jetsamd left; the state keeper empties it).
   var killJournal: KillJournal? { seams.killJournal }
   let log: Logger
-  /// The daemon's one way into the policy: results and observations go in here (several at once are handled
-  /// as one run: a check that sees 1,000 apps stopped re-arms the deadline and saves the state once, not 1,000 times).
-  var reportEvents: ([PolicyEvent]) -> Void = { _ in }
-  var observers = Observers()
+  /// Where what came of the actions goes: the daemon's one way in for results.
+  let inbox: any ResultInbox
   /// The oom_score_adj of a band (the policy's mapping).
-  var oomScore: (Band) -> Int32 = { _ in 0 }
+  func oomScore(_ band: Band) -> Int32 { seams.oomScore(band) }
   /// How apps and their hooks are described to the launcher: environment, working directory, log, namespaces.
   let requests: SpawnRequests
   /// The apps' channels: lines in, events, replies and errors out.
   let channels: AppChannels
   /// Takes and keeps diagnostics (nil: none are taken, as in the supervisor's own tests).
-  var diagnostics: DiagnosticsService?
+  var diagnostics: DiagnosticsService? { seams.diagnostics }
 
+  /// The running apps, which its parts look up too.
+  let apps = RunningApps()
   /// Running apps by name.
-  private(set) var processes: [String: AppProcess] = [:]
+  var processes: [String: AppProcess] { apps.byName }
   /// The exit records not durable yet, and the cgroups of their apps, held until they are.
   let records: RecordQueue
   /// Writes each app's band to its processes' oom_score_adj.
   private lazy var scores = OOMScoreWriter(
     loop: loop, signals: seams.signals, isBusy: { [unowned self] in !self.suspender.isIdle },
-    processes: { [unowned self] name in self.processes[name] }, score: { [unowned self] band in self.oomScore(band) })
+    processes: { [apps] name in apps[name] }, score: seams.oomScore)
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
   private let reaper: CgroupReaper
@@ -81,56 +71,36 @@ final class AppSupervisor {
   let launches: AppLaunches
   lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals, requests: requests)
   private let locks = LockInspector()
-  /// Learns how apps ended and reports them once wholly gone.
+  /// Watches the running apps, learns how they ended and reports them once wholly gone.
   let ends: AppEndWatcher
   /// Reads how much apps have written, for the disk-write monitor.
   let diskWrites: DiskWriteSampler
 
-  init(seams: Seams, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String) {
+  init(
+    seams: Seams, inbox: any ResultInbox, log: Logger, suspendMode: SuspendConfig.Mode, stateDirectory: String
+  ) {
     self.seams = seams
+    self.inbox = inbox
     self.log = log
     requests = SpawnRequests(stateDirectory: stateDirectory)
-    channels = AppChannels(loop: seams.loop, log: log, open: seams.openChannel)
+    channels = AppChannels(loop: seams.loop, log: log, apps: apps, inbox: inbox, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
-    suspender = AppSuspender(loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode)
-    ends = AppEndWatcher(loop: seams.loop, launcher: seams.launcher, log: log)
-    records = RecordQueue(loop: seams.loop, sink: seams.records, log: log)
-    diskWrites = DiskWriteSampler(loop: seams.loop)
+    suspender = AppSuspender(
+      loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox)
+    ends = AppEndWatcher(
+      loop: seams.loop, launcher: seams.launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
+    records = RecordQueue(loop: seams.loop, sink: seams.records, log: log, reaper: reaper, inbox: inbox)
+    diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
     launches = AppLaunches(
-      loop: seams.loop, log: log, cgroups: seams.cgroups, launcher: seams.launcher, users: seams.users,
-      signals: seams.signals, records: records, reaper: reaper, requests: requests, channels: channels)
-    launches.supervisor.isRunning = { [unowned self] name in self.processes[name] != nil }
-    launches.supervisor.foregroundScore = { [unowned self] in self.oomScore(.foreground) }
-    launches.supervisor.register = { [unowned self] app in self.register(app) }
-    launches.supervisor.channelOpened = { [unowned self] name, fd in self.observers.channelOpened(name, fd) }
-    launches.supervisor.refusedCrashReport = { [unowned self] app, pid, reason in
-      self.diagnostics?.refusedCrashReport(app: app, pid: pid, reason: reason)
-    }
-    launches.supervisor.report = { [unowned self] event in self.report(event) }
-    suspender.report = { [unowned self] events in self.reportEvents(events) }
-    channels.report = { [unowned self] event in self.report(event) }
-    channels.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    suspender.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    suspender.running = { [unowned self] in Array(self.processes.values) }
-    ends.report = { [unowned self] event in self.report(event) }
-    diskWrites.report = { [unowned self] event in self.report(event) }
-    diskWrites.process = { [unowned self] name, pid in self.process(name, pid: pid) }
-    ends.running = { [unowned self] name in self.processes[name] }
-    ends.stopWatchEnds = { [unowned self] name in self.suspender.forget(name) }
-    ends.memoryFreed = { [unowned self] in self.observers.memoryFreed() }
-    records.written = { [unowned self] record in
-      self.report(.exitRecorded(record))
-      self.observers.recorded(record)
-    }
-    records.backlogWritten = { [unowned self] in self.observers.backlogWritten() }
-    records.releaseCgroup = { [unowned self] cgroup in self.reaper.remove(cgroup) }
+      seams: seams, log: log, records: records, reaper: reaper, requests: requests, channels: channels, ends: ends,
+      apps: apps, inbox: inbox)
     seams.launcher.exitKnown = { [unowned self] pid in
       self.hooks.commands.exitKnown(pid)
-      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      guard let app = self.apps.withMainProcess(pid) else { return }
       self.ends.mainProcessEnded(app)
     }
     seams.launcher.childContinued = { [unowned self] pid in
-      guard let app = self.processes.values.first(where: { $0.pid == pid }) else { return }
+      guard let app = self.apps.withMainProcess(pid) else { return }
       self.suspender.continuedByOthers(app)
     }
   }
@@ -144,13 +114,14 @@ final class AppSupervisor {
 
   /// An ended ad-hoc app the policy no longer remembers; a running one (launched again) is kept.
   func forget(_ name: String) {
-    guard processes[name] == nil else { return }
+    guard apps[name] == nil else { return }
     launches.forgetFailure(of: name)
   }
 
-  /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
-  func report(_ event: PolicyEvent) { reportEvents([event]) }
+  /// Reports one observation or result to the policy.
+  func report(_ event: PolicyEvent) { inbox.post(.observed([event])) }
 
+  /// Called once a batch of actions is carried out: the suspends of the batch are checked together.
   func finishBatch() {
     suspender.checkNow()
     locks.forgetTurn()
@@ -159,38 +130,11 @@ final class AppSupervisor {
   /// Whether app `name`'s processes were told to stop and are not all seen stopped yet.
   func isStopPending(_ name: String) -> Bool { suspender.isPending(name) }
 
-  /// The app's process if it is the one with `pid`.
   /// The launch and reason of app `name`'s last failed spawn.
   func spawnFailure(of name: String) -> (launch: Int, message: String)? { launches.failures[name] }
 
-  func process(_ name: String, pid: Int32) -> AppProcess? {
-    guard let app = processes[name], app.pid == pid else { return nil }
-    return app
-  }
-
-  /// Starts watching a running app: its exit (pidfd) and its cgroup's events.
-  func register(_ app: AppProcess) {
-    processes[app.name] = app
-    let name = app.name
-    do {
-      // An app found ended at start-up has no pidfd: only its cgroup is left to watch.
-      if app.pidfd.rawValue >= 0 {
-        app.exitSource = try loop.addWatch(fd: app.pidfd.rawValue, events: EpollEvents.readable) { [unowned self] _ in
-          if let app = self.processes[name] { self.ends.mainProcessEnded(app) }
-        }
-      }
-      app.eventsSource = try loop.addWatch(fd: app.cgroup.eventsDescriptor.rawValue, events: EpollEvents.priority) {
-        [unowned self] _ in
-        guard let app = self.processes[name] else { return }
-        // Reading the file re-arms its POLLPRI (kernfs keeps signalling until it is read).
-        let events = try? app.cgroup.events()
-        if events?.frozen == true && self.suspender.isPending(name) { self.suspender.checkNow() }
-        if app.end != nil && events?.populated != true { self.ends.reportIfGone(app) }
-      }
-    } catch {
-      log.error("watching \(name): \(error)")
-    }
-  }
+  /// The app's process if it is the one with `pid`.
+  func process(_ name: String, pid: Int32) -> AppProcess? { apps.process(name, pid: pid) }
 
   // MARK: Kill, terminate, signals, hooks
 
@@ -215,7 +159,7 @@ final class AppSupervisor {
     // The app is reported only once the release has returned, or the next pressure reading could still count
     // memory that is on its way back.
     app.releaseSource = seams.releaser.release(pidfd: app.pidfd) { [unowned self] in
-      guard let app = self.processes[name], app.pid == pid else { return }
+      guard let app = self.apps[name], app.pid == pid else { return }
       app.releaseSource?.cancel()
       app.releaseSource = nil
       self.ends.reportIfGone(app)
@@ -223,7 +167,7 @@ final class AppSupervisor {
     var figures: [String: Int64] = [:]
     if let memory { figures[name] = memory }
     for entry in decision.snapshot ?? [] where entry.name != name {
-      if let other = try? processes[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
+      if let other = try? apps[entry.name]?.cgroup.memoryUsage() { figures[entry.name] = other }
     }
     log.notice("killing \(name) pid \(pid) (\(reason.rawValue), \(ByteSize.format(memory ?? 0)))")
     report(.killSignalled(app: name, pid: pid, at: signalled, memory: figures))
@@ -255,10 +199,11 @@ final class AppSupervisor {
       if let failure = outcome.failure {
         self.log.error("\(name)'s \(event.kind.rawValue) hook \(command.joined(separator: " ")) \(failure)")
       }
-      self.reportEvents([
-        .commandRunObserved(app: name, pid: pid, run: Self.record(run, command, outcome), at: self.loop.now()),
-        .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
-      ])
+      self.inbox.post(
+        .observed([
+          .commandRunObserved(app: name, pid: pid, run: Self.record(run, command, outcome), at: self.loop.now()),
+          .hookEnded(app: name, pid: pid, event: event.id, at: self.loop.now()),
+        ]))
     }
   }
 
@@ -346,7 +291,7 @@ final class AppSupervisor {
 
   func stateChanged(_ name: String, from: LifecycleState, to: LifecycleState, band: Band) {
     log.debug("\(name): \(from.rawValue) → \(to.rawValue) (band \(band))")
-    guard processes[name] != nil, to.isRunning else { return }
+    guard apps[name] != nil, to.isRunning else { return }
     scores.bandChanged(name, to: band)
   }
 
@@ -354,7 +299,7 @@ final class AppSupervisor {
 
   /// Records that an app ended while no daemon watched it: reported once its cgroup (if any) is empty.
   func reportEnd(of app: AppProcess, _ end: ProcessEnd) {
-    register(app)
+    ends.watch(app)
     ends.endedUnwatched(app, end)
   }
 
@@ -380,12 +325,12 @@ final class AppSupervisor {
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
         record.diagnostics = taken
       }
-      if app.channel != nil { observers.channelClosed(record.app) }
+      if app.channel != nil { inbox.post(.channelClosed(app: record.app)) }
       app.close()
       hooks.forget(record.app)
       requests.forgetUser(of: record.app)
       suspender.forget(record.app)
-      processes[record.app] = nil
+      apps.remove(record.app)
       scores.forget(record.app)
     }
     // The app's cgroup stays until its record is durable (a successor after a crash finds it, or the record in the
@@ -402,7 +347,7 @@ final class AppSupervisor {
   /// Takes over a running app a previous daemon launched.
   func adopt(_ app: AppProcess, channel: FileDescriptor?) {
     app.adopted = true
-    register(app)
+    ends.watch(app)
     if let channel { channels.attach(channel, to: app) }
   }
 

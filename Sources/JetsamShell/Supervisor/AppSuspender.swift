@@ -10,11 +10,10 @@ final class AppSuspender {
   private let loop: any LoopScheduling
   private let signals: any SignalSender
   private let log: Logger
-  /// The supervisor's way into the policy.
-  var report: ([PolicyEvent]) -> Void = { _ in }
-  /// The running app `name` if its main process is `pid`, and every running app.
-  var process: (_ name: String, _ pid: Int32) -> AppProcess? = { _, _ in nil }
-  var running: () -> [AppProcess] = { [] }
+  /// The running apps: those it acts on, and those it looks at for a continuation.
+  private let apps: RunningApps
+  /// Where a completed stop and a continuation go (the policy).
+  private let inbox: any ResultInbox
   /// How apps are suspended (a reload may change it; resuming undoes either kind).
   var mode: SuspendConfig.Mode
   /// Destroys a suspended app's network sockets when the policy says (nil: never, as in the supervisor's tests).
@@ -30,16 +29,18 @@ final class AppSuspender {
   /// How soon that look comes: a burst of SIGCHLDs (1,000 apps stopping) costs one look per this, not one each.
   static let continuedCheckDelay: Duration = .milliseconds(50)
   private lazy var stops = StopWatcher(
-    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) },
-    completed: { [unowned self] stopped in
-      self.report(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })
-    })
+    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) }, inbox: inbox)
 
-  init(loop: any LoopScheduling, signals: any SignalSender, log: Logger, mode: SuspendConfig.Mode) {
+  init(
+    loop: any LoopScheduling, signals: any SignalSender, log: Logger, mode: SuspendConfig.Mode, apps: RunningApps,
+    inbox: any ResultInbox
+  ) {
     self.loop = loop
     self.signals = signals
     self.log = log
     self.mode = mode
+    self.apps = apps
+    self.inbox = inbox
   }
 
   /// Checks the stops of a batch of suspends together (at the end of the batch).
@@ -62,11 +63,11 @@ final class AppSuspender {
   /// before `ps` is answered; one waitid per stopped app, no /proc.
   func noticeContinued() {
     var continued: [PolicyEvent] = []
-    for app in running() where app.stop.signalStopped && !app.adopted {
+    for app in apps.all where app.stop.signalStopped && !app.adopted {
       guard signals.isContinuedChild(pidfd: app.pidfd) == true else { continue }
       continued += continuedEvent(app)
     }
-    if !continued.isEmpty { report(continued) }
+    if !continued.isEmpty { inbox.post(.observed(continued)) }
   }
 
   /// A child stopped or ended (SIGCHLD with that code): a continuation that came while that signal was pending was
@@ -89,7 +90,7 @@ final class AppSuspender {
   func continuedByOthers(_ app: AppProcess) {
     // Not suspended by jetsamd (or continued by jetsamd itself, which clears the mark first): nothing to undo.
     guard app.stop.signalStopped else { return }
-    report(continuedEvent(app))
+    inbox.post(.observed(continuedEvent(app)))
   }
 
   private func continuedEvent(_ app: AppProcess) -> [PolicyEvent] {
@@ -106,7 +107,7 @@ final class AppSuspender {
   func suspend(_ name: String, pid: Int32) {
     // A resume still held back (its sockets being destroyed) never goes out: the app has not run meanwhile.
     heldResumes[name] = nil
-    guard let app = process(name, pid) else { return }
+    guard let app = apps.process(name, pid: pid) else { return }
     do {
       switch mode {
       case .signal:
@@ -155,22 +156,23 @@ final class AppSuspender {
 
   /// Has the network sockets of the suspended app's processes destroyed, off the loop, and reports what was.
   func defunctSockets(of name: String, pid: Int32) {
-    guard let sockets, let app = process(name, pid) else { return }
+    guard let sockets, let app = apps.process(name, pid: pid) else { return }
     sockets.defunct(
       app: name, pid: pid, processes: { try app.cgroup.processIDs() },
       then: { [weak self] outcome in
         guard let self else { return }
-        self.report([
-          .socketsDefuncted(
-            app: name, pid: pid, sockets: outcome.sockets, problem: outcome.problem, at: self.loop.now())
-        ])
+        self.inbox.post(
+          .observed([
+            .socketsDefuncted(
+              app: name, pid: pid, sockets: outcome.sockets, problem: outcome.problem, at: self.loop.now())
+          ]))
       })
   }
 
   /// Continues the app; while its sockets are being destroyed, only once that is done (or its budget is out), so that
   /// it never runs with sockets it was to lose.
   func resume(_ name: String, pid: Int32) {
-    guard let app = process(name, pid) else { return }
+    guard let app = apps.process(name, pid: pid) else { return }
     stops.forget(name)
     guard let sockets, sockets.isDefuncting(app: name, pid: pid) else { return continueNow(app) }
     resumeNumber += 1
@@ -180,7 +182,7 @@ final class AppSuspender {
       guard let self, self.heldResumes[name] == number else { return }
       self.heldResumes[name] = nil
       // Still this launch's (a kill or an end would have dropped the held resume).
-      if let app = self.process(name, pid) { self.continueNow(app) }
+      if let app = self.apps.process(name, pid: pid) { self.continueNow(app) }
     }
   }
 

@@ -1,6 +1,7 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// Reads how much each app has written, for the disk-write monitor's `sampleDiskWrites`, and reports the readings
 /// together (`diskWritesSampled`). It decides nothing: the policy says whom to read and when, and judges.
@@ -15,24 +16,28 @@ final class DiskWriteSampler {
   private let loop: any LoopScheduling
   /// Where the `/proc` scans run; nil: in place (the supervisor's own tests).
   var worker: (any BackgroundRunning)?
-  /// The running app named, if its process is still the one meant.
-  var process: (String, Int32) -> AppProcess? = { _, _ in nil }
-  /// The policy's one way in.
-  var report: (PolicyEvent) -> Void = { _ in }
+  /// The running apps, whose counters it reads.
+  private let apps: RunningApps
+  /// Where the readings go (the policy).
+  private let inbox: any ResultInbox
   /// A scan still under way: the next round's scans are left out rather than queued behind it (the policy takes
   /// the next reading as it comes; its window spans the gap).
   private var scanning = false
 
-  init(loop: any LoopScheduling) { self.loop = loop }
+  init(loop: any LoopScheduling, apps: RunningApps, inbox: any ResultInbox) {
+    self.loop = loop
+    self.apps = apps
+    self.inbox = inbox
+  }
 
   /// Reads the apps' counters and reports them in one `diskWritesSampled` (an app whose counter could not be read is
   /// left out).
-  func sample(_ apps: [AppProcessRef]) {
+  func sample(_ refs: [AppProcessRef]) {
     let at = loop.now()
     var samples: [DiskWriteSample] = []
     var scans: [(ref: AppProcessRef, pids: [Int32])] = []
-    for ref in apps {
-      guard let app = process(ref.app, ref.pid) else { continue }
+    for ref in refs {
+      guard let app = apps.process(ref.app, pid: ref.pid) else { continue }
       do {
         if let bytes = try app.cgroup.storageBytesWritten() {
           samples.append(DiskWriteSample(app: ref.app, pid: ref.pid, bytesWritten: bytes))
@@ -43,19 +48,23 @@ final class DiskWriteSampler {
         continue
       }
     }
-    guard !scans.isEmpty, !scanning else { return report(.diskWritesSampled(samples, at: at)) }
+    guard !scans.isEmpty, !scanning else { return report(samples, at: at) }
     let scan: @Sendable () -> [DiskWriteSample] = { [scans] in
       scans.map { scan in
         DiskWriteSample(app: scan.ref.app, pid: scan.ref.pid, bytesWritten: Self.bytesWritten(by: scan.pids))
       }
     }
-    guard let worker else { return report(.diskWritesSampled(samples + scan(), at: at)) }
+    guard let worker else { return report(samples + scan(), at: at) }
     scanning = true
     worker.run(scan) { [weak self] scanned in
       guard let self else { return }
       self.scanning = false
-      self.report(.diskWritesSampled(samples + scanned, at: at))
+      self.report(samples + scanned, at: at)
     }
+  }
+
+  private func report(_ samples: [DiskWriteSample], at: Instant) {
+    inbox.post(.observed([.diskWritesSampled(samples, at: at)]))
   }
 
   /// The sum of `write_bytes` over these processes (one gone since the list was read counts nothing: its bytes are

@@ -2,8 +2,8 @@ import JetsamCore
 import JetsamPlatform
 
 /// The exit records decided and not yet durable, written one at a time in order through the ``RecordSink``; each is
-/// told (``written``) only once it survives a crash. What cannot be written (a full disk) is tried again on a timer,
-/// never dropped.
+/// told (to the policy, then as ``OwnerResult/recordDurable(_:)``) only once it survives a crash. What cannot be
+/// written (a full disk) is tried again on a timer, never dropped.
 ///
 /// An ended app is not forgotten before its record is durable: its record is in the daemon's state file from the
 /// moment the app leaves the running set (``unwritten``), and its cgroup is held until the record is on disk, so that
@@ -25,19 +25,18 @@ final class RecordQueue {
   private let loop: any LoopScheduling
   private let sink: any RecordSink
   private let log: Logger
-  /// A record is durable (in order): the policy, the journal and followers hear of it now.
-  var written: (ExitRecord) -> Void = { _ in }
-  /// Every record that had to wait (a full disk, a previous daemon's leftovers) is now written.
-  var backlogWritten: () -> Void = {}
-  /// A held cgroup is free to go (its record is durable, or the app launches again).
-  var releaseCgroup: (any AppCgroupControl) -> Void = { _ in }
+  /// Where a held cgroup goes once it is free (its record is durable, or the app launches again).
+  private let reaper: any CgroupRemoval
+  /// Where a durable record is told, in order (the policy, then the journal and followers), and a backlog written.
+  private let inbox: any ResultInbox
 
   /// Oldest first: the first may be on its way to the disk; the others wait for it, or for space.
   private var pending: [Pending] = []
   /// Whether the first of ``pending`` is being written (one at a time, so they land in order).
   private var inFlight = false
   private var retry: (any LoopSource)?
-  /// Whether the records waiting include some that had to wait: ``backlogWritten`` is told once they are all written.
+  /// Whether the records waiting include some that had to wait: ``OwnerResult/backlogWritten`` is told once they are
+  /// all written.
   private var backlogWaiting = false
   /// Who waits for every record to be written (a stop), and the timer that ends their wait.
   private var settled: (then: () -> Void, deadline: any LoopSource)?
@@ -46,10 +45,14 @@ final class RecordQueue {
   /// the log, and the record both there and among the leftovers.
   private var closing = false
 
-  init(loop: any LoopScheduling, sink: any RecordSink, log: Logger) {
+  init(
+    loop: any LoopScheduling, sink: any RecordSink, log: Logger, reaper: any CgroupRemoval, inbox: any ResultInbox
+  ) {
     self.loop = loop
     self.sink = sink
     self.log = log
+    self.reaper = reaper
+    self.inbox = inbox
   }
 
   /// The records not durable yet, oldest first.
@@ -80,7 +83,7 @@ final class RecordQueue {
   /// its records stay queued and in the state file.
   func releaseCgroups(of name: String) {
     for index in pending.indices where pending[index].record.app == name {
-      if let cgroup = pending[index].cgroup { releaseCgroup(cgroup) }
+      if let cgroup = pending[index].cgroup { reaper.remove(cgroup) }
       pending[index].cgroup = nil
     }
   }
@@ -88,7 +91,7 @@ final class RecordQueue {
   /// Lets every held cgroup go (a stop whose records could not all be written: they go to the next start).
   func releaseAllCgroups() {
     for index in pending.indices {
-      if let cgroup = pending[index].cgroup { releaseCgroup(cgroup) }
+      if let cgroup = pending[index].cgroup { reaper.remove(cgroup) }
       pending[index].cgroup = nil
     }
   }
@@ -134,12 +137,13 @@ final class RecordQueue {
       self.retry = nil
       log.notice("exit record log writable again: writing the \(pending.count) record(s) kept for retry")
     }
-    if let cgroup = done.cgroup { releaseCgroup(cgroup) }
-    written(done.record)
+    if let cgroup = done.cgroup { reaper.remove(cgroup) }
+    inbox.post(.observed([.exitRecorded(done.record)]))
+    inbox.post(.recordDurable(done.record))
     guard pending.isEmpty else { return writeNext() }
     if backlogWaiting {
       backlogWaiting = false
-      backlogWritten()
+      inbox.post(.backlogWritten)
     }
     endWait()
   }

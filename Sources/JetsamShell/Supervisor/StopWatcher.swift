@@ -3,7 +3,7 @@ import JetsamValues
 
 /// Sees suspended apps' processes stop, without waiting on the loop: checks run right after the actions that
 /// sent the stops, then on a loop timer that backs off, until every process of the app is stopped (each app is
-/// then reported `suspendCompleted`, at the check that saw it), it is resumed, or it ends.
+/// then reported `suspendCompleted` through the inbox, at the check that saw it), it is resumed, or it ends.
 ///
 /// It never gives up: whether an app whose processes do not stop in time still counts as suspended is the
 /// policy's decision (its suspend timeout). A process in uninterruptible sleep (reclaim, a slow disk, a v1
@@ -28,22 +28,20 @@ final class StopWatcher {
 
   private let loop: any LoopScheduling
   private let isStopped: Check
-  private let completed: ([(app: AppProcess, at: Instant)]) -> Void
+  /// Where the stops seen complete go (the policy).
+  private let inbox: any ResultInbox
   private var pending: [String: Pending] = [:]
   private var interval = StopWatcher.firstInterval
   private var timer: (any LoopSource)?
 
   /// - Parameters:
   ///   - isStopped: checks one app.
-  ///   - completed: called once per check with the apps whose processes are all stopped, each with the instant
-  ///     that was seen.
-  init(
-    loop: any LoopScheduling, isStopped: @escaping Check,
-    completed: @escaping ([(app: AppProcess, at: Instant)]) -> Void
-  ) {
+  ///   - inbox: told once per check of the apps whose processes are all stopped, each with the instant that was seen,
+  ///     in one post.
+  init(loop: any LoopScheduling, isStopped: @escaping Check, inbox: any ResultInbox) {
     self.loop = loop
     self.isStopped = isStopped
-    self.completed = completed
+    self.inbox = inbox
   }
 
   /// Whether app `name` has a stop pending.
@@ -75,7 +73,7 @@ final class StopWatcher {
     for entry in stopped { pending[entry.app.name] = nil }
     arm()
     stopped.sort { $0.app.name < $1.app.name }
-    if !stopped.isEmpty { completed(stopped) }
+    if !stopped.isEmpty { inbox.post(.observed(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })) }
   }
 
   private func arm() {
