@@ -12,25 +12,14 @@ extension JetsamPolicy {
     switch event.kind {
     case .didFinishLaunching where commands.ready != nil:
       trackedApps[name]?.process?.commands.readyEvent = event.id
-      return startReady(name)
+      return trackedApps[name]?.startReady() ?? []
     case .didEnterBackground where commands.digest != nil:
       trackedApps[name]?.process?.commands.saveEvent = event.id
-      return hookRuns ? [] : startSavedDigest(name)
+      return hookRuns ? [] : trackedApps[name]?.startSavedDigest() ?? []
     case .didBecomeActive where commands.digest != nil && commands.digestValidFor != nil && event.backgroundFor != nil:
-      return commandAction(name, .digest(.resumed, validFor: nil))
+      return trackedApps[name]?.commandAction(.digest(.resumed, validFor: nil)) ?? []
     default:
       return []
-    }
-  }
-
-  /// Whether one of the app's commands answers `kind` (so that its acknowledgement is watched like a command
-  /// hook's, whether or not the program speaks the protocol).
-  func commandAnswers(_ kind: AppEventKind, of name: String) -> Bool {
-    guard let commands = trackedApps[name]?.settings.commands else { return false }
-    switch kind {
-    case .didFinishLaunching: return commands.ready != nil
-    case .didEnterBackground: return commands.digest != nil
-    default: return false
     }
   }
 
@@ -39,7 +28,7 @@ extension JetsamPolicy {
   mutating func hookEnded(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
     guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
     if process.commands.saveEvent == id && !process.commands.saveDigestRunning {
-      return startSavedDigest(name)
+      return trackedApps[name]?.startSavedDigest() ?? []
     }
     return acknowledged(name, pid: pid, event: id, at: at)
   }
@@ -64,7 +53,7 @@ extension JetsamPolicy {
       if trackedApps[name]?.settings.commands.digest != nil, process.restoration.previousDigest != nil,
         process.restoration.restoredDigest == nil
       {
-        actions += commandAction(name, .digest(.restored, validFor: nil))
+        actions += trackedApps[name]?.commandAction(.digest(.restored, validFor: nil)) ?? []
       }
       return actions
     case .digest(.saved, _):
@@ -78,31 +67,6 @@ extension JetsamPolicy {
     }
   }
 
-  /// A run ended, as the shell saw it: kept for the exit record, within its bounds. `ready` is kept once (its
-  /// last run and the attempts so far), not once per poll; of the rest, the latest runs are kept.
-  mutating func commandRunObserved(_ name: String, pid: Int32, run: CommandRunRecord) {
-    guard let process = trackedApps[name]?.process, process.pid == pid else { return }
-    var record = run
-    record.output = CommandRunRecord.tail(run.output)
-    var kept = process.commands.kept
-    if record.run == AppCommandRun.ready.label {
-      record.attempts = max(process.commands.readyAttempts, 1)
-      // The poll that said the program is up stays the one kept: a poll that ends after it (started before it
-      // answered) does not replace it.
-      if let index = kept.firstIndex(where: { $0.run == record.run }) {
-        if kept[index].exitCode == 0 && record.exitCode != 0 {
-          kept[index].attempts = record.attempts
-          trackedApps[name]?.process?.commands.kept = kept
-          return
-        }
-        kept.remove(at: index)
-      }
-    }
-    kept.append(record)
-    if kept.count > CommandRunRecord.maxRunsKept { kept.removeFirst(kept.count - CommandRunRecord.maxRunsKept) }
-    trackedApps[name]?.process?.commands.kept = kept
-  }
-
   /// The next poll of `ready`, when its pause after a failed one is over. A suspended program cannot answer: its
   /// poll waits (with no tick asked for it, ``nextDeadline``) and runs once it is back.
   mutating func commandsTick(_ name: String, at: Instant) -> [PolicyAction] {
@@ -113,33 +77,6 @@ extension JetsamPolicy {
     guard let event = trackedApps[name]?.process?.commands.readyEvent,
       trackedApps[name]?.process?.channel.pendingAcks[event] != nil, trackedApps[name]?.requestedKill == nil
     else { return [] }
-    return startReady(name)
-  }
-
-  private mutating func startReady(_ name: String) -> [PolicyAction] {
-    trackedApps[name]?.process?.commands.readyAttempts += 1
-    return commandAction(name, .ready)
-  }
-
-  private mutating func startSavedDigest(_ name: String) -> [PolicyAction] {
-    trackedApps[name]?.process?.commands.saveDigestRunning = true
-    return commandAction(name, .digest(.saved, validFor: trackedApps[name]?.settings.commands.digestValidFor))
-  }
-
-  /// The action that runs `run`'s command for the app, from its working directory, within the commands' timeout.
-  private func commandAction(_ name: String, _ run: AppCommandRun) -> [PolicyAction] {
-    guard let app = trackedApps[name], let pid = app.process?.pid else { return [] }
-    let commands = app.settings.commands
-    let (command, timeout) =
-      switch run {
-      case .ready: (commands.ready, commands.readyTimeout)
-      case .digest: (commands.digest, commands.digestTimeout)
-      }
-    guard let command else { return [] }
-    return [
-      .runCommand(
-        app: name, pid: pid, run: run, command: command, workingDirectory: app.settings.launch?.workingDirectory,
-        timeout: timeout ?? AppCommands.defaultTimeout)
-    ]
+    return trackedApps[name]?.startReady() ?? []
   }
 }

@@ -19,7 +19,7 @@ extension JetsamPolicy {
       consider(app.process?.graceDeadline)
       consider(app.process?.terminateDeadline)
       consider(app.process?.suspendDeadline)
-      consider(appChannelDeadline(app))
+      consider(app.channelDeadline(config.lifecycle, charging: deviceCharging))
       consider(app.process?.restoration.deadline)
       // A suspended program's poll of ready waits for its return (commandsTick).
       if app.state != .suspended { consider(app.process?.commands.nextReadyRun) }

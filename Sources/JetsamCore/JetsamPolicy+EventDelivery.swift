@@ -61,7 +61,7 @@ extension JetsamPolicy {
     }
     if to == .suspended {
       // A stopped app cannot answer: its pending deadlines are dropped, not missed.
-      waiveAcknowledgements(name)
+      trackedApps[name]?.process?.channel.waiveAll()
     }
   }
 
@@ -77,16 +77,16 @@ extension JetsamPolicy {
     if event.kind.needsAcknowledgement {
       var allowance = config.lifecycle.deadline(for: event.kind)
       // A command (the event's hook, or one of the app's commands) answers for a program that cannot.
-      var answeredByHook = commandAnswers(event.kind, of: name)
+      var answeredByHook = trackedApps[name]?.settings.commands.answers(event.kind) == true
       if case .command(_, let timeout) = hook {
         allowance = timeout ?? allowance
         answeredByHook = true
       }
       trackedApps[name]?.process?.channel.pendingAcks[event.id] = PendingAck(
         kind: event.kind, allowance: allowance, answeredByHook: answeredByHook)
-      startWatchdog(name, at: at)
+      trackedApps[name]?.startWatchdog(at: at)
     }
-    noteDelivery(name, event, at: at)
+    trackedApps[name]?.process?.noteDelivery(event, at: at)
     var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
     switch hook {
     case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
@@ -113,19 +113,7 @@ extension JetsamPolicy {
     }
     trackedApps[name]?.process?.channel.speaksProtocol = true
     // Events sent before the app spoke are watched from now on, the first of them at once.
-    startWatchdog(name, at: at)
-  }
-
-  /// Starts the watchdog of the first watched event the app has not acknowledged, if it is not running: the
-  /// app's handler for it runs now (the handlers of the events before it have returned).
-  private mutating func startWatchdog(_ name: String, at: Instant) {
-    guard trackedApps[name]?.state != .suspended else { return }
-    trackedApps[name]?.process?.channel.startWatchdog(at: at)
-  }
-
-  /// Stops watching every event the app has not acknowledged (a late acknowledgement is still taken).
-  private mutating func waiveAcknowledgements(_ name: String) {
-    trackedApps[name]?.process?.channel.waiveAll()
+    trackedApps[name]?.startWatchdog(at: at)
   }
 
   /// The handler of event `id` returned (or its command hook ended).
@@ -139,11 +127,11 @@ extension JetsamPolicy {
       }
       return []  // already acknowledged, or dropped while suspended
     }
-    noteAcknowledgement(name, pending, id: id, at: at)
+    trackedApps[name]?.process?.noteAcknowledgement(pending, id: id, at: at)
     var actions: [PolicyAction] = [.acknowledged(app: name, pid: pid, event: pending.kind)]
     if trackedApps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
-    startWatchdog(name, at: at)
+    trackedApps[name]?.startWatchdog(at: at)
     return actions + suspendIfIdle(name, at: at)
   }
 
@@ -216,14 +204,12 @@ extension JetsamPolicy {
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, .done)) }
       return actions + suspendIfIdle(name, at: at)
     case .backgroundTimeRemaining(let requestID):
-      return [.reply(app: name, pid: pid, requestID: requestID, .timeRemaining(remaining(app, at: at)))]
+      return [
+        .reply(
+          app: name, pid: pid, requestID: requestID,
+          .timeRemaining(app.backgroundTimeRemaining(config.lifecycle, at: at)))
+      ]
     }
-  }
-
-  /// `backgroundTimeRemaining`: what is left of the background budget; nil (no limit) outside the background.
-  private func remaining(_ app: TrackedApp, at: Instant) -> Duration? {
-    guard app.state == .background, let since = app.process?.backgroundStint?.since else { return nil }
-    return since.advanced(by: config.lifecycle.backgroundTaskBudget).duration(since: at)
   }
 
   /// Once a busy background app is idle again, its background grace starts over.
@@ -264,44 +250,6 @@ extension JetsamPolicy {
   /// what a real app uses (iOS apps rarely hold more than a few).
   public static let maxOpenBackgroundTasks = 64
 
-  /// The app side's earliest deadline, for `nextDeadline`.
-  func appChannelDeadline(_ app: borrowing TrackedApp) -> Instant? {
-    // Read through the app in place (no copy of its process): this runs for every app after every batch.
-    let pending = app.process?.channel.pendingAcks ?? [:]
-    var earliest = pending.isEmpty ? nil : pending.values.compactMap(\.deadline).min()
-    if let expiry = taskExpiry(app) {
-      let next = app.process?.backgroundStint?.expiryWarned == true ? expiry.kill : min(expiry.warning, expiry.kill)
-      earliest = earliest.map { min($0, next) } ?? next
-    }
-    return earliest
-  }
-
-  /// When open background tasks are warned and killed, for an app in the background that holds some.
-  private func taskExpiry(_ app: borrowing TrackedApp) -> (warning: Instant, kill: Instant)? {
-    guard app.state == .background, let since = app.process?.backgroundStint?.since,
-      (app.process?.tasks.open.count ?? 0) > exemptTaskCount(app)
-    else { return nil }
-    let budgetEnd = since.advanced(by: config.lifecycle.backgroundTaskBudget)
-    return (
-      budgetEnd.advanced(by: .zero - config.lifecycle.expirationWarning),
-      budgetEnd.advanced(by: config.lifecycle.expirationGrace)
-    )
-  }
-
-  /// How many of the app's open tasks the background budget does not bind: its `processing` tasks while the device
-  /// is idle and charging.
-  private func exemptTaskCount(_ app: borrowing TrackedApp) -> Int {
-    deviceCharging ? (app.process?.tasks.processing.count ?? 0) : 0
-  }
-
-  /// The open tasks the budget binds, in id order, with their names.
-  private func boundTasks(_ name: String) -> [(key: Int, value: String)] {
-    guard let tasks = trackedApps[name]?.process?.tasks else { return [] }
-    return tasks.open.sorted { $0.key < $1.key }.filter { task in
-      !(deviceCharging && tasks.processing.contains(task.key))
-    }
-  }
-
   /// The app side's work at a tick: missed acknowledgements and expiring background tasks.
   mutating func appChannelTick(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
@@ -322,17 +270,17 @@ extension JetsamPolicy {
         actions += watchdogKill(name, pending, at: at)
       }
     }
-    startWatchdog(name, at: at)
-    if let expiry = trackedApps[name].flatMap({ taskExpiry($0) }) {
+    trackedApps[name]?.startWatchdog(at: at)
+    if let expiry = trackedApps[name]?.taskExpiry(config.lifecycle, charging: deviceCharging) {
       if trackedApps[name]?.process?.backgroundStint?.expiryWarned == false && expiry.warning <= at {
         trackedApps[name]?.process?.backgroundStint?.expiryWarned = true
-        for (task, taskName) in boundTasks(name) {
+        for (task, taskName) in (trackedApps[name]?.boundTasks(charging: deviceCharging) ?? []) {
           let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
           actions += deliver(name, event, at: at)
         }
       }
       if expiry.kill <= at {
-        let open = boundTasks(name).map(\.value)
+        let open = (trackedApps[name]?.boundTasks(charging: deviceCharging) ?? []).map(\.value)
         actions += killForApp(name, .backgroundTaskTimeout(open), reason: .backgroundTaskAssertionTimeout)
       }
     }
@@ -343,7 +291,8 @@ extension JetsamPolicy {
   private mutating func watchdogKill(_ name: String, _ pending: PendingAck, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     let seconds = at.seconds(since: pending.since ?? at)
-    noteWatchdogHang(name, seconds: seconds)
+    // The hang it ends is counted.
+    trackedApps[name]?.process?.metrics.hangTimes.count(seconds: seconds)
     // Where it hung, taken before the kill (MetricKit's hang diagnostic).
     if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
       actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
@@ -387,7 +336,7 @@ extension JetsamPolicy {
     guard trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid else { return [] }
     let decision = requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
-    waiveAcknowledgements(name)
+    trackedApps[name]?.process?.channel.waiveAll()
     trackedApps[name]?.process?.tasks.endAll()
     return [.kill(app: name, pid: pid, reason: reason, decision: decision)]
   }

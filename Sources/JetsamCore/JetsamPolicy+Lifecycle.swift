@@ -223,7 +223,7 @@ extension JetsamPolicy {
       if next == .background && (from == .foregroundInactive || from == .launching) {
         app.process?.away = AwayStint(since: at)
       }
-      Self.countStint(&app, leavingAt: at)
+      app.countStint(leavingAt: at)
       app.state = next
       app.stateEnteredAt = at
       // Only a real band change restarts the band clock: an audio app keeps its place in line across fg/bg.

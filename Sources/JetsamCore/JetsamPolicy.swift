@@ -151,7 +151,8 @@ public struct JetsamPolicy: Sendable {
     case .commandEnded(let name, let pid, let run, let succeeded, let at):
       return commandEnded(name, pid: pid, run: run, succeeded: succeeded, at: at)
     case .commandRunObserved(let name, let pid, let run, _):
-      commandRunObserved(name, pid: pid, run: run)
+      // Kept for the exit record of the process it ran for.
+      if trackedApps[name]?.process?.pid == pid { trackedApps[name]?.process?.commands.keep(run) }
       return []
     case .memorySampled(let available, let at):
       return memorySampled(available: available, at: at)
