@@ -13,7 +13,9 @@ public struct SimReport: Codable, Sendable, Equatable {
   public var apps: Int
   /// Simulated time.
   public var durationSeconds: Double
-  /// Events the policy handled.
+  /// Events fed to the policy: every call into `JetsamPolicy.handle` the run made, refused ones included. It depends
+  /// on the seed alone, so that `make bench` can divide it by a run's wall time for the core's events per second and
+  /// two builds of the policy are compared on the same work.
   public var policyEvents: Int
   /// Requests the policy refused (a user's switch to an app it could not take then).
   public var refusedRequests: Int

@@ -17,7 +17,8 @@ import JetsamTestKit
 //    (HistoryBench).
 // 6. Diagnostics: a call-stack capture of a 20-thread app, another client's status round trips while an app floods
 //    its crash socket with 1,000 forged reports, and the CPU monitor's cost with 200 watched apps (DiagnosticsBench).
-// 7. The simulator's scale: jetsam-sim for a simulated day at 10,000 and 100,000 apps (SimBench).
+// 7. The simulator's scale: jetsam-sim for a simulated day at 1,000, 10,000 and 100,000 apps, and the core's events
+//    per second (SimBench).
 // Everything the bench starts is stopped by pid and every cgroup and directory it creates is removed, also when it
 // is interrupted (CleanupRegistry).
 
@@ -207,7 +208,8 @@ if options.phases.contains("diagnostics") {
 if options.phases.contains("sim") {
   do {
     progress(
-      "the simulator: jetsam-sim for \(SimBench.duration) at \(SimBench.smallApps) (twice) and \(SimBench.largeApps) apps"
+      "the simulator: jetsam-sim for \(SimBench.duration) at \(SimBench.tinyApps) (\(SimBench.tinyRuns) times), "
+        + "\(SimBench.smallApps) (twice) and \(SimBench.largeApps) apps"
     )
     results.sim = try SimBench.measure(binaries: binaries)
   } catch {

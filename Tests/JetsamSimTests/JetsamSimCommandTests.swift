@@ -16,6 +16,7 @@ import Testing
     let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
     #expect(object?["apps"] as? Int == 300)
     #expect((object?["kills"] as? [String: Any])?["total"] != nil)
+    #expect((object?["policyEvents"] as? Int ?? 0) > 0)
   }
 
   @Test func helpExitsZero() throws {

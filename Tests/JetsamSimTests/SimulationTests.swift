@@ -13,6 +13,16 @@ import Testing
     #expect(try Self.run(seed: 7) == Self.run(seed: 7))
   }
 
+  /// The count `make bench` divides by the wall time: the same work for every run of a seed, whatever the machine.
+  @Test func theSameSeedFeedsThePolicyTheSameEvents() throws {
+    let first = try Self.run(seed: 11)
+    let second = try Self.run(seed: 11)
+    #expect(first.policyEvents > 0)
+    #expect(first.policyEvents == second.policyEvents)
+    // Every app is configured through the policy before the run: at least one event each.
+    #expect(first.policyEvents >= first.apps)
+  }
+
   @Test func anotherSeedGivesOtherFigures() throws {
     #expect(try Self.run(seed: 7) != Self.run(seed: 8))
   }
