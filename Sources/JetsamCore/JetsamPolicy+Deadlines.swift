@@ -38,12 +38,12 @@ extension JetsamPolicy {
       actions += appChannelTick(name, at: at)
       actions += commandsTick(name, at: at)
       if let deadline = trackedApps[name]?.process?.suspendDeadline, deadline <= at {
-        actions += suspendTimedOut(name)
+        actions += trackedApps[name]?.suspendTimedOut() ?? []
       }
       if let deadline = trackedApps[name]?.process?.restoration.deadline, deadline <= at {
         trackedApps[name]?.process?.restoration.deadline = nil
         trackedApps[name]?.process?.restoration.lost = true
-        actions += restorationJudged(name)
+        actions += trackedApps[name]?.restorationJudged() ?? []
       }
       if let process = trackedApps[name]?.process, let deadline = process.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).

@@ -9,7 +9,7 @@ extension JetsamPolicy {
     for action in actions {
       result.append(action)
       guard case .stateChanged(let name, let from, let to, _) = action, trackedApps[name] != nil else { continue }
-      noteStint(name, from: from, to: to, at: at)
+      trackedApps[name]?.noteStint(from: from, to: to, at: at)
       for kind in AppEventKind.forTransition(from: from, to: to) {
         var event = AppEvent(id: 0, kind: kind)
         if kind == .didFinishLaunching {
@@ -26,43 +26,6 @@ extension JetsamPolicy {
       }
     }
     return result
-  }
-
-  /// The action that tells of the app's verdict, once it has one.
-  func restorationJudged(_ name: String) -> [PolicyAction] {
-    guard let app = trackedApps[name], let restoration = app.process?.restoration,
-      let verdict = restoration.verdict, verdict != .pending
-    else { return [] }
-    return [
-      .restorationJudged(
-        app: name, launch: app.launch, verdict: verdict, savedDigest: restoration.previousDigest,
-        restoredDigest: restoration.restoredDigest)
-    ]
-  }
-
-  /// Judges what a returning app showed against what it saved in this launch, if it said how long that stays
-  /// current. The first stale verdict of a launch is kept (a bug seen stays seen); later ones are still told.
-  private mutating func resumptionJudged(_ name: String, resumed: String, at: Instant) -> [PolicyAction] {
-    guard let app = trackedApps[name], let restoration = app.process?.restoration,
-      let saved = restoration.savedDigest, let savedAt = restoration.savedAt, let validFor = restoration.savedValidFor
-    else { return [] }
-    let judgement = ResumptionJudgement.judge(
-      saved: saved, savedAt: savedAt, validFor: validFor, resumed: resumed, at: at)
-    if restoration.resumption?.verdict != .stale { trackedApps[name]?.process?.restoration.resumption = judgement }
-    return [.resumptionJudged(app: name, launch: app.launch, judgement: judgement)]
-  }
-
-  /// Background stints and suspension, as seen by acknowledgements and background tasks.
-  private mutating func noteStint(_ name: String, from: LifecycleState, to: LifecycleState, at: Instant) {
-    if to == .background {
-      trackedApps[name]?.process?.backgroundStint = BackgroundStint(since: at)
-    } else if from == .background {
-      trackedApps[name]?.process?.backgroundStint = nil
-    }
-    if to == .suspended {
-      // A stopped app cannot answer: its pending deadlines are dropped, not missed.
-      trackedApps[name]?.process?.channel.waiveAll()
-    }
   }
 
   /// Numbers an event for the app, starts its watchdog if the app is watched and handles no earlier event, and
@@ -100,22 +63,6 @@ extension JetsamPolicy {
     return actions + commandRuns(for: event, of: name, hookRuns: hookRuns, at: at)
   }
 
-  /// In `auto` mode the first valid message shows the app speaks the protocol; `hello` says so in any mode
-  /// but `never`.
-  private mutating func noteSpeaking(_ name: String, _ message: AppMessage, at: Instant) {
-    guard let app = trackedApps[name], app.process?.channel.speaksProtocol == false else { return }
-    // A digest the app's digest command printed speaks for the program, not the program itself.
-    if case .stateDigest = message, app.settings.commands.digest != nil { return }
-    switch app.settings.acknowledgements {
-    case .never: return
-    case .always: if message != .hello { return }
-    case .auto: break
-    }
-    trackedApps[name]?.process?.channel.speaksProtocol = true
-    // Events sent before the app spoke are watched from now on, the first of them at once.
-    trackedApps[name]?.startWatchdog(at: at)
-  }
-
   /// The handler of event `id` returned (or its command hook ended).
   mutating func acknowledged(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
     guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
@@ -132,13 +79,14 @@ extension JetsamPolicy {
     if trackedApps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
     trackedApps[name]?.startWatchdog(at: at)
-    return actions + suspendIfIdle(name, at: at)
+    trackedApps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
+    return actions
   }
 
   mutating func appMessage(_ name: String, pid: Int32, message: AppMessage, at: Instant) -> [PolicyAction] {
     // A message from an earlier launch's channel says nothing about this one.
     guard let app = trackedApps[name], let process = app.process, process.pid == pid else { return [] }
-    noteSpeaking(name, message, at: at)
+    trackedApps[name]?.noteSpeaking(message, at: at)
     switch message {
     case .hello:
       return []
@@ -166,9 +114,9 @@ extension JetsamPolicy {
       case .restored:
         trackedApps[name]?.process?.restoration.restoredDigest = value
         trackedApps[name]?.process?.restoration.deadline = nil
-        return reply + restorationJudged(name)
+        return reply + (trackedApps[name]?.restorationJudged() ?? [])
       case .resumed:
-        return reply + resumptionJudged(name, resumed: value, at: at)
+        return reply + (trackedApps[name]?.judgeResumption(value, at: at) ?? [])
       }
     case .signpost(let signpost, let phase, let requestID):
       guard !signpost.isEmpty, signpost.utf8.count <= AppMessage.maxSignpostNameBytes else {
@@ -202,7 +150,8 @@ extension JetsamPolicy {
       if trackedApps[name]?.process?.tasks.processing.remove(task) != nil { rewatchCPU(name, at: at) }
       var actions: [PolicyAction] = []
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, .done)) }
-      return actions + suspendIfIdle(name, at: at)
+      trackedApps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
+      return actions
     case .backgroundTimeRemaining(let requestID):
       return [
         .reply(
@@ -210,16 +159,6 @@ extension JetsamPolicy {
           .timeRemaining(app.backgroundTimeRemaining(config.lifecycle, at: at)))
       ]
     }
-  }
-
-  /// Once a busy background app is idle again, its background grace starts over.
-  private mutating func suspendIfIdle(_ name: String, at: Instant) -> [PolicyAction] {
-    guard let app = trackedApps[name], app.state == .background, let process = app.process,
-      process.backgroundStint?.suspendWhenIdle == true, !process.isBusy, let grace = config.backgroundGrace
-    else { return [] }
-    trackedApps[name]?.process?.backgroundStint?.suspendWhenIdle = false
-    trackedApps[name]?.process?.graceDeadline = at.advanced(by: grace)
-    return []
   }
 
   /// SIGTERM now, and SIGKILL if it is still alive after the grace.

@@ -141,18 +141,7 @@ extension JetsamPolicy {
   mutating func continuedWhileSuspended(_ name: String, pid: Int32, at: Instant) -> [PolicyAction] {
     guard let app = trackedApps[name], app.state == .suspended, app.process?.pid == pid else { return [] }
     trackedApps[name]?.process?.continuedByOthers += 1
-    return stop(name, at: at)
-  }
-
-  /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such
-  /// from the request: it is in the idle band, first in line for jetsam, and a process that cannot stop
-  /// (uninterruptible sleep) is not running the app's code either. It is marked incomplete (in `ps` and in
-  /// its exit record) until its processes are seen stopped.
-  mutating func suspendTimedOut(_ name: String) -> [PolicyAction] {
-    trackedApps[name]?.process?.suspendDeadline = nil
-    guard let pid = trackedApps[name]?.process?.pid else { return [] }
-    trackedApps[name]?.process?.suspendIncomplete = true
-    return [.suspendIncomplete(app: name, pid: pid)]
+    return (trackedApps[name]?.stop(at: at, timeout: config.suspendTimeout) ?? [])
   }
 
   /// Suspends a foreground or background app, through the background; the suspend action follows the states.
@@ -161,16 +150,8 @@ extension JetsamPolicy {
     if checkingLocks, let check = checkLocksBeforeSuspending(name, at: at) { return check }
     var actions = trackedApps[name]?.state.holdsForegroundSlot == true ? leaveForeground(name, at: at) : []
     actions.append(move(name, to: .suspended, at: at))
-    return actions + stop(name, at: at) + readingsAtSuspension(name)
-  }
-
-  /// Tells a suspended app's processes to stop: its suspended time counts from `at` (provisional until
-  /// suspendCompleted says when the last process actually stopped), and the suspend timeout runs from `at`.
-  mutating func stop(_ name: String, at: Instant) -> [PolicyAction] {
-    guard let pid = trackedApps[name]?.process?.pid else { return [] }
-    trackedApps[name]?.bandEnteredAt = at
-    trackedApps[name]?.process?.suspendDeadline = at.advanced(by: config.suspendTimeout)
-    return [.suspend(app: name, pid: pid)]
+    return actions + (trackedApps[name]?.stop(at: at, timeout: config.suspendTimeout) ?? [])
+      + readingsAtSuspension(name)
   }
 
   /// Moves a foreground app to the background, through foregroundInactive.

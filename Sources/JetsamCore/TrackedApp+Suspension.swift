@@ -1,0 +1,24 @@
+import JetsamValues
+
+/// An app's suspension as its own: the stop it is told, and the timeout that marks it incomplete.
+extension TrackedApp {
+  /// Tells a suspended app's processes to stop: its suspended time counts from `at` (provisional until
+  /// suspendCompleted says when the last process actually stopped), and the suspend timeout runs from `at`.
+  mutating func stop(at: Instant, timeout: Duration) -> [PolicyAction] {
+    guard let pid = process?.pid else { return [] }
+    bandEnteredAt = at
+    process?.suspendDeadline = at.advanced(by: timeout)
+    return [.suspend(app: name, pid: pid)]
+  }
+
+  /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such from the
+  /// request: it is in the idle band, first in line for jetsam, and a process that cannot stop (uninterruptible
+  /// sleep) is not running the app's code either. It is marked incomplete (in `ps` and in its exit record) until
+  /// its processes are seen stopped.
+  mutating func suspendTimedOut() -> [PolicyAction] {
+    process?.suspendDeadline = nil
+    guard let pid = process?.pid else { return [] }
+    process?.suspendIncomplete = true
+    return [.suspendIncomplete(app: name, pid: pid)]
+  }
+}
