@@ -13,15 +13,13 @@ public struct ExitCounts: Codable, Sendable, Equatable {
   /// How many exits are counted.
   public var total: Int { counts.values.reduce(0, +) }
 
-  /// The reasons MetricKit's payloads carry for each side.
-  static func standardReasons(_ section: Section) -> [ExitReason] {
-    let both: [ExitReason] = [
-      .normalAppExit, .memoryResourceLimit, .badAccess, .abnormal, .illegalInstruction, .appWatchdog,
-    ]
-    switch section {
-    case .foreground: return both
-    case .background:
-      return both + [.memoryPressure, .cpuResourceLimit, .suspendedWithLockedFile, .backgroundTaskAssertionTimeout]
+  /// Whether MetricKit's payloads carry `reason` for `section` always (a new reason must say, or this fails to
+  /// build).
+  static func isStandard(_ reason: ExitReason, in section: Section) -> Bool {
+    switch reason {
+    case .normalAppExit, .memoryResourceLimit, .badAccess, .abnormal, .illegalInstruction, .appWatchdog: true
+    case .memoryPressure, .cpuResourceLimit, .suspendedWithLockedFile, .backgroundTaskAssertionTimeout:
+      section == .background
     }
   }
 
@@ -36,7 +34,7 @@ public struct ExitCounts: Codable, Sendable, Equatable {
     var container = encoder.container(keyedBy: Key.self)
     for reason in ExitReason.allCases {
       let count = counts[reason] ?? 0
-      guard count > 0 || Self.standardReasons(section).contains(reason) else { continue }
+      guard count > 0 || Self.isStandard(reason, in: section) else { continue }
       try container.encode(count, forKey: Key(stringValue: reason.metricKitCounterKey))
     }
   }
@@ -61,8 +59,15 @@ extension ExitReason {
   public var metricKitCounterKey: String {
     switch self {
     case .normalAppExit: "cumulativeNormalAppExitCount"
+    case .abnormal: "cumulativeAbnormalExitCount"
+    case .memoryResourceLimit: "cumulativeMemoryResourceLimitExitCount"
     case .cpuResourceLimit: "cumulativeCPUResourceLimitExitCount"
-    default: "cumulative" + rawValue.prefix(1).uppercased() + rawValue.dropFirst() + "ExitCount"
+    case .memoryPressure: "cumulativeMemoryPressureExitCount"
+    case .badAccess: "cumulativeBadAccessExitCount"
+    case .illegalInstruction: "cumulativeIllegalInstructionExitCount"
+    case .appWatchdog: "cumulativeAppWatchdogExitCount"
+    case .suspendedWithLockedFile: "cumulativeSuspendedWithLockedFileExitCount"
+    case .backgroundTaskAssertionTimeout: "cumulativeBackgroundTaskAssertionTimeoutExitCount"
     }
   }
 }

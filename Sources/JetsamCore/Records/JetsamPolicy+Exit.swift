@@ -36,17 +36,23 @@ extension JetsamPolicy {
       record.resumedStateAgeSeconds = resumption.stateAgeSeconds
       record.resumedStateValidForSeconds = resumption.validForSeconds
     }
+    // The kill's evidence, when the kill is what the process died of (a crash on its way out is recorded as such).
     switch process.requestedKill {
-    case .watchdog(let event, let seconds) where classification.reason == .appWatchdog:
+    case .watchdog(let event, let seconds)?:
+      guard classification.reason == .appWatchdog else { break }
       record.watchdogEvent = event.rawValue
       record.watchdogSeconds = seconds
-    case .backgroundTaskTimeout(let tasks) where classification.reason == .backgroundTaskAssertionTimeout:
+    case .backgroundTaskTimeout(let tasks)?:
+      guard classification.reason == .backgroundTaskAssertionTimeout else { break }
       record.openBackgroundTasks = tasks
-    case .cpuLimit(let usage) where classification.reason == .cpuResourceLimit:
+    case .cpuLimit(let usage)?:
+      guard classification.reason == .cpuResourceLimit else { break }
       record.cpuUsage = usage
-    case .lockedFile(let locks) where classification.reason == .suspendedWithLockedFile:
+    case .lockedFile(let locks)?:
+      guard classification.reason == .suspendedWithLockedFile else { break }
       record.lockedFiles = locks
-    default: break
+    case .jetsam?, .user?, .terminateEscalation?, nil:
+      break
     }
 
     // The move counts the last stint into the launch's metrics, which the record then carries.

@@ -114,19 +114,12 @@ final class AppRequests {
     return daemon.appResponse(name)
   }
 
-  func lifecycle(_ request: ControlRequest, connection: ControlConnection) throws -> ControlResponse? {
+  func lifecycle(_ verb: LifecycleVerb, _ request: ControlRequest, connection: ControlConnection) throws
+    -> ControlResponse?
+  {
     let names = try request.lifecycleTargets()
     let now = MonotonicClock.now()
-    let events = names.map { name -> PolicyEvent in
-      switch request.verb {
-      case .activate: .activate(app: name, at: now)
-      case .background: .moveToBackground(app: name, at: now)
-      case .suspend: .suspend(app: name, at: now)
-      case .resume: .resume(app: name, at: now)
-      case .terminate: .terminate(app: name, at: now)
-      default: .kill(app: name, reason: request.reason ?? .memoryPressure, at: now)
-      }
-    }
+    let events = names.map { verb.event(app: $0, at: now) }
     try daemon.submit(events)
     let answer = { [unowned self] () -> ControlResponse in
       if request.apps == nil { return self.daemon.appResponse(names[0]) }

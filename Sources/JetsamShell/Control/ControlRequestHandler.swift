@@ -30,8 +30,13 @@ final class ControlRequestHandler {
       case .diagnostics: return try records.diagnostics(request, connection: connection)
       case .exits: return try records.exits(request, connection: connection)
       case .launch: return try apps.launch(request, connection: connection)
-      case .activate, .background, .suspend, .resume, .terminate, .kill:
-        return try apps.lifecycle(request, connection: connection)
+      case .activate: return try apps.lifecycle(.activate, request, connection: connection)
+      case .background: return try apps.lifecycle(.background, request, connection: connection)
+      case .suspend: return try apps.lifecycle(.suspend, request, connection: connection)
+      case .resume: return try apps.lifecycle(.resume, request, connection: connection)
+      case .terminate: return try apps.lifecycle(.terminate, request, connection: connection)
+      case .kill:
+        return try apps.lifecycle(.kill(request.reason ?? .memoryPressure), request, connection: connection)
       case .debugFreeze: return try apps.debugFreeze()
       }
     } catch {

@@ -71,7 +71,7 @@ public struct Journal: Sendable {
     // An abnormal end the app brought on itself (a non-zero status, a signal jetsam did not send) is a crash; one a
     // request or jetsamd's absence explains is not.
     case .abnormal: record.endedBy == .signal || record.endedBy == .exit ? MessageID.crash : MessageID.appExit
-    default: MessageID.appExit
+    case .normalAppExit: MessageID.appExit
     }
   }
 
