@@ -18,13 +18,14 @@
 #   JETSAM_BIN_DIR [$BUILD_DIR]            where the tests find jetsamd, jetsamctl, jetsam-testapp
 #   V2_TEST_FILTER ['^(JetsamIntegrationTests\.|JetsamShellTests\.(CgroupTests|SpawnerTests)/)']
 #                                          Swift Testing --filter regex over test ids (Module.Suite/test())
-#   V2_TEST_ARGS [--experimental-maximum-parallelization-width 3 --skip LabTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests]
+#   V2_TEST_ARGS [--experimental-maximum-parallelization-width 3 --skip LabTests --skip LabHostsTests --skip LabCheckTests --skip MetricsEndpointIntegrationTests --skip AppLifecycleTests --skip RestorationTests --skip WatchTests --skip UserLookupTests --skip CrashReportTrustTests --skip ControlSocketTests --skip WatchdogDebuggerIntegrationTests --skip LaunchMetricsIntegrationTests --skip MetricsIntegrationTests --skip SignpostMetricsIntegrationTests]
 #                                          more arguments for the test bundle. Three tests at a time: the suites
 #                                          run off Swift's cooperative pool (Tests/JetsamTestTraits), so their
 #                                          blocking waits no longer starve each other (they did on the pool's two
 #                                          threads, into spurious .timeLimit and 15 s wait failures, when this
 #                                          ran serially); more than three only slows two emulated CPUs.
-#                                          The labs (jetsam-lab run and check: three minutes on the host) are
+#                                          The labs (jetsam-lab run and check, and labs across hosts over sshd:
+#                                          three minutes on the host) are
 #                                          clients of jetsamd whose every request the other suites run on v2 here
 #                                          (their v2 run passed: 2c5bae8); under emulation they would take a large
 #                                          part of the VM's time limit. Skipped too, as the same on either

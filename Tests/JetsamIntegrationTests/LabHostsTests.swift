@@ -133,13 +133,7 @@ struct LabHostsTests {
     #expect(!FileManager.default.fileExists(atPath: reports + "/hosts/a.sock"))
 
     // The page, as headless Chromium renders it: both hosts, each app a lane on its host's track, both kills.
-    let dom = try runCommand(
-      "/usr/bin/chromium",
-      [
-        "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom",
-        "file://" + reports + "/report.html",
-      ],
-      timeout: .seconds(90))
+    let dom = try HeadlessChromium.dumpDOM("file://" + reports + "/report.html")
     #expect(dom.status == 0, "\(dom.stderr)")
     let body = try #require(dom.stdout.range(of: "<body[^>]*>", options: .regularExpression).map { dom.stdout[$0] })
     #expect(body.contains(#"data-ready="yes""#) && !body.contains("data-errors"), "\(body)")

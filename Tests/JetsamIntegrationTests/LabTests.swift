@@ -403,7 +403,7 @@ struct LabTests {
   @Test(
     "the trace and the HTML report: lanes, kill markers with their records, no script error in Chromium",
     .enabled(
-      if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (make test installs it)"))
+      if: HeadlessChromium.isInstalled, "needs chromium (make test installs it)"))
   func reportsInChromium() throws {
     let (result, reports) = try Self.run(Self.labs + "restoration.json5")
     defer { try? FileManager.default.removeItem(atPath: reports) }
@@ -429,10 +429,7 @@ struct LabTests {
     // The page, as Chromium renders it: the script ran to its end without an error, one lane per app, one kill
     // marker per exit.
     let page = "file://" + reports + "/report.html"
-    let dom = try runCommand(
-      "/usr/bin/chromium",
-      ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom", page],
-      timeout: .seconds(90))
+    let dom = try HeadlessChromium.dumpDOM(page)
     #expect(dom.status == 0, "\(dom.stderr)")
     let body = try #require(dom.stdout.range(of: "<body[^>]*>", options: .regularExpression).map { dom.stdout[$0] })
     #expect(body.contains(#"data-ready="yes""#) && !body.contains("data-errors"), "\(body)")
@@ -467,10 +464,7 @@ struct LabTests {
 
     // A screenshot shows the lanes: the foreground, background and suspended colours and the kill marker's red.
     let shot = reports + "/shot.png"
-    let screenshot = try runCommand(
-      "/usr/bin/chromium",
-      ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1300,900", "--screenshot=" + shot, page],
-      timeout: .seconds(90))
+    let screenshot = try HeadlessChromium.screenshot(page, to: shot, width: 1300, height: 900)
     #expect(screenshot.status == 0, "\(screenshot.stderr)")
     let colours = try runCommand(
       "/usr/bin/python3",

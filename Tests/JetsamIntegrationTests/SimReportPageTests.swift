@@ -8,7 +8,7 @@ import Testing
 @Suite(
   "jetsam-sim's HTML report", .serialized, .timeLimit(.minutes(5)),
   .enabled(
-    if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (make test installs it)"),
+    if: HeadlessChromium.isInstalled, "needs chromium (make test installs it)"),
   .offThePool)
 struct SimReportPageTests {
   static var binary: String { Binaries.current.directory + "/jetsam-sim" }
@@ -38,13 +38,7 @@ struct SimReportPageTests {
     let killBars = buckets.map { (($0["killsByReason"] as? [String: Int]) ?? [:]).count }.reduce(0, +)
     #expect(levelSlices > 0)
 
-    let dom = try runCommand(
-      "/usr/bin/chromium",
-      [
-        "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--dump-dom",
-        "file://\(directory)/a.html",
-      ],
-      timeout: .seconds(90))
+    let dom = try HeadlessChromium.dumpDOM("file://\(directory)/a.html")
     #expect(dom.status == 0, "\(dom.stderr)")
     let body = try #require(dom.stdout.range(of: "<body[^>]*>", options: .regularExpression).map { dom.stdout[$0] })
     #expect(body.contains(#"data-ready="yes""#) && !body.contains("data-errors"), "\(body)")
