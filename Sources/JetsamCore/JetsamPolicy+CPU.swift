@@ -7,18 +7,9 @@ extension JetsamPolicy {
   mutating func rewatchCPU(_ name: String, at: Instant) {
     // Read in place, through the app's index: this runs at every state change.
     guard let index = trackedApps.index(forKey: name) else { return }
-    let subject = Self.cpuSubject(trackedApps.values[index])
+    let subject = trackedApps.values[index].cpuSubject
     let wanted = subject.flatMap { CPUMonitor.limits(for: $0, deviceCharging: deviceCharging, defaults: config.cpu) }
     cpu.rewatch(name, pid: subject?.pid, wanted: wanted, at: at)
-  }
-
-  /// What the CPU monitor reads of `app`; nil while no process runs.
-  private static func cpuSubject(_ app: borrowing TrackedApp) -> CPUMonitor.Subject? {
-    // Through the app's fields in place: a copy of its process would retain each of its fields.
-    guard let pid = app.process?.pid else { return nil }
-    return CPUMonitor.Subject(
-      pid: pid, state: app.state, killRequested: app.requestedKill != nil,
-      runsProcessingTask: app.process?.tasks.processing.isEmpty == false, ownLimits: app.settings.cpuLimits)
   }
 
   /// Re-fits every app's watch (the device's charging or the config changed).
@@ -52,5 +43,16 @@ extension JetsamPolicy {
       }
     }
     return actions
+  }
+}
+
+extension TrackedApp {
+  /// What the CPU monitor reads of the app; nil while no process runs.
+  var cpuSubject: CPUMonitor.Subject? {
+    // Through the app's fields in place: a copy of its process would retain each of its fields.
+    guard let pid = process?.pid else { return nil }
+    return CPUMonitor.Subject(
+      pid: pid, state: state, killRequested: requestedKill != nil,
+      runsProcessingTask: process?.tasks.processing.isEmpty == false, ownLimits: settings.cpuLimits)
   }
 }

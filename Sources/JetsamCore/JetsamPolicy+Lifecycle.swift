@@ -127,7 +127,7 @@ extension JetsamPolicy {
     trackedApps[name]?.bandEnteredAt = at
     trackedApps[name]?.process?.suspendDeadline = nil
     trackedApps[name]?.process?.suspendIncomplete = false
-    let defunct = defunctSocketsAtSuspension(name)
+    let defunct = trackedApps[name]?.defunctSocketsAtSuspension() ?? []
     // Its locks once more, now that nothing of it runs.
     guard trackedApps[name]?.process?.lockCheck == .stopped, let pid = trackedApps[name]?.process?.pid else {
       return defunct

@@ -140,7 +140,7 @@ public struct JetsamPolicy: Sendable {
     case .continuedWhileSuspended(let name, let pid, let at):
       return continuedWhileSuspended(name, pid: pid, at: at)
     case .socketsDefuncted(let name, let pid, let sockets, let problem, _):
-      return socketsDefuncted(name, pid: pid, sockets: sockets, problem: problem)
+      return trackedApps[name]?.socketsDefuncted(pid: pid, sockets: sockets, problem: problem) ?? []
     case .killSignalled(let name, let pid, let at, let memory):
       killSignalled(name, pid: pid, at: at, memory: memory)
       return []

@@ -1,19 +1,18 @@
-/// Sockets at suspension (iOS defuncts a suspended app's network sockets): once every process of a suspended app is
-/// seen stopped, its rule decides whether its sockets are destroyed; what was destroyed is then told.
-extension JetsamPolicy {
+/// Sockets at suspension (iOS defuncts a suspended app's network sockets) as the app's own: once every process of a
+/// suspended app is seen stopped, its rule decides whether its sockets are destroyed; what was destroyed is then
+/// told.
+extension TrackedApp {
   /// The sockets' fate for an app whose suspension just completed: nothing when its rule keeps them. Decided at each
   /// completed stop, so that sockets an app opened while something else continued it are defuncted too.
-  func defunctSocketsAtSuspension(_ name: String) -> [PolicyAction] {
-    guard let app = trackedApps[name], app.state == .suspended, app.settings.sockets == .defunct,
-      let pid = app.process?.pid
-    else { return [] }
+  func defunctSocketsAtSuspension() -> [PolicyAction] {
+    guard state == .suspended, settings.sockets == .defunct, let pid = process?.pid else { return [] }
     return [.defunctSockets(app: name, pid: pid)]
   }
 
   /// The shell destroyed `sockets` of the app's process `pid` (or could not: `problem`): told unless there is nothing
   /// to tell. It is told even if the app has returned meanwhile: its sockets are gone all the same.
-  func socketsDefuncted(_ name: String, pid: Int32, sockets: [DefunctedSocket], problem: String?) -> [PolicyAction] {
-    guard trackedApps[name]?.process?.pid == pid, !sockets.isEmpty || problem != nil else { return [] }
+  func socketsDefuncted(pid: Int32, sockets: [DefunctedSocket], problem: String?) -> [PolicyAction] {
+    guard process?.pid == pid, !sockets.isEmpty || problem != nil else { return [] }
     return [.socketsDefuncted(app: name, pid: pid, sockets: sockets, problem: problem)]
   }
 }
