@@ -24,8 +24,6 @@ public final class Daemon {
   /// The exit record log, written off the loop.
   let records: RecordWriter
   let supervisor: AppSupervisor
-  /// Where the supervisor and its parts report what came of their work (``take(_:)``).
-  private let inbox = DaemonInbox()
   /// What systemd hears of jetsamd.
   let service = ServiceStatus()
   /// The one way into the policy.
@@ -79,6 +77,9 @@ public final class Daemon {
       spawnerSocket: options.spawnerSocket ?? config.spawnerSocket, loop: loop, log: log)
     // Launches as a user and the control socket's peer checks ask the user databases through it, off the loop.
     let users = try ThreadUserDirectory(loop: loop)
+    // Where the supervisor and its parts report what came of their work (``take(_:)``): theirs to hold, bound to
+    // this daemon once it is whole.
+    let inbox = DaemonInbox()
     supervisor = AppSupervisor(
       seams: try Daemon.supervisorSeams(
         config: config, options: options, loop: loop, device: device, launcher: launcher, records: records,
@@ -86,7 +87,7 @@ public final class Daemon {
       inbox: inbox, log: log, suspendMode: config.suspend.mode, stateDirectory: stateDirectory)
     try equipSupervisor(cgroupNamespaces: cgroupNamespaces)
     stateKeeper = try makeStateKeeper()
-    connectSupervisor()
+    connectSupervisor(inbox: inbox)
     try recallEarlierRuns()
     pressure = try makePressureControl(layout: layout, counter: counter)
     let passed = PassedDescriptors.take()
@@ -110,7 +111,7 @@ public final class Daemon {
     try loop.run()
   }
 
-  private func connectSupervisor() {
+  private func connectSupervisor(inbox: DaemonInbox) {
     announcer.isConfigured = { [unowned self] name in self.config.apps[name] != nil }
     policyLoop.owners = PolicyLoop.Owners(
       perform: { [unowned self] action in self.perform(action) },
