@@ -5,10 +5,15 @@ import JetsamValues
 extension JetsamPolicy {
   /// App `name` moved from `from` to `next`.
   mutating func rewatchSuspendedMemory(_ name: String, from: LifecycleState, to next: LifecycleState, at: Instant) {
-    let pid = trackedApps[name]?.process?.pid
+    // Only a suspension's start or end concerns the monitor; every other move (a batch of them included) passes
+    // without a lookup.
+    guard from == .suspended || next == .suspended, let index = trackedApps.index(forKey: name) else { return }
+    let pid = trackedApps.values[index].process?.pid
     let weight = suspendedMemory.moved(
       name, pid: pid, from: from, to: next, interval: config.suspendedMemoryInterval, at: at)
-    if let weight { trackedApps[name]?.process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds) }
+    if let weight {
+      trackedApps[at: index].process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds)
+    }
   }
 
   /// The readings that go with a suspension's stop (after it, so that they read the stopped app): its memory, and
