@@ -2,7 +2,7 @@
 /// retain, not one per reference inside the value.
 ///
 /// ``TrackedApp`` keeps its settings and its process this way. The policy reads apps by value from its dictionary
-/// (every read of `trackedApps[name]` is a copy) and copies the whole dictionary for a batch of requests, which is
+/// (every read of `lifecycle.apps[name]` is a copy) and copies the whole dictionary for a batch of requests, which is
 /// all or nothing; without the box, each copy retained every string, array and dictionary of every app.
 @propertyWrapper
 struct CopyOnWrite<Value: Sendable>: Sendable {

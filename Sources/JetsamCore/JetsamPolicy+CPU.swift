@@ -6,15 +6,15 @@ extension JetsamPolicy {
   /// config changes.
   mutating func rewatchCPU(_ name: String, at: Instant) {
     // Read in place, through the app's index: this runs at every state change.
-    guard let index = trackedApps.index(forKey: name) else { return }
-    let subject = trackedApps.values[index].cpuSubject
+    guard let index = lifecycle.apps.index(forKey: name) else { return }
+    let subject = lifecycle.apps.values[index].cpuSubject
     let wanted = subject.flatMap { CPUMonitor.limits(for: $0, deviceCharging: deviceCharging, defaults: config.cpu) }
     cpu.rewatch(name, pid: subject?.pid, wanted: wanted, at: at)
   }
 
   /// Re-fits every app's watch (the device's charging or the config changed).
   mutating func rewatchEveryApp(at: Instant) {
-    for name in trackedApps.keys.sorted() { rewatchCPU(name, at: at) }
+    for name in lifecycle.apps.keys.sorted() { rewatchCPU(name, at: at) }
   }
 
   /// The device is (or is no longer) idle and charging: processing tasks are exempt while it is.
@@ -31,7 +31,7 @@ extension JetsamPolicy {
     var actions: [PolicyAction] = []
     for sample in samples {
       // An app on its way out (killed for this or anything else) is judged no more.
-      guard cpu.add(sample, at: at), trackedApps[sample.app]?.requestedKill == nil,
+      guard cpu.add(sample, at: at), lifecycle.apps[sample.app]?.requestedKill == nil,
         let judgement = cpu.judge(sample.app, at: at)
       else { continue }
       switch judgement {

@@ -15,7 +15,7 @@ extension JetsamPolicy {
     consider(diskWrites.nextRoundAt)
     consider(suspendedMemory.nextRoundAt)
     // Every deadline belongs to a process: apps without one need not be visited.
-    trackedApps.forEachWithProcess { app in
+    lifecycle.apps.forEachWithProcess { app in
       consider(app.process?.graceDeadline)
       consider(app.process?.terminateDeadline)
       consider(app.process?.suspendDeadline)
@@ -31,28 +31,28 @@ extension JetsamPolicy {
     var actions: [PolicyAction] = []
     // Name order keeps the actions deterministic when several deadlines fall due together. Only apps with a process
     // have deadlines; a kill asked for here leaves the process in place, so the list stays right through the pass.
-    for name in trackedApps.withProcess.sorted() {
-      if let deadline = trackedApps[name]?.process?.terminateDeadline, deadline <= at {
+    for name in lifecycle.apps.withProcess.sorted() {
+      if let deadline = lifecycle.apps[name]?.process?.terminateDeadline, deadline <= at {
         actions += escalateTerminate(name)
       }
       actions += appChannelTick(name, at: at)
       actions += commandsTick(name, at: at)
-      if let deadline = trackedApps[name]?.process?.suspendDeadline, deadline <= at {
-        actions += trackedApps[name]?.suspendTimedOut() ?? []
+      if let deadline = lifecycle.apps[name]?.process?.suspendDeadline, deadline <= at {
+        actions += lifecycle.apps[name]?.suspendTimedOut() ?? []
       }
-      if let deadline = trackedApps[name]?.process?.restoration.deadline, deadline <= at {
-        trackedApps[name]?.process?.restoration.deadline = nil
-        trackedApps[name]?.process?.restoration.lost = true
-        actions += trackedApps[name]?.restorationJudged() ?? []
+      if let deadline = lifecycle.apps[name]?.process?.restoration.deadline, deadline <= at {
+        lifecycle.apps[name]?.process?.restoration.deadline = nil
+        lifecycle.apps[name]?.process?.restoration.lost = true
+        actions += lifecycle.apps[name]?.restorationJudged() ?? []
       }
-      if let process = trackedApps[name]?.process, let deadline = process.graceDeadline, deadline <= at {
+      if let process = lifecycle.apps[name]?.process, let deadline = process.graceDeadline, deadline <= at {
         // The deadline only exists during the background stint that set it (leaving clears it).
-        trackedApps[name]?.process?.graceDeadline = nil
+        lifecycle.apps[name]?.process?.graceDeadline = nil
         if process.requestedKill != nil {
           // Stopping a process that is being killed would gain nothing.
         } else if process.isBusy {
           // Not while a background task runs or a handler has not returned: once idle, the grace starts over.
-          trackedApps[name]?.process?.backgroundStint?.suspendWhenIdle = true
+          lifecycle.apps[name]?.process?.backgroundStint?.suspendWhenIdle = true
         } else {
           actions += suspendNow(name, at: at)
         }
@@ -60,7 +60,7 @@ extension JetsamPolicy {
     }
     jetsam.tick(at: at)
     actions += Self.sampling(cpu.tick(at: at), PolicyAction.sampleCPU)
-    actions += Self.sampling(diskWrites.tick(at: at, apps: trackedApps), PolicyAction.sampleDiskWrites)
+    actions += Self.sampling(diskWrites.tick(at: at, apps: lifecycle.apps), PolicyAction.sampleDiskWrites)
     actions += Self.sampling(
       suspendedMemory.tick(at: at, interval: config.suspendedMemoryInterval), PolicyAction.sampleSuspendedMemory)
     actions += runJetsam(at: at)

@@ -8,19 +8,19 @@ extension JetsamPolicy {
     var result: [PolicyAction] = []
     for action in actions {
       result.append(action)
-      guard case .stateChanged(let name, let from, let to, _) = action, trackedApps[name] != nil else { continue }
-      trackedApps[name]?.noteStint(from: from, to: to, at: at)
+      guard case .stateChanged(let name, let from, let to, _) = action, lifecycle.apps[name] != nil else { continue }
+      lifecycle.apps[name]?.noteStint(from: from, to: to, at: at)
       for kind in AppEventKind.forTransition(from: from, to: to) {
         var event = AppEvent(id: 0, kind: kind)
         if kind == .didFinishLaunching {
           event.launchesToForeground = to != .background
           event.previousExit = exits.last(of: name).map(PreviousExit.init)
         }
-        if kind == .willEnterForeground || kind == .didBecomeActive, let away = trackedApps[name]?.process?.away {
+        if kind == .willEnterForeground || kind == .didBecomeActive, let away = lifecycle.apps[name]?.process?.away {
           event.backgroundFor = at.duration(since: away.since)
           event.suspendedFor = away.suspended
           // didBecomeActive ends the return; a later one (after willResignActive only) was never away.
-          if kind == .didBecomeActive { trackedApps[name]?.process?.away = nil }
+          if kind == .didBecomeActive { lifecycle.apps[name]?.process?.away = nil }
         }
         result += deliver(name, event, at: at)
       }
@@ -31,30 +31,31 @@ extension JetsamPolicy {
   /// Numbers an event for the app, starts its watchdog if the app is watched and handles no earlier event, and
   /// makes the actions: the delivery, then the app's hook for the event if it has one.
   mutating func deliver(_ name: String, _ event: AppEvent, at: Instant) -> [PolicyAction] {
-    guard let pid = trackedApps[name]?.process?.pid, let id = trackedApps[name]?.process?.channel.takeEventID() else {
+    guard let pid = lifecycle.apps[name]?.process?.pid, let id = lifecycle.apps[name]?.process?.channel.takeEventID()
+    else {
       return []
     }
     var event = event
     event.id = id
-    let hook = trackedApps[name]?.settings.hooks[event.kind]
+    let hook = lifecycle.apps[name]?.settings.hooks[event.kind]
     if event.kind.needsAcknowledgement {
       var allowance = config.lifecycle.deadline(for: event.kind)
       // A command (the event's hook, or one of the app's commands) answers for a program that cannot.
-      var answeredByHook = trackedApps[name]?.settings.commands.answers(event.kind) == true
+      var answeredByHook = lifecycle.apps[name]?.settings.commands.answers(event.kind) == true
       if case .command(_, let timeout) = hook {
         allowance = timeout ?? allowance
         answeredByHook = true
       }
-      trackedApps[name]?.process?.channel.pendingAcks[event.id] = PendingAck(
+      lifecycle.apps[name]?.process?.channel.pendingAcks[event.id] = PendingAck(
         kind: event.kind, allowance: allowance, answeredByHook: answeredByHook)
-      trackedApps[name]?.startWatchdog(at: at)
+      lifecycle.apps[name]?.startWatchdog(at: at)
     }
-    trackedApps[name]?.process?.noteDelivery(event, at: at)
+    lifecycle.apps[name]?.process?.noteDelivery(event, at: at)
     var actions: [PolicyAction] = [.deliver(app: name, pid: pid, event: event)]
     switch hook {
     case .signal(let signal): actions.append(.signal(app: name, pid: pid, signal: signal))
     case .command(let command, _):
-      let directory = trackedApps[name]?.settings.launch?.workingDirectory
+      let directory = lifecycle.apps[name]?.settings.launch?.workingDirectory
       actions.append(.runHook(app: name, pid: pid, event: event, command: command, workingDirectory: directory))
     case nil: break
     }
@@ -65,8 +66,8 @@ extension JetsamPolicy {
 
   /// The handler of event `id` returned (or its command hook ended).
   mutating func acknowledged(_ name: String, pid: Int32, event id: Int, at: Instant) -> [PolicyAction] {
-    guard let process = trackedApps[name]?.process, process.pid == pid else { return [] }
-    guard let pending = trackedApps[name]?.process?.channel.pendingAcks.removeValue(forKey: id) else {
+    guard let process = lifecycle.apps[name]?.process, process.pid == pid else { return [] }
+    guard let pending = lifecycle.apps[name]?.process?.channel.pendingAcks.removeValue(forKey: id) else {
       if id >= process.channel.nextEventID || id < 1 {
         return [
           .appError(app: name, pid: pid, requestID: nil, code: .unknownEvent, message: "no event \(id) was sent")
@@ -74,19 +75,19 @@ extension JetsamPolicy {
       }
       return []  // already acknowledged, or dropped while suspended
     }
-    trackedApps[name]?.process?.noteAcknowledgement(pending, id: id, at: at)
+    lifecycle.apps[name]?.process?.noteAcknowledgement(pending, id: id, at: at)
     var actions: [PolicyAction] = [.acknowledged(app: name, pid: pid, event: pending.kind)]
-    if trackedApps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
+    if lifecycle.apps[name]?.process?.channel.terminateAfterEvent == id { actions += sendTerminate(name, at: at) }
     // The app's next handler runs now.
-    trackedApps[name]?.startWatchdog(at: at)
-    trackedApps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
+    lifecycle.apps[name]?.startWatchdog(at: at)
+    lifecycle.apps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
     return actions
   }
 
   mutating func appMessage(_ name: String, pid: Int32, message: AppMessage, at: Instant) -> [PolicyAction] {
     // A message from an earlier launch's channel says nothing about this one.
-    guard let app = trackedApps[name], let process = app.process, process.pid == pid else { return [] }
-    trackedApps[name]?.noteSpeaking(message, at: at)
+    guard let app = lifecycle.apps[name], let process = app.process, process.pid == pid else { return [] }
+    lifecycle.apps[name]?.noteSpeaking(message, at: at)
     switch message {
     case .hello:
       return []
@@ -101,22 +102,22 @@ extension JetsamPolicy {
         ]
       }
       // An empty value clears the summary.
-      trackedApps[name]?.summary = value.isEmpty ? nil : value
+      lifecycle.apps[name]?.summary = value.isEmpty ? nil : value
       return requestID.map { [.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
     case .stateDigest(let phase, let value, let validFor, let requestID):
       let reply = requestID.map { [PolicyAction.reply(app: name, pid: pid, requestID: $0, .done)] } ?? []
       switch phase {
       case .saved:
-        trackedApps[name]?.process?.restoration.savedDigest = value
-        trackedApps[name]?.process?.restoration.savedAt = at
-        trackedApps[name]?.process?.restoration.savedValidFor = validFor
+        lifecycle.apps[name]?.process?.restoration.savedDigest = value
+        lifecycle.apps[name]?.process?.restoration.savedAt = at
+        lifecycle.apps[name]?.process?.restoration.savedValidFor = validFor
         return reply
       case .restored:
-        trackedApps[name]?.process?.restoration.restoredDigest = value
-        trackedApps[name]?.process?.restoration.deadline = nil
-        return reply + (trackedApps[name]?.restorationJudged() ?? [])
+        lifecycle.apps[name]?.process?.restoration.restoredDigest = value
+        lifecycle.apps[name]?.process?.restoration.deadline = nil
+        return reply + (lifecycle.apps[name]?.restorationJudged() ?? [])
       case .resumed:
-        return reply + (trackedApps[name]?.judgeResumption(value, at: at) ?? [])
+        return reply + (lifecycle.apps[name]?.judgeResumption(value, at: at) ?? [])
       }
     case .signpost(let signpost, let phase, let requestID):
       guard !signpost.isEmpty, signpost.utf8.count <= AppMessage.maxSignpostNameBytes else {
@@ -131,7 +132,7 @@ extension JetsamPolicy {
       return [.signposted(app: name, pid: pid, launch: app.launch, name: signpost, phase: phase)] + measure + reply
     case .beginBackgroundTask(let requestID, let taskName, let kind):
       guard process.tasks.open.count < JetsamPolicy.maxOpenBackgroundTasks,
-        let task = trackedApps[name]?.process?.tasks.begin(taskName, kind: kind)
+        let task = lifecycle.apps[name]?.process?.tasks.begin(taskName, kind: kind)
       else {
         return [
           .appError(
@@ -142,15 +143,15 @@ extension JetsamPolicy {
       if kind == .processing { rewatchCPU(name, at: at) }
       return [.reply(app: name, pid: pid, requestID: requestID, .taskBegun(task: task))]
     case .endBackgroundTask(let task, let requestID):
-      guard trackedApps[name]?.process?.tasks.open.removeValue(forKey: task) != nil else {
+      guard lifecycle.apps[name]?.process?.tasks.open.removeValue(forKey: task) != nil else {
         return [
           .appError(app: name, pid: pid, requestID: requestID, code: .unknownTask, message: "no open task \(task)")
         ]
       }
-      if trackedApps[name]?.process?.tasks.processing.remove(task) != nil { rewatchCPU(name, at: at) }
+      if lifecycle.apps[name]?.process?.tasks.processing.remove(task) != nil { rewatchCPU(name, at: at) }
       var actions: [PolicyAction] = []
       if let requestID { actions.append(.reply(app: name, pid: pid, requestID: requestID, .done)) }
-      trackedApps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
+      lifecycle.apps[name]?.suspendIfIdle(grace: config.backgroundGrace, at: at)
       return actions
     case .backgroundTimeRemaining(let requestID):
       return [
@@ -163,10 +164,10 @@ extension JetsamPolicy {
 
   /// SIGTERM now, and SIGKILL if it is still alive after the grace.
   mutating func sendTerminate(_ name: String, at: Instant) -> [PolicyAction] {
-    trackedApps[name]?.process?.channel.terminateAfterEvent = nil
-    guard let process = trackedApps[name]?.process else { return [] }
+    lifecycle.apps[name]?.process?.channel.terminateAfterEvent = nil
+    guard let process = lifecycle.apps[name]?.process else { return [] }
     if process.terminateDeadline == nil {
-      trackedApps[name]?.process?.terminateDeadline = at.advanced(by: config.terminateGrace)
+      lifecycle.apps[name]?.process?.terminateDeadline = at.advanced(by: config.terminateGrace)
     }
     return [.terminate(app: name, pid: process.pid)]
   }
@@ -176,8 +177,8 @@ extension JetsamPolicy {
     guard level > before, level >= .warning else { return [] }
     var actions: [PolicyAction] = []
     // Foreground and background apps all have a process: the others are not visited.
-    for name in trackedApps.withProcess.sorted() {
-      guard let app = trackedApps[name], app.state.holdsForegroundSlot || app.state == .background,
+    for name in lifecycle.apps.withProcess.sorted() {
+      guard let app = lifecycle.apps[name], app.state.holdsForegroundSlot || app.state == .background,
         app.requestedKill == nil
       else { continue }
       actions += deliver(name, AppEvent(id: 0, kind: .memoryWarning, level: level), at: at)
@@ -192,34 +193,34 @@ extension JetsamPolicy {
   /// The app side's work at a tick: missed acknowledgements and expiring background tasks.
   mutating func appChannelTick(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
-    for id in trackedApps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
-      guard let pending = trackedApps[name]?.process?.channel.pendingAcks[id], let deadline = pending.deadline,
+    for id in lifecycle.apps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
+      guard let pending = lifecycle.apps[name]?.process?.channel.pendingAcks[id], let deadline = pending.deadline,
         deadline <= at
       else { continue }
-      trackedApps[name]?.process?.channel.pendingAcks[id] = nil
+      lifecycle.apps[name]?.process?.channel.pendingAcks[id] = nil
       if pending.kind == .willTerminate {
         // An app that does not answer willTerminate in time is terminated anyway, not punished.
         actions += sendTerminate(name, at: at)
-      } else if config.watchdogUnderDebugger == .hold, let pid = trackedApps[name]?.process?.pid {
+      } else if config.watchdogUnderDebugger == .hold, let pid = lifecycle.apps[name]?.process?.pid {
         // Under a debugger the watchdog holds (iOS): whether one is attached is asked first.
-        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
-        trackedApps[name]?.process?.channel.pendingAcks[id]?.askedForTracer = true
+        lifecycle.apps[name]?.process?.channel.pendingAcks[id] = pending
+        lifecycle.apps[name]?.process?.channel.pendingAcks[id]?.askedForTracer = true
         actions.append(.checkTracer(app: name, pid: pid))
       } else {
         actions += watchdogKill(name, pending, at: at)
       }
     }
-    trackedApps[name]?.startWatchdog(at: at)
-    if let expiry = trackedApps[name]?.taskExpiry(config.lifecycle, charging: deviceCharging) {
-      if trackedApps[name]?.process?.backgroundStint?.expiryWarned == false && expiry.warning <= at {
-        trackedApps[name]?.process?.backgroundStint?.expiryWarned = true
-        for (task, taskName) in (trackedApps[name]?.boundTasks(charging: deviceCharging) ?? []) {
+    lifecycle.apps[name]?.startWatchdog(at: at)
+    if let expiry = lifecycle.apps[name]?.taskExpiry(config.lifecycle, charging: deviceCharging) {
+      if lifecycle.apps[name]?.process?.backgroundStint?.expiryWarned == false && expiry.warning <= at {
+        lifecycle.apps[name]?.process?.backgroundStint?.expiryWarned = true
+        for (task, taskName) in (lifecycle.apps[name]?.boundTasks(charging: deviceCharging) ?? []) {
           let event = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
           actions += deliver(name, event, at: at)
         }
       }
       if expiry.kill <= at {
-        let open = (trackedApps[name]?.boundTasks(charging: deviceCharging) ?? []).map(\.value)
+        let open = (lifecycle.apps[name]?.boundTasks(charging: deviceCharging) ?? []).map(\.value)
         actions += killForApp(name, .backgroundTaskTimeout(open), reason: .backgroundTaskAssertionTimeout)
       }
     }
@@ -231,9 +232,9 @@ extension JetsamPolicy {
     var actions: [PolicyAction] = []
     let seconds = at.seconds(since: pending.since ?? at)
     // The hang it ends is counted.
-    trackedApps[name]?.process?.metrics.hangTimes.count(seconds: seconds)
+    lifecycle.apps[name]?.process?.metrics.hangTimes.count(seconds: seconds)
     // Where it hung, taken before the kill (MetricKit's hang diagnostic).
-    if trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid {
+    if lifecycle.apps[name]?.requestedKill == nil, let pid = lifecycle.apps[name]?.process?.pid {
       actions.append(.diagnose(app: name, pid: pid, .hang(event: pending.kind, seconds: seconds)))
     }
     return actions + killForApp(name, .watchdog(pending.kind, seconds: seconds), reason: .appWatchdog)
@@ -243,27 +244,27 @@ extension JetsamPolicy {
   /// shortly); without one, a watchdog that was held runs its whole allowance again from now, and one that was not
   /// kills as it would have.
   mutating func tracerChecked(_ name: String, pid: Int32, tracer: Int32?, at: Instant) -> [PolicyAction] {
-    guard trackedApps[name]?.process?.pid == pid else { return [] }
+    guard lifecycle.apps[name]?.process?.pid == pid else { return [] }
     var actions: [PolicyAction] = []
-    for id in trackedApps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
-      guard var pending = trackedApps[name]?.process?.channel.pendingAcks[id], pending.askedForTracer else {
+    for id in lifecycle.apps[name]?.process?.channel.pendingAcks.keys.sorted() ?? [] {
+      guard var pending = lifecycle.apps[name]?.process?.channel.pendingAcks[id], pending.askedForTracer else {
         continue
       }
       pending.askedForTracer = false
       let heldBefore = pending.heldBy?.tracer
       if let tracer {
         pending.heldBy = (tracer, at.advanced(by: config.debuggerLookInterval))
-        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
+        lifecycle.apps[name]?.process?.channel.pendingAcks[id] = pending
         if heldBefore != tracer {
           actions.append(.watchdogHeld(app: name, pid: pid, event: pending.kind, tracer: tracer))
         }
       } else if heldBefore != nil {
         pending.heldBy = nil
         pending.since = at
-        trackedApps[name]?.process?.channel.pendingAcks[id] = pending
+        lifecycle.apps[name]?.process?.channel.pendingAcks[id] = pending
         actions.append(.watchdogHeld(app: name, pid: pid, event: pending.kind, tracer: nil))
       } else {
-        trackedApps[name]?.process?.channel.pendingAcks[id] = nil
+        lifecycle.apps[name]?.process?.channel.pendingAcks[id] = nil
         actions += watchdogKill(name, pending, at: at)
       }
     }
@@ -272,11 +273,11 @@ extension JetsamPolicy {
 
   /// Kills an app for what it did (or failed to do); the first kill requested decides its record.
   mutating func killForApp(_ name: String, _ kill: RequestedKill, reason: ExitReason) -> [PolicyAction] {
-    guard trackedApps[name]?.requestedKill == nil, let pid = trackedApps[name]?.process?.pid else { return [] }
+    guard lifecycle.apps[name]?.requestedKill == nil, let pid = lifecycle.apps[name]?.process?.pid else { return [] }
     let decision = requestKill(name, kill)
     // Nothing more is owed to an app on its way out.
-    trackedApps[name]?.process?.channel.waiveAll()
-    trackedApps[name]?.process?.tasks.endAll()
+    lifecycle.apps[name]?.process?.channel.waiveAll()
+    lifecycle.apps[name]?.process?.tasks.endAll()
     return [.kill(app: name, pid: pid, reason: reason, decision: decision)]
   }
 }

@@ -6,15 +6,15 @@ extension JetsamPolicy {
   /// The metrics of app `name`'s running process so far, with its current state's stint counted up to `now`; nil
   /// while no process runs.
   public func launchMetrics(of name: String, at now: Instant) -> LaunchMetrics? {
-    guard let index = trackedApps.index(forKey: name) else { return nil }
-    return trackedApps.values[index].metricsSoFar(at: now, held: suspendedMemory.heldReading(of: name))
+    guard let index = lifecycle.apps.index(forKey: name) else { return nil }
+    return lifecycle.apps.values[index].metricsSoFar(at: now, held: suspendedMemory.heldReading(of: name))
   }
 
   /// Every running app's metrics so far, by name (what `jetsamctl metrics` adds to the records).
   public func runningLaunchMetrics(at now: Instant) -> [String: LaunchMetrics] {
     var result: [String: LaunchMetrics] = [:]
-    for index in trackedApps.values.indices {
-      let app = trackedApps.values[index]
+    for index in lifecycle.apps.values.indices {
+      let app = lifecycle.apps.values[index]
       if let metrics = app.metricsSoFar(at: now, held: suspendedMemory.heldReading(of: app.name)) {
         result[app.name] = metrics
       }

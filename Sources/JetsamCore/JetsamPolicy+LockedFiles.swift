@@ -6,12 +6,14 @@ extension JetsamPolicy {
   /// Starts the check before a suspension, or nil when the app's rule ignores locks (or a check is already on its
   /// way). The app has left the foreground when this returns; it is suspended once the check comes back clean.
   mutating func checkLocksBeforeSuspending(_ name: String, at: Instant) -> [PolicyAction]? {
-    guard trackedApps[name]?.settings.lockedFiles.action != .ignore, let pid = trackedApps[name]?.process?.pid else {
+    guard lifecycle.apps[name]?.settings.lockedFiles.action != .ignore, let pid = lifecycle.apps[name]?.process?.pid
+    else {
       return nil
     }
-    guard trackedApps[name]?.process?.lockCheck != .beforeStop else { return [] }
-    let actions = trackedApps[name]?.state.holdsForegroundSlot == true ? leaveForeground(name, at: at) : []
-    trackedApps[name]?.process?.lockCheck = .beforeStop
+    guard lifecycle.apps[name]?.process?.lockCheck != .beforeStop else { return [] }
+    let moves = lifecycle.apps[name]?.state.holdsForegroundSlot == true ? lifecycle.leaveForeground(name, at: at) : []
+    let actions = afterMoves(moves, at: at)
+    lifecycle.apps[name]?.process?.lockCheck = .beforeStop
     return actions + [.inspectLocks(app: name, pid: pid, stage: .beforeStop)]
   }
 
@@ -20,17 +22,17 @@ extension JetsamPolicy {
     _ name: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant
   ) -> [PolicyAction] {
     // A check the app has moved on from (activated, killed, ended) decides nothing.
-    guard let app = trackedApps[name], let process = app.process, process.pid == pid, process.lockCheck == stage,
+    guard let app = lifecycle.apps[name], let process = app.process, process.pid == pid, process.lockCheck == stage,
       process.requestedKill == nil
     else { return [] }
-    trackedApps[name]?.process?.lockCheck = nil
+    lifecycle.apps[name]?.process?.lockCheck = nil
     let counted = app.settings.lockedFiles.counted(locks)
     switch stage {
     case .beforeStop:
       guard app.state == .background else { return [] }
       guard counted.isEmpty else { return heldAtSuspension(name, pid: pid, locks: counted, at: at) }
       let actions = suspendNow(name, at: at, checkingLocks: false)
-      trackedApps[name]?.process?.lockCheck = .stopped
+      lifecycle.apps[name]?.process?.lockCheck = .stopped
       return actions
     case .stopped:
       guard app.state == .suspended, !counted.isEmpty else { return [] }
@@ -42,7 +44,7 @@ extension JetsamPolicy {
   private mutating func heldAtSuspension(_ name: String, pid: Int32, locks: [HeldLock], at: Instant)
     -> [PolicyAction]
   {
-    guard let app = trackedApps[name] else { return [] }
+    guard let app = lifecycle.apps[name] else { return [] }
     switch app.settings.lockedFiles.action {
     case .ignore:
       return app.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
@@ -53,10 +55,10 @@ extension JetsamPolicy {
     case .defer:
       var actions: [PolicyAction] = []
       if app.state == .suspended {
-        actions = [.resume(app: name, pid: pid), move(name, to: .background, at: at)]
+        actions = [.resume(app: name, pid: pid)] + afterMoves([lifecycle.move(name, to: .background, at: at)], at: at)
       }
       // Running in the background until the retry, which is its grace: a clean check then suspends it.
-      trackedApps[name]?.process?.graceDeadline = at.advanced(by: app.settings.lockedFiles.retry)
+      lifecycle.apps[name]?.process?.graceDeadline = at.advanced(by: app.settings.lockedFiles.retry)
       return actions + [.suspensionDeferred(app: name, pid: pid, locks: locks)]
     }
   }

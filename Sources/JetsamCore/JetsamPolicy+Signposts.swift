@@ -11,14 +11,15 @@ extension JetsamPolicy {
   mutating func noteSignpost(_ name: String, _ signpost: String, _ phase: SignpostPhase, at: Instant)
     -> [PolicyAction]
   {
-    guard let pid = trackedApps[name]?.process?.pid, let figures = trackedApps[name]?.process?.metrics.signposts else {
+    guard let pid = lifecycle.apps[name]?.process?.pid, let figures = lifecycle.apps[name]?.process?.metrics.signposts
+    else {
       return []
     }
     let room = figures[signpost] != nil || figures.count < LaunchMetrics.maxSignpostNames
     switch phase {
     case .event:
       guard room else { return [] }
-      trackedApps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
+      lifecycle.apps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
       return []
     case .begin:
       guard room else { return [] }
@@ -26,8 +27,8 @@ extension JetsamPolicy {
       return reading.map { [.readSignpostCounters(app: name, pid: pid, reading: $0)] } ?? []
     case .end:
       guard let ended = signposts.end(name, pid: pid, signpost, counted: room, at: at) else { return [] }
-      trackedApps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
-      trackedApps[name]?.process?.metrics.signposts[signpost]?.durations.count(seconds: ended.seconds)
+      lifecycle.apps[name]?.process?.metrics.signposts[signpost, default: SignpostFigures()].totalCount += 1
+      lifecycle.apps[name]?.process?.metrics.signposts[signpost]?.durations.count(seconds: ended.seconds)
       return ended.reading.map { [.readSignpostCounters(app: name, pid: pid, reading: $0)] } ?? []
     }
   }
@@ -35,9 +36,9 @@ extension JetsamPolicy {
   /// The counters of reading `reading` (nil: unreadable): once an ended interval's both readings are in, its cost
   /// is counted.
   mutating func signpostCountersRead(app name: String, pid: Int32, reading: Int, counters: SignpostCounters?) {
-    guard trackedApps[name]?.process?.pid == pid,
+    guard lifecycle.apps[name]?.process?.pid == pid,
       let costed = signposts.read(name, pid: pid, reading: reading, counters: counters)
     else { return }
-    trackedApps[name]?.process?.metrics.signposts[costed.name]?.addCost(from: costed.begin, to: costed.end)
+    lifecycle.apps[name]?.process?.metrics.signposts[costed.name]?.addCost(from: costed.begin, to: costed.end)
   }
 }

@@ -7,12 +7,12 @@ extension JetsamPolicy {
   mutating func rewatchSuspendedMemory(_ name: String, from: LifecycleState, to next: LifecycleState, at: Instant) {
     // Only a suspension's start or end concerns the monitor; every other move (a batch of them included) passes
     // without a lookup.
-    guard from == .suspended || next == .suspended, let index = trackedApps.index(forKey: name) else { return }
-    let pid = trackedApps.values[index].process?.pid
+    guard from == .suspended || next == .suspended, let index = lifecycle.apps.index(forKey: name) else { return }
+    let pid = lifecycle.apps.values[index].process?.pid
     let weight = suspendedMemory.moved(
       name, pid: pid, from: from, to: next, interval: config.suspendedMemoryInterval, at: at)
     if let weight {
-      trackedApps[at: index].process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds)
+      lifecycle.apps[at: index].process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds)
     }
   }
 
@@ -20,7 +20,7 @@ extension JetsamPolicy {
   /// its written bytes where the disk-write monitor watches it (a suspended app writes nothing, so that reading is
   /// its total until it runs again).
   func readingsAtSuspension(_ name: String) -> [PolicyAction] {
-    guard let pid = trackedApps[name]?.process?.pid else { return [] }
+    guard let pid = lifecycle.apps[name]?.process?.pid else { return [] }
     let ref = AppProcessRef(app: name, pid: pid)
     return [.sampleSuspendedMemory([ref])] + (diskWrites.isWatching(name) ? [.sampleDiskWrites([ref])] : [])
   }
@@ -30,11 +30,11 @@ extension JetsamPolicy {
     for sample in samples {
       guard let taken = suspendedMemory.sampled(sample, at: at) else { continue }
       // Changed in place: a copy of the process would copy its metrics.
-      guard let index = trackedApps.index(forKey: sample.app) else { continue }
+      guard let index = lifecycle.apps.index(forKey: sample.app) else { continue }
       if let weight = taken.closed {
-        trackedApps[at: index].process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds)
+        lifecycle.apps[at: index].process?.metrics.suspendedMemory.hold(bytes: weight.bytes, for: weight.seconds)
       }
-      trackedApps[at: index].process?.metrics.suspendedMemory.countSample()
+      lifecycle.apps[at: index].process?.metrics.suspendedMemory.countSample()
     }
     return []
   }

@@ -8,10 +8,8 @@ public struct JetsamPolicy: Sendable {
   /// The tunables in force (replaced by the `reconfigure` event).
   public private(set) var config: PolicyConfig
 
-  /// Every configured app by name.
-  var trackedApps = AppTable()
-  /// Arrival counter for the foreground slots.
-  var foregroundArrivals = 0
+  /// The lifecycle: every configured app, its state and band, the foreground slots.
+  var lifecycle: Lifecycle
 
   /// Jetsam: the pressure level, the memory available, the kill waiting for its victim.
   var jetsam = JetsamLoop()
@@ -33,6 +31,7 @@ public struct JetsamPolicy: Sendable {
   /// A policy with no apps, no sample yet (level normal) and `config` in force.
   public init(config: PolicyConfig) {
     self.config = config
+    self.lifecycle = Lifecycle(rules: LifecycleRules(config))
   }
 
   /// The pressure level in force: the forced level if any, else the measured one.
@@ -45,27 +44,27 @@ public struct JetsamPolicy: Sendable {
   public var forcedLevel: PressureLevel? { jetsam.forcedLevel }
 
   /// The app called `name`, if it has been configured.
-  public func app(named name: String) -> AppStatus? { trackedApps[name]?.status }
+  public func app(named name: String) -> AppStatus? { lifecycle.apps[name]?.status }
 
   /// How app `name` is configured as it runs now (its launch spec, the one its process was started with, and the
   /// settings the policy treats it by); a reload's settings are not among them until its next launch.
-  public func settings(of name: String) -> AppSettings? { trackedApps[name]?.settings }
+  public func settings(of name: String) -> AppSettings? { lifecycle.apps[name]?.settings }
 
   /// Every configured app, sorted by name.
-  public var apps: [AppStatus] { trackedApps.keys.sorted().compactMap { trackedApps[$0]?.status } }
+  public var apps: [AppStatus] { lifecycle.apps.keys.sorted().compactMap { lifecycle.apps[$0]?.status } }
 
   /// Whether the app counts as suspended and is neither seen stopped yet nor counted incomplete by the suspend
   /// timeout (cheap: checked for every waiting app after every batch).
   public func isStopAwaited(_ name: String) -> Bool {
-    guard let index = trackedApps.index(forKey: name) else { return false }
-    return trackedApps.values[index].state == .suspended
-      && trackedApps.values[index].process?.suspendIncomplete != true
+    guard let index = lifecycle.apps.index(forKey: name) else { return false }
+    return lifecycle.apps.values[index].state == .suspended
+      && lifecycle.apps.values[index].process?.suspendIncomplete != true
   }
 
   /// How many configured apps are in each state: what a status line needs, without building every app's status.
   public var appCountsByState: [LifecycleState: Int] {
     var counts: [LifecycleState: Int] = [:]
-    for index in trackedApps.values.indices { counts[trackedApps.values[index].state, default: 0] += 1 }
+    for index in lifecycle.apps.values.indices { counts[lifecycle.apps.values[index].state, default: 0] += 1 }
     return counts
   }
 
@@ -84,23 +83,26 @@ public struct JetsamPolicy: Sendable {
   private mutating func apply(_ event: PolicyEvent) throws(PolicyError) -> [PolicyAction] {
     switch event {
     case .configure(let name, let settings, let launchCount):
-      return configure(name, settings, launchCount: launchCount)
+      return lifecycle.configure(name, settings, launchCount: launchCount, lastLaunch: exits.last(of: name)?.launch)
     case .launch(let name, let foreground, let at):
-      return try launch(name, foreground: foreground, at: at)
+      return afterMoves(
+        try lifecycle.launch(name, foreground: foreground, previous: exits.last(of: name), at: at), at: at)
     case .activate(let name, let at):
-      return try activate(name, at: at)
+      return afterMoves(try lifecycle.activate(name, previous: exits.last(of: name), at: at), at: at)
     case .moveToBackground(let name, let at):
-      return try moveToBackground(name, at: at)
+      return afterMoves(try lifecycle.moveToBackground(name, at: at), at: at)
     case .suspend(let name, let at):
-      return try suspend(name, at: at)
+      try lifecycle.checkSuspendable(name)
+      return suspendNow(name, at: at)
     case .resume(let name, let at):
-      return try resume(name, at: at)
+      return afterMoves(try lifecycle.resume(name, at: at), at: at)
     case .kill(let name, let reason, _):
       return try kill(name, reason: reason)
     case .terminate(let name, let at):
       return try terminate(name, at: at)
     case .reconfigure(let config):
       self.config = config
+      lifecycle.rules = LifecycleRules(config)
       // Budgets may have changed. A reload carries no instant: the origin stands for "sample at once", which the
       // next deadline then does (later samples carry their real instants).
       rewatchEveryApp(at: cpu.nextRoundAt ?? Instant(nanoseconds: 0))
@@ -122,25 +124,25 @@ public struct JetsamPolicy: Sendable {
       // A crash of a running app gets its diagnostic, once per process and within the launch's budget: a process
       // crashes once, so a second report of it is no crash (its handler reports once), and one past the budget
       // waits out its handler's timeout rather than costing a capture.
-      guard let process = trackedApps[name]?.process, process.pid == pid,
+      guard let process = lifecycle.apps[name]?.process, process.pid == pid,
         !process.crashesDiagnosed.contains(crash.pid), process.crashesDiagnosed.count < config.crashDiagnosesPerLaunch
       else { return [] }
-      trackedApps[name]?.process?.crashesDiagnosed.insert(crash.pid)
+      lifecycle.apps[name]?.process?.crashesDiagnosed.insert(crash.pid)
       return [.diagnose(app: name, pid: pid, .crash(crash))]
     case .forceLevel(let forced, let at):
       return forceLevel(forced, at: at)
     case .spawned(let name, let pid, let at):
-      return spawned(name, pid: pid, at: at)
+      return afterMoves(lifecycle.spawned(name, pid: pid, previous: exits.last(of: name), at: at), at: at)
     case .spawnFailed(let name, _, let at):
-      return spawnFailed(name, at: at)
+      return afterMoves(lifecycle.spawnFailed(name, at: at), at: at)
     case .suspendCompleted(let name, let at):
-      return suspendCompleted(name, at: at)
+      return lifecycle.apps[name]?.suspendCompleted(at: at) ?? []
     case .locksInspected(let name, let pid, let locks, let stage, let at):
       return locksInspected(name, pid: pid, locks: locks, stage: stage, at: at)
     case .continuedWhileSuspended(let name, let pid, let at):
-      return continuedWhileSuspended(name, pid: pid, at: at)
+      return lifecycle.apps[name]?.continuedWhileSuspended(pid: pid, at: at, timeout: config.suspendTimeout) ?? []
     case .socketsDefuncted(let name, let pid, let sockets, let problem, _):
-      return trackedApps[name]?.socketsDefuncted(pid: pid, sockets: sockets, problem: problem) ?? []
+      return lifecycle.apps[name]?.socketsDefuncted(pid: pid, sockets: sockets, problem: problem) ?? []
     case .killSignalled(let name, let pid, let at, let memory):
       killSignalled(name, pid: pid, at: at, memory: memory)
       return []
@@ -152,7 +154,7 @@ public struct JetsamPolicy: Sendable {
       return commandEnded(name, pid: pid, run: run, succeeded: succeeded, at: at)
     case .commandRunObserved(let name, let pid, let run, _):
       // Kept for the exit record of the process it ran for.
-      if trackedApps[name]?.process?.pid == pid { trackedApps[name]?.process?.commands.keep(run) }
+      if lifecycle.apps[name]?.process?.pid == pid { lifecycle.apps[name]?.process?.commands.keep(run) }
       return []
     case .memorySampled(let available, let at):
       return memorySampled(available: available, at: at)
@@ -179,9 +181,4 @@ public struct JetsamPolicy: Sendable {
     max(config.oomScoreFloor, Int32(900 - band.rawValue * 80))
   }
 
-  /// The app called `name`, or `unknownApp`.
-  func known(_ name: String) throws(PolicyError) -> TrackedApp {
-    guard let app = trackedApps[name] else { throw .unknownApp(name) }
-    return app
-  }
 }

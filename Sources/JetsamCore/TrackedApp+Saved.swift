@@ -12,5 +12,5 @@ extension TrackedApp {
 
 extension JetsamPolicy {
   /// Every running app as a successor daemon adopts it, by name.
-  public var savedApps: [AppStatus] { trackedApps.keys.sorted().compactMap { trackedApps[$0]?.saved } }
+  public var savedApps: [AppStatus] { lifecycle.apps.keys.sorted().compactMap { lifecycle.apps[$0]?.saved } }
 }

@@ -21,4 +21,25 @@ extension TrackedApp {
     process?.suspendIncomplete = true
     return [.suspendIncomplete(app: name, pid: pid)]
   }
+
+  /// Its last process was seen stopped: suspended time counts from `at`, not from the request. Its sockets are
+  /// looked at, and its locks once more, now that nothing of it runs.
+  mutating func suspendCompleted(at: Instant) -> [PolicyAction] {
+    guard state == .suspended else { return [] }
+    bandEnteredAt = at
+    process?.suspendDeadline = nil
+    process?.suspendIncomplete = false
+    let defunct = defunctSocketsAtSuspension()
+    guard process?.lockCheck == .stopped, let pid = process?.pid else { return defunct }
+    return defunct + [.inspectLocks(app: name, pid: pid, stage: .stopped)]
+  }
+
+  /// Another process continued the suspended process `pid`: a suspended app does not run, so it is stopped again
+  /// (with the suspend `timeout` as for any suspension), and counted. Its suspended time starts over once it is seen
+  /// stopped: it ran meanwhile.
+  mutating func continuedWhileSuspended(pid: Int32, at: Instant, timeout: Duration) -> [PolicyAction] {
+    guard state == .suspended, process?.pid == pid else { return [] }
+    process?.continuedByOthers += 1
+    return stop(at: at, timeout: timeout)
+  }
 }

@@ -4,7 +4,7 @@ import JetsamValues
 extension JetsamPolicy {
   mutating func exited(_ name: String, pid: Int32, end: ProcessEnd, oomKilled: Bool, at: Instant) -> [PolicyAction] {
     // An exit of an earlier process (or of an app we do not know) says nothing about the current one.
-    guard let app = trackedApps[name], let process = app.process, process.pid == pid else { return [] }
+    guard let app = lifecycle.apps[name], let process = app.process, process.pid == pid else { return [] }
     let classification = ExitClassification.classify(
       end, requestedKill: process.requestedKill, sentTerminate: process.sentTerminate, oomKilled: oomKilled)
     // A suspended app's time counts from when its last process stopped, which is its band clock.
@@ -56,12 +56,12 @@ extension JetsamPolicy {
     }
 
     // The move counts the last stint into the launch's metrics, which the record then carries.
-    let changed = move(name, to: .terminated, at: at)
-    record.launchMetrics = trackedApps[name]?.process?.metrics
-    if let runs = trackedApps[name]?.process?.commands.kept, !runs.isEmpty { record.commands = runs }
-    var actions = [changed, .recordExit(record)]
+    let changed = afterMoves([lifecycle.move(name, to: .terminated, at: at)], at: at)
+    record.launchMetrics = lifecycle.apps[name]?.process?.metrics
+    if let runs = lifecycle.apps[name]?.process?.commands.kept, !runs.isEmpty { record.commands = runs }
+    var actions = changed + [.recordExit(record)]
     // Everything about the process goes with it; the summary stays (the app's, handed to its next launch).
-    trackedApps[name]?.process = nil
+    lifecycle.apps[name]?.process = nil
     diskWrites.forget(name)
     signposts.forget(name)
     // Until the shell reports it written (with its time), the decided record is what the next launch hears of.
@@ -75,14 +75,14 @@ extension JetsamPolicy {
   /// ad-hoc apps past ``PolicyConfig/rememberedEndedApps`` are forgotten, the longest ended first.
   mutating func exitRecorded(_ record: ExitRecord) -> [PolicyAction] {
     guard exits.recorded(record) else { return [] }
-    if let app = trackedApps[record.app] {
+    if let app = lifecycle.apps[record.app] {
       guard !app.state.isRunning else { return [] }
-      trackedApps[record.app]?.launch = max(app.launch, record.launch)
+      lifecycle.apps[record.app]?.launch = max(app.launch, record.launch)
       guard app.settings.adHoc else { return [] }
     }
     // An ended ad-hoc app, or one known only from the records of earlier runs.
-    let forgotten = exits.ended(record.app, remembered: config.rememberedEndedApps, apps: trackedApps)
-    for name in forgotten { trackedApps[name] = nil }
+    let forgotten = exits.ended(record.app, remembered: config.rememberedEndedApps, apps: lifecycle.apps)
+    for name in forgotten { lifecycle.apps[name] = nil }
     return forgotten.map { .forget(app: $0) }
   }
 }
