@@ -25,7 +25,8 @@ extension JetsamPolicy {
     let terminating = process.sentTerminate || process.channel.terminateAfterEvent != nil
     // An app on its way out is not stopped: that would only hold up its graceful end. At critical there is no
     // time for the step: the victim is killed as it is.
-    if config.suspendBeforeKill && level < .critical && lifecycle.apps[victim.name]?.state == .background && !terminating {
+    let inBackground = lifecycle.apps.state(of: victim.name) == .background
+    if config.suspendBeforeKill && level < .critical && inBackground && !terminating {
       // Moved to Suspended first, then unloaded as one: it is now the longest-suspended app (none other is left,
       // or it would have been chosen), so the next pass kills it.
       return suspendForPressure(victim.name, at: at) + runJetsam(at: at)
