@@ -39,7 +39,10 @@ extension JetsamPolicy {
         actions.append(.diagnose(app: sample.app, pid: sample.pid, .cpuException(report)))
       case .fatal(let report):
         actions.append(.diagnose(app: sample.app, pid: sample.pid, .cpuException(report)))
-        actions += killForApp(sample.app, .cpuLimit(report), reason: .cpuResourceLimit)
+        let pressure = jetsam.pressure
+        actions +=
+          lifecycle.apps[sample.app]?.killForItself(.cpuLimit(report), reason: .cpuResourceLimit, pressure: pressure)
+          ?? []
       }
     }
     return actions

@@ -29,14 +29,16 @@ extension JetsamPolicy {
 
   mutating func tick(at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
+    let pressure = jetsam.pressure
+    let charging = deviceCharging
     // Name order keeps the actions deterministic when several deadlines fall due together. Only apps with a process
     // have deadlines; a kill asked for here leaves the process in place, so the list stays right through the pass.
     for name in lifecycle.apps.withProcess.sorted() {
       if let deadline = lifecycle.apps[name]?.process?.terminateDeadline, deadline <= at {
-        actions += escalateTerminate(name)
+        actions += lifecycle.apps[name]?.escalateTerminate(pressure: pressure) ?? []
       }
-      actions += appChannelTick(name, at: at)
-      actions += commandsTick(name, at: at)
+      actions += acknowledging(name) { $0.tick(of: &$1, charging: charging, pressure: pressure, at: at) }
+      actions += acknowledging(name) { $0.commandsTick(of: &$1, at: at) }
       if let deadline = lifecycle.apps[name]?.process?.suspendDeadline, deadline <= at {
         actions += lifecycle.apps[name]?.suspendTimedOut() ?? []
       }

@@ -51,7 +51,10 @@ extension JetsamPolicy {
     case .kill:
       // Killed as a suspended app, as iOS does: it dies for being suspended with the lock.
       let suspension = app.state == .suspended ? [] : suspendNow(name, at: at, checkingLocks: false)
-      return suspension + killForApp(name, .lockedFile(locks), reason: .suspendedWithLockedFile)
+      let pressure = jetsam.pressure
+      let kill = lifecycle.apps[name]?.killForItself(
+        .lockedFile(locks), reason: .suspendedWithLockedFile, pressure: pressure)
+      return suspension + (kill ?? [])
     case .defer:
       var actions: [PolicyAction] = []
       if app.state == .suspended {

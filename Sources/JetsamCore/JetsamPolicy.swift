@@ -10,6 +10,8 @@ public struct JetsamPolicy: Sendable {
 
   /// The lifecycle: every configured app, its state and band, the foreground slots.
   var lifecycle: Lifecycle
+  /// Acknowledgements and their watchdog, background tasks, the app's commands and graceful terminates.
+  var acknowledgements: Acknowledgements
 
   /// Jetsam: the pressure level, the memory available, the kill waiting for its victim.
   var jetsam = JetsamLoop()
@@ -32,6 +34,7 @@ public struct JetsamPolicy: Sendable {
   public init(config: PolicyConfig) {
     self.config = config
     self.lifecycle = Lifecycle(rules: LifecycleRules(config))
+    self.acknowledgements = Acknowledgements(rules: AcknowledgementRules(config))
   }
 
   /// The pressure level in force: the forced level if any, else the measured one.
@@ -97,12 +100,15 @@ public struct JetsamPolicy: Sendable {
     case .resume(let name, let at):
       return afterMoves(try lifecycle.resume(name, at: at), at: at)
     case .kill(let name, let reason, _):
-      return try kill(name, reason: reason)
+      _ = try lifecycle.known(name)
+      return try lifecycle.apps[name]!.killForUser(reason: reason, pressure: jetsam.pressure)
     case .terminate(let name, let at):
-      return try terminate(name, at: at)
+      _ = try lifecycle.known(name)
+      return try acknowledgements.terminate(&lifecycle.apps[name]!, at: at)
     case .reconfigure(let config):
       self.config = config
       lifecycle.rules = LifecycleRules(config)
+      acknowledgements.rules = AcknowledgementRules(config)
       // Budgets may have changed. A reload carries no instant: the origin stands for "sample at once", which the
       // next deadline then does (later samples carry their real instants).
       rewatchEveryApp(at: cpu.nextRoundAt ?? Instant(nanoseconds: 0))
@@ -112,7 +118,8 @@ public struct JetsamPolicy: Sendable {
     case .cpuSampled(let samples, let at):
       return cpuSampled(samples, at: at)
     case .tracerChecked(let name, let pid, let tracer, let at):
-      return tracerChecked(name, pid: pid, tracer: tracer, at: at)
+      let pressure = jetsam.pressure
+      return acknowledging(name) { $0.tracerChecked(pid: pid, tracer: tracer, of: &$1, pressure: pressure, at: at) }
     case .diskWritesSampled(let samples, let at):
       return diskWritesSampled(samples, at: at)
     case .signpostCountersRead(let app, let pid, let reading, let counters, _):
@@ -144,14 +151,14 @@ public struct JetsamPolicy: Sendable {
     case .socketsDefuncted(let name, let pid, let sockets, let problem, _):
       return lifecycle.apps[name]?.socketsDefuncted(pid: pid, sockets: sockets, problem: problem) ?? []
     case .killSignalled(let name, let pid, let at, let memory):
-      killSignalled(name, pid: pid, at: at, memory: memory)
+      lifecycle.apps[name]?.killSignalled(pid: pid, at: at, memory: memory)
       return []
     case .exitRecorded(let record):
       return exitRecorded(record)
     case .hookEnded(let name, let pid, let event, let at):
-      return hookEnded(name, pid: pid, event: event, at: at)
+      return acknowledging(name) { $0.hookEnded(event: event, pid: pid, of: &$1, at: at) }
     case .commandEnded(let name, let pid, let run, let succeeded, let at):
-      return commandEnded(name, pid: pid, run: run, succeeded: succeeded, at: at)
+      return acknowledging(name) { $0.commandEnded(run, succeeded: succeeded, pid: pid, of: &$1, at: at) }
     case .commandRunObserved(let name, let pid, let run, _):
       // Kept for the exit record of the process it ran for.
       if lifecycle.apps[name]?.process?.pid == pid { lifecycle.apps[name]?.process?.commands.keep(run) }

@@ -2,6 +2,26 @@ import JetsamValues
 
 /// An app's commands (``AppCommands``) as its own: starting a run, and the action that runs it.
 extension TrackedApp {
+  /// The runs a delivered event starts: `ready` at `didFinishLaunching`, the saved digest at `didEnterBackground`
+  /// (unless the event's command hook runs first: then at its end), the resumed digest at the `didBecomeActive` that
+  /// ends a return. Also notes which events the runs answer.
+  mutating func commandRuns(for event: AppEvent, hookRuns: Bool) -> [PolicyAction] {
+    let commands = settings.commands
+    guard !commands.isEmpty else { return [] }
+    switch event.kind {
+    case .didFinishLaunching where commands.ready != nil:
+      process?.commands.readyEvent = event.id
+      return startReady()
+    case .didEnterBackground where commands.digest != nil:
+      process?.commands.saveEvent = event.id
+      return hookRuns ? [] : startSavedDigest()
+    case .didBecomeActive where commands.digest != nil && commands.digestValidFor != nil && event.backgroundFor != nil:
+      return commandAction(.digest(.resumed, validFor: nil))
+    default:
+      return []
+    }
+  }
+
   /// Starts a poll of `ready`, counted among the attempts.
   mutating func startReady() -> [PolicyAction] {
     process?.commands.readyAttempts += 1

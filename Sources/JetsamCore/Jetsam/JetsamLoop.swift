@@ -71,12 +71,8 @@ struct JetsamLoop: Sendable {
     return pendingKill == nil && victim(among: apps) == nil
   }
 
-  /// The decision to kill for `kill`, with the pressure that prevails as it is decided (and, for jetsam, its
-  /// `snapshot`): the victim's exit record tells that level and that available memory, not those after the
-  /// victim's memory came back.
-  func decision(_ kill: RequestedKill, snapshot: [SnapshotEntry]? = nil) -> KillInFlight {
-    KillInFlight(kill: kill, level: level, availableBytes: availableBytes ?? 0, snapshot: snapshot)
-  }
+  /// The pressure a kill decided now records.
+  var pressure: DevicePressure { DevicePressure(level: level, availableBytes: availableBytes ?? 0) }
 
   /// Every running app at `at`, in kill order (XNU's jetsam snapshot; the shell fills in the memory).
   func snapshot(of apps: borrowing AppTable, at: Instant) -> [SnapshotEntry] {

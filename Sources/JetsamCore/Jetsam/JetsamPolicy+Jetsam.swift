@@ -31,7 +31,8 @@ extension JetsamPolicy {
       // or it would have been chosen), so the next pass kills it.
       return suspendForPressure(victim.name, at: at) + runJetsam(at: at)
     }
-    let decision = requestKill(victim.name, .jetsam, snapshot: jetsam.snapshot(of: lifecycle.apps, at: at))
+    let decision = jetsam.pressure.decision(.jetsam, snapshot: jetsam.snapshot(of: lifecycle.apps, at: at))
+    lifecycle.apps[victim.name]?.process?.killInFlight = decision
     jetsam.killing(victim.name, pid: pid, until: at.advanced(by: config.killTimeout))
     return [.kill(app: victim.name, pid: pid, reason: .memoryPressure, decision: decision)]
   }
@@ -41,7 +42,8 @@ extension JetsamPolicy {
   private mutating func suspendForPressure(_ name: String, at: Instant) -> [PolicyAction] {
     var actions: [PolicyAction] = []
     for (task, taskName) in (lifecycle.apps[name]?.process?.tasks.open ?? [:]).sorted(by: { $0.key < $1.key }) {
-      actions += deliver(name, AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName), at: at)
+      let warning = AppEvent(id: 0, kind: .backgroundTaskWillExpire, task: task, taskName: taskName)
+      actions += acknowledging(name) { $0.deliver(warning, to: &$1, at: at) }
     }
     lifecycle.apps[name]?.process?.tasks.endAll()
     let since = lifecycle.apps[name]?.process?.backgroundStint?.since ?? at

@@ -67,7 +67,7 @@ struct JetsamLoopMachineTests {
   func decisionAndSnapshot() {
     var loop = JetsamLoop()
     loop.sampled(available: Available.urgent, thresholds: Self.thresholds)
-    let decision = loop.decision(.jetsam)
+    let decision = loop.pressure.decision(.jetsam)
     #expect(decision.level == .urgent && decision.availableBytes == Available.urgent && decision.snapshot == nil)
     let apps = Self.apps([("fg", .foregroundActive), ("s", .suspended), ("bg", .background)])
     #expect(loop.snapshot(of: apps, at: t(5)).map(\.name) == ["s", "bg", "fg"])
