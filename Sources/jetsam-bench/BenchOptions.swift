@@ -8,8 +8,11 @@ struct BenchOptions: Sendable {
   var rates = [200, 1000]
   /// The victim's size in MiB.
   var victimMB = 256
-  /// Apps for the suspend/resume and idle-cost phases.
-  var apps = 200
+  /// Apps for the suspend/resume and idle-cost phases: the fleet the batch and idle targets are set for.
+  var apps = 1_000
+  /// The fleet jetsamd's `daemonRealtimePriority` (`SCHED_FIFO`); nil: jetsamd's default, the normal scheduler, which
+  /// the batch target is set for.
+  var fleetRealtimePriority: Int?
   /// How long the idle daemon's CPU is sampled.
   var idleSeconds = 10.0
   /// Suspend modes whose suspend/resume times are measured (the first one is also used for the idle cost).
@@ -39,14 +42,16 @@ struct BenchOptions: Sendable {
     Measures jetsamd on this machine, side by side with earlyoom 1.7: time from a memory threshold crossing
     (stamped by the allocating process) to the victim's SIGKILL and to its memory being back, at two allocation
     rates; suspend and resume of many apps; the daemon's RSS and CPU while it supervises idle apps.
-    Needs root (cgroups). Takes about 2–3 minutes with the defaults, and the simulator phase up to 3 more.
+    Needs root (cgroups). Takes about 4–5 minutes with the defaults, and the simulator phase up to 3 more.
 
     Options:
       --runs N            measured kills per tool and rate (default 20)
       --rates A,B         allocation rates in MiB/s (default 200,1000)
       --victim-mb N       the victim's size (default 256)
-      --apps N            apps for suspend/resume and idle cost (default 200; the batch target is
-                          20 ms up to 200 apps, 50 ms above; 1000 apps take about a minute to launch)
+      --apps N            apps for suspend/resume and idle cost (default 1000, about a minute to launch;
+                          the batch target is 20 ms up to 200 apps, 50 ms above)
+      --fleet-realtime P  run the fleet's jetsamd at SCHED_FIFO priority P (daemonRealtimePriority);
+                          default: the normal scheduler, jetsamd's default
       --idle-seconds S    CPU sampling window of the idle daemon (default 10)
       --suspend-modes M   signal, freezer or signal,freezer (default signal, jetsamd's default; the first
                           one is used for the idle cost)
@@ -76,6 +81,7 @@ struct BenchOptions: Sendable {
     while let argument = rest.popFirst() {
       switch argument {
       case "--runs": options.runs = try integer(argument)
+      case "--fleet-realtime": options.fleetRealtimePriority = try integer(argument)
       case "--rates":
         let text = try value(argument)
         let rates = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }

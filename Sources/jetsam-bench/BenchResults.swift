@@ -54,7 +54,7 @@ struct BenchResults {
       let count = result.apps == options.apps ? "\(result.apps)" : "\(result.apps) (of \(options.apps) asked for)"
       table.section(
         "Suspend / resume \(count) idle apps (suspend mode \(result.mode), "
-          + "daemonRealtimePriority \(SuspendResumeBench.realtimePriority))")
+          + "daemonRealtimePriority \(options.fleetRealtimePriority.map(String.init) ?? "off"))")
       let batchTarget = options.batchTargetMilliseconds
       let rounds = SuspendResumeBench.batchRounds
       table.add(

@@ -61,20 +61,16 @@ final class SuspendResumeBench {
     self.binaries = binaries
     self.options = options
     self.mode = mode
-    // A roomy device with the default percentages: 200 idle apps stay far from every threshold. The loop at
-    // real-time priority (daemonRealtimePriority, off by default), as a lab that suspends fleets would run it:
-    // otherwise the thousand processes each batch wakes preempt it on their way to stopping.
+    // A roomy device with the default percentages: 1,000 idle apps stay far from every threshold. The loop on the
+    // normal scheduler, as jetsamd runs by default, unless the bench is asked for real-time priority.
+    let realtime = options.fleetRealtimePriority.map { "daemonRealtimePriority: \($0)," } ?? ""
     daemon = try JetsamdInstance(
       binaries: binaries, label: "fleet-\(mode)", root: root, device: "ram: \"4G\"",
-      extra: "suspend: { mode: \"\(mode)\", backgroundGrace: null }, "
-        + "daemonRealtimePriority: \(SuspendResumeBench.realtimePriority),")
+      extra: "suspend: { mode: \"\(mode)\", backgroundGrace: null }, " + realtime)
     client = try daemon.client()
   }
 
   func stop() { daemon.stop() }
-
-  /// The fleet's jetsamd runs its loop at this `SCHED_FIFO` priority (`daemonRealtimePriority`; the report says so).
-  static let realtimePriority = 1
 
   /// How many times the batch suspend and resume are measured (their medians are reported; each round's
   /// kernel check must see every app stopped, then running again).

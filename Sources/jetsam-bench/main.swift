@@ -243,8 +243,8 @@ for line in [
   "  (jetsamd: the device; earlyoom: the victim's cgroup) down by 95 % of the victim. p90/p99 are nearest-rank:",
   "  with 20 runs the p99 is the worst run.",
   "batch = from the request written to the whole answer line read (1,000 apps' JSON, ~300 KB); decoding it is the",
-  "  client's time and is not counted. The fleet's jetsamd runs daemonRealtimePriority: "
-    + "\(SuspendResumeBench.realtimePriority) (off by default).",
+  "  client's time and is not counted. The fleet's jetsamd runs on the normal scheduler (jetsamd's default) unless",
+  "  --fleet-realtime asks for SCHED_FIFO.",
 ] {
   print("note: " + line)
 }
