@@ -191,10 +191,10 @@ final class JetsamdVictimBench {
     guard let record = try killRecord.get() else {
       throw BenchError("jetsamd did not kill the victim within 2 s of the crossing")
     }
-    guard record.reason == .memoryPressure else {
-      throw BenchError("the victim died of \(record.terminationReason), not of jetsamd's kill under pressure")
+    guard record.cause.reason == .memoryPressure else {
+      throw BenchError("the victim died of \(record.cause.terminationReason), not of jetsamd's kill under pressure")
     }
-    guard let signalled = record.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {
+    guard let signalled = record.cause.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {
       throw BenchError(
         "the victim's exit record has no killSignalledNanoseconds: this jetsamd does not stamp its SIGKILL yet, "
           + "so the kill instant is unknown")

@@ -81,10 +81,10 @@ struct AppLifecycleTests {
     let record = try #require(try daemon.waitForRecords(1).first)
     let elapsed = Date().timeIntervalSince(start)
     #expect(record.pid == pid)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
-    #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.state == .background)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.evidence.watchdogEvent == "didEnterBackground")
+    #expect(record.lifecycle.state == .background)
     #expect(elapsed >= 0.45 && elapsed < 5, "the 5 s deadline scaled by 0.1 (took \(elapsed) s)")
     #expect(!isAlive(pid))
     let table = try daemon.ctl(["exits"]).stdout
@@ -177,9 +177,9 @@ struct AppLifecycleTests {
     // On iOS's clock, from the request that sent the events.
     let elapsed = Date().timeIntervalSince(start) / scale
     #expect(record.pid == pid)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.watchdogEvent == hang.event)
-    let inHandler = (record.watchdogSeconds ?? 0) / scale
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.evidence.watchdogEvent == hang.event)
+    let inHandler = (record.evidence.watchdogSeconds ?? 0) / scale
     // Its whole deadline, not less; a late deadline timer (a loaded machine) may add a little, but less than the
     // time any earlier handler took (3 s at least), which a deadline counted from the wrong event would add.
     #expect(
@@ -200,9 +200,9 @@ struct AppLifecycleTests {
       daemon, "hung", ["SILENT": "1"], options: ["--background", "--acknowledgements", "always"])
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
     #expect(record.app == "hung" && record.pid == hung)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.watchdogEvent == "didFinishLaunching")
-    #expect(record.endedBy == .jetsam)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.evidence.watchdogEvent == "didFinishLaunching")
+    #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.appWatchdog: 1])
     #expect(try daemon.apps()["quiet"]?.pid == quiet, "auto does not watch a program that never spoke")
     let bad = try daemon.ctl(["launch", "x", "--acknowledgements", "sometimes", "--", "/bin/true"])
@@ -221,11 +221,11 @@ struct AppLifecycleTests {
     #expect(try daemon.apps()["uploader"]?.state == "background", "a task keeps it from being suspended")
     #expect(processState(pid: pid) != "T")
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
-    #expect(record.reason == .backgroundTaskAssertionTimeout)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
-    #expect(record.endedBy == .jetsam)
+    #expect(record.cause.reason == .backgroundTaskAssertionTimeout)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x2182bad2")
+    #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.backgroundTaskAssertionTimeout: 1])
-    #expect(record.openBackgroundTasks == ["upload"])
+    #expect(record.evidence.openBackgroundTasks == ["upload"])
     #expect(try daemon.ctl(["exits"]).stdout.contains("open tasks: upload"))
     let seen = Self.events(events)
     #expect(seen.contains("backgroundTaskWillExpire"), "warned first: \(seen)")
@@ -261,7 +261,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "sleeper")
-    #expect(record.reason == .memoryPressure)
+    #expect(record.cause.reason == .memoryPressure)
     try daemon.waitUntil("the warning") { Self.events(events).contains("memoryWarning") }
     #expect(Self.lines(events).contains { $0.hasPrefix("memoryWarning") && $0.contains("level=urgent") })
     #expect(!Self.events(suspendedEvents).contains("memoryWarning"), "a suspended app gets no warning")
@@ -285,7 +285,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["suspend", "notes"]).status == 0)
     #expect(try daemon.ctl(["kill", "notes"]).status == 0)  // memoryPressure by default
     let first = try #require(try daemon.waitForRecords(1).first)
-    #expect(first.stateSummary?.hasPrefix("seen ") == true)
+    #expect(first.savedState.summary?.hasPrefix("seen ") == true)
 
     #expect(try daemon.ctl(["activate", "notes"]).status == 0)
     try daemon.waitUntil("the relaunch") { Self.lines(events).filter { $0.hasPrefix("launch") }.count == 2 }
@@ -330,7 +330,7 @@ struct AppLifecycleTests {
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim")
     #expect(record.pid == victim)
-    #expect(record.reason == .appWatchdog)
+    #expect(record.cause.reason == .appWatchdog)
     #expect(try daemon.ctl(["status"]).status == 0, "the daemon is unharmed")
     #expect(try daemon.apps()["forger"]?.pid != nil)
   }
@@ -354,8 +354,8 @@ struct AppLifecycleTests {
     // Launching each pushed the previous one to the background: saving's hook ran then.
     #expect(try daemon.ctl(["background", "stuck"]).status == 0)
     let stuck = try #require(try daemon.waitForRecords(1).first { $0.app == "stuck" })
-    #expect(stuck.reason == .appWatchdog)
-    #expect(stuck.watchdogEvent == "didEnterBackground")
+    #expect(stuck.cause.reason == .appWatchdog)
+    #expect(stuck.evidence.watchdogEvent == "didEnterBackground")
     #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "saved\n")
     usleep(1_500_000)  // well past every deadline
     let apps = try daemon.apps()

@@ -53,11 +53,11 @@ struct CommandProtocolTests {
     }
     #expect(try daemon.apps()[name]?.savedDigest == digest, "what the digest command printed")
     let (record, info) = try RestorationTests.jetsamKillWhileSuspendedAndRelaunch(daemon, name)
-    #expect(record.stateDigest == digest)
+    #expect(record.savedState.digest == digest)
     // The verdict is kept in the relaunch's exit record too; the kill also ends the server (no redis is left).
     #expect(try daemon.ctl(["kill", name]).status == 0)
     let judged = try daemon.waitForRecords(2).last
-    #expect(judged?.launch == 2 && judged?.restoration?.rawValue == info.restoration)
+    #expect(judged?.launch == 2 && judged?.savedState.restoration?.rawValue == info.restoration)
     return (digest, record, info)
   }
 

@@ -80,7 +80,7 @@ struct CommandResumptionTests {
     #expect(try daemon.ctl(["kill", "lasting"]).status == 0)
     let records = try daemon.waitForRecords(2)
     let brief = try #require(records.first { $0.app == "brief" })
-    #expect(brief.resumption == .stale)
+    #expect(brief.savedState.resumption == .stale)
     let runs = try #require(brief.commands, "\(brief)")
     // (The kill's didEnterBackground takes one more saved digest.)
     // In the order they ended: a ready poll that failed at first may succeed after the saved digest (it is kept once,

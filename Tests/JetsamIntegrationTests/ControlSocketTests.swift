@@ -148,8 +148,9 @@ struct ControlSocketTests {
     for index in 0..<4_000 {
       let record = ExitRecord(
         time: now, app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
-        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9,
-        exitCode: nil, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .urgent, deviceAvailableBytes: 0)
+        cause: ExitCause(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", signal: 9),
+        lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 1, stateSeconds: 1),
+        pressure: ExitPressure(level: .urgent, availableBytes: 0))
       text += String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
     }
     try text.write(toFile: daemon.recordLogPath, atomically: false, encoding: .utf8)

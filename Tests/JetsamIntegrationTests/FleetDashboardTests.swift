@@ -167,7 +167,8 @@ struct FleetDashboardTests {
     #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.reason == .memoryPressure && record.state == .suspended && record.endedBy == .jetsam)
+    #expect(
+      record.cause.reason == .memoryPressure && record.lifecycle.state == .suspended && record.cause.endedBy == .jetsam)
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", "demo"]).status == 0)
     try daemon.waitUntil("demo's relaunch to get its verdict", timeout: 30) {

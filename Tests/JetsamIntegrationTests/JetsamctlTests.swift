@@ -76,8 +76,8 @@ struct JetsamctlTests {
     #expect(try daemon.ctl(["terminate", "maps"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "maps")
-    #expect(record.reason == .normalAppExit)
-    #expect(record.terminationReason == "JETSAM terminate")
+    #expect(record.cause.reason == .normalAppExit)
+    #expect(record.cause.terminationReason == "JETSAM terminate")
     #expect(!isAlive(maps))
     #expect(try daemon.apps()["maps"]?.state == "notRunning")
     #expect(try daemon.ctlJSON(StatusInfo.self, ["status"]).recordsWritten == 1)
@@ -100,7 +100,7 @@ struct JetsamctlTests {
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--limit", "1"]).map(\.app) == ["two"])
     #expect(try daemon.ctl(["exits", "--limit", "0"]).status == 64)
     #expect(try daemon.ctl(["exits", "--limit", "100001"]).status == 1, "jetsamd refuses more than 100,000")
-    #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--app", "two"]).map(\.reason) == [.abnormal])
+    #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--app", "two"]).map(\.cause.reason) == [.abnormal])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", between]).map(\.app) == ["two"])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", "1h"]).count == 2)
     #expect(try daemon.ctl(["exits", "--since", "yesterday-ish"]).status == 64)
@@ -110,7 +110,7 @@ struct JetsamctlTests {
     try daemon.waitUntil("the follower's first answer") { follower.answered }
     try daemon.launch("three", ["crash", "segv"])
     try daemon.waitUntil("the followed record") { follower.records.contains { $0.app == "three" } }
-    #expect(follower.records.first { $0.app == "three" }?.reason == .badAccess)
+    #expect(follower.records.first { $0.app == "three" }?.cause.reason == .badAccess)
   }
 
   /// A 1 GiB device: urgent below 500M available.
@@ -155,7 +155,7 @@ struct JetsamctlTests {
     }
     let killed = try daemon.recordsOnDisk().map(\.app)
     #expect(killed == Array(["a", "b", "c"].prefix(killed.count)), "\(killed)")
-    #expect(try daemon.recordsOnDisk().allSatisfy { $0.reason == .memoryPressure })
+    #expect(try daemon.recordsOnDisk().allSatisfy { $0.cause.reason == .memoryPressure })
 
     #expect(try daemon.ctl(["pressure", "release"]).status == 0)
     try daemon.waitUntil("the balloon's memory to come back") {

@@ -53,11 +53,13 @@ struct KillInFlightTests {
     try daemon.jetsamd.startAgain()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim" && record.pid == victim)
-    #expect(record.reason == .memoryPressure, "trial \(trial): \(record.reason) \(record.terminationReason)")
-    #expect(record.endedBy == .jetsam)
-    #expect(record.pressureLevel == .critical)
     #expect(
-      Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
+      record.cause.reason == .memoryPressure, "trial \(trial): \(record.cause.reason) \(record.cause.terminationReason)"
+    )
+    #expect(record.cause.endedBy == .jetsam)
+    #expect(record.pressure.level == .critical)
+    #expect(
+      Set(record.pressure.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
     #expect(isAlive(bystander), "the bystander was adopted, not killed")
     #expect(try daemon.apps()["bystander"]?.pid == bystander)
   }
@@ -104,9 +106,9 @@ struct KillInFlightTests {
     held.release()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim" && record.pid == victim)
-    #expect(record.reason == .memoryPressure, "\(record.reason) \(record.terminationReason)")
-    #expect(record.pressureLevel == .critical)
-    #expect(Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"])
+    #expect(record.cause.reason == .memoryPressure, "\(record.cause.reason) \(record.cause.terminationReason)")
+    #expect(record.pressure.level == .critical)
+    #expect(Set(record.pressure.snapshot?.map(\.name) ?? []) == ["victim", "bystander"])
   }
 
   /// Removes every app's kill in flight from the state file at `stateFile`.

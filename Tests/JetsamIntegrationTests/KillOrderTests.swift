@@ -75,13 +75,13 @@ struct KillOrderTests {
     #expect(killed.count >= 2 && killed.count < 20, "killed \(killed)")
     #expect(killed == Array(order.prefix(killed.count)), "kill order \(killed) is not the suspension order \(order)")
     for record in records {
-      #expect(record.reason == .memoryPressure)
-      #expect(record.terminationReason == "JETSAM memory-pressure")
-      #expect(record.state == .suspended)
-      #expect(record.signal == 9)
+      #expect(record.cause.reason == .memoryPressure)
+      #expect(record.cause.terminationReason == "JETSAM memory-pressure")
+      #expect(record.lifecycle.state == .suspended)
+      #expect(record.cause.signal == 9)
       #expect(record.pid == pids[record.app])
-      #expect(record.memoryBytes >= 16 << 20)
-      let snapshot = try #require(record.snapshot)
+      #expect(record.usage.memoryBytes >= 16 << 20)
+      let snapshot = try #require(record.pressure.snapshot)
       #expect(snapshot.first?.name == record.app, "the victim heads its own snapshot")
       #expect(snapshot.contains { $0.name == "camera" && $0.state == .foreground })
       #expect(!isAlive(record.pid))
@@ -146,10 +146,13 @@ struct KillOrderTests {
     #expect(records.map(\.app) == ["maps", "early", "late"], "\(records.map(\.app))")
     // iOS's escalation: a background app is moved to Suspended, then killed as one, saying how long it ran.
     let dying: CoarseState = suspendingFirst ? .suspended : .background
-    #expect(records.map(\.state) == [.suspended, dying, dying], "\(records.map(\.state))")
-    #expect(records[0].backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
-    #expect(records[1...].allSatisfy { ($0.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
-    #expect(records.allSatisfy { $0.reason == .memoryPressure && $0.terminationReason == "JETSAM memory-pressure" })
+    #expect(records.map(\.lifecycle.state) == [.suspended, dying, dying], "\(records.map(\.lifecycle.state))")
+    #expect(records[0].lifecycle.backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
+    #expect(records[1...].allSatisfy { ($0.lifecycle.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
+    #expect(
+      records.allSatisfy {
+        $0.cause.reason == .memoryPressure && $0.cause.terminationReason == "JETSAM memory-pressure"
+      })
     #expect(!isAlive(maps) && !isAlive(early) && !isAlive(late))
     #expect(isAlive(camera), "the foreground app dies only at critical")
     #expect(try daemon.apps()["camera"]?.state == "foreground")

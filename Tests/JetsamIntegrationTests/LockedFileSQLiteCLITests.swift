@@ -90,10 +90,10 @@ extension LockedFileIntegrationTests {
     #expect(try daemon.ctl(["background", "cli"]).status == 0)
     try daemon.ctl(["suspend", "cli"])
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.pid == cli.pid && record.reason == .suspendedWithLockedFile, "\(record)")
-    #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.endedBy == .jetsam && record.state == .suspended)
-    let locks = record.lockedFiles ?? []
+    #expect(record.pid == cli.pid && record.cause.reason == .suspendedWithLockedFile, "\(record)")
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0xdead10cc")
+    #expect(record.cause.endedBy == .jetsam && record.lifecycle.state == .suspended)
+    let locks = record.evidence.lockedFiles ?? []
     #expect(
       locks.contains { $0.path == cli.database && $0.type == "posix" && $0.access == "write" && $0.pid == cli.pid },
       "\(locks)")

@@ -38,7 +38,7 @@ struct MemoryDiskMetricsIntegrationTests {
       "writer", ["if=/dev/zero", "of=\(directory)/out", "bs=1M", "count=3", "conv=fsync", "status=none"],
       executable: "/bin/dd")
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.reason == .normalAppExit, "dd ends on its own: \(record)")
+    #expect(record.cause.reason == .normalAppExit, "dd ends on its own: \(record)")
     #expect((record.launchMetrics?.bytesWritten ?? 0) >= 3 << 20, "\(String(describing: record.launchMetrics))")
   }
 

@@ -115,7 +115,7 @@ struct MetricsIntegrationTests {
     try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
     _ = try daemon.waitForRecords(4)
     #expect(try daemon.jetsamKills(once: 2) == [.memoryPressure: 1, .memoryResourceLimit: 1])
-    let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.endedBy) })
+    let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.cause.endedBy) })
     #expect(endedBy == ["asked": .request, "ended": .request, "victim": .jetsam, "hog": .memoryLimit])
   }
 
@@ -177,12 +177,12 @@ struct MetricsIntegrationTests {
     #expect(records.count == 3)
     for record in records {
       let key =
-        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.cause.reason.rawValue)",state="\#(record.lifecycle.state)"}"#
       #expect(samples[key] == 1, "\(key) in \(result.stdout)")
     }
     #expect(samples.keys.filter { $0.hasPrefix("jetsam_exits_total{") }.count == 3)
     // Both kills were requests (kill --reason): none of them is jetsam's.
-    #expect(records.allSatisfy { $0.endedBy != .jetsam })
+    #expect(records.allSatisfy { $0.cause.endedBy != .jetsam })
     #expect(!samples.keys.contains { $0.hasPrefix("jetsam_kills_total{") }, "a requested kill counted as jetsam's")
     #expect(samples["jetsam_exit_records_written_total"] == 3)
     // Gauges: what ps and pressure say now.
@@ -292,7 +292,7 @@ struct MetricsIntegrationTests {
     #expect(samples["node_textfile_scrape_error"] == 0, "\(scraped)")
     for record in records {
       let key =
-        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.cause.reason.rawValue)",state="\#(record.lifecycle.state)"}"#
       #expect(samples[key] == 1, "\(key) in \(scraped)")
     }
     #expect(samples["jetsam_exit_records_written_total"] == 2)

@@ -162,7 +162,7 @@ struct RecordLogTests {
     let logged = try Self.wholeRecords(daemon.recordLogPath)
     #expect(!left.isEmpty)
     #expect((logged + left).map(\.app).sorted() == names.sorted(), "each death once, in the log or left over")
-    #expect(left.allSatisfy { $0.reason == .normalAppExit })
+    #expect(left.allSatisfy { $0.cause.reason == .normalAppExit })
 
     disk.free()
     try daemon.jetsamd.startAgain()

@@ -75,7 +75,7 @@ struct RestartTests {
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
     let records = try daemon.waitForRecords(4)
     #expect(Array(records.map(\.app).prefix(3)) == order, "\(records.map(\.app))")
-    #expect(records.prefix(3).allSatisfy { $0.reason == .memoryPressure && $0.state == .suspended })
+    #expect(records.prefix(3).allSatisfy { $0.cause.reason == .memoryPressure && $0.lifecycle.state == .suspended })
   }
 
   @Test("an app that died while no daemon ran gets one honest record, never a duplicate")
@@ -92,9 +92,10 @@ struct RestartTests {
     let records = try daemon.waitForRecords(2)
     let doomedRecord = try #require(records.first { $0.app == "doomed" })
     #expect(doomedRecord.pid == doomed)
-    #expect(doomedRecord.reason == .abnormal)
+    #expect(doomedRecord.cause.reason == .abnormal)
     #expect(
-      doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
+      doomedRecord.cause.terminationReason == "SIGNAL 0x9"
+        || doomedRecord.cause.terminationReason == "JETSAM exited-unsupervised")
     #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
     #expect(try daemon.apps()["doomed"]?.state == "notRunning")
   }
@@ -121,8 +122,8 @@ struct RestartTests {
     try daemon.restart()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == victim)
-    #expect(record.reason == .appWatchdog, "not an unexplained exit: \(record.terminationReason)")
-    #expect(record.terminationReason == ExitReason.appWatchdog.requestedKillCode)
-    #expect(record.pressureLevel == .normal)
+    #expect(record.cause.reason == .appWatchdog, "not an unexplained exit: \(record.cause.terminationReason)")
+    #expect(record.cause.terminationReason == ExitReason.appWatchdog.requestedKillCode)
+    #expect(record.pressure.level == .normal)
   }
 }

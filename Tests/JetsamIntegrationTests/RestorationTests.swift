@@ -51,8 +51,8 @@ struct RestorationTests {
     #expect(try daemon.ctl(["suspend", name]).status == 0)
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })
-    #expect(record.reason == .memoryPressure)
-    #expect(record.state == .suspended)
+    #expect(record.cause.reason == .memoryPressure)
+    #expect(record.lifecycle.state == .suspended)
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", name]).status == 0)
     var info: AppInfo?
@@ -60,7 +60,7 @@ struct RestorationTests {
       info = try daemon.apps()[name]
       return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
     }
-    #expect(info?.previousDigest == record.stateDigest)
+    #expect(info?.previousDigest == record.savedState.digest)
     return (record, try #require(info))
   }
 
@@ -69,7 +69,7 @@ struct RestorationTests {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
-    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
+    #expect(record.savedState.digest != nil, "the saved digest is in the exit record")
     #expect(info.restoration == "match")
     #expect(info.stateSummary?.hasPrefix("count=") == true, "\(info.stateSummary ?? "nil")")
   }
@@ -79,12 +79,12 @@ struct RestorationTests {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let (killed, first) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
-    #expect(killed.stateDigest != nil, "the saved digest is in the exit record")
+    #expect(killed.savedState.digest != nil, "the saved digest is in the exit record")
     #expect(first.restoration == "match")
     // Killed in the foreground: it never reached didEnterBackground, so it saved nothing new.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     let records = try daemon.waitForRecords(2)
-    #expect(records[1].stateDigest != nil && records[1].stateDigest == records[0].stateDigest)
+    #expect(records[1].savedState.digest != nil && records[1].savedState.digest == records[0].savedState.digest)
     #expect(try daemon.ctl(["activate", "demo"]).status == 0)
     var info: AppInfo?
     try daemon.waitUntil("the third launch's verdict") {
@@ -111,7 +111,7 @@ struct RestorationTests {
     _ = try daemon.waitForRecords(2)
     try daemon.restart()
     let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
-    #expect(judged.map(\.launch) == [2] && judged.first?.restoration?.rawValue == verdict)
+    #expect(judged.map(\.launch) == [2] && judged.first?.savedState.restoration?.rawValue == verdict)
     #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
@@ -165,11 +165,11 @@ struct RestorationTests {
     // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.resumption?.rawValue == verdict && record.resumedDigest == info.resumedDigest)
-    #expect(record.resumedStateValidForSeconds == Double(validFor))
+    #expect(record.savedState.resumption?.rawValue == verdict && record.savedState.resumedDigest == info.resumedDigest)
+    #expect(record.savedState.resumedStateValidForSeconds == Double(validFor))
     try daemon.restart()
     let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
-    #expect(judged.map(\.resumption?.rawValue) == [verdict])
+    #expect(judged.map(\.savedState.resumption?.rawValue) == [verdict])
     #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
@@ -212,7 +212,7 @@ struct RestorationTests {
     let command =
       language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
     let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
-    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
+    #expect(record.savedState.digest != nil, "the saved digest is in the exit record")
     #expect(info.restoration == "match")
     let output = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(language).log", encoding: .utf8)
     for event in ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"] {
@@ -238,6 +238,6 @@ struct RestorationTests {
       #expect(try daemon.ctl(["background", "demo"]).status == 0)
     }
     let record = try #require(try daemon.waitForRecords(1, timeout: 15).first)
-    #expect(record.reason == reason)
+    #expect(record.cause.reason == reason)
   }
 }

@@ -77,8 +77,8 @@ struct StuckSuspendTests {
     #expect(try daemon.ctl(["pressure", "allocate", String(balloon)]).status == 0)
     let records = try daemon.waitForRecords(1)
     #expect(records.map(\.app) == ["older"], "the longest-suspended app dies first: \(records.map(\.app))")
-    #expect(records.first?.reason == .memoryPressure)
-    #expect(records.first?.killSignalledNanoseconds != nil)
+    #expect(records.first?.cause.reason == .memoryPressure)
+    #expect(records.first?.cause.killSignalledNanoseconds != nil)
     #expect(!isAlive(older))
     #expect(isAlive(old) && isAlive(stuck))
     // Still pending: the app is shown suspended, its processes not yet stopped.
@@ -115,8 +115,8 @@ struct StuckSuspendTests {
     try daemon.waitUntil("the suspension to be complete") { try daemon.apps()["stuck"]?.suspendIncomplete == nil }
     #expect(try daemon.ctl(["kill", "stuck"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.state == .suspended)
-    #expect(record.suspendIncomplete == nil, "it did stop in the end")
+    #expect(record.lifecycle.state == .suspended)
+    #expect(record.lifecycle.suspendIncomplete == nil, "it did stop in the end")
   }
 }
 

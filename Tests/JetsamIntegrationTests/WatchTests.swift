@@ -92,11 +92,11 @@ struct WatchTests {
     let kill = try #require(notes.first { $0.kind == .kill })
     #expect(kill.reason == .memoryPressure && kill.pid == pid)
     let exit = try #require(notes.first { $0.kind == .exit }?.record)
-    #expect(exit.reason == .memoryPressure && exit.state == .suspended && exit.pid == pid)
+    #expect(exit.cause.reason == .memoryPressure && exit.lifecycle.state == .suspended && exit.pid == pid)
     // In the order they happened, on the clock of the record's kill instant.
     let times = seen.map(\.monotonicNanoseconds)
     #expect(times == times.sorted())
-    let killSignalled = try #require(exit.killSignalledNanoseconds)
+    let killSignalled = try #require(exit.cause.killSignalledNanoseconds)
     #expect(abs(kill.monotonicNanoseconds - killSignalled) < 1_000_000_000)
     let memory = try #require(seen.last)
     #expect(memory.memory?["early"] ?? 0 > 0)

@@ -76,7 +76,8 @@ struct WatchdogDebuggerIntegrationTests {
     #expect(strace.stop(signal: SIGTERM), "strace detaches and ends")
     #expect(isAlive(pid) && Self.tracer(of: pid) == 0)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == .appWatchdog && record.watchdogEvent == "didEnterBackground")
+    #expect(
+      record.pid == pid && record.cause.reason == .appWatchdog && record.evidence.watchdogEvent == "didEnterBackground")
     let released = Self.holds(watch).last
     #expect(released?.tracerPid == nil && released != nil, "the stream said the watchdog runs again")
   }
@@ -110,7 +111,7 @@ struct WatchdogDebuggerIntegrationTests {
       _ = strace.stop(signal: SIGTERM)
     }
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == .appWatchdog)
+    #expect(record.pid == pid && record.cause.reason == .appWatchdog)
     #expect(Self.holds(watch).isEmpty)
   }
 }

@@ -295,9 +295,10 @@ struct ControlRequestHandlerTests {
     let fixture = try Fixture()
     func record(_ app: String, pid: Int32) -> ExitRecord {
       ExitRecord(
-        app: app, pid: pid, launch: 1, reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam,
-        state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
-        deviceAvailableBytes: 0)
+        app: app, pid: pid, launch: 1,
+        cause: ExitCause(reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam, signal: 9),
+        lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 2, stateSeconds: 1),
+        pressure: ExitPressure(level: .critical, availableBytes: 0))
     }
     // "logged" is durable and, as the loop has not heard so yet, still queued; "queued" is only queued.
     try fixture.records.recordLog.append(record("logged", pid: 7))

@@ -19,10 +19,10 @@ struct PolicyAnnouncerTests {
     _ app: String, _ reason: ExitReason, endedBy: ExitAgent? = nil, watchdogEvent: String? = nil
   ) -> ExitRecord {
     var record = AppSupervisorTests.record(app)
-    record.reason = reason
-    record.state = .suspended
-    record.endedBy = endedBy
-    record.watchdogEvent = watchdogEvent
+    record.cause.reason = reason
+    record.lifecycle.state = .suspended
+    record.cause.endedBy = endedBy
+    record.evidence.watchdogEvent = watchdogEvent
     return record
   }
 

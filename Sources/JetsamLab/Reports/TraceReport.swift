@@ -137,7 +137,7 @@ enum TraceReport {
         guard let pid, let record = change.record else { continue }
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record))
         events.append(
-          instant("exit: \(record.reason.rawValue)", pid: pid, tid: 1, ts: ts, args: ["record": object]))
+          instant("exit: \(record.cause.reason.rawValue)", pid: pid, tid: 1, ts: ts, args: ["record": object]))
       case .device:
         events.append(
           instant("charging \(change.charging == true ? "on" : "off")", pid: device, tid: 1, ts: ts, args: [:]))

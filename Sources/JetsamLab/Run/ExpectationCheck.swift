@@ -110,17 +110,17 @@ struct ExpectationCheck {
 
 extension ExitPattern {
   func matches(_ record: ExitRecord) -> Bool {
-    record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state.rawValue == state)
-      && (launch == nil || record.launch == launch)
-      && (lockedFile == nil || record.lockedFiles?.contains { $0.path == lockedFile } == true)
+    record.app == app && (reason == nil || record.cause.reason == reason)
+      && (state == nil || record.lifecycle.state.rawValue == state) && (launch == nil || record.launch == launch)
+      && (lockedFile == nil || record.evidence.lockedFiles?.contains { $0.path == lockedFile } == true)
   }
 }
 
 extension ExitRecord {
   /// `mail launch 2: memoryPressure in suspended`.
   var labSummary: String {
-    let held = lockedFiles.map { " holding \($0.map(\.path).joined(separator: ", "))" } ?? ""
-    return "\(app) launch \(launch): \(reason.rawValue) in \(state)\(held)"
+    let held = evidence.lockedFiles.map { " holding \($0.map(\.path).joined(separator: ", "))" } ?? ""
+    return "\(app) launch \(launch): \(cause.reason.rawValue) in \(lifecycle.state)\(held)"
   }
   /// One exit of one launch.
   var labKey: String { "\(app)#\(launch)" }

@@ -49,7 +49,7 @@ extension AppReportingView {
         info.stopping = true
       }
     }
-    info.stateSummary = status.summary ?? policy.lastExit(of: status.name)?.stateSummary
+    info.stateSummary = status.summary ?? policy.lastExit(of: status.name)?.savedState.summary
     return info
   }
 }
