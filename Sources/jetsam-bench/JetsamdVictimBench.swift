@@ -191,7 +191,8 @@ final class JetsamdVictimBench {
     guard let record = try killRecord.get() else {
       throw BenchError("jetsamd did not kill the victim within 2 s of the crossing")
     }
-    guard record.cause.reason == .memoryPressure else {
+    // Who ended it is the record's fact: a reason alone does not tell jetsam's kill from a requested one.
+    guard record.cause.endedBy == .jetsam, record.cause.reason == .memoryPressure else {
       throw BenchError("the victim died of \(record.cause.terminationReason), not of jetsamd's kill under pressure")
     }
     guard let signalled = record.cause.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {

@@ -213,7 +213,8 @@ struct CheckProbe {
     guard let killed else {
       return result("restoration", title, start, .failed, "jetsam did not kill it while suspended")
     }
-    guard killed.cause.reason == .memoryPressure, killed.lifecycle.state == .suspended else {
+    guard killed.cause.endedBy == .jetsam, killed.cause.reason == .memoryPressure, killed.lifecycle.state == .suspended
+    else {
       return result("restoration", title, start, .failed, "it exited otherwise: \(killed.labDetail)")
     }
     let relaunched = now()

@@ -61,7 +61,10 @@ public struct Journal: Sendable {
 
   /// The MESSAGE_ID for an exit record.
   public static func messageID(for record: ExitRecord) -> String {
-    switch record.cause.reason {
+    // The kills' own IDs are for the kills jetsam made, as who ended the app says, never guessed from the reason: a
+    // request that names a kill's reason (`kill --reason memoryPressure`) is a requested kill, an exit like others.
+    if record.cause.endedBy == .request { return MessageID.appExit }
+    return switch record.cause.reason {
     case .memoryPressure: MessageID.jetsamKill
     case .memoryResourceLimit: MessageID.memoryLimitKill
     case .appWatchdog, .backgroundTaskAssertionTimeout: MessageID.watchdogKill
