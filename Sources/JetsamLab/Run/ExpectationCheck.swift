@@ -111,7 +111,7 @@ struct ExpectationCheck {
 extension ExitPattern {
   func matches(_ record: ExitRecord) -> Bool {
     record.app == app && (reason == nil || record.cause.reason == reason)
-      && (state == nil || record.lifecycle.state.rawValue == state) && (launch == nil || record.launch == launch)
+      && (state == nil || record.lifecycle.state == state) && (launch == nil || record.launch == launch)
       && (lockedFile == nil || record.evidence.lockedFiles?.contains { $0.path == lockedFile } == true)
   }
 }

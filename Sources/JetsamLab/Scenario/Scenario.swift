@@ -157,7 +157,7 @@ public struct ExitPattern: Sendable, CustomStringConvertible {
   public var app: String
   public var reason: ExitReason?
   /// `foreground`, `background` or `suspended`.
-  public var state: String?
+  public var state: CoarseState?
   public var launch: Int?
   /// A file the record's `lockedFiles` must name (a `suspendedWithLockedFile` kill's evidence).
   public var lockedFile: String?

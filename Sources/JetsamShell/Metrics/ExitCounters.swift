@@ -17,7 +17,7 @@ struct ExitCounters {
   struct ExitKey: Hashable {
     var app: String
     var reason: ExitReason
-    var state: String
+    var state: CoarseState
   }
 
   struct VerdictKey: Hashable {
@@ -52,7 +52,7 @@ struct ExitCounters {
   mutating func count(_ record: ExitRecord, configured: Bool) {
     let app = label(for: record.app, configured: configured)
     let cause = record.cause
-    exits[ExitKey(app: app, reason: cause.reason, state: record.lifecycle.state.rawValue), default: 0] += 1
+    exits[ExitKey(app: app, reason: cause.reason, state: record.lifecycle.state), default: 0] += 1
     launches[app, default: MetricTotals()].count(record)
     if cause.endedBy?.isJetsamKill == true { jetsamKills[cause.reason, default: 0] += 1 }
     if cause.reason == .appWatchdog, let event = record.evidence.watchdogEvent { watchdogKills[event, default: 0] += 1 }
