@@ -283,7 +283,7 @@ final class JetsamdVictimBench {
     let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
     let bytes = Int64(chunks) * AllocatorModel.mebibyte
     try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) {
-      (try client.apps()[name]?.memoryBytes ?? 0) >= bytes
+      (try client.apps()[name]?.measured.memoryBytes ?? 0) >= bytes
     }
     return pid
   }
@@ -291,12 +291,12 @@ final class JetsamdVictimBench {
   /// Kills the named apps (those still running) and waits until jetsamd reports them gone.
   private func killAndWait(_ names: [String]) throws {
     let apps = try client.apps()
-    for name in names where apps[name]?.pid != nil {
+    for name in names where apps[name]?.status.pid != nil {
       _ = try? client.send(ControlRequest(verb: .kill, app: name))
     }
     try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: .seconds(10)) {
       let apps = try client.apps()
-      return names.allSatisfy { apps[$0]?.pid == nil }
+      return names.allSatisfy { apps[$0]?.status.pid == nil }
     }
   }
 }

@@ -67,15 +67,17 @@ struct Output {
     default:
       if let apps = response.apps {
         if json { return printJSON(apps) }
-        for app in apps { print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")") }
+        for app in apps {
+          print("\(app.status.name): \(app.status.state.rawValue)\(app.status.pid.map { " (pid \($0))" } ?? "")")
+        }
         return
       }
       guard let app = response.app else { return }
       if json { return printJSON(app) }
       if request.verb == .launch {
-        print(app.pid.map(String.init) ?? "-")
+        print(app.status.pid.map(String.init) ?? "-")
       } else {
-        print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")")
+        print("\(app.status.name): \(app.status.state.rawValue)\(app.status.pid.map { " (pid \($0))" } ?? "")")
       }
     }
   }
@@ -196,11 +198,13 @@ struct Output {
   }
 
   private func table(_ apps: [AppInfo]) {
-    let rows = apps.map { a in
-      [
-        a.name, a.pid.map(String.init) ?? "-", Self.stateText(a), a.band.description, ByteSize.format(a.memoryBytes),
-        a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
-        String(a.launch), a.restoration ?? "-", a.resumption ?? "-",
+    let rows = apps.map { app in
+      let (status, measured) = (app.status, app.measured)
+      return [
+        status.name, status.pid.map(String.init) ?? "-", Self.stateText(app), status.band.description,
+        ByteSize.format(measured.memoryBytes), measured.memoryLimitBytes.map { ByteSize.format($0) } ?? "-",
+        String(format: "%.1f", measured.stateSeconds), String(status.launch), status.restoration?.rawValue ?? "-",
+        status.resumption?.verdict.rawValue ?? "-",
       ]
     }
     printTable(
@@ -210,9 +214,10 @@ struct Output {
   /// `suspended`, or how far its suspension got: `suspended (stopping)` while its processes are told to stop,
   /// `suspended (incomplete)` when they did not all stop within the suspend timeout.
   static func stateText(_ app: AppInfo) -> String {
-    if app.suspendIncomplete == true { return app.state + " (incomplete)" }
-    if app.stopping == true { return app.state + " (stopping)" }
-    return app.state
+    let state = app.status.state.coarseName
+    if app.status.suspendIncomplete { return state + " (incomplete)" }
+    if app.measured.stopping { return state + " (stopping)" }
+    return state
   }
 
   private func printTable(_ header: [String]?, _ rows: [[String]]) {

@@ -147,7 +147,7 @@ struct AppLifecycleTests {
       : ["/usr/bin/python3", Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/hanging_app.py"]
     let options = (hang.background ? ["--background"] : []) + ["--env", "HANG_IN=\(hang.event)"]
     try Self.expectKilledInItsHandler(daemon, hang) {
-      try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs"] + options + ["--"] + command).pid)
+      try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs"] + options + ["--"] + command).status.pid)
     } settled: {
       // Nothing to see from outside: the blame does not depend on it (the watchdog follows the app's own
       // acknowledgements), only the time measured from the request does.
@@ -204,7 +204,7 @@ struct AppLifecycleTests {
     #expect(record.evidence.watchdogEvent == "didFinishLaunching")
     #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.appWatchdog: 1])
-    #expect(try daemon.apps()["quiet"]?.pid == quiet, "auto does not watch a program that never spoke")
+    #expect(try daemon.apps()["quiet"]?.status.pid == quiet, "auto does not watch a program that never spoke")
     let bad = try daemon.ctl(["launch", "x", "--acknowledgements", "sometimes", "--", "/bin/true"])
     #expect(bad.status == 64 && bad.stderr.contains("--acknowledgements: \"sometimes\" is not a mode"))
   }
@@ -218,7 +218,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["background", "uploader"]).status == 0)
     try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
     usleep(500_000)
-    #expect(try daemon.apps()["uploader"]?.state == "background", "a task keeps it from being suspended")
+    #expect(try daemon.apps()["uploader"]?.status.state.coarse == .background, "a task keeps it from being suspended")
     #expect(processState(pid: pid) != "T")
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
     #expect(record.cause.reason == .backgroundTaskAssertionTimeout)
@@ -243,7 +243,7 @@ struct AppLifecycleTests {
     // Seen stopped, not only told to stop (`stopping` until every process is seen stopped).
     try daemon.waitUntil("suspension after the task ended") {
       let app = try daemon.apps()["saver"]
-      return app?.state == "suspended" && app?.stopping != true
+      return app?.status.state.coarse == .suspended && app?.measured.stopping != true
     }
     #expect(processState(pid: pid) == "T")
     #expect(try daemon.recordsOnDisk().isEmpty)
@@ -281,7 +281,7 @@ struct AppLifecycleTests {
     #expect(Self.lines(events)[0].hasPrefix("launch fresh"))
     #expect(try daemon.ctl(["background", "notes"]).status == 0)
     try daemon.waitUntil("didEnterBackground") { Self.events(events).contains("didEnterBackground") }
-    try daemon.waitUntil("the summary it sends there") { try daemon.apps()["notes"]?.stateSummary != nil }
+    try daemon.waitUntil("the summary it sends there") { try daemon.apps()["notes"]?.status.summary != nil }
     #expect(try daemon.ctl(["suspend", "notes"]).status == 0)
     #expect(try daemon.ctl(["kill", "notes"]).status == 0)  // memoryPressure by default
     let first = try #require(try daemon.waitForRecords(1).first)
@@ -332,7 +332,7 @@ struct AppLifecycleTests {
     #expect(record.pid == victim)
     #expect(record.cause.reason == .appWatchdog)
     #expect(try daemon.ctl(["status"]).status == 0, "the daemon is unharmed")
-    #expect(try daemon.apps()["forger"]?.pid != nil)
+    #expect(try daemon.apps()["forger"]?.status.pid != nil)
   }
 
   @Test("a program that does not speak is never watched; a command hook answers for it, within its timeout")
@@ -359,7 +359,7 @@ struct AppLifecycleTests {
     #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "saved\n")
     usleep(1_500_000)  // well past every deadline
     let apps = try daemon.apps()
-    #expect(apps["quiet"]?.pid != nil, "a silent program is not killed for not answering")
-    #expect(apps["saving"]?.pid != nil)
+    #expect(apps["quiet"]?.status.pid != nil, "a silent program is not killed for not answering")
+    #expect(apps["saving"]?.status.pid != nil)
   }
 }

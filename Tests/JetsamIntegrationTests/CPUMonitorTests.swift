@@ -107,7 +107,7 @@ struct CPUMonitorIntegrationTests {
     #expect((cpuSeconds(of: pid) ?? 0) - busyFrom > 0.8, "it did spin all along (over the limit's 10 %)")
     #expect(isAlive(pid))
     #expect(try daemon.recordsOnDisk().isEmpty)
-    #expect(try daemon.apps()["indexer"]?.lifecycleState == .background)
+    #expect(try daemon.apps()["indexer"]?.status.state == .background)
     // Unplugged, the task is an ordinary one: the monitor catches the app.
     #expect(try daemon.ctlJSON(DeviceInfo.self, ["device", "charging", "off"]).charging == false)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)

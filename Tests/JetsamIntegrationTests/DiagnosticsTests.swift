@@ -42,9 +42,9 @@ struct DiagnosticsIntegrationTests {
   /// Launches `command` as app `hangs` in the foreground, sends it to the background, and returns the watchdog's
   /// record once written.
   static func hangInBackground(_ daemon: DaemonHarness, _ command: [String]) throws -> (pid: Int32, ExitRecord) {
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs", "--"] + command).pid)
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs", "--"] + command).status.pid)
     try daemon.waitUntil("the app to be active") {
-      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+      try daemon.apps()["hangs"]?.status.state == .foregroundActive
     }
     // Its didFinishLaunching and didBecomeActive answered (a C app answers at once; the demo app in a moment).
     usleep(UInt32(300_000 * TestTiming.slowdown))
@@ -133,7 +133,8 @@ struct DiagnosticsIntegrationTests {
       config: "{ cpuMonitor: { background: { fatal: { limit: 25, window: \"4s\" }, nonFatal: null } }, "
         + "suspend: { backgroundGrace: null }, \(Self.captureBudget) }")
     defer { daemon.stop() }
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
+    let pid = try #require(
+      try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).status.pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
     #expect(record.cause.reason == .cpuResourceLimit && record.pid == pid)
     #expect(record.evidence.diagnostics?.count == 1, "the record refers to its CPU exception, taken before the kill")
@@ -167,7 +168,7 @@ struct DiagnosticsIntegrationTests {
   func crash(_ command: [String], _ reason: ExitReason, _ signal: Int32, _ faulting: String, _ caller: String) throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "crasher", "--"] + command).pid)
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "crasher", "--"] + command).status.pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
     #expect(record.pid == pid && record.cause.reason == reason && record.cause.signal == signal)
     #expect(record.evidence.diagnostics?.count == 1, "the record refers to its crash diagnostic")
@@ -199,7 +200,8 @@ struct DiagnosticsIntegrationTests {
     // socket, and no handler: the signal was the Swift runtime's to print, and it survived it. With bash first, the
     // very first move (from a low descriptor jetsamd used to hand over) was lost that way.
     let program = "exec bash -c 'exec \(Binaries.current.testapp) idle'"
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).pid)
+    let pid = try #require(
+      try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).status.pid)
     // The program's name is there from early in its exec, its handler only once the preloaded library's constructor
     // has run: a signal sent in between finds another. The kernel names the program before it resets the handlers
     // (begin_new_exec), so for a moment SigCgt is still the shell's (jetsam's handler in the shell: the signal stays
@@ -242,9 +244,9 @@ struct DiagnosticsIntegrationTests {
     let pid = try #require(
       try daemon.ctlJSON(
         AppInfo.self, ["launch", "hangs", "--", Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"]
-      ).pid)
+      ).status.pid)
     try daemon.waitUntil("the app to be active") {
-      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+      try daemon.apps()["hangs"]?.status.state == .foregroundActive
     }
     // A debugger of its own: a process that holds the ptrace attachment (PTRACE_SEIZE, 0x4206, which does not
     // stop the app), so that jetsam-stack cannot take it.

@@ -61,7 +61,7 @@ struct KillInFlightTests {
     #expect(
       Set(record.pressure.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
     #expect(isAlive(bystander), "the bystander was adopted, not killed")
-    #expect(try daemon.apps()["bystander"]?.pid == bystander)
+    #expect(try daemon.apps()["bystander"]?.status.pid == bystander)
   }
 
   @Test("a victim that outlives two jetsamds (held where SIGKILL waits) keeps its kill in every state file")
@@ -90,7 +90,7 @@ struct KillInFlightTests {
       // The successor adopts the dying victim with the kill the state file held, and must save it again: a second
       // death of jetsamd before the victim's end would otherwise leave a SIGKILL nobody explains.
       try daemon.jetsamd.startAgain()
-      #expect(try daemon.apps()["victim"]?.pid == victim)
+      #expect(try daemon.apps()["victim"]?.status.pid == victim)
       // A save of the successor's own, after the one at its start: a change of another app's state.
       try? FileManager.default.removeItem(atPath: statePath)
       #expect(try daemon.ctl(["background", "bystander"]).status == 0)

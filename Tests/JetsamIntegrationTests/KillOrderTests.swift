@@ -35,7 +35,7 @@ struct KillOrderTests {
     }
     // Wait until each holds its memory, so later pressure comes only from the foreground app.
     try daemon.waitUntil("every app to hold its memory") {
-      try daemon.apps().values.allSatisfy { $0.memoryBytes >= Int64(megabytes) << 20 }
+      try daemon.apps().values.allSatisfy { $0.measured.memoryBytes >= Int64(megabytes) << 20 }
     }
     var generator = SeededGenerator(seed: 42)
     let order = pids.keys.sorted().shuffled(using: &generator)
@@ -58,7 +58,7 @@ struct KillOrderTests {
     // Real memory pressure: a foreground app grows by 250M at 250 MB/s.
     let camera = try daemon.launch("camera", ["alloc", "250", "--rate", "250", "--hold"])
     try daemon.waitUntil("the camera to hold its memory") {
-      (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 250 << 20
+      (try daemon.apps()["camera"]?.measured.memoryBytes ?? 0) >= 250 << 20
     }
     try daemon.waitUntil("pressure to clear below urgent") {
       try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
@@ -91,7 +91,7 @@ struct KillOrderTests {
       #expect(processState(pid: pids[name]!) == "T", "\(name) should still be suspended")
     }
     #expect(isAlive(camera))
-    #expect(try daemon.apps()["camera"]?.state == "foreground")
+    #expect(try daemon.apps()["camera"]?.status.state.coarse == .foreground)
   }
 
   /// Sizes (MiB) for ``escalation()``, chosen so that its outcome cannot depend on timing (how far the camera has
@@ -129,7 +129,7 @@ struct KillOrderTests {
     let held = ["maps": EscalationMiB.suspended, "early": EscalationMiB.early, "late": EscalationMiB.late]
     try daemon.waitUntil("the three apps to hold their memory") {
       let apps = try daemon.apps()
-      return held.allSatisfy { name, megabytes in (apps[name]?.memoryBytes ?? 0) >= Int64(megabytes) << 20 }
+      return held.allSatisfy { name, megabytes in (apps[name]?.measured.memoryBytes ?? 0) >= Int64(megabytes) << 20 }
     }
     let suspend = try daemon.ctl(["suspend", "maps"])
     #expect(suspend.status == 0, "\(suspend.stderr)")
@@ -139,7 +139,7 @@ struct KillOrderTests {
     // Real memory pressure: the foreground app grows while jetsam kills.
     let camera = try daemon.launch("camera", ["alloc", String(EscalationMiB.camera), "--rate", "400", "--hold"])
     try daemon.waitUntil("the camera to hold its memory and pressure to clear below urgent") {
-      let grown = (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= Int64(EscalationMiB.camera) << 20
+      let grown = (try daemon.apps()["camera"]?.measured.memoryBytes ?? 0) >= Int64(EscalationMiB.camera) << 20
       return try grown && daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
     }
     let records = try daemon.waitForRecords(3)
@@ -155,7 +155,7 @@ struct KillOrderTests {
       })
     #expect(!isAlive(maps) && !isAlive(early) && !isAlive(late))
     #expect(isAlive(camera), "the foreground app dies only at critical")
-    #expect(try daemon.apps()["camera"]?.state == "foreground")
+    #expect(try daemon.apps()["camera"]?.status.state.coarse == .foreground)
   }
 }
 

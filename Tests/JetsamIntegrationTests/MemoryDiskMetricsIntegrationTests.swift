@@ -67,7 +67,7 @@ struct MemoryDiskMetricsIntegrationTests {
     // Past the first round (PolicyConfig.suspendedMemoryInterval, 10 s): read at the suspension and in the round.
     try daemon.waitUntil("11 s suspended", timeout: 25) {
       guard let info = try daemon.apps()["demo"] else { return false }
-      return info.state == "suspended" && info.stateSeconds >= 11
+      return info.status.state.coarse == .suspended && info.measured.stateSeconds >= 11
     }
     let suspended = try #require(try Self.payload(daemon).0?.memoryMetrics?.averageSuspendedMemory)
     #expect(suspended.sampleCount > 1, "read at the suspension and every 10 s")

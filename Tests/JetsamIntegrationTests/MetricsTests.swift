@@ -165,7 +165,7 @@ struct MetricsIntegrationTests {
     try daemon.launch("mail", ["alloc", "32", "--hold"])
     try daemon.launch("maps", ["idle"], options: ["--background"])
     try daemon.ctl(["suspend", "maps"])
-    try daemon.waitUntil("mail's memory") { try daemon.apps()["mail"]?.memoryBytes ?? 0 > 30 << 20 }
+    try daemon.waitUntil("mail's memory") { try daemon.apps()["mail"]?.measured.memoryBytes ?? 0 > 30 << 20 }
 
     let result = try daemon.ctl(["metrics", "--prometheus"])
     #expect(result.status == 0, "\(result.stderr)")
@@ -190,7 +190,8 @@ struct MetricsIntegrationTests {
     #expect(samples[#"jetsam_apps{state="foreground"}"#] == 1 && samples[#"jetsam_apps{state="suspended"}"#] == 1)
     #expect(samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0 > 30 * 1024 * 1024)
     #expect(
-      abs((samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0) - Double(apps["mail"]!.memoryBytes)) < Double(4 << 20)
+      abs((samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0) - Double(apps["mail"]!.measured.memoryBytes))
+        < Double(4 << 20)
     )
     #expect(samples[#"jetsam_app_cpu_seconds_total{app="mail"}"#] != nil)
     let pressure = try daemon.ctlJSON(PressureInfo.self, ["pressure"])

@@ -45,7 +45,7 @@ struct RestartTests {
     #expect(sameDevice.stderr.contains("another jetsamd is running on the device cgroup"), "\(sameDevice.stderr)")
     // The first daemon and its app are untouched.
     #expect(isAlive(pid))
-    #expect(try daemon.apps()["kept"]?.pid == pid)
+    #expect(try daemon.apps()["kept"]?.status.pid == pid)
   }
 
   @Test("apps survive a daemon crash, are re-adopted with their states, and the kill order holds across it")
@@ -63,13 +63,14 @@ struct RestartTests {
     try daemon.restart()
     let after = try daemon.apps()
     for name in ["a", "b", "c", "d", "fg"] {
-      #expect(after[name]?.pid == pids[name], "\(name) kept its process")
-      #expect(after[name]?.state == before[name]?.state, "\(name) kept its state")
-      #expect(after[name]?.launch == 1)
+      #expect(after[name]?.status.pid == pids[name], "\(name) kept its process")
+      #expect(after[name]?.status.state.coarse == before[name]?.status.state.coarse, "\(name) kept its state")
+      #expect(after[name]?.status.launch == 1)
       #expect(isAlive(pids[name]!))
     }
     #expect(processState(pid: pids["c"]!) == "T")
-    #expect((after["c"]?.stateSeconds ?? 0) >= (before["c"]?.stateSeconds ?? 0), "suspended time kept")
+    #expect(
+      (after["c"]?.measured.stateSeconds ?? 0) >= (before["c"]?.measured.stateSeconds ?? 0), "suspended time kept")
 
     // The successor kills in the same order: longest-suspended first.
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
@@ -97,7 +98,7 @@ struct RestartTests {
       doomedRecord.cause.terminationReason == "SIGNAL 0x9"
         || doomedRecord.cause.terminationReason == "JETSAM exited-unsupervised")
     #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
-    #expect(try daemon.apps()["doomed"]?.state == "notRunning")
+    #expect(try daemon.apps()["doomed"]?.status.state.coarse == .notRunning)
   }
 
   @Test("a victim killed just before the daemon died is recorded for that kill, with the pressure of its time")

@@ -32,8 +32,8 @@ struct WatchdogDebuggerIntegrationTests {
   ) {
     let hang = hangs ? ["--hang-in", "didEnterBackground"] : []
     let pid = try #require(
-      try daemon.ctlJSON(AppInfo.self, ["launch", name, "--", Binaries.current.testapp, "speak"] + hang).pid)
-    try daemon.waitUntil("the app to be active") { try daemon.apps()[name]?.lifecycleState == .foregroundActive }
+      try daemon.ctlJSON(AppInfo.self, ["launch", name, "--", Binaries.current.testapp, "speak"] + hang).status.pid)
+    try daemon.waitUntil("the app to be active") { try daemon.apps()[name]?.status.state == .foregroundActive }
     let watch = try ChildProcess(Binaries.current.jetsamctl, ["--socket", daemon.socket, "--json", "watch"])
     try daemon.waitUntil("watch's snapshot") { !watch.log.all.isEmpty }
     // SIGTERM back to its default and unblocked first: the test runner ignores and blocks signals, and both survive

@@ -312,7 +312,7 @@ enum HTMLReport {
 
   /// Apps in the order they first appear (those running at the start first).
   static func appOrder(_ run: LabRun) -> [String] {
-    var order = run.initialApps.filter { $0.lifecycleState.isRunning }.map(\.name)
+    var order = run.initialApps.filter { $0.status.state.isRunning }.map(\.status.name)
     for change in run.timeline {
       if let app = change.app, change.kind == .state || change.kind == .memory || change.kind == .exit,
         !order.contains(app)
@@ -363,8 +363,8 @@ enum HTMLReport {
   {
     var slices: [(state: LifecycleState, from: Int64, to: Int64, launch: Int)] = []
     var open: (state: LifecycleState, from: Int64, launch: Int)?
-    if let initial = run.initialApps.first(where: { $0.name == app }), initial.lifecycleState.isRunning {
-      open = (initial.lifecycleState, run.originNanoseconds, initial.launch)
+    if let initial = run.initialApps.first(where: { $0.status.name == app })?.status, initial.state.isRunning {
+      open = (initial.state, run.originNanoseconds, initial.launch)
     }
     for change in run.timeline where change.kind == .state && change.app == app {
       if let current = open {

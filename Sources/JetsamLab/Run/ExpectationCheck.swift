@@ -49,7 +49,7 @@ struct ExpectationCheck {
     case .state(let app, let state):
       let latest =
         changes.last { $0.kind == .state && $0.app == app }?.to
-        ?? snapshot.apps.first { $0.name == app }?.lifecycleState
+        ?? snapshot.apps.first { $0.status.name == app }?.status.state
       guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) was never launched") }
       return ExpectationCheck(
         holds: latest.rawValue == state || latest.coarseName == state, detail: "\(app) is \(latest.rawValue)")
@@ -82,7 +82,7 @@ struct ExpectationCheck {
       // The latest sample lists every running app: one it leaves out is not running (any more).
       let latest =
         changes.last { $0.kind == .memory && $0.memory != nil }.map { $0.memory?[app] }
-        ?? snapshot.apps.first { $0.name == app }?.memoryBytes
+        ?? snapshot.apps.first { $0.status.name == app }?.measured.memoryBytes
       guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) is not running") }
       return ExpectationCheck(holds: latest >= bytes, detail: "\(app) holds \(ByteSize.format(latest))")
     }
@@ -100,7 +100,7 @@ struct ExpectationCheck {
     let available = reading?.availableBytes ?? snapshot.pressure.availableBytes
     let memory =
       changes.last { $0.kind == .memory && $0.memory != nil }?.memory
-      ?? Dictionary(snapshot.apps.map { ($0.name, $0.memoryBytes) }, uniquingKeysWith: max)
+      ?? Dictionary(snapshot.apps.map { ($0.status.name, $0.measured.memoryBytes) }, uniquingKeysWith: max)
     let largest = memory.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(3)
     let apps = largest.map { "\($0.key) \(ByteSize.format($0.value))" }.joined(separator: ", ")
     return "; memory last seen: \(level), \(ByteSize.format(available)) available of "
