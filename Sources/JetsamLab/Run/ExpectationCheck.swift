@@ -52,7 +52,7 @@ struct ExpectationCheck {
         ?? snapshot.apps.first { $0.status.name == app }?.status.state
       guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) was never launched") }
       return ExpectationCheck(
-        holds: latest.rawValue == state || latest.coarseName == state, detail: "\(app) is \(latest.rawValue)")
+        holds: state.holds(for: latest), detail: "\(app) is \(latest.rawValue)")
     case .signpost(let app, let name, let phase):
       let seen = changes.filter { $0.kind == .signpost && $0.app == app }
       if seen.contains(where: { $0.name == name && (phase == nil || $0.phase?.rawValue == phase) }) {
