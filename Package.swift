@@ -34,7 +34,7 @@ let package = Package(
     // The pure policy core: events in, actions out. No I/O, no clock.
     .target(name: "JetsamCore", dependencies: ["JetsamValues", "JetsamWire"]),
     // The control socket's request and response types (pure data, shared by jetsamd and jetsamctl).
-    .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamWire"]),
+    .target(name: "JetsamProtocol", dependencies: ["JetsamCore", "JetsamValues", "JetsamWire"]),
     // A blocking client of the control socket (jetsamctl and the bench).
     .target(name: "JetsamControlClient", dependencies: ["JetsamProtocol"]),
     // System errors, file descriptors, /proc parsing, the monotonic clock, the log and starting a process (clone3
@@ -154,7 +154,7 @@ let package = Package(
     .testTarget(name: "JetsamClientTests", dependencies: ["JetsamClient", "JetsamWire"]),
     .testTarget(name: "JetsamWireTests", dependencies: ["JetsamWire"]),
     .testTarget(name: "JetsamPlatformTests", dependencies: ["JetsamPlatform"]),
-    .testTarget(name: "JetsamProtocolTests", dependencies: ["JetsamProtocol", "JetsamCore"]),
+    .testTarget(name: "JetsamProtocolTests", dependencies: ["JetsamProtocol", "JetsamCore", "JetsamValues"]),
     .testTarget(
       name: "JetsamShellTests",
       dependencies: [

@@ -15,10 +15,10 @@ public struct AppExitMetrics: Codable, Sendable, Equatable {
 
   /// Counts one exit record.
   public mutating func count(_ record: ExitRecord) {
-    if record.state == .foreground {
-      foregroundExitData.counts[record.reason, default: 0] += 1
+    if record.lifecycle.state == .foreground {
+      foregroundExitData.counts[record.cause.reason, default: 0] += 1
     } else {
-      backgroundExitData.counts[record.reason, default: 0] += 1
+      backgroundExitData.counts[record.cause.reason, default: 0] += 1
     }
   }
 

@@ -19,7 +19,9 @@ public struct PreviousExit: Sendable, Equatable {
   }
 
   init(_ record: ExitRecord) {
-    self.init(reason: record.reason, state: record.state, time: record.time, summary: record.stateSummary)
+    self.init(
+      reason: record.cause.reason, state: record.lifecycle.state, time: record.time,
+      summary: record.savedState.summary)
   }
 }
 

@@ -3,6 +3,7 @@ import JetsamConfig
 import JetsamCore
 import JetsamProtocol
 import JetsamShell
+import JetsamValues
 
 /// One control request line, through everything jetsamd does with it that needs no daemon state: the parser, the
 /// field checks of every verb, and the encoding of the answer. What the requests then do to a running daemon is
@@ -32,6 +33,9 @@ enum ControlRequestFuzzing {
     }
   }
 
+  /// The instant of the answers' made-up apps: their times are not what is fuzzed.
+  private static let never = Instant(nanoseconds: 0)
+
   /// The checks the handler runs for the request's verb; an answer echoing the request's own values.
   private static func check(_ request: ControlRequest) throws(ControlError) -> ControlResponse {
     var response = ControlResponse(ok: true)
@@ -43,13 +47,17 @@ enum ControlRequestFuzzing {
       }
       let (name, _) = try request.launchSpec(config: config, peer: 0, userName: { _ in "root" })
       response.app = AppInfo(
-        name: name, pid: nil, state: "background", lifecycleState: .background, band: request.band ?? .background,
-        memoryBytes: request.memoryLimit ?? 0, memoryLimitBytes: request.memoryLimit, stateSeconds: 0, launch: 1)
+        status: AppStatus(
+          name: name, state: .background, bandFloor: request.band, pid: nil, launch: 1, stateEnteredAt: Self.never,
+          bandEnteredAt: Self.never, spawnedAt: nil),
+        measured: AppMeasurements(memoryBytes: request.memoryLimit ?? 0, memoryLimitBytes: request.memoryLimit))
     case .activate, .background, .suspend, .resume, .terminate, .kill:
       response.apps = try request.lifecycleTargets().map { name in
         AppInfo(
-          name: name, pid: 1, state: "suspended", lifecycleState: .suspended, band: .idle, memoryBytes: 1,
-          memoryLimitBytes: nil, stateSeconds: 0.5, launch: 1)
+          status: AppStatus(
+            name: name, state: .suspended, bandFloor: nil, pid: 1, launch: 1, stateEnteredAt: Self.never,
+            bandEnteredAt: Self.never, spawnedAt: Self.never),
+          measured: AppMeasurements(memoryBytes: 1, stateSeconds: 0.5))
       }
     case .pressure:
       _ = try request.pressureRequest(ram: 1 << 30)

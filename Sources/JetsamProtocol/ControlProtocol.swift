@@ -165,61 +165,6 @@ public struct ControlResponse: Codable, Sendable {
   }
 }
 
-/// One app in `ps`.
-public struct AppInfo: Codable, Sendable, Equatable {
-  public var name: String
-  public var pid: Int32?
-  /// `foreground`, `background`, `suspended`, `notRunning`.
-  public var state: String
-  /// The detailed lifecycle state (`foregroundActive`, `launching`, …).
-  public var lifecycleState: LifecycleState
-  public var band: Band
-  public var memoryBytes: Int64
-  public var memoryLimitBytes: Int64?
-  public var stateSeconds: Double
-  /// The launch counter.
-  public var launch: Int
-  /// Restoration verdict after a relaunch: `match`, `mismatch`, `unsaved`, `lost` or `pending` (PROTOCOL.md).
-  public var restoration: String?
-  /// The digest the previous launch left (what this launch's restore is judged against), the one this launch
-  /// restored, and the one it saved.
-  public var previousDigest: String?
-  public var restoredDigest: String?
-  public var savedDigest: String?
-  /// Whether the app showed current state on its returns to the foreground: `fresh` or `stale` (the first stale
-  /// return of this launch, else the last; PROTOCOL.md), and the digest it showed then.
-  public var resumption: String?
-  public var resumedDigest: String?
-  /// How many times something other than jetsamd continued the app while it was suspended (absent when never):
-  /// jetsamd stops it again each time.
-  public var continuedWhileSuspended: Int?
-  /// Whether the running launch speaks the app protocol (said `hello`, sent a valid message, or is configured
-  /// with `acknowledgements: always`): its acknowledgements are then watched. False for a program only commands
-  /// speak for; absent when not running.
-  public var speaksProtocol: Bool?
-  /// The app's current state summary.
-  public var stateSummary: String?
-  /// True for a suspended app whose processes did not all stop within the suspend timeout (and have not since).
-  public var suspendIncomplete: Bool?
-  /// True while a suspended app's processes are told to stop and not all seen stopped yet (within the timeout).
-  public var stopping: Bool?
-
-  public init(
-    name: String, pid: Int32?, state: String, lifecycleState: LifecycleState, band: Band, memoryBytes: Int64,
-    memoryLimitBytes: Int64?, stateSeconds: Double, launch: Int
-  ) {
-    self.name = name
-    self.pid = pid
-    self.state = state
-    self.lifecycleState = lifecycleState
-    self.band = band
-    self.memoryBytes = memoryBytes
-    self.memoryLimitBytes = memoryLimitBytes
-    self.stateSeconds = stateSeconds
-    self.launch = launch
-  }
-}
-
 /// The daemon's status.
 public struct StatusInfo: Codable, Sendable, Equatable {
   public var version: String

@@ -1,53 +1,54 @@
 import JetsamCore
 
 extension AppInfo {
-  /// Appends this app as `JSONEncoder` would write it (sorted keys); false when it cannot be (a non-finite
-  /// `stateSeconds`), with `json` then unusable.
+  /// Appends this app as `JSONEncoder` would write it (sorted keys, the keys of ``encode(to:)``); false when it cannot
+  /// be (a non-finite `stateSeconds`), with `json` then unusable.
   func appendJSON(to json: inout JSONBytes) -> Bool {
+    let running = status.state.isRunning
     json.key("band", first: true)
-    json.string(band.description)
-    if let continuedWhileSuspended {
+    json.string(status.band.description)
+    if running && status.continuedByOthers > 0 {
       json.key("continuedWhileSuspended")
-      json.number(continuedWhileSuspended)
+      json.number(status.continuedByOthers)
     }
     json.key("launch")
-    json.number(launch)
+    json.number(status.launch)
     json.key("lifecycleState")
-    json.string(lifecycleState.rawValue)
+    json.string(status.state.rawValue)
     json.key("memoryBytes")
-    json.number(memoryBytes)
-    if let memoryLimitBytes {
+    json.number(measured.memoryBytes)
+    if let memoryLimitBytes = measured.memoryLimitBytes {
       json.key("memoryLimitBytes")
       json.number(memoryLimitBytes)
     }
     json.key("name")
-    json.string(name)
-    if let pid {
+    json.string(status.name)
+    if running, let pid = status.pid {
       json.key("pid")
       json.number(pid)
     }
-    json.optionalString("previousDigest", previousDigest)
-    json.optionalString("restoration", restoration)
-    json.optionalString("restoredDigest", restoredDigest)
-    json.optionalString("resumedDigest", resumedDigest)
-    json.optionalString("resumption", resumption)
-    json.optionalString("savedDigest", savedDigest)
-    if let speaksProtocol {
+    if running {
+      json.optionalString("previousDigest", status.previousDigest)
+      json.optionalString("restoration", status.restoration?.rawValue)
+      json.optionalString("restoredDigest", status.restoredDigest)
+      json.optionalString("resumedDigest", status.resumption?.resumedDigest)
+      json.optionalString("resumption", status.resumption?.verdict.rawValue)
+      json.optionalString("savedDigest", status.savedDigest)
       json.key("speaksProtocol")
-      json.bool(speaksProtocol)
+      json.bool(status.speaksProtocol)
     }
     json.key("state")
-    json.string(state)
+    json.string(status.state.coarseName)
     json.key("stateSeconds")
-    guard json.number(stateSeconds) else { return false }
-    json.optionalString("stateSummary", stateSummary)
-    if let stopping {
+    guard json.number(measured.stateSeconds) else { return false }
+    json.optionalString("stateSummary", status.summary)
+    if measured.stopping {
       json.key("stopping")
-      json.bool(stopping)
+      json.bool(true)
     }
-    if let suspendIncomplete {
+    if running && status.suspendIncomplete {
       json.key("suspendIncomplete")
-      json.bool(suspendIncomplete)
+      json.bool(true)
     }
     return true
   }

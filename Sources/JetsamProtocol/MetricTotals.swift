@@ -34,8 +34,8 @@ public struct MetricTotals: Sendable {
   public mutating func count(_ record: ExitRecord) {
     exits.count(record)
     records += 1
-    cpuSeconds += record.cpuSeconds
-    peakMemoryBytes = max(peakMemoryBytes, record.peakMemoryBytes)
+    cpuSeconds += record.usage.cpuSeconds
+    peakMemoryBytes = max(peakMemoryBytes, record.usage.peakMemoryBytes)
     if let metrics = record.launchMetrics { add(metrics) }
   }
 

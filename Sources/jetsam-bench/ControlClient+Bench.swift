@@ -23,12 +23,15 @@ extension ControlClient {
     request.command = command
     request.background = background
     request.band = band
-    guard let pid = try sendAccepted(request).app?.pid else { throw BenchError("launch \(name): no pid in the answer") }
+    guard let pid = try sendAccepted(request).app?.status.pid else {
+      throw BenchError("launch \(name): no pid in the answer")
+    }
     return pid
   }
 
   func apps() throws -> [String: AppInfo] {
-    Dictionary(uniqueKeysWithValues: (try sendAccepted(ControlRequest(verb: .ps)).apps ?? []).map { ($0.name, $0) })
+    Dictionary(
+      uniqueKeysWithValues: (try sendAccepted(ControlRequest(verb: .ps)).apps ?? []).map { ($0.status.name, $0) })
   }
 
   func status() throws -> StatusInfo {

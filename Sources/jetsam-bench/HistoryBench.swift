@@ -88,14 +88,14 @@ enum HistoryBench {
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     for index in 0..<records {
       let app = "history-\(index % apps)"
-      var record = ExitRecord(
+      let record = ExitRecord(
         time: formatter.string(from: start.addingTimeInterval(Double(index))), app: app,
-        pid: Int32(10_000 + index % 30_000), launch: index / apps + 1, reason: .memoryPressure,
-        terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil,
-        memoryBytes: 120 << 20, peakMemoryBytes: 130 << 20, cpuSeconds: 1.5, aliveSeconds: 60, stateSeconds: 30,
-        pressureLevel: .urgent, deviceAvailableBytes: 200 << 20)
-      record.stateSummary = "page=\(index % 17)"
-      record.stateDigest = String(index, radix: 16)
+        pid: Int32(10_000 + index % 30_000), launch: index / apps + 1,
+        cause: ExitCause(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", signal: 9),
+        lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 60, stateSeconds: 30),
+        usage: ExitResourceUsage(memoryBytes: 120 << 20, peakMemoryBytes: 130 << 20, cpuSeconds: 1.5),
+        pressure: ExitPressure(level: .urgent, availableBytes: 200 << 20),
+        savedState: ExitSavedState(summary: "page=\(index % 17)", digest: String(index, radix: 16)))
       text.append(try encoder.encode(record))
       text.append(0x0A)
     }

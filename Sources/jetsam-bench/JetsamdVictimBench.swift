@@ -191,10 +191,11 @@ final class JetsamdVictimBench {
     guard let record = try killRecord.get() else {
       throw BenchError("jetsamd did not kill the victim within 2 s of the crossing")
     }
-    guard record.reason == .memoryPressure else {
-      throw BenchError("the victim died of \(record.terminationReason), not of jetsamd's kill under pressure")
+    // Who ended it is the record's fact: a reason alone does not tell jetsam's kill from a requested one.
+    guard record.cause.endedBy == .jetsam, record.cause.reason == .memoryPressure else {
+      throw BenchError("the victim died of \(record.cause.terminationReason), not of jetsamd's kill under pressure")
     }
-    guard let signalled = record.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {
+    guard let signalled = record.cause.killSignalledNanoseconds, let kill = UInt64(exactly: signalled) else {
       throw BenchError(
         "the victim's exit record has no killSignalledNanoseconds: this jetsamd does not stamp its SIGKILL yet, "
           + "so the kill instant is unknown")
@@ -282,7 +283,7 @@ final class JetsamdVictimBench {
     let pid = try client.launch(name, command: [binaries.testapp, "alloc", "\(chunks)", "--hold"], background: true)
     let bytes = Int64(chunks) * AllocatorModel.mebibyte
     try waitUntil("\(name) to touch \(chunks) MiB", timeout: .seconds(10)) {
-      (try client.apps()[name]?.memoryBytes ?? 0) >= bytes
+      (try client.apps()[name]?.measured.memoryBytes ?? 0) >= bytes
     }
     return pid
   }
@@ -290,12 +291,12 @@ final class JetsamdVictimBench {
   /// Kills the named apps (those still running) and waits until jetsamd reports them gone.
   private func killAndWait(_ names: [String]) throws {
     let apps = try client.apps()
-    for name in names where apps[name]?.pid != nil {
+    for name in names where apps[name]?.status.pid != nil {
       _ = try? client.send(ControlRequest(verb: .kill, app: name))
     }
     try waitUntil("\(names.joined(separator: ", ")) to be gone", timeout: .seconds(10)) {
       let apps = try client.apps()
-      return names.allSatisfy { apps[$0]?.pid == nil }
+      return names.allSatisfy { apps[$0]?.status.pid == nil }
     }
   }
 }

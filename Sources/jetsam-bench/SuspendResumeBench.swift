@@ -101,7 +101,7 @@ final class SuspendResumeBench {
     result.launchTotal = MonotonicTime.seconds(since: launchStart) * 1000
     result.launchFailure = launchFailure
     result.anonymousBytesBeforeLaunch = anonymousBefore
-    let running = try client.apps().values.filter { $0.state == "background" }.count
+    let running = try client.apps().values.filter { $0.status.state.coarse == .background }.count
     guard running == names.count else { throw BenchError("only \(running) of \(names.count) apps are running") }
     // Each measurement starts from a quiet daemon: after answering, jetsamd still saves its state file and rewrites
     // oom_score_adj of every app whose band changed (~50 ms for 1,000 apps), which would otherwise land on the

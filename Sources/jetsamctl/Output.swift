@@ -67,25 +67,28 @@ struct Output {
     default:
       if let apps = response.apps {
         if json { return printJSON(apps) }
-        for app in apps { print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")") }
+        for app in apps {
+          print("\(app.status.name): \(app.status.state.rawValue)\(app.status.pid.map { " (pid \($0))" } ?? "")")
+        }
         return
       }
       guard let app = response.app else { return }
       if json { return printJSON(app) }
       if request.verb == .launch {
-        print(app.pid.map(String.init) ?? "-")
+        print(app.status.pid.map(String.init) ?? "-")
       } else {
-        print("\(app.name): \(app.lifecycleState.rawValue)\(app.pid.map { " (pid \($0))" } ?? "")")
+        print("\(app.status.name): \(app.status.state.rawValue)\(app.status.pid.map { " (pid \($0))" } ?? "")")
       }
     }
   }
 
   func showExits(_ records: [ExitRecord], header: Bool, verdicts: Bool = false) {
     if verdicts && !json {
-      let rows = records.filter(\.hasVerdict).map { r in
+      let rows = records.filter(\.savedState.hasVerdict).map { r in
         [
-          r.time, r.app, String(r.launch), r.restoration?.rawValue ?? "-", r.restoredDigest ?? "-",
-          Self.resumptionText(r), r.stateDigest ?? "-", r.reason.rawValue,
+          r.time, r.app, String(r.launch), r.savedState.restoration?.rawValue ?? "-",
+          r.savedState.restoredDigest ?? "-", Self.resumptionText(r), r.savedState.digest ?? "-",
+          r.cause.reason.rawValue,
         ]
       }
       return printTable(
@@ -97,8 +100,9 @@ struct Output {
     }
     let rows = records.map { r in
       [
-        r.time, r.app, String(r.pid), String(r.launch), r.reason.rawValue, r.terminationReason, r.state.rawValue,
-        String(format: "%.1f", r.stateSeconds), ByteSize.format(r.memoryBytes), Self.detail(r),
+        r.time, r.app, String(r.pid), String(r.launch), r.cause.reason.rawValue, r.cause.terminationReason,
+        r.lifecycle.state.rawValue, String(format: "%.1f", r.lifecycle.stateSeconds),
+        ByteSize.format(r.usage.memoryBytes), Self.detail(r),
       ]
     }
     printTable(
@@ -126,18 +130,20 @@ struct Output {
   /// What the reason alone does not say: the handler a watchdog kill hung in and for how long, the background
   /// tasks still open, or the CPU figures in iOS's words.
   static func detail(_ record: ExitRecord) -> String {
-    if let usage = record.cpuUsage { return "CPU: " + usage.summary }
-    if let event = record.watchdogEvent {
-      return "in \(event)" + (record.watchdogSeconds.map { String(format: " %.1fs", $0) } ?? "")
+    let evidence = record.evidence
+    if let usage = evidence.cpuUsage { return "CPU: " + usage.summary }
+    if let event = evidence.watchdogEvent {
+      return "in \(event)" + (evidence.watchdogSeconds.map { String(format: " %.1fs", $0) } ?? "")
     }
-    if let tasks = record.openBackgroundTasks, !tasks.isEmpty { return "open tasks: " + tasks.joined(separator: ",") }
+    if let tasks = evidence.openBackgroundTasks, !tasks.isEmpty { return "open tasks: " + tasks.joined(separator: ",") }
     return "-"
   }
 
   /// A resumption verdict with what decided it: `stale (12.0s old, valid 10.0s)`.
   static func resumptionText(_ record: ExitRecord) -> String {
-    guard let verdict = record.resumption else { return "-" }
-    guard let age = record.resumedStateAgeSeconds, let validFor = record.resumedStateValidForSeconds else {
+    let state = record.savedState
+    guard let verdict = state.resumption else { return "-" }
+    guard let age = state.resumedStateAgeSeconds, let validFor = state.resumedStateValidForSeconds else {
       return verdict.rawValue
     }
     return verdict.rawValue + String(format: " (%.1fs old, valid %.1fs)", age, validFor)
@@ -180,7 +186,8 @@ struct Output {
     case .verdict: return "verdict \(who): \(change.name ?? "?") \(change.verdict ?? "?")"
     case .exit:
       guard let record = change.record else { return "exit \(who)" }
-      return "exit \(who): \(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
+      return
+        "exit \(who): \(record.cause.reason.rawValue) (\(record.cause.terminationReason)) in \(record.lifecycle.state)"
     case .device: return "device: charging \(change.charging == true ? "on" : "off")"
     case .watchdogHeld: return "\(who): " + WatchdogHeldText.text(event: change.name ?? "?", tracer: change.tracerPid)
     case .sockets:
@@ -191,11 +198,13 @@ struct Output {
   }
 
   private func table(_ apps: [AppInfo]) {
-    let rows = apps.map { a in
-      [
-        a.name, a.pid.map(String.init) ?? "-", Self.stateText(a), a.band.description, ByteSize.format(a.memoryBytes),
-        a.memoryLimitBytes.map { ByteSize.format($0) } ?? "-", String(format: "%.1f", a.stateSeconds),
-        String(a.launch), a.restoration ?? "-", a.resumption ?? "-",
+    let rows = apps.map { app in
+      let (status, measured) = (app.status, app.measured)
+      return [
+        status.name, status.pid.map(String.init) ?? "-", Self.stateText(app), status.band.description,
+        ByteSize.format(measured.memoryBytes), measured.memoryLimitBytes.map { ByteSize.format($0) } ?? "-",
+        String(format: "%.1f", measured.stateSeconds), String(status.launch), status.restoration?.rawValue ?? "-",
+        status.resumption?.verdict.rawValue ?? "-",
       ]
     }
     printTable(
@@ -205,9 +214,10 @@ struct Output {
   /// `suspended`, or how far its suspension got: `suspended (stopping)` while its processes are told to stop,
   /// `suspended (incomplete)` when they did not all stop within the suspend timeout.
   static func stateText(_ app: AppInfo) -> String {
-    if app.suspendIncomplete == true { return app.state + " (incomplete)" }
-    if app.stopping == true { return app.state + " (stopping)" }
-    return app.state
+    let state = app.status.state.coarseName
+    if app.status.suspendIncomplete { return state + " (incomplete)" }
+    if app.measured.stopping { return state + " (stopping)" }
+    return state
   }
 
   private func printTable(_ header: [String]?, _ rows: [[String]]) {

@@ -39,10 +39,11 @@ struct TopModel {
 
   init(snapshot: WatchSnapshot, exits: [ExitRecord]) {
     for app in snapshot.apps {
-      rows[app.name] = Row(
-        name: app.name, pid: app.pid, state: app.lifecycleState, band: app.band, memoryBytes: app.memoryBytes,
-        memoryLimitBytes: app.memoryLimitBytes,
-        stateSince: snapshot.monotonicNanoseconds - Int64(app.stateSeconds * 1e9), launch: app.launch)
+      rows[app.status.name] = Row(
+        name: app.status.name, pid: app.status.pid, state: app.status.state, band: app.status.band,
+        memoryBytes: app.measured.memoryBytes,
+        memoryLimitBytes: app.measured.memoryLimitBytes,
+        stateSince: snapshot.monotonicNanoseconds - Int64(app.measured.stateSeconds * 1e9), launch: app.status.launch)
     }
     level = snapshot.pressure.level
     availableBytes = snapshot.pressure.availableBytes

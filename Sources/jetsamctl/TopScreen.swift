@@ -58,8 +58,8 @@ struct TopScreen {
       lines.append(
         Line(
           text:
-            "\(time)  \(record.app) #\(record.launch)  \(record.reason.rawValue)  in \(record.state)  "
-            + ByteSize.format(record.memoryBytes),
+            "\(time)  \(record.app) #\(record.launch)  \(record.cause.reason.rawValue)  in \(record.lifecycle.state)  "
+            + ByteSize.format(record.usage.memoryBytes),
           style: .plain))
     }
     if model.exits.isEmpty { lines.append(Line(text: "none yet", style: .plain)) }

@@ -86,10 +86,10 @@ struct AppChannelTests {
       "the hang's stacks are asked for before the kill")
     let record = try #require(
       recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(6)))))
-    #expect(record.reason == .appWatchdog)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
-    #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.state == .background)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.evidence.watchdogEvent == "didEnterBackground")
+    #expect(record.lifecycle.state == .background)
   }
 
   @Test("an app that never spoke is not watched; hello starts the watchdog of the first event pending")
@@ -129,8 +129,8 @@ struct AppChannelTests {
     #expect(Self.kills(policy.observe(.tick(at: at))) == ["a:appWatchdog"])
     let record = try #require(
       recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: at))))
-    #expect(record.watchdogEvent == event)
-    #expect(record.watchdogSeconds == seconds)
+    #expect(record.evidence.watchdogEvent == event)
+    #expect(record.evidence.watchdogSeconds == seconds)
   }
 
   @Test("a foreground launch hung in didFinishLaunching dies at its 20 s, blamed on it, not on didBecomeActive")
@@ -225,8 +225,8 @@ struct AppChannelTests {
     #expect(Self.kills(killed) == ["a:backgroundTaskAssertionTimeout"])
     let record = try #require(
       recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(41)))))
-    #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
-    #expect(record.openBackgroundTasks == ["upload"])
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x2182bad2")
+    #expect(record.evidence.openBackgroundTasks == ["upload"])
   }
 
   @Test("an ended task lets the app be suspended after the background grace")
@@ -284,7 +284,7 @@ struct AppChannelTests {
     #expect(late == [.terminate(app: "b", pid: 11)])
     let record = try #require(
       recordOf(silent.observe(.exited(app: "b", pid: 11, end: sigterm, oomKilled: false, at: t(6)))))
-    #expect(record.reason == .normalAppExit)
+    #expect(record.cause.reason == .normalAppExit)
   }
 
   @Test("a suspended app gets no willTerminate, and its pending deadlines are dropped")

@@ -135,7 +135,7 @@ struct AppCommandsTests {
     _ = try policy.handle(.moveToBackground(app: "a", at: t(1)))
     _ = Self.digestPrinted(&policy, .saved, "d1", at: t(1))
     let record = try #require(policy.exits("a", sigkill, at: t(5)).records.first)
-    #expect(record.stateDigest == "d1")
+    #expect(record.savedState.digest == "d1")
     policy.observe(.exitRecorded(record))
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(6)))
     let spawned = policy.observe(.spawned(app: "a", pid: 11, at: t(6)))

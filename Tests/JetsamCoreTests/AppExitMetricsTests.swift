@@ -7,8 +7,10 @@ import Testing
 struct AppExitMetricsTests {
   static func record(_ reason: ExitReason, _ state: CoarseState) -> ExitRecord {
     ExitRecord(
-      app: "a", pid: 1, launch: 1, reason: reason, terminationReason: "", state: state, signal: nil, exitCode: nil,
-      aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+      app: "a", pid: 1, launch: 1,
+      cause: ExitCause(reason: reason, terminationReason: ""),
+      lifecycle: ExitLifecycle(state: state, aliveSeconds: 1, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 0))
   }
 
   @Test("foreground exits count in the foreground; background and suspended ones in the background")

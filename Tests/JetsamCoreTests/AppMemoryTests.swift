@@ -8,11 +8,12 @@ import Testing
 struct AppMemoryTests {
   static func record(_ app: String, launch: Int, reason: ExitReason = .memoryPressure) -> ExitRecord {
     var record = ExitRecord(
-      time: "2026-11-30T10:00:00Z", app: app, pid: 9, launch: launch, reason: reason,
-      terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 5,
-      stateSeconds: 3, pressureLevel: .urgent, deviceAvailableBytes: 100)
-    record.stateSummary = "draft 3"
-    record.stateDigest = "abc"
+      time: "2026-11-30T10:00:00Z", app: app, pid: 9, launch: launch,
+      cause: ExitCause(reason: reason, terminationReason: "JETSAM memory-pressure", signal: 9),
+      lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 5, stateSeconds: 3),
+      pressure: ExitPressure(level: .urgent, availableBytes: 100))
+    record.savedState.summary = "draft 3"
+    record.savedState.digest = "abc"
     return record
   }
 
@@ -67,7 +68,7 @@ struct AppMemoryTests {
     policy.reportDigest("a", .saved, "def", at: t(2))
     policy.observe(.appMessage(app: "a", pid: 10, message: .stateSummary("draft 4", requestID: nil), at: t(2)))
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(3)).records.first)
-    #expect(record.stateSummary == "draft 4" && record.stateDigest == "def")
+    #expect(record.savedState.summary == "draft 4" && record.savedState.digest == "def")
   }
 
   @Test("the saved digest carries over a launch that saves nothing new, so the next relaunch still gets a verdict")
@@ -77,14 +78,14 @@ struct AppMemoryTests {
     policy.reportDigest("a", .saved, "s1", at: t(1))
     #expect(
       try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(2)).records.first)
-        .stateDigest == "s1")
+        .savedState.digest == "s1")
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(3)))
     policy.observe(.spawned(app: "a", pid: 11, at: t(3)))
     policy.reportDigest("a", .restored, "s1", at: t(4))
     #expect(policy.app(named: "a")?.restoration == .match)
     // Killed again without saving anything new: what it left is still s1.
     let second = try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(5)).records.first)
-    #expect(second.stateDigest == "s1")
+    #expect(second.savedState.digest == "s1")
     _ = try policy.handle(.launch(app: "a", foreground: true, at: t(6)))
     policy.observe(.spawned(app: "a", pid: 12, at: t(6)))
     #expect(policy.app(named: "a")?.restoration == .pending, "a verdict is owed: the app left s1")
@@ -116,7 +117,9 @@ struct AppMemoryTests {
     policy.reportDigest("a", .restored, "s1", at: t(31))
     #expect(policy.app(named: "a")?.restoration == .match)
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(40)).records.first)
-    #expect(record.restoration == .match && record.restoredDigest == "s1", "the verdict is kept in the launch's record")
+    #expect(
+      record.savedState.restoration == .match && record.savedState.restoredDigest == "s1",
+      "the verdict is kept in the launch's record")
   }
 
   @Test("a restore still owed keeps its deadline across a daemon restart: the successor judges it lost in time")
@@ -186,9 +189,9 @@ struct AppMemoryTests {
     policy.observe(
       .killSignalled(app: "victim", pid: 10, at: t(2, ms: 1), memory: ["victim": 300, "camera": 500]))
     let record = try #require(policy.exits("victim", sigkill, at: t(2, ms: 40)).records.first)
-    #expect(record.killSignalledNanoseconds == t(2, ms: 1).nanoseconds)
-    #expect(record.memoryBytes == 300)
-    #expect(record.snapshot?.map(\.memoryBytes) == [300, 500])
+    #expect(record.cause.killSignalledNanoseconds == t(2, ms: 1).nanoseconds)
+    #expect(record.usage.memoryBytes == 300)
+    #expect(record.pressure.snapshot?.map(\.memoryBytes) == [300, 500])
   }
 
   @Test("an adopted app's observed processes decide whether it is suspended")

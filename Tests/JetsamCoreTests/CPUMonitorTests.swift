@@ -91,8 +91,8 @@ struct CPUMonitorTests {
         == "6 seconds cpu time over 6 seconds (100% cpu average), exceeding limit of 50% cpu over 12 seconds")
     #expect(Self.reading(&policy, 107, at: t(7)).isEmpty, "nothing more for an app on its way out")
     let record = try #require(policy.exits("a", sigkill, at: t(7, ms: 5)).records.first)
-    #expect(record.reason == .cpuResourceLimit && record.terminationReason == "JETSAM cpu-limit")
-    #expect(record.cpuUsage == expected)
+    #expect(record.cause.reason == .cpuResourceLimit && record.cause.terminationReason == "JETSAM cpu-limit")
+    #expect(record.evidence.cpuUsage == expected)
   }
 
   @Test("an app burning fast is read again when it would reach the fatal limit, not only at the next round")

@@ -9,10 +9,12 @@ import Testing
     policy.sample(Available.warning, at: t(2))
     let actions = policy.exits("a", sigsegv, at: t(7, ms: 500))
     var expected = ExitRecord(
-      app: "a", pid: 10, launch: 1, reason: .badAccess, terminationReason: "SIGNAL 0xb", endedBy: .signal,
-      state: .foreground,
-      signal: Signal.segmentationFault.rawValue, exitCode: nil, aliveSeconds: 6.5, stateSeconds: 6.5,
-      pressureLevel: .warning, deviceAvailableBytes: Available.warning, snapshot: nil)
+      app: "a", pid: 10, launch: 1,
+      cause: ExitCause(
+        reason: .badAccess, terminationReason: "SIGNAL 0xb", endedBy: .signal,
+        signal: Signal.segmentationFault.rawValue),
+      lifecycle: ExitLifecycle(state: .foreground, aliveSeconds: 6.5, stateSeconds: 6.5),
+      pressure: ExitPressure(level: .warning, availableBytes: Available.warning))
     var metrics = LaunchMetrics()
     metrics.foregroundSeconds = 6.5
     expected.launchMetrics = metrics
@@ -32,23 +34,23 @@ import Testing
     try policy.start("a", pid: 10, at: t(1), foreground: true)
     _ = try policy.handle(.moveToBackground(app: "a", at: t(4)))
     let record = try #require(policy.exits("a", .exited(code: 2), at: t(10)).records.first)
-    #expect(record.state == .background)
-    #expect(record.aliveSeconds == 9)
-    #expect(record.stateSeconds == 6)
-    #expect(record.exitCode == 2)
-    #expect(record.signal == nil)
-    #expect(record.terminationReason == "EXIT 2")
-    #expect(record.pressureLevel == .normal)
-    #expect(record.deviceAvailableBytes == 0)
+    #expect(record.lifecycle.state == .background)
+    #expect(record.lifecycle.aliveSeconds == 9)
+    #expect(record.lifecycle.stateSeconds == 6)
+    #expect(record.cause.exitCode == 2)
+    #expect(record.cause.signal == nil)
+    #expect(record.cause.terminationReason == "EXIT 2")
+    #expect(record.pressure.level == .normal)
+    #expect(record.pressure.availableBytes == 0)
   }
 
   @Test func suspendedSecondsCountFromWhenTheLastProcessStopped() throws {
     var policy = JetsamPolicy()
     try policy.startSuspended("a", pid: 10, at: t(1), stoppedAt: t(3))
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(10)).records.first)
-    #expect(record.state == .suspended)
-    #expect(record.stateSeconds == 7)
-    #expect(record.aliveSeconds == 9)
+    #expect(record.lifecycle.state == .suspended)
+    #expect(record.lifecycle.stateSeconds == 7)
+    #expect(record.lifecycle.aliveSeconds == 9)
   }
 
   @Test func aJetsamKillCarriesTheSnapshotInKillOrder() throws {
@@ -73,10 +75,12 @@ import Testing
 
     let record = try #require(policy.exits("s1", sigkill, at: t(11)).records.first)
     var expected = ExitRecord(
-      app: "s1", pid: 14, launch: 1, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-      endedBy: .jetsam, state: .suspended, signal: Signal.kill.rawValue, exitCode: nil, aliveSeconds: 7,
-      stateSeconds: 6,
-      pressureLevel: .urgent, deviceAvailableBytes: Available.urgent, snapshot: expectedSnapshot)
+      app: "s1", pid: 14, launch: 1,
+      cause: ExitCause(
+        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", endedBy: .jetsam,
+        signal: Signal.kill.rawValue),
+      lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 7, stateSeconds: 6),
+      pressure: ExitPressure(level: .urgent, availableBytes: Available.urgent, snapshot: expectedSnapshot))
     // Started in the background and suspended at once: no time in either state.
     expected.launchMetrics = LaunchMetrics()
     #expect(record == expected)
@@ -92,12 +96,12 @@ import Testing
     _ = policy.sample(Available.plenty, at: t(10, ms: 5))
     #expect(policy.level == .normal)
     let record = try #require(policy.exits("victim", sigkill, at: t(10, ms: 6)).records.first)
-    #expect(record.pressureLevel == .critical)
-    #expect(record.deviceAvailableBytes == Available.critical)
+    #expect(record.pressure.level == .critical)
+    #expect(record.pressure.availableBytes == Available.critical)
     // A plain exit later carries the level of its own time.
     let plain = try #require(policy.exits("other", .exited(code: 0), at: t(11)).records.first)
-    #expect(plain.pressureLevel == .normal)
-    #expect(plain.deviceAvailableBytes == Available.plenty)
+    #expect(plain.pressure.level == .normal)
+    #expect(plain.pressure.availableBytes == Available.plenty)
   }
 
   @Test func aKillInFlightSurvivesADaemonRestart() throws {
@@ -118,11 +122,12 @@ import Testing
     policy.observe(.adopt(app: saved, at: t(20)))
     _ = policy.sample(Available.plenty, at: t(20))
     let record = try #require(policy.exits("victim", .unobserved, at: t(20)).records.first)
-    #expect(record.reason == .memoryPressure)
-    #expect(record.terminationReason == "JETSAM memory-pressure")
-    #expect(record.pressureLevel == .critical)
-    #expect(record.deviceAvailableBytes == Available.critical)
-    #expect(record.snapshot == inFlight.snapshot, "the snapshot of the decision, taken before the old daemon died")
+    #expect(record.cause.reason == .memoryPressure)
+    #expect(record.cause.terminationReason == "JETSAM memory-pressure")
+    #expect(record.pressure.level == .critical)
+    #expect(record.pressure.availableBytes == Available.critical)
+    #expect(
+      record.pressure.snapshot == inFlight.snapshot, "the snapshot of the decision, taken before the old daemon died")
   }
 
   @Test func aStalePidIsIgnored() throws {
@@ -153,9 +158,9 @@ import Testing
     var policy = JetsamPolicy()
     try policy.start("hog", pid: 10, at: t(1), foreground: true)
     let record = try #require(policy.exits("hog", sigkill, oomKilled: true, at: t(2)).records.first)
-    #expect(record.reason == .memoryResourceLimit)
-    #expect(record.terminationReason == "JETSAM per-process-limit")
-    #expect(record.snapshot == nil)
+    #expect(record.cause.reason == .memoryResourceLimit)
+    #expect(record.cause.terminationReason == "JETSAM per-process-limit")
+    #expect(record.pressure.snapshot == nil)
   }
 
   @Test(
@@ -171,10 +176,10 @@ import Testing
     #expect(policy.sample(Available.urgent, at: t(10)).killed == ["a"])
     let exit = policy.exits("a", end, at: t(10, ms: 100))
     let record = try #require(exit.records.first)
-    #expect(record.reason == reason)
-    #expect(record.terminationReason == code)
+    #expect(record.cause.reason == reason)
+    #expect(record.cause.terminationReason == code)
     // It was the chosen victim, so its record keeps the snapshot taken when it was chosen.
-    #expect(record.snapshot?.map(\.name) == ["a", "b"])
+    #expect(record.pressure.snapshot?.map(\.name) == ["a", "b"])
     // The kill is no longer in flight (no timeout pending), and the next victim waits for a fresh sample.
     #expect(exit.killed == [])
     #expect(policy.nextDeadline == nil)

@@ -27,7 +27,7 @@ import Testing
       // The victim is gone: nobody else dies until the next sample.
       let exit = policy.exits(kills[0].app, sigkill, at: t(clock + 1))
       #expect(exit.killed.isEmpty)
-      #expect(exit.records.map(\.reason) == [.memoryPressure])
+      #expect(exit.records.map(\.cause.reason) == [.memoryPressure])
       clock += 2
     }
     #expect(victims == Array(suspensionOrder.prefix(12)))
@@ -90,9 +90,9 @@ import Testing
     #expect(policy.sample(Available.critical, at: t(14)).killed == [])
     // When a finally dies of our SIGKILL it is still a jetsam kill with its snapshot.
     let record = try #require(policy.exits("a", sigkill, at: t(20)).records.first)
-    #expect(record.reason == .memoryPressure)
-    #expect(record.terminationReason == "JETSAM memory-pressure")
-    #expect(record.snapshot?.map(\.name) == ["a", "b"])
+    #expect(record.cause.reason == .memoryPressure)
+    #expect(record.cause.terminationReason == "JETSAM memory-pressure")
+    #expect(record.pressure.snapshot?.map(\.name) == ["a", "b"])
     #expect(policy.nextDeadline == nil)
   }
 
@@ -142,9 +142,9 @@ import Testing
     #expect(expiry! < suspend! && suspend! < kill!, "warned, suspended, then killed")
     #expect(actions.moves.contains(Move("bg", .background, .suspended)))
     let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
-    #expect(record.state == .suspended)
-    #expect(record.reason == .memoryPressure)
-    #expect(record.backgroundSecondsBeforeSuspension == 8)
+    #expect(record.lifecycle.state == .suspended)
+    #expect(record.cause.reason == .memoryPressure)
+    #expect(record.lifecycle.backgroundSecondsBeforeSuspension == 8)
     #expect(policy.app(named: "fg")?.state == .foregroundActive)
   }
 
@@ -170,7 +170,7 @@ import Testing
     #expect(actions.killed == ["bg"])
     #expect(!actions.contains { $0 == .suspend(app: "bg", pid: 11) })
     let record = try #require(policy.exits("bg", sigkill, at: t(10, ms: 100)).records.first)
-    #expect(record.state == .background && record.backgroundSecondsBeforeSuspension == nil)
+    #expect(record.lifecycle.state == .background && record.lifecycle.backgroundSecondsBeforeSuspension == nil)
   }
 
   @Test func anAudioAppSurvivesUrgentAndDiesAfterTheForegroundAtCritical() throws {

@@ -35,10 +35,10 @@ struct LockedFileTests {
     #expect(actions.killed == ["a"])
     #expect(policy.app(named: "a")?.state == .suspended)
     let record = try #require(policy.exits("a", sigkill, at: t(2)).records.first)
-    #expect(record.reason == .suspendedWithLockedFile)
-    #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.state == .suspended)
-    #expect(record.lockedFiles == [Self.database])
+    #expect(record.cause.reason == .suspendedWithLockedFile)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0xdead10cc")
+    #expect(record.lifecycle.state == .suspended)
+    #expect(record.evidence.lockedFiles == [Self.database])
   }
 
   @Test("a clean check suspends; once stopped the locks are looked at again, and a lock taken meanwhile kills")

@@ -9,9 +9,9 @@ import Testing
     let decision = KillInFlight(kill: .user(.appWatchdog), level: .normal, availableBytes: 0)
     #expect(kill == [.kill(app: "a", pid: 10, reason: .appWatchdog, decision: decision)])
     let record = try #require(policy.exits("a", sigkill, at: t(3)).records.first)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
-    #expect(record.snapshot == nil)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.pressure.snapshot == nil)
   }
 
   @Test func theFirstKillRequestedDecidesTheRecord() throws {
@@ -27,7 +27,7 @@ import Testing
     #expect(decision.kill == .jetsam, "the decision on its way is jetsam's, snapshot and all")
     #expect(decision.snapshot?.map(\.name) == ["a"])
     let record = try #require(policy.exits("a", sigkill, at: t(4)).records.first)
-    #expect(record.reason == .memoryPressure)
+    #expect(record.cause.reason == .memoryPressure)
   }
 
   @Test func aHonouredTerminateIsANormalExit() throws {
@@ -36,8 +36,8 @@ import Testing
     #expect(try policy.handle(.terminate(app: "a", at: t(2))) == [.terminate(app: "a", pid: 10)])
     #expect(policy.nextDeadline == t(7))
     let record = try #require(policy.exits("a", sigterm, at: t(3)).records.first)
-    #expect(record.reason == .normalAppExit)
-    #expect(record.terminationReason == "JETSAM terminate")
+    #expect(record.cause.reason == .normalAppExit)
+    #expect(record.cause.terminationReason == "JETSAM terminate")
     #expect(policy.nextDeadline == nil)
   }
 
@@ -53,8 +53,8 @@ import Testing
     #expect(policy.observe(.tick(at: t(7))) == [.kill(app: "a", pid: 10, reason: .abnormal, decision: decision)])
     #expect(policy.nextDeadline == nil)
     let record = try #require(policy.exits("a", sigkill, at: t(8)).records.first)
-    #expect(record.reason == .abnormal)
-    #expect(record.terminationReason == "JETSAM terminate-timeout")
+    #expect(record.cause.reason == .abnormal)
+    #expect(record.cause.terminationReason == "JETSAM terminate-timeout")
   }
 
   @Test func noEscalationForAnAppAlreadyBeingKilled() throws {

@@ -51,9 +51,9 @@ struct ResumptionTests {
     #expect(fresh.count == 1)
     #expect(policy.app(named: "a")?.resumption?.verdict == .stale)
     let record = try #require(policy.exits("a", .signaled(signal: 9, dumpedCore: false), at: t(30)).records.first)
-    #expect(record.resumption == .stale && record.resumedDigest == "s1")
-    #expect(record.resumedStateAgeSeconds == 19 && record.resumedStateValidForSeconds == 10)
-    #expect(record.hasVerdict)
+    #expect(record.savedState.resumption == .stale && record.savedState.resumedDigest == "s1")
+    #expect(record.savedState.resumedStateAgeSeconds == 19 && record.savedState.resumedStateValidForSeconds == 10)
+    #expect(record.savedState.hasVerdict)
   }
 
   @Test(
@@ -71,7 +71,7 @@ struct ResumptionTests {
     #expect(policy.reportDigest("a", .resumed, "s1", at: t(20)).isEmpty)
     #expect(policy.app(named: "a")?.resumption == nil)
     let record = try #require(policy.exits("a", .exited(code: 0), at: t(21)).records.first)
-    #expect(record.resumption == nil && !record.hasVerdict)
+    #expect(record.savedState.resumption == nil && !record.savedState.hasVerdict)
   }
 
   @Test("a resumed app's verdict and validity survive a daemon restart (re-adoption)")

@@ -31,7 +31,7 @@ struct SuspendTimeoutTests {
     let actions = policy.sample(Available.urgent, at: t(3))
     #expect(actions.killed == ["stuck"])
     let record = try #require(policy.exits("stuck", sigkill, at: t(3)).records.first)
-    #expect(record.state == .suspended && record.suspendIncomplete == true)
+    #expect(record.lifecycle.state == .suspended && record.lifecycle.suspendIncomplete == true)
   }
 
   @Test("a completed or resumed suspension leaves no deadline and no mark")

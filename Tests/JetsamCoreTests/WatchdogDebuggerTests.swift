@@ -66,7 +66,7 @@ struct WatchdogDebuggerTests {
     #expect(Self.tracer(&policy, nil, at: t(15)).killed == ["a"])
     let record = try #require(
       recordOf(policy.observe(.exited(app: "a", pid: 10, end: sigkill, oomKilled: false, at: t(15)))))
-    #expect(record.reason == .appWatchdog && record.watchdogEvent == "didEnterBackground")
+    #expect(record.cause.reason == .appWatchdog && record.evidence.watchdogEvent == "didEnterBackground")
   }
 
   @Test("the acknowledgement while held ends the hold; an answer for an earlier process is ignored")

@@ -81,10 +81,10 @@ struct AppLifecycleTests {
     let record = try #require(try daemon.waitForRecords(1).first)
     let elapsed = Date().timeIntervalSince(start)
     #expect(record.pid == pid)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x8badf00d")
-    #expect(record.watchdogEvent == "didEnterBackground")
-    #expect(record.state == .background)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x8badf00d")
+    #expect(record.evidence.watchdogEvent == "didEnterBackground")
+    #expect(record.lifecycle.state == .background)
     #expect(elapsed >= 0.45 && elapsed < 5, "the 5 s deadline scaled by 0.1 (took \(elapsed) s)")
     #expect(!isAlive(pid))
     let table = try daemon.ctl(["exits"]).stdout
@@ -147,7 +147,7 @@ struct AppLifecycleTests {
       : ["/usr/bin/python3", Binaries.packageRoot + "/Tests/JetsamIntegrationTests/Fixtures/hanging_app.py"]
     let options = (hang.background ? ["--background"] : []) + ["--env", "HANG_IN=\(hang.event)"]
     try Self.expectKilledInItsHandler(daemon, hang) {
-      try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs"] + options + ["--"] + command).pid)
+      try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs"] + options + ["--"] + command).status.pid)
     } settled: {
       // Nothing to see from outside: the blame does not depend on it (the watchdog follows the app's own
       // acknowledgements), only the time measured from the request does.
@@ -177,9 +177,9 @@ struct AppLifecycleTests {
     // On iOS's clock, from the request that sent the events.
     let elapsed = Date().timeIntervalSince(start) / scale
     #expect(record.pid == pid)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.watchdogEvent == hang.event)
-    let inHandler = (record.watchdogSeconds ?? 0) / scale
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.evidence.watchdogEvent == hang.event)
+    let inHandler = (record.evidence.watchdogSeconds ?? 0) / scale
     // Its whole deadline, not less; a late deadline timer (a loaded machine) may add a little, but less than the
     // time any earlier handler took (3 s at least), which a deadline counted from the wrong event would add.
     #expect(
@@ -200,11 +200,11 @@ struct AppLifecycleTests {
       daemon, "hung", ["SILENT": "1"], options: ["--background", "--acknowledgements", "always"])
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
     #expect(record.app == "hung" && record.pid == hung)
-    #expect(record.reason == .appWatchdog)
-    #expect(record.watchdogEvent == "didFinishLaunching")
-    #expect(record.endedBy == .jetsam)
+    #expect(record.cause.reason == .appWatchdog)
+    #expect(record.evidence.watchdogEvent == "didFinishLaunching")
+    #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.appWatchdog: 1])
-    #expect(try daemon.apps()["quiet"]?.pid == quiet, "auto does not watch a program that never spoke")
+    #expect(try daemon.apps()["quiet"]?.status.pid == quiet, "auto does not watch a program that never spoke")
     let bad = try daemon.ctl(["launch", "x", "--acknowledgements", "sometimes", "--", "/bin/true"])
     #expect(bad.status == 64 && bad.stderr.contains("--acknowledgements: \"sometimes\" is not a mode"))
   }
@@ -218,14 +218,14 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["background", "uploader"]).status == 0)
     try daemon.waitUntil("the task to begin") { Self.events(events).contains("task") }
     usleep(500_000)
-    #expect(try daemon.apps()["uploader"]?.state == "background", "a task keeps it from being suspended")
+    #expect(try daemon.apps()["uploader"]?.status.state.coarse == .background, "a task keeps it from being suspended")
     #expect(processState(pid: pid) != "T")
     let record = try #require(try daemon.waitForRecords(1, timeout: 10).first)
-    #expect(record.reason == .backgroundTaskAssertionTimeout)
-    #expect(record.terminationReason == "RUNNINGBOARD 0x2182bad2")
-    #expect(record.endedBy == .jetsam)
+    #expect(record.cause.reason == .backgroundTaskAssertionTimeout)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0x2182bad2")
+    #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.backgroundTaskAssertionTimeout: 1])
-    #expect(record.openBackgroundTasks == ["upload"])
+    #expect(record.evidence.openBackgroundTasks == ["upload"])
     #expect(try daemon.ctl(["exits"]).stdout.contains("open tasks: upload"))
     let seen = Self.events(events)
     #expect(seen.contains("backgroundTaskWillExpire"), "warned first: \(seen)")
@@ -243,7 +243,7 @@ struct AppLifecycleTests {
     // Seen stopped, not only told to stop (`stopping` until every process is seen stopped).
     try daemon.waitUntil("suspension after the task ended") {
       let app = try daemon.apps()["saver"]
-      return app?.state == "suspended" && app?.stopping != true
+      return app?.status.state.coarse == .suspended && app?.measured.stopping != true
     }
     #expect(processState(pid: pid) == "T")
     #expect(try daemon.recordsOnDisk().isEmpty)
@@ -261,7 +261,7 @@ struct AppLifecycleTests {
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "sleeper")
-    #expect(record.reason == .memoryPressure)
+    #expect(record.cause.reason == .memoryPressure)
     try daemon.waitUntil("the warning") { Self.events(events).contains("memoryWarning") }
     #expect(Self.lines(events).contains { $0.hasPrefix("memoryWarning") && $0.contains("level=urgent") })
     #expect(!Self.events(suspendedEvents).contains("memoryWarning"), "a suspended app gets no warning")
@@ -281,11 +281,11 @@ struct AppLifecycleTests {
     #expect(Self.lines(events)[0].hasPrefix("launch fresh"))
     #expect(try daemon.ctl(["background", "notes"]).status == 0)
     try daemon.waitUntil("didEnterBackground") { Self.events(events).contains("didEnterBackground") }
-    try daemon.waitUntil("the summary it sends there") { try daemon.apps()["notes"]?.stateSummary != nil }
+    try daemon.waitUntil("the summary it sends there") { try daemon.apps()["notes"]?.status.summary != nil }
     #expect(try daemon.ctl(["suspend", "notes"]).status == 0)
     #expect(try daemon.ctl(["kill", "notes"]).status == 0)  // memoryPressure by default
     let first = try #require(try daemon.waitForRecords(1).first)
-    #expect(first.stateSummary?.hasPrefix("seen ") == true)
+    #expect(first.savedState.summary?.hasPrefix("seen ") == true)
 
     #expect(try daemon.ctl(["activate", "notes"]).status == 0)
     try daemon.waitUntil("the relaunch") { Self.lines(events).filter { $0.hasPrefix("launch") }.count == 2 }
@@ -330,9 +330,9 @@ struct AppLifecycleTests {
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim")
     #expect(record.pid == victim)
-    #expect(record.reason == .appWatchdog)
+    #expect(record.cause.reason == .appWatchdog)
     #expect(try daemon.ctl(["status"]).status == 0, "the daemon is unharmed")
-    #expect(try daemon.apps()["forger"]?.pid != nil)
+    #expect(try daemon.apps()["forger"]?.status.pid != nil)
   }
 
   @Test("a program that does not speak is never watched; a command hook answers for it, within its timeout")
@@ -354,12 +354,12 @@ struct AppLifecycleTests {
     // Launching each pushed the previous one to the background: saving's hook ran then.
     #expect(try daemon.ctl(["background", "stuck"]).status == 0)
     let stuck = try #require(try daemon.waitForRecords(1).first { $0.app == "stuck" })
-    #expect(stuck.reason == .appWatchdog)
-    #expect(stuck.watchdogEvent == "didEnterBackground")
+    #expect(stuck.cause.reason == .appWatchdog)
+    #expect(stuck.evidence.watchdogEvent == "didEnterBackground")
     #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "saved\n")
     usleep(1_500_000)  // well past every deadline
     let apps = try daemon.apps()
-    #expect(apps["quiet"]?.pid != nil, "a silent program is not killed for not answering")
-    #expect(apps["saving"]?.pid != nil)
+    #expect(apps["quiet"]?.status.pid != nil, "a silent program is not killed for not answering")
+    #expect(apps["saving"]?.status.pid != nil)
   }
 }

@@ -108,7 +108,7 @@ struct CommandCheckTests {
     try daemon.waitUntil("the ready command's output to be copied into the app's log") {
       ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("ready-said-so")
     }
-    #expect(try daemon.apps()["fine"]?.pid != nil)
+    #expect(try daemon.apps()["fine"]?.status.pid != nil)
     #expect(try daemon.ctl(["kill", "fine"]).status == 0)
   }
 }

@@ -49,15 +49,15 @@ struct CommandProtocolTests {
 
     #expect(try daemon.ctl(["background", name]).status == 0)
     try daemon.waitUntil("\(name)'s digest command to report its saved state") {
-      try daemon.apps()[name]?.savedDigest != nil
+      try daemon.apps()[name]?.status.savedDigest != nil
     }
-    #expect(try daemon.apps()[name]?.savedDigest == digest, "what the digest command printed")
+    #expect(try daemon.apps()[name]?.status.savedDigest == digest, "what the digest command printed")
     let (record, info) = try RestorationTests.jetsamKillWhileSuspendedAndRelaunch(daemon, name)
-    #expect(record.stateDigest == digest)
+    #expect(record.savedState.digest == digest)
     // The verdict is kept in the relaunch's exit record too; the kill also ends the server (no redis is left).
     #expect(try daemon.ctl(["kill", name]).status == 0)
     let judged = try daemon.waitForRecords(2).last
-    #expect(judged?.launch == 2 && judged?.restoration?.rawValue == info.restoration)
+    #expect(judged?.launch == 2 && judged?.savedState.restoration == info.status.restoration)
     return (digest, record, info)
   }
 
@@ -66,9 +66,9 @@ struct CommandProtocolTests {
     let daemon = try DaemonHarness(config: "{ suspend: { backgroundGrace: null } }")
     defer { daemon.stop() }
     let (digest, _, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "redis", options: [])
-    #expect(info.restoration == "mismatch")
-    #expect(info.previousDigest == digest)
-    #expect(info.restoredDigest == String(repeating: "0", count: 40), "an empty dataset's digest")
+    #expect(info.status.restoration == .mismatch)
+    #expect(info.status.previousDigest == digest)
+    #expect(info.status.restoredDigest == String(repeating: "0", count: 40), "an empty dataset's digest")
   }
 
   @Test("with SAVE at didEnterBackground, redis reloads what it held: match")
@@ -77,8 +77,8 @@ struct CommandProtocolTests {
     defer { daemon.stop() }
     let (digest, _, info) = try Self.killWhileSuspendedAndRelaunch(
       daemon, "redis", options: ["--on", "didEnterBackground=\(Self.redisCLI) -p PORT SAVE"])
-    #expect(info.restoration == "match")
-    #expect(info.restoredDigest == digest)
+    #expect(info.status.restoration == .match)
+    #expect(info.status.restoredDigest == digest)
   }
 
   @Test("bad commands are refused with the flag or field they came in")

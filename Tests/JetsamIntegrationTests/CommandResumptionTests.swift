@@ -35,7 +35,7 @@ struct CommandResumptionTests {
     try daemon.waitUntil("\(name) to answer") { (try? CommandProtocolTests.cli(port, ["PING"])) == "PONG" }
     #expect(try CommandProtocolTests.cli(port, ["SET", "greeting", "hello"]) == "OK")
     #expect(try daemon.ctl(["background", name]).status == 0)
-    try daemon.waitUntil("\(name)'s saved digest") { try daemon.apps()[name]?.savedDigest != nil }
+    try daemon.waitUntil("\(name)'s saved digest") { try daemon.apps()[name]?.status.savedDigest != nil }
     return (port, .now)
   }
 
@@ -46,10 +46,10 @@ struct CommandResumptionTests {
     let suspended = try daemon.ctl(["suspend", name])
     let row = try daemon.apps()[name]
     #expect(suspended.status == 0, "\(suspended.stderr) \(String(describing: row))")
-    try daemon.waitUntil("\(name) suspended") { try daemon.apps()[name]?.state == "suspended" }
+    try daemon.waitUntil("\(name) suspended") { try daemon.apps()[name]?.status.state.coarse == .suspended }
     try wait?()
     #expect(try daemon.ctl(["activate", name]).status == 0)
-    try daemon.waitUntil("\(name)'s return to be judged") { try daemon.apps()[name]?.resumption != nil }
+    try daemon.waitUntil("\(name)'s return to be judged") { try daemon.apps()[name]?.status.resumption?.verdict != nil }
     return try #require(try daemon.apps()[name])
   }
 
@@ -66,21 +66,21 @@ struct CommandResumptionTests {
         ContinuousClock.now - savedSeen > .seconds(1.2)
       }
     }
-    #expect(stale.resumption == "stale", "\(stale)")
-    #expect(stale.resumedDigest == stale.savedDigest, "redis shows exactly what it saved")
-    #expect(stale.speaksProtocol == false, "only commands speak for redis")
+    #expect(stale.status.resumption?.verdict == .stale, "\(stale)")
+    #expect(stale.status.resumption?.resumedDigest == stale.status.savedDigest, "redis shows exactly what it saved")
+    #expect(stale.status.speaksProtocol == false, "only commands speak for redis")
 
     // Valid for ten minutes: a return within it is fresh. A hook's run is kept too.
     _ = try Self.launchAndSave(daemon, "lasting", validFor: "600", options: ["--on", "didEnterBackground=CLI SAVE"])
     let fresh = try Self.returnAndJudge(daemon, "lasting")
-    #expect(fresh.resumption == "fresh", "\(fresh)")
+    #expect(fresh.status.resumption?.verdict == .fresh, "\(fresh)")
 
     // Each launch's exit record keeps the commands it ran: ready once (with its attempts), each digest, the hook.
     #expect(try daemon.ctl(["kill", "brief"]).status == 0)
     #expect(try daemon.ctl(["kill", "lasting"]).status == 0)
     let records = try daemon.waitForRecords(2)
     let brief = try #require(records.first { $0.app == "brief" })
-    #expect(brief.resumption == .stale)
+    #expect(brief.savedState.resumption == .stale)
     let runs = try #require(brief.commands, "\(brief)")
     // (The kill's didEnterBackground takes one more saved digest.)
     // In the order they ended: a ready poll that failed at first may succeed after the saved digest (it is kept once,
@@ -90,7 +90,7 @@ struct CommandResumptionTests {
     let ready = try #require(runs.first { $0.run == "ready" }, "\(runs)")
     #expect(ready.exitCode == 0 && ready.output?.contains("PONG") == true && (ready.attempts ?? 0) >= 1)
     let saved = try #require(runs.first { $0.run == "digest saved" }, "\(runs)")
-    #expect(saved.output?.trimmingCharacters(in: .whitespacesAndNewlines) == stale.savedDigest)
+    #expect(saved.output?.trimmingCharacters(in: .whitespacesAndNewlines) == stale.status.savedDigest)
     #expect(runs.allSatisfy { $0.seconds > 0 && $0.seconds < 10 })
     let lasting = try #require(records.first { $0.app == "lasting" })
     let hook = try #require(lasting.commands?.first { $0.run == "hook didEnterBackground" }, "\(lasting)")

@@ -71,11 +71,11 @@ struct ContainmentTests {
     func uid(_ pid: Int32) throws -> String? {
       try ProcessStatus.read(pid: pid)["Uid"]?.split(separator: "\t").first.map(String.init)
     }
-    let plain = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "plain", "--background"]).pid)
+    let plain = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "plain", "--background"]).status.pid)
     #expect(try uid(plain) == "65534")
     let adHoc = try daemon.launch("adhoc", ["300"], options: ["--background"], executable: "/bin/sleep")
     #expect(try uid(adHoc) == "65534", "root's ad-hoc app runs as appUser too")
-    let own = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "own", "--background"]).pid)
+    let own = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "own", "--background"]).status.pid)
     #expect(try uid(own) == "0")
   }
 
@@ -106,22 +106,22 @@ struct ContainmentTests {
   /// command; once ended, its next launch has the second config's command, caps and band.
   static func checkNewConfigApplies(_ daemon: DaemonHarness, running first: Int32) throws {
     try daemon.waitUntil("the running app's cgroup to take the new cap") { (try? pidsMax(first)) == "60" }
-    #expect(try daemon.apps()["a"]?.pid == first, "the running process goes on")
-    #expect(try daemon.apps()["a"]?.band == .background, "its band lift waits for its next launch")
+    #expect(try daemon.apps()["a"]?.status.pid == first, "the running process goes on")
+    #expect(try daemon.apps()["a"]?.status.band == .background, "its band lift waits for its next launch")
     #expect(try commandLine(first) == ["/bin/sleep", "301"])
     #expect(try daemon.ctl(["terminate", "a"]).status == 0)
     _ = try daemon.waitForRecords(1)
-    let second = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    let second = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).status.pid)
     #expect(try commandLine(second) == ["/bin/sleep", "302"])
     #expect(try pidsMax(second) == "60")
-    #expect(try daemon.apps()["a"]?.band == .audio)
+    #expect(try daemon.apps()["a"]?.status.band == .audio)
   }
 
   @Test("a reload gives a running app its new caps at once, and its new command and band from its next launch")
   func reloadWhileRunning() throws {
     let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
     defer { daemon.stop() }
-    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).status.pid)
     #expect(try Self.pidsMax(first) == "50")
     try daemon.reload(Self.sleeperConfig(seconds: "302", pids: 60, band: "audio"))
     try Self.checkNewConfigApplies(daemon, running: first)
@@ -131,7 +131,7 @@ struct ContainmentTests {
   func restartWithNewConfig() throws {
     let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
     defer { daemon.stop() }
-    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).status.pid)
     daemon.crash()
     try daemon.writeConfig(Self.sleeperConfig(seconds: "302", pids: 60, band: "audio"))
     try daemon.jetsamd.startAgain()
@@ -142,7 +142,7 @@ struct ContainmentTests {
   func restartWithoutStateWithNewConfig() throws {
     let daemon = try DaemonHarness(config: Self.sleeperConfig(seconds: "301", pids: 50, band: "background"))
     defer { daemon.stop() }
-    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).pid)
+    let first = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "a", "--background"]).status.pid)
     daemon.crash()
     // As if it crashed before its state file was written (a loaded machine once made the test above do just that).
     unlink(daemon.stateDirectory + "/state.json")

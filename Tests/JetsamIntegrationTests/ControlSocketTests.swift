@@ -105,7 +105,7 @@ struct ControlSocketTests {
     }
     // Nothing was started by the refused launches (the failed spawn left no process behind either).
     let apps = try client.send(line: Array(#"{"v":1,"verb":"ps"}"#.utf8) + [10]).apps ?? []
-    #expect(apps.allSatisfy { $0.pid == nil }, "\(apps)")
+    #expect(apps.allSatisfy { $0.status.pid == nil }, "\(apps)")
   }
 
   @Test("a 10 MB line is refused without being buffered, while a second client keeps working")
@@ -148,8 +148,9 @@ struct ControlSocketTests {
     for index in 0..<4_000 {
       let record = ExitRecord(
         time: now, app: index % 2 == 0 ? "even" : "odd", pid: Int32(1000 + index), launch: index + 1,
-        reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9,
-        exitCode: nil, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .urgent, deviceAvailableBytes: 0)
+        cause: ExitCause(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", signal: 9),
+        lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 1, stateSeconds: 1),
+        pressure: ExitPressure(level: .urgent, availableBytes: 0))
       text += String(decoding: try encoder.encode(record), as: UTF8.self) + "\n"
     }
     try text.write(toFile: daemon.recordLogPath, atomically: false, encoding: .utf8)
@@ -339,7 +340,7 @@ struct ControlSocketTests {
     let launched = try asMember(["--json", "launch", "mine", "--background", "--", "/bin/sleep", "100"])
     #expect(launched.status == 0, "\(launched.stderr)")
     let info = try JSONDecoder().decode(AppInfo.self, from: Data(launched.stdout.utf8))
-    let pid = try #require(info.pid)
+    let pid = try #require(info.status.pid)
     let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
     let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first
     #expect(uid.map(String.init) == String(getpwnam("nobody").pointee.pw_uid), "the app runs as nobody: \(status)")
@@ -355,7 +356,7 @@ struct ControlSocketTests {
     #expect(
       replaced.stderr.contains("only root may change the command, environment, ready, digest or hooks"),
       "\(replaced.stderr)")
-    #expect(try daemon.apps()["fixed"]?.pid == nil, "nothing was started")
+    #expect(try daemon.apps()["fixed"]?.status.pid == nil, "nothing was started")
     // Root may.
     let byRoot = try daemon.ctl(["launch", "fixed", "--background", "--", "/bin/sleep", "50"])
     #expect(byRoot.status == 0, "\(byRoot.stderr)")

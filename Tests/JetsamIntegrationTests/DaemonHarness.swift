@@ -95,13 +95,13 @@ final class DaemonHarness {
     let info = try ctlJSON(
       AppInfo.self,
       ["launch", name] + options + ["--", executable ?? Binaries.current.testapp] + testappArguments)
-    guard let pid = info.pid else { throw TestKitError("launch \(name) gave no pid") }
+    guard let pid = info.status.pid else { throw TestKitError("launch \(name) gave no pid") }
     return pid
   }
 
   /// The apps as `ps --json` reports them, by name.
   func apps() throws -> [String: AppInfo] {
-    Dictionary(uniqueKeysWithValues: try ctlJSON([AppInfo].self, ["ps"]).map { ($0.name, $0) })
+    Dictionary(uniqueKeysWithValues: try ctlJSON([AppInfo].self, ["ps"]).map { ($0.status.name, $0) })
   }
 
   /// Exit records as read straight from the durable log file.

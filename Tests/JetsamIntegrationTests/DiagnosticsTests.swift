@@ -42,9 +42,9 @@ struct DiagnosticsIntegrationTests {
   /// Launches `command` as app `hangs` in the foreground, sends it to the background, and returns the watchdog's
   /// record once written.
   static func hangInBackground(_ daemon: DaemonHarness, _ command: [String]) throws -> (pid: Int32, ExitRecord) {
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs", "--"] + command).pid)
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "hangs", "--"] + command).status.pid)
     try daemon.waitUntil("the app to be active") {
-      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+      try daemon.apps()["hangs"]?.status.state == .foregroundActive
     }
     // Its didFinishLaunching and didBecomeActive answered (a C app answers at once; the demo app in a moment).
     usleep(UInt32(300_000 * TestTiming.slowdown))
@@ -59,8 +59,9 @@ struct DiagnosticsIntegrationTests {
     defer { daemon.stop() }
     let (pid, record) = try Self.hangInBackground(
       daemon, [Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"])
-    #expect(record.pid == pid && record.reason == .appWatchdog && record.watchdogEvent == "didEnterBackground")
-    let ids = try #require(record.diagnostics, "the record refers to its hang diagnostic")
+    #expect(
+      record.pid == pid && record.cause.reason == .appWatchdog && record.evidence.watchdogEvent == "didEnterBackground")
+    let ids = try #require(record.evidence.diagnostics, "the record refers to its hang diagnostic")
     let payload = try Self.payload(daemon, app: "hangs")
     let hang = try #require(payload.hangDiagnostics?.first)
     #expect(payload.crashDiagnostics == nil && payload.cpuExceptionDiagnostics == nil)
@@ -97,7 +98,7 @@ struct DiagnosticsIntegrationTests {
     defer { daemon.stop() }
     let (_, record) = try Self.hangInBackground(
       daemon, [Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"])
-    #expect(record.reason == .appWatchdog && record.diagnostics?.count == 1)
+    #expect(record.cause.reason == .appWatchdog && record.evidence.diagnostics?.count == 1)
     let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
     #expect(hang.diagnosticMetaData.jetsamCaptureError == nil)
     #expect(Self.attributedSymbols(hang, innermostFirst: false).contains("stuck_in_handler"))
@@ -109,7 +110,7 @@ struct DiagnosticsIntegrationTests {
     defer { daemon.stop() }
     let (_, record) = try Self.hangInBackground(
       daemon, [Binaries.current.demoApp, "--state-dir", daemon.directory, "--hang-in", "didEnterBackground"])
-    #expect(record.reason == .appWatchdog && record.diagnostics?.count == 1)
+    #expect(record.cause.reason == .appWatchdog && record.evidence.diagnostics?.count == 1)
     let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
     let symbols = Self.attributedSymbols(hang, innermostFirst: true)
     #expect(symbols.contains { $0.contains("Misbehaviour.hang()") }, "\(symbols)")
@@ -132,15 +133,16 @@ struct DiagnosticsIntegrationTests {
       config: "{ cpuMonitor: { background: { fatal: { limit: 25, window: \"4s\" }, nonFatal: null } }, "
         + "suspend: { backgroundGrace: null }, \(Self.captureBudget) }")
     defer { daemon.stop() }
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).pid)
+    let pid = try #require(
+      try daemon.ctlJSON(AppInfo.self, ["launch", "spinner", "--background", "--"] + command).status.pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 30).first)
-    #expect(record.reason == .cpuResourceLimit && record.pid == pid)
-    #expect(record.diagnostics?.count == 1, "the record refers to its CPU exception, taken before the kill")
+    #expect(record.cause.reason == .cpuResourceLimit && record.pid == pid)
+    #expect(record.evidence.diagnostics?.count == 1, "the record refers to its CPU exception, taken before the kill")
     let exception = try #require(try Self.payload(daemon, app: "spinner").cpuExceptionDiagnostics?.first)
     let meta = exception.diagnosticMetaData
     #expect(meta.totalCPUTime?.hasSuffix(" sec") == true && meta.totalSampledTime?.hasSuffix(" sec") == true)
     #expect(meta.jetsamCPULimitPercent == 25 && meta.jetsamAppState == "background")
-    #expect(meta.jetsamCPUFatal == true && meta.jetsamCPUSummary == record.cpuUsage?.summary)
+    #expect(meta.jetsamCPUFatal == true && meta.jetsamCPUSummary == record.evidence.cpuUsage?.summary)
     #expect(meta.jetsamCPUSummary?.hasSuffix("exceeding limit of 25% cpu over 4 seconds") == true)
     #expect((meta.jetsamSamples ?? 0) >= 2)
     let tree = try #require(exception.callStackTree)
@@ -166,10 +168,10 @@ struct DiagnosticsIntegrationTests {
   func crash(_ command: [String], _ reason: ExitReason, _ signal: Int32, _ faulting: String, _ caller: String) throws {
     let daemon = try DaemonHarness(config: Self.config)
     defer { daemon.stop() }
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "crasher", "--"] + command).pid)
+    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "crasher", "--"] + command).status.pid)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == reason && record.signal == signal)
-    #expect(record.diagnostics?.count == 1, "the record refers to its crash diagnostic")
+    #expect(record.pid == pid && record.cause.reason == reason && record.cause.signal == signal)
+    #expect(record.evidence.diagnostics?.count == 1, "the record refers to its crash diagnostic")
     let crash = try #require(try Self.payload(daemon, app: "crasher").crashDiagnostics?.first)
     let meta = crash.diagnosticMetaData
     #expect(meta.signal == signal && meta.pid == pid && meta.jetsamCaptureError == nil)
@@ -198,7 +200,8 @@ struct DiagnosticsIntegrationTests {
     // socket, and no handler: the signal was the Swift runtime's to print, and it survived it. With bash first, the
     // very first move (from a low descriptor jetsamd used to hand over) was lost that way.
     let program = "exec bash -c 'exec \(Binaries.current.testapp) idle'"
-    let pid = try #require(try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).pid)
+    let pid = try #require(
+      try daemon.ctlJSON(AppInfo.self, ["launch", "shimmed", "--"] + first + [program]).status.pid)
     // The program's name is there from early in its exec, its handler only once the preloaded library's constructor
     // has run: a signal sent in between finds another. The kernel names the program before it resets the handlers
     // (begin_new_exec), so for a moment SigCgt is still the shell's (jetsam's handler in the shell: the signal stays
@@ -217,8 +220,8 @@ struct DiagnosticsIntegrationTests {
       "jetsamd turns the Swift runtime's crash handler off in apps it preloads the reporter into")
     #expect(kill(pid, SIGSEGV) == 0)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == .badAccess && record.signal == SIGSEGV, "\(record)")
-    #expect(record.diagnostics?.count == 1, "jetsam's crash handler reported it")
+    #expect(record.pid == pid && record.cause.reason == .badAccess && record.cause.signal == SIGSEGV, "\(record)")
+    #expect(record.evidence.diagnostics?.count == 1, "jetsam's crash handler reported it")
   }
 
   /// Whether process `pid` has a handler for `signal` (its `SigCgt` mask in /proc/PID/status).
@@ -241,9 +244,9 @@ struct DiagnosticsIntegrationTests {
     let pid = try #require(
       try daemon.ctlJSON(
         AppInfo.self, ["launch", "hangs", "--", Binaries.current.testapp, "speak", "--hang-in", "didEnterBackground"]
-      ).pid)
+      ).status.pid)
     try daemon.waitUntil("the app to be active") {
-      try daemon.apps()["hangs"]?.lifecycleState == .foregroundActive
+      try daemon.apps()["hangs"]?.status.state == .foregroundActive
     }
     // A debugger of its own: a process that holds the ptrace attachment (PTRACE_SEIZE, 0x4206, which does not
     // stop the app), so that jetsam-stack cannot take it.
@@ -271,7 +274,7 @@ struct DiagnosticsIntegrationTests {
     #expect((cpuSeconds(of: daemon.pid) ?? 0) - cpuBefore < 0.5, "jetsamd kept a core busy")
     _ = tracer.stop(signal: SIGKILL)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.reason == .appWatchdog && !isAlive(pid))
+    #expect(record.cause.reason == .appWatchdog && !isAlive(pid))
     let hang = try #require(try Self.payload(daemon, app: "hangs").hangDiagnostics?.first)
     #expect(hang.callStackTree == nil)
     let problem = try #require(hang.diagnosticMetaData.jetsamCaptureError)

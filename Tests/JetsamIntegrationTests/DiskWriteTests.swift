@@ -54,7 +54,7 @@ struct DiskWriteIntegrationTests {
         AppInfo.self,
         ["launch", "fixed", "--background", "--"]
           + Self.writer(chunk: 64 << 10, times: 12, done: fixedDone, file: files[0])
-      ).pid)
+      ).status.pid)
     try daemon.waitUntil("the fixed twin has written its 768 KiB") { access(fixedDone, F_OK) == 0 }
     // The buggy one writes 256 KiB at a time for as long as it runs: past the limit within a second.
     let buggy = try #require(
@@ -63,7 +63,7 @@ struct DiskWriteIntegrationTests {
         ["launch", "buggy", "--background", "--"]
           + Self.writer(chunk: 256 << 10, times: nil, done: daemon.directory + "/never", file: files[1])
       )
-      .pid)
+      .status.pid)
     var payload: DiagnosticPayload?
     try daemon.waitUntil("a disk-write exception diagnostic of the buggy app", timeout: 30) {
       let json = try daemon.ctl(["--json", "diagnostics", "--app", "buggy"])
@@ -84,8 +84,8 @@ struct DiskWriteIntegrationTests {
     #expect(!tree.callStackPerThread && tree.callStacks.count == 1)
     // Non-fatal: both apps still run, and no record was written.
     let apps = try daemon.apps()
-    #expect(apps["buggy"]?.pid == buggy && apps["buggy"]?.state == "background")
-    #expect(apps["fixed"]?.pid == fixed && apps["fixed"]?.state == "background")
+    #expect(apps["buggy"]?.status.pid == buggy && apps["buggy"]?.status.state.coarse == .background)
+    #expect(apps["fixed"]?.status.pid == fixed && apps["fixed"]?.status.state.coarse == .background)
     #expect(try daemon.recordsOnDisk().isEmpty)
     // The round that judged the buggy app also read the fixed twin, whose writes were all within the window then.
     let fixedJSON = try daemon.ctl(["--json", "diagnostics", "--app", "fixed"])

@@ -42,7 +42,7 @@ struct DurabilityTests {
         diskKeys.contains("\(record.app)/\(record.pid)/\(record.launch)"), "reported \(record.app) missing on disk")
     }
     #expect(onDisk.count >= reported.count)
-    #expect(onDisk.allSatisfy { $0.reason == .memoryPressure })
+    #expect(onDisk.allSatisfy { $0.cause.reason == .memoryPressure })
     // No record twice.
     #expect(diskKeys.count == onDisk.count)
   }

@@ -39,12 +39,12 @@ struct ExitReasonTests {
     #expect(record.app == "crasher")
     #expect(record.pid == pid)
     #expect(record.launch == 1)
-    #expect(record.reason == testCase.reason)
-    #expect(record.terminationReason == testCase.terminationReason)
-    #expect(record.signal == testCase.signal)
-    #expect(record.exitCode == testCase.exitCode)
-    #expect(record.state == .foreground)
-    #expect(record.snapshot == nil)
+    #expect(record.cause.reason == testCase.reason)
+    #expect(record.cause.terminationReason == testCase.terminationReason)
+    #expect(record.cause.signal == testCase.signal)
+    #expect(record.cause.exitCode == testCase.exitCode)
+    #expect(record.lifecycle.state == .foreground)
+    #expect(record.pressure.snapshot == nil)
     #expect(!isAlive(pid))
   }
 
@@ -55,11 +55,11 @@ struct ExitReasonTests {
     let pid = try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == pid)
-    #expect(record.reason == .memoryResourceLimit)
-    #expect(record.terminationReason == "JETSAM per-process-limit")
-    #expect(record.signal == 9)
-    #expect(record.memoryLimitBytes == 32 << 20)
-    #expect(record.peakMemoryBytes >= 30 << 20)
+    #expect(record.cause.reason == .memoryResourceLimit)
+    #expect(record.cause.terminationReason == "JETSAM per-process-limit")
+    #expect(record.cause.signal == 9)
+    #expect(record.usage.memoryLimitBytes == 32 << 20)
+    #expect(record.usage.peakMemoryBytes >= 30 << 20)
   }
 
   @Test("an outside SIGKILL is abnormal, not a memory-limit kill")
@@ -69,8 +69,8 @@ struct ExitReasonTests {
     let pid = try daemon.launch("victim", ["idle"], options: ["--memory-limit", "64M"])
     kill(pid, SIGKILL)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.reason == .abnormal)
-    #expect(record.terminationReason == "SIGNAL 0x9")
+    #expect(record.cause.reason == .abnormal)
+    #expect(record.cause.terminationReason == "SIGNAL 0x9")
   }
 
   @Test(
@@ -84,7 +84,7 @@ struct ExitReasonTests {
     #expect(result.status == 0, "\(result.stderr)")
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == pid)
-    #expect(record.reason == reason)
-    #expect(record.signal == 9)
+    #expect(record.cause.reason == reason)
+    #expect(record.cause.signal == 9)
   }
 }

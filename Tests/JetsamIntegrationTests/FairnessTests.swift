@@ -54,7 +54,7 @@ struct FairnessTests {
     let (code, message) = try bystander.errorFor(#"{"v":1,"verb":"kill","app":"firehose"}"#)
     #expect(code == nil, "\(message)")
     let records = try daemon.waitForRecords(1, timeout: 10)
-    #expect(records.first?.app == "firehose" && records.first?.reason == .memoryPressure, "\(records)")
+    #expect(records.first?.app == "firehose" && records.first?.cause.reason == .memoryPressure, "\(records)")
     flooding.clear()
   }
 }

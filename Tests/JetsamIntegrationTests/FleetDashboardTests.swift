@@ -159,20 +159,21 @@ struct FleetDashboardTests {
   static func giveEveryPanelSomething(_ daemon: DaemonHarness) throws {
     let launch = try daemon.ctl(["launch", "demo", "--", Binaries.current.demoApp, "--state-dir", daemon.directory])
     #expect(launch.status == 0, "\(launch.stderr)")
-    try daemon.waitUntil("demo to become active") { try daemon.apps()["demo"]?.lifecycleState == .foregroundActive }
+    try daemon.waitUntil("demo to become active") { try daemon.apps()["demo"]?.status.state == .foregroundActive }
     #expect(try daemon.ctl(["background", "demo"]).status == 0)
     try daemon.waitUntil("demo to save its state at didEnterBackground") {
-      try daemon.apps()["demo"]?.savedDigest != nil
+      try daemon.apps()["demo"]?.status.savedDigest != nil
     }
     #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.reason == .memoryPressure && record.state == .suspended && record.endedBy == .jetsam)
+    #expect(
+      record.cause.reason == .memoryPressure && record.lifecycle.state == .suspended && record.cause.endedBy == .jetsam)
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", "demo"]).status == 0)
     try daemon.waitUntil("demo's relaunch to get its verdict", timeout: 30) {
       let info = try daemon.apps()["demo"]
-      return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
+      return info?.status.launch == 2 && info?.status.restoration != nil && info?.status.restoration != .pending
     }
   }
 

@@ -33,30 +33,30 @@ struct JetsamctlTests {
     #expect(cgroupLines.contains("/\(daemon.cgroupName)/mail"))
 
     var apps = try daemon.apps()
-    #expect(apps["mail"]?.state == "foreground")
-    #expect(apps["mail"]?.lifecycleState == .foregroundActive)
-    #expect(apps["mail"]?.pid == mail)
-    #expect(apps["mail"]?.memoryLimitBytes == 64 << 20)
-    #expect(apps["mail"]?.launch == 1)
-    #expect((apps["mail"]?.memoryBytes ?? 0) > 0)
+    #expect(apps["mail"]?.status.state.coarse == .foreground)
+    #expect(apps["mail"]?.status.state == .foregroundActive)
+    #expect(apps["mail"]?.status.pid == mail)
+    #expect(apps["mail"]?.measured.memoryLimitBytes == 64 << 20)
+    #expect(apps["mail"]?.status.launch == 1)
+    #expect((apps["mail"]?.measured.memoryBytes ?? 0) > 0)
 
     // A second launch takes the single foreground slot.
     let maps = try daemon.launch("maps", ["idle"])
     apps = try daemon.apps()
-    #expect(apps["mail"]?.state == "background")
-    #expect(apps["mail"]?.band == .mail, "a mail-floored app stays in the mail band in the background")
-    #expect(apps["maps"]?.state == "foreground")
+    #expect(apps["mail"]?.status.state.coarse == .background)
+    #expect(apps["mail"]?.status.band == .mail, "a mail-floored app stays in the mail band in the background")
+    #expect(apps["maps"]?.status.state.coarse == .foreground)
 
     // background / activate swap them back.
     #expect(try daemon.ctl(["background", "maps"]).status == 0)
-    #expect(try daemon.apps()["maps"]?.state == "background")
+    #expect(try daemon.apps()["maps"]?.status.state.coarse == .background)
     let activated = try daemon.ctlJSON(AppInfo.self, ["activate", "mail"])
-    #expect(activated.lifecycleState == .foregroundActive)
+    #expect(activated.status.state == .foregroundActive)
 
     // suspend / resume, seen in /proc.
     #expect(try daemon.ctl(["suspend", "maps"]).status == 0)
     #expect(processState(pid: maps) == "T")
-    #expect(try daemon.ctlJSON(AppInfo.self, ["resume", "maps"]).state == "background")
+    #expect(try daemon.ctlJSON(AppInfo.self, ["resume", "maps"]).status.state.coarse == .background)
     try daemon.waitUntil("maps to run again") { processState(pid: maps) != "T" }
 
     // Illegal requests fail with exit 1 and say why.
@@ -76,10 +76,10 @@ struct JetsamctlTests {
     #expect(try daemon.ctl(["terminate", "maps"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "maps")
-    #expect(record.reason == .normalAppExit)
-    #expect(record.terminationReason == "JETSAM terminate")
+    #expect(record.cause.reason == .normalAppExit)
+    #expect(record.cause.terminationReason == "JETSAM terminate")
     #expect(!isAlive(maps))
-    #expect(try daemon.apps()["maps"]?.state == "notRunning")
+    #expect(try daemon.apps()["maps"]?.status.state.coarse == .notRunning)
     #expect(try daemon.ctlJSON(StatusInfo.self, ["status"]).recordsWritten == 1)
   }
 
@@ -100,7 +100,7 @@ struct JetsamctlTests {
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--limit", "1"]).map(\.app) == ["two"])
     #expect(try daemon.ctl(["exits", "--limit", "0"]).status == 64)
     #expect(try daemon.ctl(["exits", "--limit", "100001"]).status == 1, "jetsamd refuses more than 100,000")
-    #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--app", "two"]).map(\.reason) == [.abnormal])
+    #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--app", "two"]).map(\.cause.reason) == [.abnormal])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", between]).map(\.app) == ["two"])
     #expect(try daemon.ctlJSON([ExitRecord].self, ["exits", "--since", "1h"]).count == 2)
     #expect(try daemon.ctl(["exits", "--since", "yesterday-ish"]).status == 64)
@@ -110,7 +110,7 @@ struct JetsamctlTests {
     try daemon.waitUntil("the follower's first answer") { follower.answered }
     try daemon.launch("three", ["crash", "segv"])
     try daemon.waitUntil("the followed record") { follower.records.contains { $0.app == "three" } }
-    #expect(follower.records.first { $0.app == "three" }?.reason == .badAccess)
+    #expect(follower.records.first { $0.app == "three" }?.cause.reason == .badAccess)
   }
 
   /// A 1 GiB device: urgent below 500M available.
@@ -142,7 +142,9 @@ struct JetsamctlTests {
     var pids: [String: Int32] = [:]
     for name in ["a", "b", "c"] {
       pids[name] = try daemon.launch(name, ["alloc", "40", "--hold"])
-      try daemon.waitUntil("\(name) to hold its memory") { (try daemon.apps()[name]?.memoryBytes ?? 0) >= 40 << 20 }
+      try daemon.waitUntil("\(name) to hold its memory") {
+        (try daemon.apps()[name]?.measured.memoryBytes ?? 0) >= 40 << 20
+      }
       #expect(try daemon.ctl(["suspend", name]).status == 0)
       usleep(5_000)
     }
@@ -155,7 +157,7 @@ struct JetsamctlTests {
     }
     let killed = try daemon.recordsOnDisk().map(\.app)
     #expect(killed == Array(["a", "b", "c"].prefix(killed.count)), "\(killed)")
-    #expect(try daemon.recordsOnDisk().allSatisfy { $0.reason == .memoryPressure })
+    #expect(try daemon.recordsOnDisk().allSatisfy { $0.cause.reason == .memoryPressure })
 
     #expect(try daemon.ctl(["pressure", "release"]).status == 0)
     try daemon.waitUntil("the balloon's memory to come back") {
@@ -169,7 +171,9 @@ struct JetsamctlTests {
     defer { daemon.stop() }
     for name in ["a", "b"] {
       try daemon.launch(name, ["alloc", "20", "--hold"])
-      try daemon.waitUntil("\(name) to hold its memory") { (try daemon.apps()[name]?.memoryBytes ?? 0) >= 20 << 20 }
+      try daemon.waitUntil("\(name) to hold its memory") {
+        (try daemon.apps()[name]?.measured.memoryBytes ?? 0) >= 20 << 20
+      }
       #expect(try daemon.ctl(["suspend", name]).status == 0)
     }
     // No polling after it: both suspended apps are killed and their records are on disk when it answers.

@@ -53,13 +53,15 @@ struct KillInFlightTests {
     try daemon.jetsamd.startAgain()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim" && record.pid == victim)
-    #expect(record.reason == .memoryPressure, "trial \(trial): \(record.reason) \(record.terminationReason)")
-    #expect(record.endedBy == .jetsam)
-    #expect(record.pressureLevel == .critical)
     #expect(
-      Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
+      record.cause.reason == .memoryPressure, "trial \(trial): \(record.cause.reason) \(record.cause.terminationReason)"
+    )
+    #expect(record.cause.endedBy == .jetsam)
+    #expect(record.pressure.level == .critical)
+    #expect(
+      Set(record.pressure.snapshot?.map(\.name) ?? []) == ["victim", "bystander"], "the snapshot of the decision")
     #expect(isAlive(bystander), "the bystander was adopted, not killed")
-    #expect(try daemon.apps()["bystander"]?.pid == bystander)
+    #expect(try daemon.apps()["bystander"]?.status.pid == bystander)
   }
 
   @Test("a victim that outlives two jetsamds (held where SIGKILL waits) keeps its kill in every state file")
@@ -88,7 +90,7 @@ struct KillInFlightTests {
       // The successor adopts the dying victim with the kill the state file held, and must save it again: a second
       // death of jetsamd before the victim's end would otherwise leave a SIGKILL nobody explains.
       try daemon.jetsamd.startAgain()
-      #expect(try daemon.apps()["victim"]?.pid == victim)
+      #expect(try daemon.apps()["victim"]?.status.pid == victim)
       // A save of the successor's own, after the one at its start: a change of another app's state.
       try? FileManager.default.removeItem(atPath: statePath)
       #expect(try daemon.ctl(["background", "bystander"]).status == 0)
@@ -104,9 +106,9 @@ struct KillInFlightTests {
     held.release()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.app == "victim" && record.pid == victim)
-    #expect(record.reason == .memoryPressure, "\(record.reason) \(record.terminationReason)")
-    #expect(record.pressureLevel == .critical)
-    #expect(Set(record.snapshot?.map(\.name) ?? []) == ["victim", "bystander"])
+    #expect(record.cause.reason == .memoryPressure, "\(record.cause.reason) \(record.cause.terminationReason)")
+    #expect(record.pressure.level == .critical)
+    #expect(Set(record.pressure.snapshot?.map(\.name) ?? []) == ["victim", "bystander"])
   }
 
   /// Removes every app's kill in flight from the state file at `stateFile`.

@@ -35,7 +35,7 @@ struct KillOrderTests {
     }
     // Wait until each holds its memory, so later pressure comes only from the foreground app.
     try daemon.waitUntil("every app to hold its memory") {
-      try daemon.apps().values.allSatisfy { $0.memoryBytes >= Int64(megabytes) << 20 }
+      try daemon.apps().values.allSatisfy { $0.measured.memoryBytes >= Int64(megabytes) << 20 }
     }
     var generator = SeededGenerator(seed: 42)
     let order = pids.keys.sorted().shuffled(using: &generator)
@@ -58,7 +58,7 @@ struct KillOrderTests {
     // Real memory pressure: a foreground app grows by 250M at 250 MB/s.
     let camera = try daemon.launch("camera", ["alloc", "250", "--rate", "250", "--hold"])
     try daemon.waitUntil("the camera to hold its memory") {
-      (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= 250 << 20
+      (try daemon.apps()["camera"]?.measured.memoryBytes ?? 0) >= 250 << 20
     }
     try daemon.waitUntil("pressure to clear below urgent") {
       try daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
@@ -75,13 +75,13 @@ struct KillOrderTests {
     #expect(killed.count >= 2 && killed.count < 20, "killed \(killed)")
     #expect(killed == Array(order.prefix(killed.count)), "kill order \(killed) is not the suspension order \(order)")
     for record in records {
-      #expect(record.reason == .memoryPressure)
-      #expect(record.terminationReason == "JETSAM memory-pressure")
-      #expect(record.state == .suspended)
-      #expect(record.signal == 9)
+      #expect(record.cause.reason == .memoryPressure)
+      #expect(record.cause.terminationReason == "JETSAM memory-pressure")
+      #expect(record.lifecycle.state == .suspended)
+      #expect(record.cause.signal == 9)
       #expect(record.pid == pids[record.app])
-      #expect(record.memoryBytes >= 16 << 20)
-      let snapshot = try #require(record.snapshot)
+      #expect(record.usage.memoryBytes >= 16 << 20)
+      let snapshot = try #require(record.pressure.snapshot)
       #expect(snapshot.first?.name == record.app, "the victim heads its own snapshot")
       #expect(snapshot.contains { $0.name == "camera" && $0.state == .foreground })
       #expect(!isAlive(record.pid))
@@ -91,7 +91,7 @@ struct KillOrderTests {
       #expect(processState(pid: pids[name]!) == "T", "\(name) should still be suspended")
     }
     #expect(isAlive(camera))
-    #expect(try daemon.apps()["camera"]?.state == "foreground")
+    #expect(try daemon.apps()["camera"]?.status.state.coarse == .foreground)
   }
 
   /// Sizes (MiB) for ``escalation()``, chosen so that its outcome cannot depend on timing (how far the camera has
@@ -129,7 +129,7 @@ struct KillOrderTests {
     let held = ["maps": EscalationMiB.suspended, "early": EscalationMiB.early, "late": EscalationMiB.late]
     try daemon.waitUntil("the three apps to hold their memory") {
       let apps = try daemon.apps()
-      return held.allSatisfy { name, megabytes in (apps[name]?.memoryBytes ?? 0) >= Int64(megabytes) << 20 }
+      return held.allSatisfy { name, megabytes in (apps[name]?.measured.memoryBytes ?? 0) >= Int64(megabytes) << 20 }
     }
     let suspend = try daemon.ctl(["suspend", "maps"])
     #expect(suspend.status == 0, "\(suspend.stderr)")
@@ -139,20 +139,23 @@ struct KillOrderTests {
     // Real memory pressure: the foreground app grows while jetsam kills.
     let camera = try daemon.launch("camera", ["alloc", String(EscalationMiB.camera), "--rate", "400", "--hold"])
     try daemon.waitUntil("the camera to hold its memory and pressure to clear below urgent") {
-      let grown = (try daemon.apps()["camera"]?.memoryBytes ?? 0) >= Int64(EscalationMiB.camera) << 20
+      let grown = (try daemon.apps()["camera"]?.measured.memoryBytes ?? 0) >= Int64(EscalationMiB.camera) << 20
       return try grown && daemon.ctlJSON(PressureInfo.self, ["pressure"]).level < .urgent
     }
     let records = try daemon.waitForRecords(3)
     #expect(records.map(\.app) == ["maps", "early", "late"], "\(records.map(\.app))")
     // iOS's escalation: a background app is moved to Suspended, then killed as one, saying how long it ran.
     let dying: CoarseState = suspendingFirst ? .suspended : .background
-    #expect(records.map(\.state) == [.suspended, dying, dying], "\(records.map(\.state))")
-    #expect(records[0].backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
-    #expect(records[1...].allSatisfy { ($0.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
-    #expect(records.allSatisfy { $0.reason == .memoryPressure && $0.terminationReason == "JETSAM memory-pressure" })
+    #expect(records.map(\.lifecycle.state) == [.suspended, dying, dying], "\(records.map(\.lifecycle.state))")
+    #expect(records[0].lifecycle.backgroundSecondsBeforeSuspension == nil, "maps was suspended on request")
+    #expect(records[1...].allSatisfy { ($0.lifecycle.backgroundSecondsBeforeSuspension != nil) == suspendingFirst })
+    #expect(
+      records.allSatisfy {
+        $0.cause.reason == .memoryPressure && $0.cause.terminationReason == "JETSAM memory-pressure"
+      })
     #expect(!isAlive(maps) && !isAlive(early) && !isAlive(late))
     #expect(isAlive(camera), "the foreground app dies only at critical")
-    #expect(try daemon.apps()["camera"]?.state == "foreground")
+    #expect(try daemon.apps()["camera"]?.status.state.coarse == .foreground)
   }
 }
 

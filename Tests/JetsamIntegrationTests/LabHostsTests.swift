@@ -114,7 +114,10 @@ struct LabHostsTests {
     // Each host's own jetsamd recorded its kill: the lab reached both.
     for name in ["a", "b"] {
       let records = fleet.daemons[name]!.exitRecords()
-      #expect(records.map { "\($0.app) \($0.reason.rawValue) \($0.state)" } == ["notes memoryPressure suspended"])
+      #expect(
+        records.map { "\($0.app) \($0.cause.reason.rawValue) \($0.lifecycle.state)" } == [
+          "notes memoryPressure suspended"
+        ])
     }
     let summary = try LabTests.summary(reports)
     let exits = try #require(summary["exits"] as? [[String: Any]])

@@ -33,7 +33,7 @@ struct LaunchMetricsIntegrationTests {
     try daemon.ctl(["suspend", "demo"])
     try daemon.waitUntil("4 s suspended") {
       guard let info = try daemon.apps()["demo"] else { return false }
-      return info.state == "suspended" && info.stateSeconds >= 4
+      return info.status.state.coarse == .suspended && info.measured.stateSeconds >= 4
     }
     try daemon.ctl(["activate", "demo"])
     try daemon.waitUntil("the return acknowledged") {

@@ -72,14 +72,14 @@ extension LockedFileIntegrationTests {
     #expect(try daemon.ctl(["background", "cli"]).status == 0)
     #expect(try daemon.ctl(["suspend", "cli"]).status == 0)
     try daemon.waitUntil("the suspension") {
-      try daemon.apps()["cli"]?.lifecycleState == .suspended && processState(pid: cli.pid) == "T"
+      try daemon.apps()["cli"]?.status.state == .suspended && processState(pid: cli.pid) == "T"
     }
     #expect(try daemon.recordsOnDisk().isEmpty)
 
     // Back in the foreground, it takes the database's write lock (RESERVED: an fcntl write lock on the db file).
     #expect(try daemon.ctl(["activate", "cli"]).status == 0)
     try daemon.waitUntil("the return to the foreground") {
-      try daemon.apps()["cli"]?.lifecycleState == .foregroundActive && processState(pid: cli.pid) != "T"
+      try daemon.apps()["cli"]?.status.state == .foregroundActive && processState(pid: cli.pid) != "T"
     }
     try cli.send("BEGIN IMMEDIATE; INSERT INTO t VALUES (2);")
     try daemon.waitUntil("sqlite3 to hold the write lock") { cli.locks.contains("WRITE") }
@@ -90,10 +90,10 @@ extension LockedFileIntegrationTests {
     #expect(try daemon.ctl(["background", "cli"]).status == 0)
     try daemon.ctl(["suspend", "cli"])
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.pid == cli.pid && record.reason == .suspendedWithLockedFile, "\(record)")
-    #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.endedBy == .jetsam && record.state == .suspended)
-    let locks = record.lockedFiles ?? []
+    #expect(record.pid == cli.pid && record.cause.reason == .suspendedWithLockedFile, "\(record)")
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0xdead10cc")
+    #expect(record.cause.endedBy == .jetsam && record.lifecycle.state == .suspended)
+    let locks = record.evidence.lockedFiles ?? []
     #expect(
       locks.contains { $0.path == cli.database && $0.type == "posix" && $0.access == "write" && $0.pid == cli.pid },
       "\(locks)")

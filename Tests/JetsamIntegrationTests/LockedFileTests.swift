@@ -48,12 +48,12 @@ struct LockedFileIntegrationTests {
     try daemon.ctl(["suspend", "db"])
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == pid)
-    #expect(record.reason == .suspendedWithLockedFile)
-    #expect(record.terminationReason == "RUNNINGBOARD 0xdead10cc")
-    #expect(record.endedBy == .jetsam)
+    #expect(record.cause.reason == .suspendedWithLockedFile)
+    #expect(record.cause.terminationReason == "RUNNINGBOARD 0xdead10cc")
+    #expect(record.cause.endedBy == .jetsam)
     #expect(try daemon.jetsamKills(once: 1) == [.suspendedWithLockedFile: 1])
-    #expect(record.state == .suspended)
-    let lock = try #require(record.lockedFiles?.first)
+    #expect(record.lifecycle.state == .suspended)
+    let lock = try #require(record.evidence.lockedFiles?.first)
     #expect(lock.path == database && lock.type == "posix" && lock.pid == pid)
     #expect(!isAlive(pid))
     // Its death released the lock: the other writer gets in.
@@ -68,13 +68,13 @@ struct LockedFileIntegrationTests {
     defer { daemon.stop() }
     let (pid, database) = try Self.startHolder(daemon, commitOnCue: true)
     try daemon.ctl(["suspend", "db"])
-    #expect(try daemon.apps()["db"]?.lifecycleState == .background, "deferred, not suspended")
+    #expect(try daemon.apps()["db"]?.status.state == .background, "deferred, not suspended")
     #expect(processState(pid: pid) != "T")
     let blocked = try Self.otherWriter(database)
     #expect(blocked.status != 0 && blocked.stderr.contains("database is locked"), "\(blocked.stderr)")
     // Still deferred while it holds the lock (retried every 500 ms), until it commits.
     usleep(UInt32(1_200_000 * TestTiming.slowdown))
-    #expect(try daemon.apps()["db"]?.lifecycleState == .background, "still deferred")
+    #expect(try daemon.apps()["db"]?.status.state == .background, "still deferred")
     #expect(FileManager.default.createFile(atPath: daemon.directory + "/commit", contents: nil))
     try daemon.waitUntil("the holder to commit") {
       FileManager.default.fileExists(atPath: daemon.directory + "/committed")
@@ -83,7 +83,7 @@ struct LockedFileIntegrationTests {
     #expect(after.status == 0, "\(after.stderr)")
     // Its next retry finds no lock: suspended for real.
     try daemon.waitUntil("the deferred suspension to go through") {
-      try daemon.apps()["db"]?.lifecycleState == .suspended && processState(pid: pid) == "T"
+      try daemon.apps()["db"]?.status.state == .suspended && processState(pid: pid) == "T"
     }
     #expect(try daemon.recordsOnDisk().isEmpty)
   }
@@ -96,7 +96,7 @@ struct LockedFileIntegrationTests {
     let (pid, _) = try Self.startHolder(daemon)
     try daemon.ctl(["suspend", "db"])
     try daemon.waitUntil("the suspension") { processState(pid: pid) == "T" }
-    #expect(try daemon.apps()["db"]?.lifecycleState == .suspended)
+    #expect(try daemon.apps()["db"]?.status.state == .suspended)
     #expect(try daemon.recordsOnDisk().isEmpty)
   }
 }

@@ -38,7 +38,7 @@ struct MemoryDiskMetricsIntegrationTests {
       "writer", ["if=/dev/zero", "of=\(directory)/out", "bs=1M", "count=3", "conv=fsync", "status=none"],
       executable: "/bin/dd")
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.reason == .normalAppExit, "dd ends on its own: \(record)")
+    #expect(record.cause.reason == .normalAppExit, "dd ends on its own: \(record)")
     #expect((record.launchMetrics?.bytesWritten ?? 0) >= 3 << 20, "\(String(describing: record.launchMetrics))")
   }
 
@@ -67,7 +67,7 @@ struct MemoryDiskMetricsIntegrationTests {
     // Past the first round (PolicyConfig.suspendedMemoryInterval, 10 s): read at the suspension and in the round.
     try daemon.waitUntil("11 s suspended", timeout: 25) {
       guard let info = try daemon.apps()["demo"] else { return false }
-      return info.state == "suspended" && info.stateSeconds >= 11
+      return info.status.state.coarse == .suspended && info.measured.stateSeconds >= 11
     }
     let suspended = try #require(try Self.payload(daemon).0?.memoryMetrics?.averageSuspendedMemory)
     #expect(suspended.sampleCount > 1, "read at the suspension and every 10 s")

@@ -74,9 +74,9 @@ struct MetricsEndpointIntegrationTests {
     for record in records {
       #expect(
         exits.contains {
-          $0.labels["app"] == record.app && $0.labels["reason"] == record.reason.rawValue
-            && $0.labels["state"] == record.state.rawValue && $0.value == 1
-        }, "\(record.app) \(record.reason) in \(exits)")
+          $0.labels["app"] == record.app && $0.labels["reason"] == record.cause.reason.rawValue
+            && $0.labels["state"] == record.lifecycle.state.rawValue && $0.value == 1
+        }, "\(record.app) \(record.cause.reason) in \(exits)")
     }
     let memory = try Self.query(prometheusPort, #"jetsam_app_memory_bytes{app="mail"}"#)
     #expect(memory.first?.value ?? 0 > Double(8 << 20), "\(memory)")

@@ -115,7 +115,7 @@ struct MetricsIntegrationTests {
     try daemon.launch("hog", ["alloc", "200", "--hold"], options: ["--memory-limit", "32M"])
     _ = try daemon.waitForRecords(4)
     #expect(try daemon.jetsamKills(once: 2) == [.memoryPressure: 1, .memoryResourceLimit: 1])
-    let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.endedBy) })
+    let endedBy = Dictionary(uniqueKeysWithValues: try daemon.recordsOnDisk().map { ($0.app, $0.cause.endedBy) })
     #expect(endedBy == ["asked": .request, "ended": .request, "victim": .jetsam, "hog": .memoryLimit])
   }
 
@@ -165,7 +165,7 @@ struct MetricsIntegrationTests {
     try daemon.launch("mail", ["alloc", "32", "--hold"])
     try daemon.launch("maps", ["idle"], options: ["--background"])
     try daemon.ctl(["suspend", "maps"])
-    try daemon.waitUntil("mail's memory") { try daemon.apps()["mail"]?.memoryBytes ?? 0 > 30 << 20 }
+    try daemon.waitUntil("mail's memory") { try daemon.apps()["mail"]?.measured.memoryBytes ?? 0 > 30 << 20 }
 
     let result = try daemon.ctl(["metrics", "--prometheus"])
     #expect(result.status == 0, "\(result.stderr)")
@@ -177,12 +177,12 @@ struct MetricsIntegrationTests {
     #expect(records.count == 3)
     for record in records {
       let key =
-        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.cause.reason.rawValue)",state="\#(record.lifecycle.state)"}"#
       #expect(samples[key] == 1, "\(key) in \(result.stdout)")
     }
     #expect(samples.keys.filter { $0.hasPrefix("jetsam_exits_total{") }.count == 3)
     // Both kills were requests (kill --reason): none of them is jetsam's.
-    #expect(records.allSatisfy { $0.endedBy != .jetsam })
+    #expect(records.allSatisfy { $0.cause.endedBy != .jetsam })
     #expect(!samples.keys.contains { $0.hasPrefix("jetsam_kills_total{") }, "a requested kill counted as jetsam's")
     #expect(samples["jetsam_exit_records_written_total"] == 3)
     // Gauges: what ps and pressure say now.
@@ -190,7 +190,8 @@ struct MetricsIntegrationTests {
     #expect(samples[#"jetsam_apps{state="foreground"}"#] == 1 && samples[#"jetsam_apps{state="suspended"}"#] == 1)
     #expect(samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0 > 30 * 1024 * 1024)
     #expect(
-      abs((samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0) - Double(apps["mail"]!.memoryBytes)) < Double(4 << 20)
+      abs((samples[#"jetsam_app_memory_bytes{app="mail"}"#] ?? 0) - Double(apps["mail"]!.measured.memoryBytes))
+        < Double(4 << 20)
     )
     #expect(samples[#"jetsam_app_cpu_seconds_total{app="mail"}"#] != nil)
     let pressure = try daemon.ctlJSON(PressureInfo.self, ["pressure"])
@@ -292,7 +293,7 @@ struct MetricsIntegrationTests {
     #expect(samples["node_textfile_scrape_error"] == 0, "\(scraped)")
     for record in records {
       let key =
-        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.reason.rawValue)",state="\#(record.state)"}"#
+        #"jetsam_exits_total{app="\#(record.app)",reason="\#(record.cause.reason.rawValue)",state="\#(record.lifecycle.state)"}"#
       #expect(samples[key] == 1, "\(key) in \(scraped)")
     }
     #expect(samples["jetsam_exit_records_written_total"] == 2)

@@ -95,14 +95,14 @@ struct PostgresRestorationTests {
 
     #expect(try daemon.ctl(["background", "postgres"]).status == 0)
     try daemon.waitUntil("the digest command to report the saved state") {
-      try daemon.apps()["postgres"]?.savedDigest != nil
+      try daemon.apps()["postgres"]?.status.savedDigest != nil
     }
-    #expect(try daemon.apps()["postgres"]?.savedDigest == digest, "what the digest command printed")
+    #expect(try daemon.apps()["postgres"]?.status.savedDigest == digest, "what the digest command printed")
     let (record, info) = try RestorationTests.jetsamKillWhileSuspendedAndRelaunch(daemon, "postgres")
-    #expect(record.stateDigest == digest)
-    #expect(record.signal == SIGKILL, "killed, not shut down: \(record)")
-    #expect(info.restoration == "match", "\(info)")
-    #expect(info.restoredDigest == digest)
+    #expect(record.savedState.digest == digest)
+    #expect(record.cause.signal == SIGKILL, "killed, not shut down: \(record)")
+    #expect(info.status.restoration == .match, "\(info)")
+    #expect(info.status.restoredDigest == digest)
     // It recovered from its log, as after a crash: the server says so in its log (its stderr, the app's log).
     let log = (try? String(contentsOfFile: daemon.directory + "/state/logs/postgres.log", encoding: .utf8)) ?? ""
     #expect(log.contains("automatic recovery in progress"), "\(log.suffix(2000))")
@@ -110,6 +110,6 @@ struct PostgresRestorationTests {
     // The kill also ends the server (no postgres is left).
     #expect(try daemon.ctl(["kill", "postgres"]).status == 0)
     let judged = try daemon.waitForRecords(2).last
-    #expect(judged?.launch == 2 && judged?.restoration?.rawValue == "match")
+    #expect(judged?.launch == 2 && judged?.savedState.restoration?.rawValue == "match")
   }
 }

@@ -140,7 +140,7 @@ struct RecordLogTests {
     for name in ["a", "b", "c"] { #expect(try daemon.ctl(["kill", name]).status == 0) }
     try daemon.waitUntil("a, b and c gone") {
       let apps = try daemon.apps()
-      return ["a", "b", "c"].allSatisfy { apps[$0]?.pid == nil }
+      return ["a", "b", "c"].allSatisfy { apps[$0]?.status.pid == nil }
     }
     usleep(300_000)
     #expect(follower.records.isEmpty, "nothing is reported before it is on disk")
@@ -162,7 +162,7 @@ struct RecordLogTests {
     let logged = try Self.wholeRecords(daemon.recordLogPath)
     #expect(!left.isEmpty)
     #expect((logged + left).map(\.app).sorted() == names.sorted(), "each death once, in the log or left over")
-    #expect(left.allSatisfy { $0.reason == .normalAppExit })
+    #expect(left.allSatisfy { $0.cause.reason == .normalAppExit })
 
     disk.free()
     try daemon.jetsamd.startAgain()
@@ -184,7 +184,7 @@ struct RecordLogTests {
     defer { disk.remove() }
     try daemon.jetsamd.startAgain()
     for name in ["a", "b", "c"] { try daemon.launch(name, ["idle"], options: ["--background"]) }
-    let pids = try daemon.apps().compactMapValues(\.pid)
+    let pids = try daemon.apps().compactMapValues(\.status.pid)
     let follower = try ExitFollower(socket: daemon.socket)
     defer { follower.stop() }
     try daemon.waitUntil("the follower's first answer") { follower.answered }
@@ -202,7 +202,7 @@ struct RecordLogTests {
     for _ in 0..<5 {
       #expect(try daemon.ctl(["status"]).status == 0)
       let apps = try daemon.apps()
-      #expect(apps["a"]?.pid == nil && apps["c"]?.pid == pids["c"])
+      #expect(apps["a"]?.status.pid == nil && apps["c"]?.status.pid == pids["c"])
       usleep(100_000)
     }
     let answeredWithin = Date().timeIntervalSince(started)

@@ -45,7 +45,7 @@ struct RestartTests {
     #expect(sameDevice.stderr.contains("another jetsamd is running on the device cgroup"), "\(sameDevice.stderr)")
     // The first daemon and its app are untouched.
     #expect(isAlive(pid))
-    #expect(try daemon.apps()["kept"]?.pid == pid)
+    #expect(try daemon.apps()["kept"]?.status.pid == pid)
   }
 
   @Test("apps survive a daemon crash, are re-adopted with their states, and the kill order holds across it")
@@ -63,19 +63,20 @@ struct RestartTests {
     try daemon.restart()
     let after = try daemon.apps()
     for name in ["a", "b", "c", "d", "fg"] {
-      #expect(after[name]?.pid == pids[name], "\(name) kept its process")
-      #expect(after[name]?.state == before[name]?.state, "\(name) kept its state")
-      #expect(after[name]?.launch == 1)
+      #expect(after[name]?.status.pid == pids[name], "\(name) kept its process")
+      #expect(after[name]?.status.state.coarse == before[name]?.status.state.coarse, "\(name) kept its state")
+      #expect(after[name]?.status.launch == 1)
       #expect(isAlive(pids[name]!))
     }
     #expect(processState(pid: pids["c"]!) == "T")
-    #expect((after["c"]?.stateSeconds ?? 0) >= (before["c"]?.stateSeconds ?? 0), "suspended time kept")
+    #expect(
+      (after["c"]?.measured.stateSeconds ?? 0) >= (before["c"]?.measured.stateSeconds ?? 0), "suspended time kept")
 
     // The successor kills in the same order: longest-suspended first.
     #expect(try daemon.ctl(["pressure", "set", "urgent"]).status == 0)
     let records = try daemon.waitForRecords(4)
     #expect(Array(records.map(\.app).prefix(3)) == order, "\(records.map(\.app))")
-    #expect(records.prefix(3).allSatisfy { $0.reason == .memoryPressure && $0.state == .suspended })
+    #expect(records.prefix(3).allSatisfy { $0.cause.reason == .memoryPressure && $0.lifecycle.state == .suspended })
   }
 
   @Test("an app that died while no daemon ran gets one honest record, never a duplicate")
@@ -92,11 +93,12 @@ struct RestartTests {
     let records = try daemon.waitForRecords(2)
     let doomedRecord = try #require(records.first { $0.app == "doomed" })
     #expect(doomedRecord.pid == doomed)
-    #expect(doomedRecord.reason == .abnormal)
+    #expect(doomedRecord.cause.reason == .abnormal)
     #expect(
-      doomedRecord.terminationReason == "SIGNAL 0x9" || doomedRecord.terminationReason == "JETSAM exited-unsupervised")
+      doomedRecord.cause.terminationReason == "SIGNAL 0x9"
+        || doomedRecord.cause.terminationReason == "JETSAM exited-unsupervised")
     #expect(records.filter { $0.app == "recorded" && $0.pid == recorded }.count == 1, "no duplicate across the restart")
-    #expect(try daemon.apps()["doomed"]?.state == "notRunning")
+    #expect(try daemon.apps()["doomed"]?.status.state.coarse == .notRunning)
   }
 
   @Test("a victim killed just before the daemon died is recorded for that kill, with the pressure of its time")
@@ -121,8 +123,8 @@ struct RestartTests {
     try daemon.restart()
     let record = try #require(try daemon.waitForRecords(1).first)
     #expect(record.pid == victim)
-    #expect(record.reason == .appWatchdog, "not an unexplained exit: \(record.terminationReason)")
-    #expect(record.terminationReason == ExitReason.appWatchdog.requestedKillCode)
-    #expect(record.pressureLevel == .normal)
+    #expect(record.cause.reason == .appWatchdog, "not an unexplained exit: \(record.cause.terminationReason)")
+    #expect(record.cause.terminationReason == ExitReason.appWatchdog.requestedKillCode)
+    #expect(record.pressure.level == .normal)
   }
 }

@@ -37,7 +37,7 @@ struct RestorationTests {
     usleep(800_000)  // let it run (the demo app counts while active)
     #expect(try daemon.ctl(["background", name]).status == 0)
     try daemon.waitUntil("\(name) to save its state at didEnterBackground") {
-      try daemon.apps()[name]?.stateSummary != nil
+      try daemon.apps()[name]?.status.summary != nil
     }
     usleep(200_000)
     return try jetsamKillWhileSuspendedAndRelaunch(daemon, name)
@@ -51,16 +51,16 @@ struct RestorationTests {
     #expect(try daemon.ctl(["suspend", name]).status == 0)
     #expect(try daemon.ctl(["pressure", "set", "urgent", "--wait"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first { $0.app == name })
-    #expect(record.reason == .memoryPressure)
-    #expect(record.state == .suspended)
+    #expect(record.cause.reason == .memoryPressure)
+    #expect(record.lifecycle.state == .suspended)
     #expect(try daemon.ctl(["pressure", "clear"]).status == 0)
     #expect(try daemon.ctl(["activate", name]).status == 0)
     var info: AppInfo?
     try daemon.waitUntil("\(name)'s relaunch to get its verdict") {
       info = try daemon.apps()[name]
-      return info?.launch == 2 && info?.restoration != nil && info?.restoration != "pending"
+      return info?.status.launch == 2 && info?.status.restoration != nil && info?.status.restoration != .pending
     }
-    #expect(info?.previousDigest == record.stateDigest)
+    #expect(info?.status.previousDigest == record.savedState.digest)
     return (record, try #require(info))
   }
 
@@ -69,9 +69,9 @@ struct RestorationTests {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
-    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
-    #expect(info.restoration == "match")
-    #expect(info.stateSummary?.hasPrefix("count=") == true, "\(info.stateSummary ?? "nil")")
+    #expect(record.savedState.digest != nil, "the saved digest is in the exit record")
+    #expect(info.status.restoration == .match)
+    #expect(info.status.summary?.hasPrefix("count=") == true, "\(info.status.summary ?? "nil")")
   }
 
   @Test("a launch that saves nothing new leaves the digest it restored: the next relaunch still gets a verdict")
@@ -79,19 +79,19 @@ struct RestorationTests {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let (killed, first) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon))
-    #expect(killed.stateDigest != nil, "the saved digest is in the exit record")
-    #expect(first.restoration == "match")
+    #expect(killed.savedState.digest != nil, "the saved digest is in the exit record")
+    #expect(first.status.restoration == .match)
     // Killed in the foreground: it never reached didEnterBackground, so it saved nothing new.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     let records = try daemon.waitForRecords(2)
-    #expect(records[1].stateDigest != nil && records[1].stateDigest == records[0].stateDigest)
+    #expect(records[1].savedState.digest != nil && records[1].savedState.digest == records[0].savedState.digest)
     #expect(try daemon.ctl(["activate", "demo"]).status == 0)
     var info: AppInfo?
     try daemon.waitUntil("the third launch's verdict") {
       info = try daemon.apps()["demo"]
-      return info?.launch == 3 && (info?.restoration == "match" || info?.restoration == "mismatch")
+      return info?.status.launch == 3 && (info?.status.restoration == .match || info?.status.restoration == .mismatch)
     }
-    #expect(info?.restoration == "match", "it restored what the first launch saved")
+    #expect(info?.status.restoration == .match, "it restored what the first launch saved")
   }
 
   @Test(
@@ -104,14 +104,14 @@ struct RestorationTests {
     let daemon = try Self.fastDaemon()
     defer { daemon.stop() }
     let (_, info) = try Self.killWhileSuspendedAndRelaunch(daemon, "demo", Self.demoCommand(daemon) + flags)
-    #expect(info.restoration == verdict)
+    #expect(info.status.restoration?.rawValue == verdict)
     #expect(try daemon.ctl(["ps"]).stdout.contains("RESTORATION"), "a column of the ps table")
     // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     _ = try daemon.waitForRecords(2)
     try daemon.restart()
     let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
-    #expect(judged.map(\.launch) == [2] && judged.first?.restoration?.rawValue == verdict)
+    #expect(judged.map(\.launch) == [2] && judged.first?.savedState.restoration?.rawValue == verdict)
     #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
@@ -125,7 +125,7 @@ struct RestorationTests {
     usleep(300_000)
     #expect(try daemon.ctl(["background", name]).status == 0)
     try daemon.waitUntil("\(name) to save its state at didEnterBackground") {
-      try daemon.apps()[name]?.savedDigest != nil
+      try daemon.apps()[name]?.status.savedDigest != nil
     }
     #expect(try daemon.ctl(["suspend", name]).status == 0)
     usleep(UInt32(seconds * 1_000_000))
@@ -133,7 +133,7 @@ struct RestorationTests {
     var info: AppInfo?
     try daemon.waitUntil("\(name)'s return to get its verdict") {
       info = try daemon.apps()[name]
-      return info?.resumption != nil
+      return info?.status.resumption?.verdict != nil
     }
     return try #require(info)
   }
@@ -157,7 +157,7 @@ struct RestorationTests {
     defer { daemon.stop() }
     let command = Self.demoCommand(daemon) + ["--feed-valid-for", validFor] + flags
     let info = try Self.returnAfterSuspension(daemon, "demo", command, seconds: suspendedSeconds)
-    #expect(info.resumption == verdict)
+    #expect(info.status.resumption?.verdict.rawValue == verdict)
     #expect(try daemon.ctl(["ps"]).stdout.contains(verdict), "the RESUMPTION column")
     // The app was told how long it was suspended: its line for the return says what it heard.
     let told = try #require(try Self.toldSuspended(daemon, "demo"))
@@ -165,11 +165,13 @@ struct RestorationTests {
     // Kept in the launch's exit record: listed after the app ended, and after a daemon restart.
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.resumption?.rawValue == verdict && record.resumedDigest == info.resumedDigest)
-    #expect(record.resumedStateValidForSeconds == Double(validFor))
+    #expect(
+      record.savedState.resumption?.rawValue == verdict
+        && record.savedState.resumedDigest == info.status.resumption?.resumedDigest)
+    #expect(record.savedState.resumedStateValidForSeconds == Double(validFor))
     try daemon.restart()
     let judged = try daemon.ctlJSON([ExitRecord].self, ["exits", "--verdicts", "--app", "demo"])
-    #expect(judged.map(\.resumption?.rawValue) == [verdict])
+    #expect(judged.map(\.savedState.resumption?.rawValue) == [verdict])
     #expect(try daemon.ctl(["exits", "--verdicts"]).stdout.contains(verdict))
   }
 
@@ -183,7 +185,7 @@ struct RestorationTests {
     let app = language == "python" ? ["/usr/bin/python3", fixtures + "feed_app.py"] : [fixtures + "feed-app.sh"]
     let command = app + ["1"] + (buggy ? ["--stale-on-resume"] : [])
     let info = try Self.returnAfterSuspension(daemon, language, command, seconds: 1.5)
-    #expect(info.resumption == (buggy ? "stale" : "fresh"))
+    #expect(info.status.resumption?.verdict == (buggy ? .stale : .fresh))
     #expect(try Self.toldSuspended(daemon, language).map { $0 >= 1.5 } == true)
   }
 
@@ -195,14 +197,14 @@ struct RestorationTests {
       try daemon.ctl(["launch", "demo", "--"] + Self.demoCommand(daemon) + ["--forget-to-save"]).status == 0)
     usleep(800_000)
     #expect(try daemon.ctl(["background", "demo"]).status == 0)
-    try daemon.waitUntil("the digest it claims to have saved") { try daemon.apps()["demo"]?.stateSummary != nil }
+    try daemon.waitUntil("the digest it claims to have saved") { try daemon.apps()["demo"]?.status.summary != nil }
     usleep(200_000)
     #expect(try daemon.ctl(["suspend", "demo"]).status == 0)
     #expect(try daemon.ctl(["kill", "demo"]).status == 0)
     _ = try daemon.waitForRecords(1)
     // The relaunch runs without the bug: it restores what really is on disk.
     #expect(try daemon.ctl(["launch", "demo", "--"] + Self.demoCommand(daemon)).status == 0)
-    try daemon.waitUntil("a verdict") { try daemon.apps()["demo"]?.restoration == "mismatch" }
+    try daemon.waitUntil("a verdict") { try daemon.apps()["demo"]?.status.restoration == .mismatch }
   }
 
   @Test("a Python app and a bash app go through the same lifecycle and restore", arguments: ["python", "bash"])
@@ -212,8 +214,8 @@ struct RestorationTests {
     let command =
       language == "python" ? ["/usr/bin/python3", Self.pythonApp, daemon.directory] : [Self.bashApp, daemon.directory]
     let (record, info) = try Self.killWhileSuspendedAndRelaunch(daemon, language, command)
-    #expect(record.stateDigest != nil, "the saved digest is in the exit record")
-    #expect(info.restoration == "match")
+    #expect(record.savedState.digest != nil, "the saved digest is in the exit record")
+    #expect(info.status.restoration == .match)
     let output = try String(contentsOfFile: daemon.stateDirectory + "/logs/\(language).log", encoding: .utf8)
     for event in ["didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground"] {
       #expect(output.contains(event), "\(language) app never printed \(event)")
@@ -238,6 +240,6 @@ struct RestorationTests {
       #expect(try daemon.ctl(["background", "demo"]).status == 0)
     }
     let record = try #require(try daemon.waitForRecords(1, timeout: 15).first)
-    #expect(record.reason == reason)
+    #expect(record.cause.reason == reason)
   }
 }

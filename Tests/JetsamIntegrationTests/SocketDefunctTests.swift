@@ -64,7 +64,7 @@ struct SocketDefunctTests {
   static func suspend(_ daemon: DaemonHarness, _ app: String, pid: Int32) throws {
     try daemon.ctl(["suspend", app])
     try daemon.waitUntil("\(app) to be suspended") {
-      try daemon.apps()[app]?.lifecycleState == .suspended && processState(pid: pid) == "T"
+      try daemon.apps()[app]?.status.state == .suspended && processState(pid: pid) == "T"
     }
   }
 
@@ -97,7 +97,7 @@ struct SocketDefunctTests {
     #expect(report["udp"] != nil && report["udp"] != "ok", "\(report)")
     #expect(report["unix"] == "ok", "a Unix socket is never touched: \(report)")
     // The app's own channel is a Unix socket too: jetsamd still runs it as before.
-    #expect(try daemon.apps()["db"]?.lifecycleState == .background)
+    #expect(try daemon.apps()["db"]?.status.state == .background)
   }
 
   @Test("keep (jetsamctl launch --sockets keep): after the return the connection, listener and UDP socket work")
@@ -157,7 +157,7 @@ struct SocketDefunctTests {
     try daemon.waitUntil("http.server to serve") {
       LoopbackSockets.get(port: port).successText?.hasPrefix("HTTP/1.0 200") == true
     }
-    return try #require(info.pid)
+    return try #require(info.status.pid)
   }
 
   @Test("a real server (python3 -m http.server): after a suspension and return its listener no longer accepts")

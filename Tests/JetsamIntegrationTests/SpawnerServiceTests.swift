@@ -74,8 +74,8 @@ struct SpawnerServiceTests {
     #expect(try daemon.ctl(["kill", "idle"]).status == 0)
     let records = try daemon.waitForRecords(2)
     let byApp = Dictionary(uniqueKeysWithValues: records.map { ($0.app, $0) })
-    #expect(byApp["exiting"]?.exitCode == 3 && byApp["exiting"]?.terminationReason == "EXIT 3")
-    #expect(byApp["idle"]?.signal == 9 && byApp["idle"]?.reason == .memoryPressure)
+    #expect(byApp["exiting"]?.cause.exitCode == 3 && byApp["exiting"]?.cause.terminationReason == "EXIT 3")
+    #expect(byApp["idle"]?.cause.signal == 9 && byApp["idle"]?.cause.reason == .memoryPressure)
 
     // A command hook runs through the service too, and answers its event.
     #expect(try daemon.ctl(["launch", "saver"]).status == 0)
@@ -111,7 +111,9 @@ struct SpawnerServiceTests {
     #expect(state.contains("\"pid\":\(pid),") || state.contains("\"pid\":\(pid)}"), "\(state)")
     try Self.endWhileDaemonDown(daemon, pid)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
+    #expect(
+      record.app == "short" && record.cause.signal == SIGUSR1 && record.cause.terminationReason == "SIGNAL 0xa",
+      "\(record)")
   }
 
   @Test("a restarting jetsamd waits for a slow spawner service's hello, and records the app's real status")
@@ -130,7 +132,9 @@ struct SpawnerServiceTests {
       DispatchQueue.global().asyncAfter(deadline: .now() + 2) { kill(service, SIGCONT) }
     }
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.app == "short" && record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "\(record)")
+    #expect(
+      record.app == "short" && record.cause.signal == SIGUSR1 && record.cause.terminationReason == "SIGNAL 0xa",
+      "\(record)")
   }
 
   @Test("an app whose jetsamd died before its state file held it, ended since, is recorded by the next jetsamd")
@@ -155,7 +159,9 @@ struct SpawnerServiceTests {
     let records = try daemon.waitForRecords(2)
     let record = try #require(records.last)
     #expect(record.app == "missed" && record.pid == pid && record.launch == 1, "\(record)")
-    #expect(record.signal == SIGUSR1 && record.terminationReason == "SIGNAL 0xa", "the service's status: \(record)")
+    #expect(
+      record.cause.signal == SIGUSR1 && record.cause.terminationReason == "SIGNAL 0xa",
+      "the service's status: \(record)")
     // One record each: none twice.
     #expect(try daemon.recordsOnDisk().map(\.app) == ["kept", "missed"])
   }

@@ -41,8 +41,9 @@ struct StuckSuspendTests {
     let stuck = try daemon.launch("stuck", ["alloc", "8", "--hold"])
     try daemon.waitUntil("the apps to hold their memory") {
       let apps = try daemon.apps()
-      return (apps["old"]?.memoryBytes ?? 0) >= 128 << 20 && (apps["older"]?.memoryBytes ?? 0) >= 128 << 20
-        && (apps["stuck"]?.memoryBytes ?? 0) >= 8 << 20
+      return (apps["old"]?.measured.memoryBytes ?? 0) >= 128 << 20
+        && (apps["older"]?.measured.memoryBytes ?? 0) >= 128 << 20
+        && (apps["stuck"]?.measured.memoryBytes ?? 0) >= 8 << 20
     }
     #expect(try daemon.ctl(["suspend", "older"]).status == 0)
     #expect(try daemon.ctl(["suspend", "old"]).status == 0)
@@ -77,21 +78,21 @@ struct StuckSuspendTests {
     #expect(try daemon.ctl(["pressure", "allocate", String(balloon)]).status == 0)
     let records = try daemon.waitForRecords(1)
     #expect(records.map(\.app) == ["older"], "the longest-suspended app dies first: \(records.map(\.app))")
-    #expect(records.first?.reason == .memoryPressure)
-    #expect(records.first?.killSignalledNanoseconds != nil)
+    #expect(records.first?.cause.reason == .memoryPressure)
+    #expect(records.first?.cause.killSignalledNanoseconds != nil)
     #expect(!isAlive(older))
     #expect(isAlive(old) && isAlive(stuck))
     // Still pending: the app is shown suspended, its processes not yet stopped.
-    #expect(try daemon.apps()["stuck"]?.state == "suspended")
-    #expect(try daemon.apps()["stuck"]?.stopping == true)
+    #expect(try daemon.apps()["stuck"]?.status.state.coarse == .suspended)
+    #expect(try daemon.apps()["stuck"]?.measured.stopping == true)
     #expect(processState(pid: stuck) != "T")
 
     // Once the process can stop, it does, and the suspend request is answered.
     freezer.release()
     let reply = try #require(try suspendClient.nextResponse())
     #expect(reply.ok)
-    #expect(reply.app?.state == "suspended")
-    #expect(reply.app?.suspendIncomplete == nil)
+    #expect(reply.app?.status.state.coarse == .suspended)
+    #expect(reply.app?.status.suspendIncomplete == false)
     #expect(processState(pid: stuck) == "T")
     #expect(try daemon.ctl(["pressure", "release"]).status == 0)
   }
@@ -104,19 +105,21 @@ struct StuckSuspendTests {
     let freezer = try HeldProcess(stuck)
     defer { freezer.release() }
     let result = try daemon.ctlJSON(AppInfo.self, ["suspend", "stuck"])
-    #expect(result.state == "suspended")
-    #expect(result.suspendIncomplete == true)
+    #expect(result.status.state.coarse == .suspended)
+    #expect(result.status.suspendIncomplete == true)
     #expect(processState(pid: stuck) != "T")
-    #expect(try daemon.apps()["stuck"]?.suspendIncomplete == true)
+    #expect(try daemon.apps()["stuck"]?.status.suspendIncomplete == true)
     #expect(try daemon.ctl(["ps"]).stdout.contains("suspended (incomplete)"))
 
     freezer.release()
     try daemon.waitUntil("the held process to stop") { processState(pid: stuck) == "T" }
-    try daemon.waitUntil("the suspension to be complete") { try daemon.apps()["stuck"]?.suspendIncomplete == nil }
+    try daemon.waitUntil("the suspension to be complete") {
+      try daemon.apps()["stuck"]?.status.suspendIncomplete == false
+    }
     #expect(try daemon.ctl(["kill", "stuck"]).status == 0)
     let record = try #require(try daemon.waitForRecords(1).first)
-    #expect(record.state == .suspended)
-    #expect(record.suspendIncomplete == nil, "it did stop in the end")
+    #expect(record.lifecycle.state == .suspended)
+    #expect(record.lifecycle.suspendIncomplete == nil, "it did stop in the end")
   }
 }
 

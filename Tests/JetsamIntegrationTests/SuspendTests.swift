@@ -31,8 +31,8 @@ struct SuspendTests {
     #expect(processState(pid: parent) == "T")
     #expect(processState(pid: child) == "T")
     let info = try #require(try daemon.apps()["app"])
-    #expect(info.state == "suspended")
-    #expect(info.band == .idle)
+    #expect(info.status.state.coarse == .suspended)
+    #expect(info.status.band == .idle)
     // The kernel's OOM killer would agree with jetsam: a suspended app is its first choice. (Scores follow
     // right after the reply.)
     try daemon.waitUntil("the suspended band's oom_score_adj") { oomScore(parent) == 900 && oomScore(child) == 900 }
@@ -41,7 +41,7 @@ struct SuspendTests {
     try daemon.waitUntil("both processes running again") {
       processState(pid: parent) != "T" && processState(pid: child) != "T"
     }
-    #expect(try daemon.apps()["app"]?.state == "background")
+    #expect(try daemon.apps()["app"]?.status.state.coarse == .background)
     try daemon.waitUntil("the background band's score") { oomScore(parent) == 660 }
     #expect(try daemon.ctl(["activate", "app"]).status == 0)
     try daemon.waitUntil("the foreground band's score") { oomScore(parent) == 100 }
@@ -63,15 +63,15 @@ struct SuspendTests {
       #expect(kill(pid, SIGCONT) == 0)
       try daemon.waitUntil("the app stopped again (round \(round))") { processState(pid: pid) == "T" }
       let info = try #require(try daemon.apps()["app"])
-      #expect(info.state == "suspended")
-      #expect(info.continuedWhileSuspended == round)
+      #expect(info.status.state.coarse == .suspended)
+      #expect(info.status.continuedByOthers == round)
     }
     // Resumed by jetsamd itself: no intrusion.
     #expect(try daemon.ctl(["resume", "app"]).status == 0)
     try daemon.waitUntil("running again") { processState(pid: pid) != "T" }
     usleep(200_000)
     #expect(processState(pid: pid) != "T", "jetsamd's own SIGCONT is not taken for an intrusion")
-    #expect(try daemon.apps()["app"]?.continuedWhileSuspended == 2)
+    #expect(try daemon.apps()["app"]?.status.continuedByOthers == 2)
   }
 
   @Test("a SIGCONT whose SIGCHLD merges into another child's pending one is still noticed, and the app stopped again")
@@ -95,7 +95,7 @@ struct SuspendTests {
     #expect(kill(jetsamd, SIGCONT) == 0)
     // Watched through the process's own state only: `ps` would look for continuations itself.
     try daemon.waitUntil("the app stopped again") { processState(pid: pid) == "T" }
-    #expect(try daemon.apps()["app"]?.continuedWhileSuspended == 1)
+    #expect(try daemon.apps()["app"]?.status.continuedByOthers == 1)
   }
 
   private func oomScore(_ pid: Int32) -> Int? {
@@ -126,11 +126,11 @@ struct SuspendTests {
     defer { daemon.stop() }
     let first = try daemon.launch("first", ["idle"])
     try daemon.launch("second", ["idle"])  // takes the one foreground slot: first goes to the background
-    #expect(try daemon.apps()["first"]?.state == "background")
+    #expect(try daemon.apps()["first"]?.status.state.coarse == .background)
     // The grace's suspend is the policy's own: `ps` shows it stopping until every process is seen stopped.
     try daemon.waitUntil("first to be suspended") {
       let info = try daemon.apps()["first"]
-      return info?.state == "suspended" && info?.stopping == nil
+      return info?.status.state.coarse == .suspended && info?.measured.stopping == false
     }
     #expect(processState(pid: first) == "T")
   }
@@ -147,11 +147,12 @@ struct SuspendTests {
       var launch = ControlRequest(verb: .launch, app: name)
       launch.command = [Binaries.current.testapp, "idle"]
       launch.background = true
-      pids[name] = try #require(try client.send(launch).app?.pid)
+      pids[name] = try #require(try client.send(launch).app?.status.pid)
     }
     let answers = try client.pipeline(names.map { try client.encode(ControlRequest(verb: .suspend, app: $0)) })
-    #expect(answers.map { $0.app?.name } == names)
-    #expect(answers.allSatisfy { $0.ok && $0.app?.state == "suspended" && $0.app?.stopping == nil })
+    #expect(answers.map { $0.app?.status.name } == names)
+    #expect(
+      answers.allSatisfy { $0.ok && $0.app?.status.state.coarse == .suspended && $0.app?.measured.stopping == false })
     let running = names.filter { processState(pid: pids[$0]!) != "T" }
     #expect(running.isEmpty, "answered suspended but not stopped: \(running)")
   }

@@ -85,7 +85,7 @@ struct UserLookupTests {
       Binaries.current.jetsamctl, ["--socket", daemon.socket, "--json", "launch", "asNobody", "--background"])
     defer { _ = launch.stop(signal: SIGKILL) }
     try expectServedMeanwhile(launch, waitingFor: "nobody", slow: slow, daemon: daemon)
-    let pid = try #require(try daemon.apps()["asNobody"]?.pid, "asNobody runs")
+    let pid = try #require(try daemon.apps()["asNobody"]?.status.pid, "asNobody runs")
     let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
     let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first
     #expect(uid.map(String.init) == String(getpwnam("nobody").pointee.pw_uid), "the app runs as nobody: \(status)")

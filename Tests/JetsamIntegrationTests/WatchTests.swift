@@ -54,8 +54,8 @@ struct WatchTests {
     request.interval = 0.2
     let answer = try client.send(request)
     let snapshot = try #require(answer.watch, "\(answer)")
-    #expect(snapshot.apps.map(\.name) == ["early"])
-    #expect(snapshot.apps.first?.lifecycleState == .background)
+    #expect(snapshot.apps.map(\.status.name) == ["early"])
+    #expect(snapshot.apps.first?.status.state == .background)
     #expect(snapshot.intervalSeconds == 0.2)
 
     // The bash example app brackets its save (at didEnterBackground, in its working directory) with signposts.
@@ -92,11 +92,11 @@ struct WatchTests {
     let kill = try #require(notes.first { $0.kind == .kill })
     #expect(kill.reason == .memoryPressure && kill.pid == pid)
     let exit = try #require(notes.first { $0.kind == .exit }?.record)
-    #expect(exit.reason == .memoryPressure && exit.state == .suspended && exit.pid == pid)
+    #expect(exit.cause.reason == .memoryPressure && exit.lifecycle.state == .suspended && exit.pid == pid)
     // In the order they happened, on the clock of the record's kill instant.
     let times = seen.map(\.monotonicNanoseconds)
     #expect(times == times.sorted())
-    let killSignalled = try #require(exit.killSignalledNanoseconds)
+    let killSignalled = try #require(exit.cause.killSignalledNanoseconds)
     #expect(abs(kill.monotonicNanoseconds - killSignalled) < 1_000_000_000)
     let memory = try #require(seen.last)
     #expect(memory.memory?["early"] ?? 0 > 0)
@@ -207,7 +207,7 @@ struct WatchTests {
     let daemon = try DaemonHarness()
     defer { daemon.stop() }
     try daemon.launch("mail", ["alloc", "24", "--hold"])
-    try daemon.waitUntil("mail's memory to show") { try daemon.apps()["mail"]?.memoryBytes ?? 0 > 20 << 20 }
+    try daemon.waitUntil("mail's memory to show") { try daemon.apps()["mail"]?.measured.memoryBytes ?? 0 > 20 << 20 }
     let top = try daemon.ctl(["top", "--interval", "0.2", "--iterations", "2"])
     #expect(top.status == 0, "\(top.stderr)")
     let frames = top.stdout.components(separatedBy: "\n\n").filter { !$0.isEmpty }
@@ -224,7 +224,7 @@ struct WatchTests {
     #expect(watch.stop(signal: SIGINT), "watch ends at Ctrl-C")
     let lines = watch.log.all.prefix(3).map { Data($0.text.utf8) }
     let first = try JSONDecoder().decode(WatchSnapshot.self, from: try #require(lines.first))
-    #expect(first.apps.map(\.name) == ["mail"])
+    #expect(first.apps.map(\.status.name) == ["mail"])
     let samples = try lines.dropFirst().map { try JSONDecoder().decode(LiveChange.self, from: $0) }
     #expect(samples.count == 2 && samples.allSatisfy { $0.kind == .memory && $0.memory?["mail"] ?? 0 > 20 << 20 })
   }

@@ -32,8 +32,8 @@ struct WatchdogDebuggerIntegrationTests {
   ) {
     let hang = hangs ? ["--hang-in", "didEnterBackground"] : []
     let pid = try #require(
-      try daemon.ctlJSON(AppInfo.self, ["launch", name, "--", Binaries.current.testapp, "speak"] + hang).pid)
-    try daemon.waitUntil("the app to be active") { try daemon.apps()[name]?.lifecycleState == .foregroundActive }
+      try daemon.ctlJSON(AppInfo.self, ["launch", name, "--", Binaries.current.testapp, "speak"] + hang).status.pid)
+    try daemon.waitUntil("the app to be active") { try daemon.apps()[name]?.status.state == .foregroundActive }
     let watch = try ChildProcess(Binaries.current.jetsamctl, ["--socket", daemon.socket, "--json", "watch"])
     try daemon.waitUntil("watch's snapshot") { !watch.log.all.isEmpty }
     // SIGTERM back to its default and unblocked first: the test runner ignores and blocks signals, and both survive
@@ -76,7 +76,8 @@ struct WatchdogDebuggerIntegrationTests {
     #expect(strace.stop(signal: SIGTERM), "strace detaches and ends")
     #expect(isAlive(pid) && Self.tracer(of: pid) == 0)
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == .appWatchdog && record.watchdogEvent == "didEnterBackground")
+    #expect(
+      record.pid == pid && record.cause.reason == .appWatchdog && record.evidence.watchdogEvent == "didEnterBackground")
     let released = Self.holds(watch).last
     #expect(released?.tracerPid == nil && released != nil, "the stream said the watchdog runs again")
   }
@@ -110,7 +111,7 @@ struct WatchdogDebuggerIntegrationTests {
       _ = strace.stop(signal: SIGTERM)
     }
     let record = try #require(try daemon.waitForRecords(1, timeout: 20).first)
-    #expect(record.pid == pid && record.reason == .appWatchdog)
+    #expect(record.pid == pid && record.cause.reason == .appWatchdog)
     #expect(Self.holds(watch).isEmpty)
   }
 }

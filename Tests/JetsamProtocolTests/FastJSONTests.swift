@@ -1,6 +1,7 @@
 import Foundation
 import JetsamCore
 import JetsamProtocol
+import JetsamValues
 import Testing
 
 /// Batch answers are written by ``ControlResponse/fastJSON()``, everything else by `JSONEncoder`: clients must not
@@ -13,26 +14,33 @@ struct FastJSONTests {
     return encoder
   }()
 
+  static let never = Instant(nanoseconds: 0)
+
   static func minimal(_ name: String, seconds: Double) -> AppInfo {
     AppInfo(
-      name: name, pid: nil, state: "notRunning", lifecycleState: .notRunning, band: .idle, memoryBytes: 0,
-      memoryLimitBytes: nil, stateSeconds: seconds, launch: 0)
+      status: AppStatus(
+        name: name, state: .notRunning, bandFloor: nil, pid: nil, launch: 0, stateEnteredAt: never,
+        bandEnteredAt: never, spawnedAt: nil),
+      measured: AppMeasurements(stateSeconds: seconds))
   }
 
   static func full(_ name: String) -> AppInfo {
-    var info = AppInfo(
-      name: name, pid: 4_194_304, state: "suspended", lifecycleState: .suspended, band: Band(rawValue: 7),
-      memoryBytes: Int64.max, memoryLimitBytes: 268_435_456, stateSeconds: 12.345678901, launch: 42)
-    info.restoration = "match"
-    info.savedDigest = "sha/1 \"quoted\""
-    info.previousDigest = "prev"
-    info.restoredDigest = "back\\slash"
-    info.stateSummary = "tab\t nl\n cr\r bs\u{8} ff\u{c} bell\u{7} del\u{7f} é ✓ 🙂"
-    info.suspendIncomplete = true
-    info.stopping = false
-    info.continuedWhileSuspended = 3
-    info.speaksProtocol = false
-    return info
+    var status = AppStatus(
+      name: name, state: .suspended, bandFloor: Band(rawValue: 7), pid: 4_194_304, launch: 42,
+      stateEnteredAt: never, bandEnteredAt: never, spawnedAt: never)
+    status.savedDigest = "sha/1 \"quoted\""
+    status.previousDigest = "prev"
+    status.restoredDigest = "back\\slash"
+    status.resumption = ResumptionJudgement(
+      verdict: .stale, savedDigest: "sha/1", resumedDigest: "sha/1", stateAgeSeconds: 11, validForSeconds: 10)
+    status.summary = "tab\t nl\n cr\r bs\u{8} ff\u{c} bell\u{7} del\u{7f} é ✓ 🙂"
+    status.suspendIncomplete = true
+    status.continuedByOthers = 3
+    status.speaksProtocol = false
+    return AppInfo(
+      status: status,
+      measured: AppMeasurements(
+        memoryBytes: Int64.max, memoryLimitBytes: 268_435_456, stateSeconds: 12.345678901, stopping: true))
   }
 
   static let seconds: [Double] = [0, 3, 1.5, 0.1, 1e-05, 123_456.789, 1e20, 1e300, -2.5, 86_400.000_001]

@@ -51,12 +51,13 @@ struct MetricPayloadTests {
   }
 
   static func record(cpu: Double, peak: Int64, metrics: LaunchMetrics?) -> ExitRecord {
-    var record = ExitRecord(
-      time: "2026-01-01T00:00:00Z", app: "a", pid: 1, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0",
-      state: .foreground, signal: nil, exitCode: 0, peakMemoryBytes: peak, cpuSeconds: cpu, aliveSeconds: 1,
-      stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
-    record.launchMetrics = metrics
-    return record
+    ExitRecord(
+      time: "2026-01-01T00:00:00Z", app: "a", pid: 1, launch: 1,
+      cause: ExitCause(reason: .normalAppExit, terminationReason: "EXIT 0", exitCode: 0),
+      lifecycle: ExitLifecycle(state: .foreground, aliveSeconds: 1, stateSeconds: 1),
+      usage: ExitResourceUsage(peakMemoryBytes: peak, cpuSeconds: cpu),
+      pressure: ExitPressure(level: .normal, availableBytes: 0),
+      launchMetrics: metrics)
   }
 
   @Test("totals add records and a running launch; CPU and memory come from records; old records add no launch")

@@ -15,9 +15,10 @@ struct ExitRecordLogTests {
   /// so a fixed date would make these tests depend on the day they run.
   static func record(_ app: String, pid: Int32) -> ExitRecord {
     ExitRecord(
-      time: AppSupervisor.timestamp(), app: app, pid: pid, launch: 1, reason: .memoryPressure,
-      terminationReason: "JETSAM memory-pressure", state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 1,
-      stateSeconds: 0.5, pressureLevel: .urgent, deviceAvailableBytes: 1 << 20)
+      time: AppSupervisor.timestamp(), app: app, pid: pid, launch: 1,
+      cause: ExitCause(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", signal: 9),
+      lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 1, stateSeconds: 0.5),
+      pressure: ExitPressure(level: .urgent, availableBytes: 1 << 20))
   }
 
   private func temporaryPath() -> String {

@@ -170,9 +170,10 @@ struct StateFileEncoderTests {
         round == 0
         ? [
           ExitRecord(
-            app: "two/ü", pid: 7, launch: 3, reason: .memoryPressure, terminationReason: "JETSAM memory-pressure",
-            state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
-            deviceAvailableBytes: 1 << 20)
+            app: "two/ü", pid: 7, launch: 3,
+            cause: ExitCause(reason: .memoryPressure, terminationReason: "JETSAM memory-pressure", signal: 9),
+            lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 2, stateSeconds: 1),
+            pressure: ExitPressure(level: .critical, availableBytes: 1 << 20))
         ] : nil
     }
   }

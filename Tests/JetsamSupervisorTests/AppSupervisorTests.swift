@@ -365,12 +365,14 @@ struct AppSupervisorTests {
     cgroup.busyRemovals = 2
     fixture.clearReports()
     let decided = ExitRecord(
-      app: "a", pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 3", state: .background, signal: nil,
-      exitCode: 3, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
+      app: "a", pid: pid, launch: 1,
+      cause: ExitCause(reason: .abnormal, terminationReason: "EXIT 3", exitCode: 3),
+      lifecycle: ExitLifecycle(state: .background, aliveSeconds: 2, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 1000))
     fixture.perform(.recordExit(decided))
     let written = try #require(fixture.records.records.first)
     #expect(!written.time.isEmpty)
-    #expect(written.memoryBytes == 40 && written.peakMemoryBytes == 80 && written.cpuSeconds == 1.5)
+    #expect(written.usage == ExitResourceUsage(memoryBytes: 40, peakMemoryBytes: 80, cpuSeconds: 1.5))
     #expect(fixture.reported == [.exitRecorded(written)])
     #expect(fixture.recorded == [written])
     #expect(fixture.supervisor.processes["a"] == nil)
@@ -409,8 +411,10 @@ struct AppSupervisorTests {
     let pid = try fixture.launch("a")
     try #require(fixture.cgroups.cgroup("a")).busyRemovals = 3
     let decided = ExitRecord(
-      app: "a", pid: pid, launch: 1, reason: .normalAppExit, terminationReason: "EXIT 0", state: .background,
-      signal: nil, exitCode: 0, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 1000)
+      app: "a", pid: pid, launch: 1,
+      cause: ExitCause(reason: .normalAppExit, terminationReason: "EXIT 0", exitCode: 0),
+      lifecycle: ExitLifecycle(state: .background, aliveSeconds: 2, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 1000))
     fixture.perform(.recordExit(decided))
     fixture.clearReports()
     fixture.spawn("a", launch: 2)
@@ -426,8 +430,10 @@ struct AppSupervisorTests {
     let fixture = try SupervisorFixture()
     fixture.records.failing = true
     let first = ExitRecord(
-      app: "a", pid: 1, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: .background, signal: nil,
-      exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+      app: "a", pid: 1, launch: 1,
+      cause: ExitCause(reason: .abnormal, terminationReason: "EXIT 1", exitCode: 1),
+      lifecycle: ExitLifecycle(state: .background, aliveSeconds: 1, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 0))
     var second = first
     second.app = "b"
     fixture.perform(.recordExit(first))
@@ -484,8 +490,10 @@ struct AppSupervisorTests {
 
   static func record(_ app: String, pid: Int32 = 1) -> ExitRecord {
     ExitRecord(
-      app: app, pid: pid, launch: 1, reason: .abnormal, terminationReason: "EXIT 1", state: .background, signal: nil,
-      exitCode: 1, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+      app: app, pid: pid, launch: 1,
+      cause: ExitCause(reason: .abnormal, terminationReason: "EXIT 1", exitCode: 1),
+      lifecycle: ExitLifecycle(state: .background, aliveSeconds: 1, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 0))
   }
 
   @Test("a command hook runs in the app's cgroup; its end answers the event")

@@ -119,12 +119,12 @@ struct ControlRequestHandlerTests {
     fixture.status.cgroups = ["mail": cgroup]
     let apps = try #require(fixture.handle(ControlRequest(verb: .ps))?.apps)
     #expect(fixture.status.continuedNoticed == 1)
-    #expect(apps.map(\.name) == ["mail", "notes"])
+    #expect(apps.map(\.status.name) == ["mail", "notes"])
     let mail = try #require(apps.first)
-    #expect(mail.pid == 1000 && mail.state == "foreground" && mail.launch == 1)
-    #expect(mail.memoryBytes == 64 << 20 && mail.memoryLimitBytes == 256 << 20)
+    #expect(mail.status.pid == 1000 && mail.status.state.coarse == .foreground && mail.status.launch == 1)
+    #expect(mail.measured.memoryBytes == 64 << 20 && mail.measured.memoryLimitBytes == 256 << 20)
     let notes = try #require(apps.last)
-    #expect(notes.pid == nil && notes.state == "notRunning" && notes.memoryBytes == 0)
+    #expect(notes.status.pid == nil && notes.status.state.coarse == .notRunning && notes.measured.memoryBytes == 0)
   }
 
   @Test("watch: the whole picture now, continued apps noticed first, then the connection handed to the live feed")
@@ -136,7 +136,7 @@ struct ControlRequestHandlerTests {
     request.interval = 0.5
     let snapshot = try #require(fixture.handle(request)?.watch)
     #expect(fixture.status.continuedNoticed == 1)
-    #expect(snapshot.apps.map(\.name) == ["mail"] && snapshot.pressure.availableBytes == 99 << 20)
+    #expect(snapshot.apps.map(\.status.name) == ["mail"] && snapshot.pressure.availableBytes == 99 << 20)
     #expect(snapshot.intervalSeconds == 0.5 && fixture.status.watchers == [.milliseconds(500)])
     request.interval = 600
     #expect(fixture.handle(request)?.error?.code == .badRequest)
@@ -180,7 +180,7 @@ struct ControlRequestHandlerTests {
     var request = Self.launch("mail")
     request.background = true
     let answer = try #require(fixture.handle(request))
-    #expect(answer.ok && answer.app?.name == "mail" && answer.app?.state == "foreground")
+    #expect(answer.ok && answer.app?.status.name == "mail" && answer.app?.status.state.coarse == .foreground)
     let batch = try #require(fixture.apps.submitted.first)
     guard case .configure("mail", let settings, 0) = batch.first, case .launch("mail", false, _) = batch.last else {
       Issue.record("expected configure then a background launch, got \(batch)")
@@ -219,7 +219,7 @@ struct ControlRequestHandlerTests {
     #expect(try fixture.replies().isEmpty, "nothing before the spawner's answer")
     try fixture.apps.settleSpawn(of: "mail", pid: 4242)
     let reply = try #require(try fixture.replies().first)
-    #expect(reply.ok && reply.app?.name == "mail" && reply.app?.pid == 4242)
+    #expect(reply.ok && reply.app?.status.name == "mail" && reply.app?.status.pid == 4242)
   }
 
   @Test("a launch is answered once the state file holds the new process, and not before")
@@ -232,7 +232,7 @@ struct ControlRequestHandlerTests {
     #expect(try fixture.replies().isEmpty, "nothing while the state file does not hold pid 4242")
     fixture.apps.finishSaves()
     let reply = try #require(try fixture.replies().first)
-    #expect(reply.ok && reply.app?.pid == 4242)
+    #expect(reply.ok && reply.app?.status.pid == 4242)
     // The answer names the process the spawn started even when that has ended by the time the file holds it.
     fixture.apps.inFlight = ["notes"]
     #expect(fixture.handle(Self.launch("notes")) == nil)
@@ -243,7 +243,7 @@ struct ControlRequestHandlerTests {
     #expect(try fixture.replies().isEmpty)
     fixture.apps.finishSaves()
     let ended = try #require(try fixture.replies().first)
-    #expect(ended.app?.name == "notes" && ended.app?.pid == 4343)
+    #expect(ended.app?.status.name == "notes" && ended.app?.status.pid == 4343)
   }
 
   @Test("device: the switch goes to the policy and the watchers, and the answer says it")
@@ -295,9 +295,10 @@ struct ControlRequestHandlerTests {
     let fixture = try Fixture()
     func record(_ app: String, pid: Int32) -> ExitRecord {
       ExitRecord(
-        app: app, pid: pid, launch: 1, reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam,
-        state: .suspended, signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
-        deviceAvailableBytes: 0)
+        app: app, pid: pid, launch: 1,
+        cause: ExitCause(reason: .memoryPressure, terminationReason: "SIGKILL", endedBy: .jetsam, signal: 9),
+        lifecycle: ExitLifecycle(state: .suspended, aliveSeconds: 2, stateSeconds: 1),
+        pressure: ExitPressure(level: .critical, availableBytes: 0))
     }
     // "logged" is durable and, as the loop has not heard so yet, still queued; "queued" is only queued.
     try fixture.records.recordLog.append(record("logged", pid: 7))

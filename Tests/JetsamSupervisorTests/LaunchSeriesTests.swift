@@ -18,8 +18,8 @@ struct LaunchSeriesTests {
     metrics.suspendedMemory.hold(bytes: 4 << 20, for: 2)
     metrics.bytesWritten = 1 << 20
     record.launchMetrics = metrics
-    record.cpuSeconds = 2.5
-    record.peakMemoryBytes = 3 << 20
+    record.usage.cpuSeconds = 2.5
+    record.usage.peakMemoryBytes = 3 << 20
     return record
   }
 

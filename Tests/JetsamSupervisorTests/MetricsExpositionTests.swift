@@ -28,9 +28,10 @@ struct MetricsExpositionTests {
 
   static func record(_ app: String, reason: ExitReason, state: CoarseState, endedBy: ExitAgent) -> ExitRecord {
     ExitRecord(
-      app: app, pid: 7, launch: 1, reason: reason, terminationReason: "SIGKILL", endedBy: endedBy, state: state,
-      signal: 9, exitCode: nil, aliveSeconds: 2, stateSeconds: 1, pressureLevel: .critical,
-      deviceAvailableBytes: 0)
+      app: app, pid: 7, launch: 1,
+      cause: ExitCause(reason: reason, terminationReason: "SIGKILL", endedBy: endedBy, signal: 9),
+      lifecycle: ExitLifecycle(state: state, aliveSeconds: 2, stateSeconds: 1),
+      pressure: ExitPressure(level: .critical, availableBytes: 0))
   }
 
   @Test("the device, the level and the modes come from the figures")

@@ -19,10 +19,10 @@ struct PolicyAnnouncerTests {
     _ app: String, _ reason: ExitReason, endedBy: ExitAgent? = nil, watchdogEvent: String? = nil
   ) -> ExitRecord {
     var record = AppSupervisorTests.record(app)
-    record.reason = reason
-    record.state = .suspended
-    record.endedBy = endedBy
-    record.watchdogEvent = watchdogEvent
+    record.cause.reason = reason
+    record.lifecycle.state = .suspended
+    record.cause.endedBy = endedBy
+    record.evidence.watchdogEvent = watchdogEvent
     return record
   }
 
@@ -34,8 +34,8 @@ struct PolicyAnnouncerTests {
     announcer.recorded(Self.record("notes", .appWatchdog, endedBy: .jetsam, watchdogEvent: "didEnterBackground"))
     announcer.recorded(Self.record("notes", .abnormal, endedBy: .exit))
     let counters = announcer.counters
-    #expect(counters.exits[.init(app: "mail", reason: .memoryPressure, state: "suspended")] == 2)
-    #expect(counters.exits[.init(app: "notes", reason: .abnormal, state: "suspended")] == 1)
+    #expect(counters.exits[.init(app: "mail", reason: .memoryPressure, state: .suspended)] == 2)
+    #expect(counters.exits[.init(app: "notes", reason: .abnormal, state: .suspended)] == 1)
     #expect(counters.jetsamKills == [.memoryPressure: 2, .memoryResourceLimit: 1, .appWatchdog: 1])
     #expect(counters.watchdogKills == ["didEnterBackground": 1])
   }
@@ -49,9 +49,9 @@ struct PolicyAnnouncerTests {
     announcer.recorded(Self.record("mail", .normalAppExit))
     announcer.restorationJudged(app: "late", launch: 2, verdict: .match, savedDigest: "s", restoredDigest: "s")
     let counters = announcer.counters
-    #expect(counters.exits[.init(app: ExitCounters.overflowApp, reason: .normalAppExit, state: "suspended")] == 1)
-    #expect(counters.exits[.init(app: "one-too-many", reason: .normalAppExit, state: "suspended")] == nil)
-    #expect(counters.exits[.init(app: "mail", reason: .normalAppExit, state: "suspended")] == 1)
+    #expect(counters.exits[.init(app: ExitCounters.overflowApp, reason: .normalAppExit, state: .suspended)] == 1)
+    #expect(counters.exits[.init(app: "one-too-many", reason: .normalAppExit, state: .suspended)] == nil)
+    #expect(counters.exits[.init(app: "mail", reason: .normalAppExit, state: .suspended)] == 1)
     #expect(counters.verdicts == [.init(app: ExitCounters.overflowApp, verdict: "match"): 1])
   }
 

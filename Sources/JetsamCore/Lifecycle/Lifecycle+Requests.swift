@@ -42,7 +42,7 @@ extension Lifecycle {
     apps[name] = app
     let changed = move(name, to: .launching, at: at)
     apps[name]?.launch += 1
-    apps[name]?.pendingLaunch = PendingLaunch(toForeground: foreground, previousDigest: previous?.stateDigest)
+    apps[name]?.pendingLaunch = PendingLaunch(toForeground: foreground, previousDigest: previous?.savedState.digest)
     return [
       changed,
       .spawn(app: name, launch: apps[name]!.launch, previousExit: previous.map(PreviousExit.init), spec: spec),
@@ -54,12 +54,12 @@ extension Lifecycle {
     guard let app = apps[name], app.state == .launching, let pending = app.pendingLaunch else { return [] }
     var process = RunningProcess(pid: pid, spawnedAt: at, previousDigest: pending.previousDigest)
     // After a kill or a crash (not a quit: a fresh start is right then), what it left must come back.
-    if pending.previousDigest != nil, let previous, previous.reason != .normalAppExit {
+    if pending.previousDigest != nil, let previous, previous.cause.reason != .normalAppExit {
       process.restoration.deadline = at.advanced(by: rules.restorationAllowance)
     }
     // An app whose acknowledgements are always expected is watched from its first event.
     process.channel.speaksProtocol = app.settings.acknowledgements == .always
-    process.metrics.afterExit = previous?.reason
+    process.metrics.afterExit = previous?.cause.reason
     process.timers.awaitsFirstDraw = pending.toForeground
     apps[name]?.pendingLaunch = nil
     apps[name]?.process = process

@@ -10,47 +10,46 @@ extension JetsamPolicy {
     // A suspended app's time counts from when its last process stopped, which is its band clock.
     let stateSince = app.state == .suspended ? app.bandEnteredAt : app.stateEnteredAt
     var record = ExitRecord(
-      app: name, pid: pid, launch: app.launch, reason: classification.reason,
-      terminationReason: classification.terminationReason, state: app.state.coarse, signal: end.signal,
-      exitCode: end.exitCode, aliveSeconds: at.seconds(since: process.spawnedAt),
-      stateSeconds: at.seconds(since: stateSince), pressureLevel: process.killInFlight?.level ?? level,
-      deviceAvailableBytes: process.killInFlight?.availableBytes ?? availableBytes ?? 0,
-      snapshot: process.killInFlight?.snapshot)
-    record.endedBy = classification.endedBy
-    record.killSignalledNanoseconds = process.killSignalledAt?.nanoseconds
-    record.memoryBytes = process.memoryAtKill ?? 0
-    record.stateSummary = app.summary
+      app: name, pid: pid, launch: app.launch, cause: ExitCause(classification, end: end),
+      lifecycle: ExitLifecycle(
+        state: app.state.coarse, aliveSeconds: at.seconds(since: process.spawnedAt),
+        stateSeconds: at.seconds(since: stateSince)),
+      pressure: process.killInFlight.map(ExitPressure.init)
+        ?? ExitPressure(level: level, availableBytes: availableBytes ?? 0))
+    record.cause.killSignalledNanoseconds = process.killSignalledAt?.nanoseconds
+    record.usage.memoryBytes = process.memoryAtKill ?? 0
+    record.savedState.summary = app.summary
     // The digest carries over launches until the app reports a newer one: a launch that restored the state and
     // changed nothing leaves what the launch before it saved.
-    record.stateDigest = process.restoration.savedDigest ?? process.restoration.previousDigest
-    if app.state == .suspended && process.suspendIncomplete { record.suspendIncomplete = true }
-    record.backgroundSecondsBeforeSuspension = process.backgroundSecondsBeforePressureSuspension
+    record.savedState.digest = process.restoration.savedDigest ?? process.restoration.previousDigest
+    if app.state == .suspended && process.suspendIncomplete { record.lifecycle.suspendIncomplete = true }
+    record.lifecycle.backgroundSecondsBeforeSuspension = process.backgroundSecondsBeforePressureSuspension
     // The launch's verdict goes into its durable record (a launch that died before it was judged has none).
     if let verdict = process.restoration.verdict, verdict != .pending {
-      record.restoration = verdict
-      record.restoredDigest = process.restoration.restoredDigest
+      record.savedState.restoration = verdict
+      record.savedState.restoredDigest = process.restoration.restoredDigest
     }
     if let resumption = process.restoration.resumption {
-      record.resumption = resumption.verdict
-      record.resumedDigest = resumption.resumedDigest
-      record.resumedStateAgeSeconds = resumption.stateAgeSeconds
-      record.resumedStateValidForSeconds = resumption.validForSeconds
+      record.savedState.resumption = resumption.verdict
+      record.savedState.resumedDigest = resumption.resumedDigest
+      record.savedState.resumedStateAgeSeconds = resumption.stateAgeSeconds
+      record.savedState.resumedStateValidForSeconds = resumption.validForSeconds
     }
     // The kill's evidence, when the kill is what the process died of (a crash on its way out is recorded as such).
     switch process.requestedKill {
     case .watchdog(let event, let seconds)?:
       guard classification.reason == .appWatchdog else { break }
-      record.watchdogEvent = event.rawValue
-      record.watchdogSeconds = seconds
+      record.evidence.watchdogEvent = event.rawValue
+      record.evidence.watchdogSeconds = seconds
     case .backgroundTaskTimeout(let tasks)?:
       guard classification.reason == .backgroundTaskAssertionTimeout else { break }
-      record.openBackgroundTasks = tasks
+      record.evidence.openBackgroundTasks = tasks
     case .cpuLimit(let usage)?:
       guard classification.reason == .cpuResourceLimit else { break }
-      record.cpuUsage = usage
+      record.evidence.cpuUsage = usage
     case .lockedFile(let locks)?:
       guard classification.reason == .suspendedWithLockedFile else { break }
-      record.lockedFiles = locks
+      record.evidence.lockedFiles = locks
     case .jetsam?, .user?, .terminateEscalation?, nil:
       break
     }

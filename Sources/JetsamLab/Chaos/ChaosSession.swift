@@ -67,9 +67,10 @@ extension LabSession {
     let exits = timeline.all.filter { $0.kind == .exit }
     let unexpected = exits.filter { change in
       guard let exit = change.record else { return false }
-      if exit.reason == .memoryPressure { return false }
+      // Jetsam's own kill is told by who ended the app: a requested kill names the same reason.
+      if exit.cause.endedBy == .jetsam && exit.cause.reason == .memoryPressure { return false }
       return !record.kills.contains {
-        $0.app == exit.app && $0.reason == exit.reason && $0.at <= change.monotonicNanoseconds
+        $0.app == exit.app && $0.reason == exit.cause.reason && $0.at <= change.monotonicNanoseconds
       }
     }
     let verdicts = timeline.all.filter { $0.kind == .verdict && $0.name == "restoration" }

@@ -43,8 +43,8 @@ extension CheckProbe {
     }
     let session = session
     _ = eventually(timeout: Self.patience, interval: .milliseconds(20)) {
-      let info = try? session.send(ControlRequest(verb: .ps)).apps?.first { $0.name == app }
-      return info?.restoration != RestorationVerdict.pending.rawValue
+      let info = try? session.send(ControlRequest(verb: .ps)).apps?.first { $0.status.name == app }
+      return info?.status.restoration != .pending
     }
     exerciseProblem = exercise.run()
   }

@@ -141,7 +141,7 @@ struct CheckProbe {
     return events.map { event in
       let title = "acknowledged in time"
       let location = "watchdog \(name(of: event, after: verb))"
-      if let killed, killed.reason == .appWatchdog, killed.watchdogEvent == event.rawValue {
+      if let killed, killed.cause.reason == .appWatchdog, killed.evidence.watchdogEvent == event.rawValue {
         // For a program that speaks no protocol, its command was the one that did not end in time.
         return result(location, title, start, .failed, "\(killed.labDetail)", through: through(event))
       }
@@ -213,7 +213,8 @@ struct CheckProbe {
     guard let killed else {
       return result("restoration", title, start, .failed, "jetsam did not kill it while suspended")
     }
-    guard killed.reason == .memoryPressure, killed.state == .suspended else {
+    guard killed.cause.endedBy == .jetsam, killed.cause.reason == .memoryPressure, killed.lifecycle.state == .suspended
+    else {
       return result("restoration", title, start, .failed, "it exited otherwise: \(killed.labDetail)")
     }
     let relaunched = now()
@@ -254,7 +255,7 @@ struct CheckProbe {
       ("backgroundTask", "ends its background tasks before they expire", ExitReason.backgroundTaskAssertionTimeout),
       ("backgroundCPU", "stays within the background CPU limit", ExitReason.cpuResourceLimit),
     ] {
-      if let exit, exit.reason == reason {
+      if let exit, exit.cause.reason == reason {
         results.append(result(location, title, start, .failed, exit.labDetail))
       } else if let exit {
         results.append(result(location, title, start, .skipped, "not judged: it exited first (\(exit.labDetail))"))
@@ -405,7 +406,7 @@ struct CheckProbe {
       return result(
         "terminate", title, start, .failed, "it did not exit within \(Self.patience.secondsText) s")
     }
-    if exit.reason == .appWatchdog {
+    if exit.cause.reason == .appWatchdog {
       return result("terminate", title, start, .failed, exit.labDetail, through: through(.willTerminate))
     }
     return result("terminate", title, start, .passed, exit.labDetail, through: through(.willTerminate))
@@ -569,11 +570,11 @@ struct CheckProbe {
 extension ExitRecord {
   /// `appWatchdog in didEnterBackground after 2.0 s (launch 1, background)`.
   var labDetail: String {
-    var text = reason.rawValue
-    if let event = watchdogEvent { text += " in \(event)" }
-    if let seconds = watchdogSeconds { text += String(format: " after %.1f s", seconds) }
+    var text = cause.reason.rawValue
+    if let event = evidence.watchdogEvent { text += " in \(event)" }
+    if let seconds = evidence.watchdogSeconds { text += String(format: " after %.1f s", seconds) }
     // iOS's crash-log wording: "CPU: 48 seconds cpu time over 52 seconds (93% cpu average), exceeding …".
-    if let usage = cpuUsage { text += " — CPU: \(usage.summary)" }
-    return text + " (launch \(launch), \(state), \(terminationReason))"
+    if let usage = evidence.cpuUsage { text += " — CPU: \(usage.summary)" }
+    return text + " (launch \(launch), \(lifecycle.state), \(cause.terminationReason))"
   }
 }

@@ -53,7 +53,7 @@ extension LabRun {
       }
       initialApps += host.apps.map { app in
         var app = app
-        app.name = named(app.name)
+        app.status.name = named(app.status.name)
         return app
       }
       if let payloads = host.metrics {

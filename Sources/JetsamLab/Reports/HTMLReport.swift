@@ -166,7 +166,7 @@ enum HTMLReport {
           #"<g class="kill" data-app="\#(escape(app))" data-exit="\#(id)" tabindex="0">"#
           + ##"<path d="M\##(cx) \##(f(top + 2)) l6 -0 l-6 11 l-6 -11 z" fill="#c62828"/>"##
           + ##"<line x1="\##(cx)" y1="\##(f(top + 2))" x2="\##(cx)" y2="\##(f(top + laneHeight - 2))" stroke="#c62828" stroke-width="2"/>"##
-          + "<title>\(escape(record.labSummary)) (\(escape(record.terminationReason)))</title></g>"
+          + "<title>\(escape(record.labSummary)) (\(escape(record.cause.terminationReason)))</title></g>"
       case .signpost:
         svg +=
           #"<line class="signpost" x1="\#(cx)" y1="\#(f(top + laneHeight - 6))" x2="\#(cx)" y2="\#(f(top + laneHeight))" "#
@@ -238,8 +238,8 @@ enum HTMLReport {
     for (index, record) in run.exits.enumerated() {
       html +=
         "<tr id=\"exit-\(index)\"><td>\(escape(record.time))</td><td>\(escape(record.app))</td><td>\(record.launch)</td>"
-        + "<td>\(record.reason.rawValue)</td><td>\(escape(record.terminationReason))</td><td>\(escape(record.state.rawValue))</td>"
-        + "<td>\(ByteSize.format(record.memoryBytes))</td></tr>\n"
+        + "<td>\(record.cause.reason.rawValue)</td><td>\(escape(record.cause.terminationReason))</td>"
+        + "<td>\(escape(record.lifecycle.state.rawValue))</td><td>\(ByteSize.format(record.usage.memoryBytes))</td></tr>\n"
     }
     html += "</table>\n" + launchTable(run)
     // The records for the panel, as JSON inside a script element (`<` escaped so that no text can end it).
@@ -312,7 +312,7 @@ enum HTMLReport {
 
   /// Apps in the order they first appear (those running at the start first).
   static func appOrder(_ run: LabRun) -> [String] {
-    var order = run.initialApps.filter { $0.lifecycleState.isRunning }.map(\.name)
+    var order = run.initialApps.filter { $0.status.state.isRunning }.map(\.status.name)
     for change in run.timeline {
       if let app = change.app, change.kind == .state || change.kind == .memory || change.kind == .exit,
         !order.contains(app)
@@ -363,8 +363,8 @@ enum HTMLReport {
   {
     var slices: [(state: LifecycleState, from: Int64, to: Int64, launch: Int)] = []
     var open: (state: LifecycleState, from: Int64, launch: Int)?
-    if let initial = run.initialApps.first(where: { $0.name == app }), initial.lifecycleState.isRunning {
-      open = (initial.lifecycleState, run.originNanoseconds, initial.launch)
+    if let initial = run.initialApps.first(where: { $0.status.name == app })?.status, initial.state.isRunning {
+      open = (initial.state, run.originNanoseconds, initial.launch)
     }
     for change in run.timeline where change.kind == .state && change.app == app {
       if let current = open {

@@ -19,7 +19,7 @@ enum TraceReport {
 
     // Tracks: the device first, then each app in the order it first appears. Across hosts the lab's steps first,
     // then each host's device ("a: device") followed by that host's apps.
-    var appOrder: [String] = run.initialApps.map(\.name)
+    var appOrder: [String] = run.initialApps.map(\.status.name)
     for change in run.timeline {
       if let app = change.app, !appOrder.contains(app) { appOrder.append(app) }
     }
@@ -62,8 +62,8 @@ enum TraceReport {
 
     // Lifecycle states as back-to-back slices, from the snapshot's states and each state change.
     var current: [String: (state: LifecycleState, since: Int64, launch: Int)] = [:]
-    for app in run.initialApps where app.lifecycleState.isRunning {
-      current[app.name] = (app.lifecycleState, run.originNanoseconds, app.launch)
+    for app in run.initialApps where app.status.state.isRunning {
+      current[app.status.name] = (app.status.state, run.originNanoseconds, app.status.launch)
     }
     func closeState(_ app: String, at time: Int64) {
       guard let open = current[app], let pid = pids[app] else { return }
@@ -137,7 +137,7 @@ enum TraceReport {
         guard let pid, let record = change.record else { continue }
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(record))
         events.append(
-          instant("exit: \(record.reason.rawValue)", pid: pid, tid: 1, ts: ts, args: ["record": object]))
+          instant("exit: \(record.cause.reason.rawValue)", pid: pid, tid: 1, ts: ts, args: ["record": object]))
       case .device:
         events.append(
           instant("charging \(change.charging == true ? "on" : "off")", pid: device, tid: 1, ts: ts, args: [:]))

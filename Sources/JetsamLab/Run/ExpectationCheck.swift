@@ -49,10 +49,10 @@ struct ExpectationCheck {
     case .state(let app, let state):
       let latest =
         changes.last { $0.kind == .state && $0.app == app }?.to
-        ?? snapshot.apps.first { $0.name == app }?.lifecycleState
+        ?? snapshot.apps.first { $0.status.name == app }?.status.state
       guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) was never launched") }
       return ExpectationCheck(
-        holds: latest.rawValue == state || latest.coarseName == state, detail: "\(app) is \(latest.rawValue)")
+        holds: state.holds(for: latest), detail: "\(app) is \(latest.rawValue)")
     case .signpost(let app, let name, let phase):
       let seen = changes.filter { $0.kind == .signpost && $0.app == app }
       if seen.contains(where: { $0.name == name && (phase == nil || $0.phase?.rawValue == phase) }) {
@@ -82,7 +82,7 @@ struct ExpectationCheck {
       // The latest sample lists every running app: one it leaves out is not running (any more).
       let latest =
         changes.last { $0.kind == .memory && $0.memory != nil }.map { $0.memory?[app] }
-        ?? snapshot.apps.first { $0.name == app }?.memoryBytes
+        ?? snapshot.apps.first { $0.status.name == app }?.measured.memoryBytes
       guard let latest else { return ExpectationCheck(holds: false, detail: "\(app) is not running") }
       return ExpectationCheck(holds: latest >= bytes, detail: "\(app) holds \(ByteSize.format(latest))")
     }
@@ -100,7 +100,7 @@ struct ExpectationCheck {
     let available = reading?.availableBytes ?? snapshot.pressure.availableBytes
     let memory =
       changes.last { $0.kind == .memory && $0.memory != nil }?.memory
-      ?? Dictionary(snapshot.apps.map { ($0.name, $0.memoryBytes) }, uniquingKeysWith: max)
+      ?? Dictionary(snapshot.apps.map { ($0.status.name, $0.measured.memoryBytes) }, uniquingKeysWith: max)
     let largest = memory.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }.prefix(3)
     let apps = largest.map { "\($0.key) \(ByteSize.format($0.value))" }.joined(separator: ", ")
     return "; memory last seen: \(level), \(ByteSize.format(available)) available of "
@@ -110,17 +110,17 @@ struct ExpectationCheck {
 
 extension ExitPattern {
   func matches(_ record: ExitRecord) -> Bool {
-    record.app == app && (reason == nil || record.reason == reason) && (state == nil || record.state.rawValue == state)
-      && (launch == nil || record.launch == launch)
-      && (lockedFile == nil || record.lockedFiles?.contains { $0.path == lockedFile } == true)
+    record.app == app && (reason == nil || record.cause.reason == reason)
+      && (state == nil || record.lifecycle.state == state) && (launch == nil || record.launch == launch)
+      && (lockedFile == nil || record.evidence.lockedFiles?.contains { $0.path == lockedFile } == true)
   }
 }
 
 extension ExitRecord {
   /// `mail launch 2: memoryPressure in suspended`.
   var labSummary: String {
-    let held = lockedFiles.map { " holding \($0.map(\.path).joined(separator: ", "))" } ?? ""
-    return "\(app) launch \(launch): \(reason.rawValue) in \(state)\(held)"
+    let held = evidence.lockedFiles.map { " holding \($0.map(\.path).joined(separator: ", "))" } ?? ""
+    return "\(app) launch \(launch): \(cause.reason.rawValue) in \(lifecycle.state)\(held)"
   }
   /// One exit of one launch.
   var labKey: String { "\(app)#\(launch)" }

@@ -131,7 +131,7 @@ struct LabSession {
   /// exercise meets the program, not a port nothing listens on yet.
   func exercise(_ name: String, fails: Bool, within: Double) throws {
     let app = apps[name]!
-    let pid = try client.send(ControlRequest(verb: .ps)).apps?.first { $0.name == name }?.pid
+    let pid = try client.send(ControlRequest(verb: .ps)).apps?.first { $0.status.name == name }?.status.pid
     guard let pid else { throw LabError("exercise \(name): it is not running") }
     if app.commands.ready != nil {
       let timeline = timeline

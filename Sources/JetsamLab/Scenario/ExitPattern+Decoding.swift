@@ -1,5 +1,6 @@
 import Foundation
 import JetsamConfig
+import JetsamCore
 
 /// An expected exit (`expect: { exit: … }`, and each of `exits`), its app among the scenario's.
 extension ExitPattern: DecodableWithConfiguration {
@@ -15,10 +16,10 @@ extension ExitPattern: DecodableWithConfiguration {
     reason = try c.readIfWritten(.reason) { try $0.exitReason() }
     state = try c.readIfWritten(.state) { state in
       let text = try String(from: state)
-      guard ["foreground", "background", "suspended"].contains(text) else {
+      guard let coarse = CoarseState(rawValue: text), coarse != .notRunning else {
         throw state.failure("\"\(text)\" is not a state an app dies in (foreground, background, suspended)")
       }
-      return text
+      return coarse
     }
     launch = try c.readIfWritten(.launch) { try $0.wholeNumber(in: 1...1_000_000) }
     lockedFile = try c.readIfWritten(.lockedFile) { path in

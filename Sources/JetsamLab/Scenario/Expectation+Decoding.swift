@@ -62,11 +62,11 @@ extension Expectation: DecodableWithConfiguration {
       let fields = try Self.fields(value, needs: StateKeys.is)
       let state = try fields.superDecoder(forKey: .is)
       let text = try String(from: state)
-      let known = LifecycleState.allCases.map(\.rawValue) + ["foreground", "background", "suspended", "notRunning"]
-      guard known.contains(text) else {
+      guard let expected = ExpectedState(text) else {
+        let known = LifecycleState.allCases.map(\.rawValue) + CoarseState.allCases.map(\.rawValue)
         throw state.failure("\"\(text)\" is not a state (\(Set(known).sorted().joined(separator: ", ")))")
       }
-      self = .state(app: try fields.superDecoder(forKey: .app).appName(in: apps), state: text)
+      self = .state(app: try fields.superDecoder(forKey: .app).appName(in: apps), state: expected)
     case .signpost:
       let fields = try Self.fields(value, needs: SignpostKeys.name)
       self = .signpost(

@@ -119,7 +119,7 @@ public enum Expectation: Sendable {
   /// The app's latest restoration (after a relaunch) or resumption (a return) verdict.
   case verdict(app: String, kind: VerdictKind, verdict: String)
   /// The app is in this state now: a lifecycle state, or `foreground`, `background`, `suspended`, `notRunning`.
-  case state(app: String, state: String)
+  case state(app: String, state: ExpectedState)
   /// The app passed this signpost (with this phase, if given).
   case signpost(app: String, name: String, phase: String?)
   /// The app was delivered this lifecycle event (`memoryWarning`, `backgroundTaskWillExpire`, …).
@@ -157,7 +157,7 @@ public struct ExitPattern: Sendable, CustomStringConvertible {
   public var app: String
   public var reason: ExitReason?
   /// `foreground`, `background` or `suspended`.
-  public var state: String?
+  public var state: CoarseState?
   public var launch: Int?
   /// A file the record's `lockedFiles` must name (a `suspendedWithLockedFile` kill's evidence).
   public var lockedFile: String?

@@ -21,35 +21,22 @@ extension AppReportingView {
     return response
   }
 
-  /// The app as a client sees it: the policy's status with its cgroup's figures.
+  /// The app as a client sees it: the policy's status, the one value its view is made from, with what the shell
+  /// measures beside it (its cgroup's figures, its time in its state, whether its stop is still under way).
   func appInfo(_ status: AppStatus) -> AppInfo {
+    var status = status
+    // An app known only from its records (not launched since this daemon started) has its summary there.
+    if status.summary == nil { status.summary = policy.lastExit(of: status.name)?.savedState.summary }
     let running = status.state.isRunning ? status.pid.flatMap { self.cgroup(of: status.name, pid: $0) } : nil
-    var info = AppInfo(
-      name: status.name, pid: status.state.isRunning ? status.pid : nil, state: status.state.coarseName,
-      lifecycleState: status.state, band: status.band,
-      memoryBytes: (try? running?.memoryUsage()) ?? 0,
-      memoryLimitBytes: (try? running?.memoryLimit()) ?? nil,
-      // An app this daemon has not seen change state yet (never launched, or ended before a restart) has no
-      // time in its state to speak of.
-      stateSeconds: status.stateEnteredAt.nanoseconds == 0
-        ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
-      launch: status.launch)
-    if status.state.isRunning {
-      info.restoration = status.restoration?.rawValue
-      info.previousDigest = status.previousDigest
-      info.restoredDigest = status.restoredDigest
-      info.savedDigest = status.savedDigest
-      info.resumption = status.resumption?.verdict.rawValue
-      info.resumedDigest = status.resumption?.resumedDigest
-      info.speaksProtocol = status.speaksProtocol
-      if status.continuedByOthers > 0 { info.continuedWhileSuspended = status.continuedByOthers }
-      if status.suspendIncomplete {
-        info.suspendIncomplete = true
-      } else if status.state == .suspended && isStopPending(status.name) {
-        info.stopping = true
-      }
-    }
-    info.stateSummary = status.summary ?? policy.lastExit(of: status.name)?.stateSummary
-    return info
+    return AppInfo(
+      status: status,
+      measured: AppMeasurements(
+        memoryBytes: (try? running?.memoryUsage()) ?? 0,
+        memoryLimitBytes: (try? running?.memoryLimit()) ?? nil,
+        // An app this daemon has not seen change state yet (never launched, or ended before a restart) has no
+        // time in its state to speak of.
+        stateSeconds: status.stateEnteredAt.nanoseconds == 0
+          ? 0 : MonotonicClock.now().seconds(since: status.stateEnteredAt),
+        stopping: status.state == .suspended && !status.suspendIncomplete && isStopPending(status.name)))
   }
 }

@@ -263,7 +263,7 @@ struct FollowFilter {
   var judgedOnly = false
 
   func wants(_ record: ExitRecord) -> Bool {
-    (app == nil || app == record.app) && (!judgedOnly || record.hasVerdict)
+    (app == nil || app == record.app) && (!judgedOnly || record.savedState.hasVerdict)
   }
 }
 

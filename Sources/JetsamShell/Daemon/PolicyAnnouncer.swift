@@ -28,8 +28,8 @@ final class PolicyAnnouncer: PolicyAnnouncements {
   /// A record is durable.
   func recorded(_ record: ExitRecord) {
     journal.record(record)
-    var detail = "\(record.reason.rawValue) (\(record.terminationReason)) in \(record.state)"
-    detail += " after \(record.stateSeconds.formatted(decimals: 1))s"
+    var detail = "\(record.cause.reason.rawValue) (\(record.cause.terminationReason)) in \(record.lifecycle.state)"
+    detail += " after \(record.lifecycle.stateSeconds.formatted(decimals: 1))s"
     log.notice("exit: \(record.app) pid \(record.pid) #\(record.launch): \(detail)")
     counters.count(record, configured: isConfigured(record.app))
   }

@@ -17,7 +17,7 @@ struct ExitCounters {
   struct ExitKey: Hashable {
     var app: String
     var reason: ExitReason
-    var state: String
+    var state: CoarseState
   }
 
   struct VerdictKey: Hashable {
@@ -51,10 +51,11 @@ struct ExitCounters {
   /// Counts a durable exit record.
   mutating func count(_ record: ExitRecord, configured: Bool) {
     let app = label(for: record.app, configured: configured)
-    exits[ExitKey(app: app, reason: record.reason, state: record.state.rawValue), default: 0] += 1
+    let cause = record.cause
+    exits[ExitKey(app: app, reason: cause.reason, state: record.lifecycle.state), default: 0] += 1
     launches[app, default: MetricTotals()].count(record)
-    if record.endedBy?.isJetsamKill == true { jetsamKills[record.reason, default: 0] += 1 }
-    if record.reason == .appWatchdog, let event = record.watchdogEvent { watchdogKills[event, default: 0] += 1 }
+    if cause.endedBy?.isJetsamKill == true { jetsamKills[cause.reason, default: 0] += 1 }
+    if cause.reason == .appWatchdog, let event = record.evidence.watchdogEvent { watchdogKills[event, default: 0] += 1 }
   }
 
   /// Counts a restoration verdict.

@@ -57,10 +57,13 @@ enum MetricsExposition {
     let counters = figures.counters
     out.family(
       "jetsam_exits_total", .counter, help: "Exit records written, by app, MetricKit reason and state at death.",
-      counters.exits.keys.sorted { ($0.app, $0.reason.rawValue, $0.state) < ($1.app, $1.reason.rawValue, $1.state) }
-        .map {
-          .init([("app", $0.app), ("reason", $0.reason.rawValue), ("state", $0.state)], Double(counters.exits[$0]!))
-        })
+      counters.exits.keys.sorted {
+        ($0.app, $0.reason.rawValue, $0.state.rawValue) < ($1.app, $1.reason.rawValue, $1.state.rawValue)
+      }
+      .map {
+        .init(
+          [("app", $0.app), ("reason", $0.reason.rawValue), ("state", $0.state.rawValue)], Double(counters.exits[$0]!))
+      })
     out.family(
       "jetsam_kills_total", .counter, help: "Apps jetsam itself killed (memory pressure, CPU limit, …), by reason.",
       counters.jetsamKills.keys.sorted { $0.rawValue < $1.rawValue }

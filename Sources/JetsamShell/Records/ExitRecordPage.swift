@@ -71,7 +71,7 @@ struct ExitRecordPage: Sendable {
           return false
         }
         if let app = query.app, record.app != app { return true }
-        if query.judgedOnly && !record.hasVerdict { return true }
+        if query.judgedOnly && !record.savedState.hasVerdict { return true }
         guard body(record, line.count) else {
           finished = true
           return false

@@ -311,10 +311,10 @@ final class AppSupervisor {
     if let app = ended {
       let measured = (try? app.cgroup.memoryUsage()) ?? 0
       // A killed app's figure is what it held when the SIGKILL went out (the policy has it).
-      if record.killSignalledNanoseconds == nil { record.memoryBytes = measured }
-      record.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.memoryBytes)
-      record.memoryLimitBytes = try? app.cgroup.memoryLimit()
-      record.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
+      if record.cause.killSignalledNanoseconds == nil { record.usage.memoryBytes = measured }
+      record.usage.peakMemoryBytes = max((try? app.cgroup.peakMemory()) ?? 0, record.usage.memoryBytes)
+      record.usage.memoryLimitBytes = try? app.cgroup.memoryLimit()
+      record.usage.cpuSeconds = (try? app.cgroup.cpuSeconds()) ?? 0
       // Where the cgroup counts its I/O the launch's total is read now; elsewhere the processes are gone, and the
       // main process's counters as it ended (when jetsamd reaped it) or the monitor's last reading (the policy's)
       // stand, whichever is more.
@@ -323,7 +323,7 @@ final class AppSupervisor {
         record.launchMetrics?.bytesWritten = max(written, known.bytesWritten ?? 0)
       }
       if let taken = diagnostics?.takeWritten(app: record.app, pid: record.pid), !taken.isEmpty {
-        record.diagnostics = taken
+        record.evidence.diagnostics = taken
       }
       if app.channel != nil { inbox.post(.channelClosed(app: record.app)) }
       app.close()

@@ -61,7 +61,10 @@ public struct Journal: Sendable {
 
   /// The MESSAGE_ID for an exit record.
   public static func messageID(for record: ExitRecord) -> String {
-    switch record.reason {
+    // The kills' own IDs are for the kills jetsam made, as who ended the app says, never guessed from the reason: a
+    // request that names a kill's reason (`kill --reason memoryPressure`) is a requested kill, an exit like others.
+    if record.cause.endedBy == .request { return MessageID.appExit }
+    return switch record.cause.reason {
     case .memoryPressure: MessageID.jetsamKill
     case .memoryResourceLimit: MessageID.memoryLimitKill
     case .appWatchdog, .backgroundTaskAssertionTimeout: MessageID.watchdogKill
@@ -70,36 +73,39 @@ public struct Journal: Sendable {
     case .badAccess, .illegalInstruction: MessageID.crash
     // An abnormal end the app brought on itself (a non-zero status, a signal jetsam did not send) is a crash; one a
     // request or jetsamd's absence explains is not.
-    case .abnormal: record.endedBy == .signal || record.endedBy == .exit ? MessageID.crash : MessageID.appExit
+    case .abnormal:
+      record.cause.endedBy == .signal || record.cause.endedBy == .exit ? MessageID.crash : MessageID.appExit
     case .normalAppExit: MessageID.appExit
     }
   }
 
   /// The journal fields of an exit record (also used by tests).
   public static func fields(for record: ExitRecord) -> [(String, String)] {
+    let (cause, lifecycle, usage, evidence) = (record.cause, record.lifecycle, record.usage, record.evidence)
     var fields: [(String, String)] = [
       (
         "MESSAGE",
-        "\(record.app) (pid \(record.pid), launch \(record.launch)) ended: \(record.reason.rawValue), \(record.terminationReason), in \(record.state)"
+        "\(record.app) (pid \(record.pid), launch \(record.launch)) ended: \(cause.reason.rawValue), \(cause.terminationReason), in \(lifecycle.state)"
       ),
       ("MESSAGE_ID", messageID(for: record)),
-      ("PRIORITY", record.reason == .normalAppExit ? "6" : "5"),
+      ("PRIORITY", cause.reason == .normalAppExit ? "6" : "5"),
       ("JETSAM_APP", record.app), ("JETSAM_PID", String(record.pid)), ("JETSAM_LAUNCH", String(record.launch)),
-      ("JETSAM_REASON", record.reason.rawValue), ("JETSAM_TERMINATION_REASON", record.terminationReason),
-      ("JETSAM_STATE", record.state.rawValue), ("JETSAM_STATE_SECONDS", record.stateSeconds.formatted(decimals: 3)),
-      ("JETSAM_MEMORY_BYTES", String(record.memoryBytes)), ("JETSAM_PEAK_MEMORY_BYTES", String(record.peakMemoryBytes)),
-      ("JETSAM_PRESSURE_LEVEL", record.pressureLevel.name), ("JETSAM_TIME", record.time),
+      ("JETSAM_REASON", cause.reason.rawValue), ("JETSAM_TERMINATION_REASON", cause.terminationReason),
+      ("JETSAM_STATE", lifecycle.state.rawValue),
+      ("JETSAM_STATE_SECONDS", lifecycle.stateSeconds.formatted(decimals: 3)),
+      ("JETSAM_MEMORY_BYTES", String(usage.memoryBytes)), ("JETSAM_PEAK_MEMORY_BYTES", String(usage.peakMemoryBytes)),
+      ("JETSAM_PRESSURE_LEVEL", record.pressure.level.name), ("JETSAM_TIME", record.time),
     ]
-    if let signal = record.signal { fields.append(("JETSAM_SIGNAL", String(signal))) }
-    if let code = record.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
-    if let event = record.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
-    if let verdict = record.restoration { fields.append(("JETSAM_RESTORATION", verdict.rawValue)) }
-    if let verdict = record.resumption { fields.append(("JETSAM_RESUMPTION", verdict.rawValue)) }
-    if let seconds = record.watchdogSeconds {
+    if let signal = cause.signal { fields.append(("JETSAM_SIGNAL", String(signal))) }
+    if let code = cause.exitCode { fields.append(("JETSAM_EXIT_CODE", String(code))) }
+    if let event = evidence.watchdogEvent { fields.append(("JETSAM_WATCHDOG_EVENT", event)) }
+    if let verdict = record.savedState.restoration { fields.append(("JETSAM_RESTORATION", verdict.rawValue)) }
+    if let verdict = record.savedState.resumption { fields.append(("JETSAM_RESUMPTION", verdict.rawValue)) }
+    if let seconds = evidence.watchdogSeconds {
       fields.append(("JETSAM_WATCHDOG_SECONDS", seconds.formatted(decimals: 3)))
     }
-    if let usage = record.cpuUsage { fields += cpuFields(usage) }
-    if let lock = record.lockedFiles?.first { fields += lockFields(lock) }
+    if let usage = evidence.cpuUsage { fields += cpuFields(usage) }
+    if let lock = evidence.lockedFiles?.first { fields += lockFields(lock) }
     return fields
   }
 

@@ -8,8 +8,10 @@ import Testing
 struct ExitBookMachineTests {
   static func record(_ app: String, launch: Int) -> ExitRecord {
     ExitRecord(
-      app: app, pid: 1, launch: launch, reason: .normalAppExit, terminationReason: "", state: .background,
-      signal: nil, exitCode: 0, aliveSeconds: 1, stateSeconds: 1, pressureLevel: .normal, deviceAvailableBytes: 0)
+      app: app, pid: 1, launch: launch,
+      cause: ExitCause(reason: .normalAppExit, terminationReason: "", exitCode: 0),
+      lifecycle: ExitLifecycle(state: .background, aliveSeconds: 1, stateSeconds: 1),
+      pressure: ExitPressure(level: .normal, availableBytes: 0))
   }
 
   @Test("a record of an older launch does not replace a newer one")
