@@ -17,7 +17,9 @@ struct CopyOnWrite<Value: Sendable>: Sendable {
   init(wrappedValue: Value) { box = Box(wrappedValue) }
 
   var wrappedValue: Value {
-    get { box.value }
+    // Lent, not copied: reading one field of the value (`app.process?.graceDeadline`, for every app after every
+    // run) would otherwise copy the whole value out of the box, and retain each reference inside it.
+    _read { yield box.value }
     set {
       if isKnownUniquelyReferenced(&box) { box.value = newValue } else { box = Box(newValue) }
     }

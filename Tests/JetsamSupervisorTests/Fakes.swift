@@ -54,6 +54,15 @@ final class FakeLoop: LoopScheduling {
     return source
   }
 
+  /// Runs the handler as soon as it is armed: a test sees a run's end as it returns.
+  final class TurnSource: LoopTurnSource {
+    let handler: () -> Void
+    init(handler: @escaping () -> Void) { self.handler = handler }
+    func arm() { handler() }
+  }
+
+  func addNextTurn(handler: @escaping () -> Void) throws -> any LoopTurnSource { TurnSource(handler: handler) }
+
   func now() -> Instant { clock }
 
   /// Moves time on by `duration`, firing every timer that falls due on the way, in order.

@@ -58,6 +58,25 @@ public final class EventLoop {
     return timer
   }
 
+  /// Calls `handler` once in the loop's next turn each time the returned source is armed (``EventSource/arm()``),
+  /// before the sources that were pending already: what everything one dispatch did needs only once (the policy
+  /// loop's deadline and status after a background queue handed back a thousand results) is done once. An
+  /// sd-event defer source, off until armed.
+  public func nextTurn(handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+    let box = EventSource.Callbacks(fire: handler)
+    var source: OpaquePointer?
+    let r = sd_event_add_defer(
+      event, &source,
+      { _, userdata in
+        let box = Unmanaged<EventSource.Callbacks>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(box) { box.fire?() }
+        return 0
+      }, Unmanaged.passUnretained(box).toOpaque())
+    guard r >= 0, let source else { throw SystemError(code: -r, "sd_event_add_defer") }
+    _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
+    return EventSource(source: source, callbacks: box)
+  }
+
   /// Calls `handler` when `signal` arrives (through a signalfd; the signal must be blocked already).
   public func onSignal(_ signal: Signal, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
     try onSignal(signal) { _ in handler() }
@@ -143,6 +162,13 @@ public final class EventSource {
     } else {
       _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
     }
+  }
+
+  /// Has a ``EventLoop/nextTurn(handler:)`` source run once in the loop's next turn (sd-event turns it off as it
+  /// dispatches it, so arming it from its own handler runs it again in the turn after).
+  public func arm() {
+    guard let source else { return }
+    _ = sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
   }
 
   /// Sets which pending sources sd-event dispatches first (it dispatches one source per iteration, the most

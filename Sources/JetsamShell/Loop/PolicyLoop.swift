@@ -3,11 +3,12 @@ import JetsamPlatform
 
 /// The one way into the policy. It owns the ``JetsamPolicy``, feeds it every request (``submit(_:)``, all or
 /// nothing) and every observation (``observe(_:)``), has each action it decides carried out by its owner, in order,
-/// and re-arms the policy's next deadline after each run. Nothing in it waits.
+/// and re-arms the policy's next deadline after the runs of each turn of the loop. Nothing in it waits.
 ///
 /// Events reported while actions are being carried out (a supervisor's result, a channel line) wait their turn in a
 /// queue: handled in order, never recursively. A run ends when no action and no event is left; the owners are then
-/// told once (``Owners/runDone``), and the callers waiting for suspensions to settle are answered.
+/// told once, in the loop's next turn for all the runs of this one (``Owners/runDone``), and the callers waiting for
+/// suspensions to settle are answered.
 final class PolicyLoop {
   /// Who the loop tells what it does.
   struct Owners {
@@ -31,6 +32,8 @@ final class PolicyLoop {
   private let log: Logger
   /// Fires at the policy's next deadline with a tick.
   private var deadline: (any LoopSource)?
+  /// Ends the runs of one turn of the loop, once for all of them (``endRuns()``).
+  private var runsEnd: (any LoopTurnSource)?
 
   // Actions decided and not yet carried out, and events reported while carrying out.
   private var pendingActions: [PolicyAction] = []
@@ -51,6 +54,7 @@ final class PolicyLoop {
     deadline = try scheduling.addTimer(at: nil) { [unowned self, unowned scheduling] in
       self.observe(.tick(at: scheduling.now()))
     }
+    runsEnd = try scheduling.addNextTurn { [unowned self] in self.endRuns() }
   }
 
   /// Feeds requests to the policy, all or nothing: if it refuses one, none is applied and the error says why.
@@ -123,6 +127,13 @@ final class PolicyLoop {
       owners.batchDone()
     } while !pendingActions.isEmpty || !queuedEvents.isEmpty
     running = false
+    runsEnd?.arm()
+  }
+
+  /// What follows the runs of one turn of the loop, done once for all of them: the next deadline (a pass over every
+  /// app), the owners' end of run (the status line, another pass; the state file), and the callers waiting for
+  /// suspensions. A background queue's thousand results, each its own run, would otherwise cost a thousand passes.
+  private func endRuns() {
     let changed = policyMayHaveChanged
     policyMayHaveChanged = false
     if changed { deadline?.schedule(at: policy.nextDeadline) }

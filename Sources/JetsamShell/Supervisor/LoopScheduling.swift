@@ -9,8 +9,17 @@ public protocol LoopScheduling: AnyObject {
   func addWatch(fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) throws -> any LoopSource
   /// A one-shot timer armed at `deadline` (disarmed when nil); re-arm it with ``LoopSource/schedule(at:)``.
   func addTimer(at deadline: Instant?, handler: @escaping () -> Void) throws -> any LoopSource
+  /// A source that calls `handler` once in the loop's next turn each time it is armed: work that all the results of
+  /// one dispatch share is then done once for all of them.
+  func addNextTurn(handler: @escaping () -> Void) throws -> any LoopTurnSource
   /// The current instant on the loop's clock (CLOCK_MONOTONIC for the real loop).
   func now() -> Instant
+}
+
+/// A source of ``LoopScheduling/addNextTurn(handler:)``.
+public protocol LoopTurnSource: AnyObject {
+  /// Has the handler run once in the loop's next turn.
+  func arm()
 }
 
 /// One watch or timer of a ``LoopScheduling``.
@@ -30,7 +39,11 @@ extension EventLoop: LoopScheduling {
     try timer(at: deadline, handler: handler)
   }
 
+  public func addNextTurn(handler: @escaping () -> Void) throws -> any LoopTurnSource {
+    try nextTurn(handler: handler)
+  }
+
   public func now() -> Instant { MonotonicClock.now() }
 }
 
-extension EventSource: LoopSource {}
+extension EventSource: LoopSource, LoopTurnSource {}
