@@ -13,6 +13,7 @@ public struct AppInfo: Sendable, Equatable {
   /// What the daemon measured of the app as it answered.
   public var measured: AppMeasurements
 
+  /// The view of the app `status` describes, with what the daemon `measured` of it.
   public init(status: AppStatus, measured: AppMeasurements) {
     self.status = status
     self.measured = measured

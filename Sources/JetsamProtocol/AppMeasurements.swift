@@ -10,6 +10,7 @@ public struct AppMeasurements: Sendable, Equatable {
   /// True while a suspended app's processes are told to stop and not all seen stopped yet (within the timeout).
   public var stopping: Bool
 
+  /// Figures as measured; an app not running has none.
   public init(memoryBytes: Int64 = 0, memoryLimitBytes: Int64? = nil, stateSeconds: Double = 0, stopping: Bool = false)
   {
     self.memoryBytes = memoryBytes

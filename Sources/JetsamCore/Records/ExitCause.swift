@@ -18,6 +18,7 @@ public struct ExitCause: Hashable, Sendable {
   /// (`make bench` measures reaction times from it).
   public var killSignalledNanoseconds: Int64?
 
+  /// The cause from its parts; who ended the app and the kill's instant start unknown unless given.
   public init(
     reason: ExitReason, terminationReason: String, endedBy: ExitAgent? = nil, signal: Int32? = nil,
     exitCode: Int32? = nil, killSignalledNanoseconds: Int64? = nil

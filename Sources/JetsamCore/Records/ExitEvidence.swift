@@ -18,6 +18,7 @@ public struct ExitEvidence: Hashable, Sendable {
   /// directory's `diagnostics` and listed by `jetsamctl diagnostics` (filled by the shell).
   public var diagnostics: [String]?
 
+  /// Evidence as found; an exit with none has an empty one.
   public init(
     watchdogEvent: String? = nil, watchdogSeconds: Double? = nil, openBackgroundTasks: [String]? = nil,
     cpuUsage: CPUUsageReport? = nil, lockedFiles: [HeldLock]? = nil, diagnostics: [String]? = nil

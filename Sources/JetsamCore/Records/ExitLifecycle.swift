@@ -13,6 +13,7 @@ public struct ExitLifecycle: Hashable, Sendable {
   /// For an app that died suspended: true when its processes never all stopped (the suspend timed out).
   public var suspendIncomplete: Bool?
 
+  /// The state the app died in and its times.
   public init(
     state: CoarseState, aliveSeconds: Double, stateSeconds: Double, backgroundSecondsBeforeSuspension: Double? = nil,
     suspendIncomplete: Bool? = nil

@@ -8,6 +8,7 @@ public struct ExitPressure: Hashable, Sendable {
   /// Every app at the moment jetsam chose this app as its victim (XNU's jetsam snapshot); nil otherwise.
   public var snapshot: [SnapshotEntry]?
 
+  /// The pressure at the exit, and jetsam's snapshot if it chose the app.
   public init(level: PressureLevel, availableBytes: Int64, snapshot: [SnapshotEntry]? = nil) {
     self.level = level
     self.availableBytes = availableBytes

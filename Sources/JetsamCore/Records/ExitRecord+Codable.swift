@@ -16,6 +16,7 @@ extension ExitRecord: Codable {
     case launchMetrics, commands
   }
 
+  /// Reads a record from the flat object of the exit log, as every version of jetsam wrote it.
   public init(from decoder: any Decoder) throws {
     let record = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -33,6 +34,7 @@ extension ExitRecord: Codable {
       commands: try record.decodeIfPresent([CommandRunRecord].self, forKey: .commands))
   }
 
+  /// Writes the record as the flat object of the exit log.
   public func encode(to encoder: any Encoder) throws {
     var record = encoder.container(keyedBy: CodingKeys.self)
     try record.encode(time, forKey: .time)

@@ -10,6 +10,7 @@ public struct ExitResourceUsage: Hashable, Sendable {
   /// CPU time used by the app's cgroup.
   public var cpuSeconds: Double
 
+  /// Figures as the shell measured them; none before it does.
   public init(
     memoryBytes: Int64 = 0, peakMemoryBytes: Int64 = 0, memoryLimitBytes: Int64? = nil, cpuSeconds: Double = 0
   ) {

@@ -17,6 +17,7 @@ public struct ExitSavedState: Hashable, Sendable {
   public var resumedStateAgeSeconds: Double?
   public var resumedStateValidForSeconds: Double?
 
+  /// The summary and digest the app last gave; no verdict yet.
   public init(summary: String? = nil, digest: String? = nil) {
     self.summary = summary
     self.digest = digest
