@@ -117,7 +117,8 @@ public final class Daemon {
       perform: { [unowned self] action in self.perform(action) },
       handled: { [unowned self] event in self.handled(event) },
       batchDone: { [unowned self] in self.supervisor.finishBatch() },
-      runDone: { [unowned self] changed in self.runDone(policyMayHaveChanged: changed) },
+      runDone: { [unowned self] _ in if self.stateKeeper.runEnded() { self.heapTrimmer.noteActivity() } },
+      turnDone: { [unowned self] changed in self.turnDone(policyMayHaveChanged: changed) },
       isStopPending: { [unowned self] name in self.supervisor.isStopPending(name) })
     inbox.bind(to: self)
   }
@@ -175,10 +176,10 @@ public final class Daemon {
     }
   }
 
-  /// A run of the policy loop is over: the status, the state file and the requests waiting for pressure.
-  private func runDone(policyMayHaveChanged: Bool) {
+  /// The policy loop's runs of one turn are over: the status and the requests waiting for pressure (the state file
+  /// is saved at the end of each run).
+  private func turnDone(policyMayHaveChanged: Bool) {
     if policyMayHaveChanged { updateStatus() }
-    if stateKeeper.runEnded() { heapTrimmer.noteActivity() }
     pressure?.waiters.recheck()
   }
 

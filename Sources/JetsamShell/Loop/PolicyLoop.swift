@@ -7,8 +7,8 @@ import JetsamPlatform
 ///
 /// Events reported while actions are being carried out (a supervisor's result, a channel line) wait their turn in a
 /// queue: handled in order, never recursively. A run ends when no action and no event is left; the owners are then
-/// told once, in the loop's next turn for all the runs of this one (``Owners/runDone``), and the callers waiting for
-/// suspensions to settle are answered.
+/// told at once (``Owners/runDone``: the state file), and once more in the loop's next turn for all the runs of
+/// this one (``Owners/turnDone``), when the callers waiting for suspensions to settle are answered.
 final class PolicyLoop {
   /// Who the loop tells what it does.
   struct Owners {
@@ -19,9 +19,13 @@ final class PolicyLoop {
     /// A batch of actions is carried out: what is best done once for all of them (checking the stops of a batch
     /// of suspends) is done now.
     var batchDone: () -> Void = {}
-    /// A run is over; `policyMayHaveChanged` is false when it only took memory samples that changed nothing (the
-    /// status need not be worked out again).
+    /// A run is over; `policyMayHaveChanged` is false when it only took memory samples that changed nothing. What
+    /// must not wait for the loop's next turn is done now (the state file: a kill in flight is saved at once).
     var runDone: (_ policyMayHaveChanged: Bool) -> Void = { _ in }
+    /// The runs of one turn of the loop are over (told in the next turn, once for all of them);
+    /// `policyMayHaveChanged` is false when they only took memory samples that changed nothing (the status need
+    /// not be worked out again, a pass over every app).
+    var turnDone: (_ policyMayHaveChanged: Bool) -> Void = { _ in }
     /// Whether the processes of app `name` were told to stop and are not all seen stopped yet.
     var isStopPending: (_ name: String) -> Bool = { _ in false }
   }
@@ -32,7 +36,7 @@ final class PolicyLoop {
   private let log: Logger
   /// Fires at the policy's next deadline with a tick.
   private var deadline: (any LoopSource)?
-  /// Ends the runs of one turn of the loop, once for all of them (``endRuns()``).
+  /// Ends the runs of one turn of the loop, once for all of them (``endTurn()``).
   private var runsEnd: (any LoopTurnSource)?
 
   // Actions decided and not yet carried out, and events reported while carrying out.
@@ -44,6 +48,8 @@ final class PolicyLoop {
   /// sample that changed nothing does not: it comes every millisecond near a threshold, and both cost a pass
   /// over every app.
   private var policyMayHaveChanged = false
+  /// The same, over every run since the last ``endTurn()``.
+  private var turnMayHaveChanged = false
   /// Callers waiting for suspensions to settle (control requests answered once the apps are stopped).
   private var suspensionWaiters: [(apps: [String], then: () -> Void)] = []
 
@@ -54,7 +60,7 @@ final class PolicyLoop {
     deadline = try scheduling.addTimer(at: nil) { [unowned self, unowned scheduling] in
       self.observe(.tick(at: scheduling.now()))
     }
-    runsEnd = try scheduling.addNextTurn { [unowned self] in self.endRuns() }
+    runsEnd = try scheduling.addNextTurn { [unowned self] in self.endTurn() }
   }
 
   /// Feeds requests to the policy, all or nothing: if it refuses one, none is applied and the error says why.
@@ -127,17 +133,21 @@ final class PolicyLoop {
       owners.batchDone()
     } while !pendingActions.isEmpty || !queuedEvents.isEmpty
     running = false
+    let changed = policyMayHaveChanged
+    policyMayHaveChanged = false
+    turnMayHaveChanged = turnMayHaveChanged || changed
+    owners.runDone(changed)
     runsEnd?.arm()
   }
 
   /// What follows the runs of one turn of the loop, done once for all of them: the next deadline (a pass over every
-  /// app), the owners' end of run (the status line, another pass; the state file), and the callers waiting for
-  /// suspensions. A background queue's thousand results, each its own run, would otherwise cost a thousand passes.
-  private func endRuns() {
-    let changed = policyMayHaveChanged
-    policyMayHaveChanged = false
+  /// app), the owners' end of turn (the status line, another pass), and the callers waiting for suspensions. A
+  /// background queue's thousand results, each its own run, would otherwise cost a thousand passes.
+  private func endTurn() {
+    let changed = turnMayHaveChanged
+    turnMayHaveChanged = false
     if changed { deadline?.schedule(at: policy.nextDeadline) }
-    owners.runDone(changed)
+    owners.turnDone(changed)
     // Last, and outside the run: answering a waiting request lets its client's next request in, which submits
     // and carries out on its own.
     settleSuspensionWaiters()
