@@ -15,6 +15,11 @@ public struct ExitPressure: Hashable, Sendable {
     self.snapshot = snapshot
   }
 
+  /// The pressure jetsam sees now (an exit no kill of jetsamd's explains).
+  init(_ pressure: DevicePressure) {
+    self.init(level: pressure.level, availableBytes: pressure.availableBytes)
+  }
+
   /// The pressure a kill was decided under, with its snapshot.
   public init(_ decision: KillInFlight) {
     self.init(level: decision.level, availableBytes: decision.availableBytes, snapshot: decision.snapshot)

@@ -14,8 +14,7 @@ extension JetsamPolicy {
       lifecycle: ExitLifecycle(
         state: app.state.coarse, aliveSeconds: at.seconds(since: process.spawnedAt),
         stateSeconds: at.seconds(since: stateSince)),
-      pressure: process.killInFlight.map(ExitPressure.init)
-        ?? ExitPressure(level: level, availableBytes: availableBytes ?? 0))
+      pressure: process.killInFlight.map(ExitPressure.init) ?? ExitPressure(jetsam.pressure))
     record.cause.killSignalledNanoseconds = process.killSignalledAt?.nanoseconds
     record.usage.memoryBytes = process.memoryAtKill ?? 0
     record.savedState.summary = app.summary
