@@ -24,7 +24,9 @@ struct OutputQueue {
   mutating func append(line: some Collection<UInt8>) {
     let size = line.count + 1
     count += size
-    if let last = chunks.indices.last, last >= first, chunks[last].capacity - chunks[last].count >= size {
+    // Judged by the bytes held, not the capacity: the allocator may round a chunk's capacity up past
+    // `chunkBytes`, and a chunk must never be written in more than one send of `chunkBytes`.
+    if let last = chunks.indices.last, last >= first, chunks[last].count + size <= Self.chunkBytes {
       chunks[last] += line
       chunks[last].append(UInt8(ascii: "\n"))
       return
