@@ -4,27 +4,20 @@ import JetsamValues
 extension JetsamPolicy {
   /// The earliest instant at which the policy needs a `.tick`, or nil when nothing is pending.
   ///
-  /// Asked after every batch, so it reads each app in place rather than copying it (with 1,000 apps, copying
-  /// every tracked app and collecting arrays cost more than the batch itself).
-  public var nextDeadline: Instant? {
-    var earliest = jetsam.nextDeadline
-    func consider(_ deadline: Instant?) {
-      if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-    }
-    consider(cpu.nextDeadline)
-    consider(diskWrites.nextRoundAt)
-    consider(suspendedMemory.nextRoundAt)
-    // Every deadline belongs to a process: apps without one need not be visited.
-    lifecycle.apps.forEachWithProcess { app in
-      consider(app.process?.graceDeadline)
-      consider(app.process?.terminateDeadline)
-      consider(app.process?.suspendDeadline)
-      consider(app.channelDeadline(config.lifecycle, charging: deviceCharging))
-      consider(app.process?.restoration.deadline)
-      // A suspended program's poll of ready waits for its return (commandsTick).
-      if app.state != .suspended { consider(app.process?.commands.nextReadyRun) }
-    }
-    return earliest
+  /// Asked after every turn of the shell's loop, so it reads indexes, never every app: the apps' deadlines are filed
+  /// in the table at the end of each event (``AppTable/fileDeadlines(_:)``).
+  public var nextDeadline: Instant? { earliest(lifecycle.apps.deadlines.first?.at) }
+
+  /// ``nextDeadline`` worked out the slow way, every app visited: what the tests hold the deadline index to.
+  public var nextDeadlineByScan: Instant? {
+    let context = DeadlineContext(timings: config.lifecycle, charging: deviceCharging)
+    return earliest(lifecycle.apps.values.compactMap { $0.earliestDeadline(context) }.min())
+  }
+
+  /// The earliest of the machines' deadlines and `appsDeadline`.
+  private func earliest(_ appsDeadline: Instant?) -> Instant? {
+    [jetsam.nextDeadline, cpu.nextDeadline, diskWrites.nextRoundAt, suspendedMemory.nextRoundAt, appsDeadline]
+      .compactMap { $0 }.min()
   }
 
   mutating func tick(at: Instant) -> [PolicyAction] {

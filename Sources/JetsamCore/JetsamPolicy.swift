@@ -64,12 +64,8 @@ public struct JetsamPolicy: Sendable {
       && lifecycle.apps.values[index].process?.suspendIncomplete != true
   }
 
-  /// How many configured apps are in each state: what a status line needs, without building every app's status.
-  public var appCountsByState: [LifecycleState: Int] {
-    var counts: [LifecycleState: Int] = [:]
-    for index in lifecycle.apps.values.indices { counts[lifecycle.apps.values[index].state, default: 0] += 1 }
-    return counts
-  }
+  /// How many configured apps are in each state: what a status line needs, kept as apps change (no pass over them).
+  public var appCountsByState: [LifecycleState: Int] { lifecycle.apps.countsByState }
 
   /// Handles one event and returns what the shell must do, in order.
   ///
@@ -80,6 +76,7 @@ public struct JetsamPolicy: Sendable {
     // change behind without copying the whole policy per event (which made a batch of n events cost n²).
     var actions = try apply(event)
     if let at = event.instant { actions = attachLifecycleEvents(actions, at: at) }
+    lifecycle.apps.fileDeadlines(DeadlineContext(timings: config.lifecycle, charging: deviceCharging))
     return actions
   }
 

@@ -38,9 +38,11 @@ extension TrackedApp {
 
   /// The app side's earliest deadline: a watched acknowledgement's, or its tasks' warning or kill.
   func channelDeadline(_ timings: LifecycleTimings, charging: Bool) -> Instant? {
-    // Read through the app in place (no copy of its process): this runs for every app after every batch.
-    let pending = process?.channel.pendingAcks ?? [:]
-    var earliest = pending.isEmpty ? nil : pending.values.compactMap(\.deadline).min()
+    // Read through the app in place (no copy of its process), and no array made: it runs for every change to an app.
+    var earliest: Instant?
+    for pending in process?.channel.pendingAcks.values ?? [:].values {
+      if let deadline = pending.deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+    }
     if let expiry = taskExpiry(timings, charging: charging) {
       let next = process?.backgroundStint?.expiryWarned == true ? expiry.kill : min(expiry.warning, expiry.kill)
       earliest = earliest.map { min($0, next) } ?? next

@@ -9,9 +9,10 @@ struct TrackedApp: Sendable {
   /// How it is started and run, as configured: launch spec, band lift, acknowledgements, hooks, ad hoc or not,
   /// locked files.
   @CopyOnWrite var settings: AppSettings
-  /// Settings a reload gave it while it ran: they apply from its next launch. Boxed as `settings` is: inline, this
-  /// rarely set value would make every app's entry in the policy's dictionary 290 bytes larger.
-  @CopyOnWrite var nextSettings: AppSettings? = nil
+  /// Settings a reload gave it while it ran: they apply from its next launch. Boxed, and only when present: inline,
+  /// this rarely set value would make every app's entry in the policy's dictionary 290 bytes larger, and a box
+  /// holding nil would cost as much on the heap.
+  @CopyOnWriteIfPresent var nextSettings: AppSettings? = nil
   var state: LifecycleState = .notRunning
   /// Launches so far (the current one's number while running).
   var launch: Int

@@ -80,7 +80,7 @@ struct CPUMonitor: Sendable {
   mutating func rewatch(_ name: String, pid: Int32?, wanted: (limits: CPUStateLimits, state: CoarseState)?, at: Instant)
   {
     guard let pid, let wanted else {
-      watches[name] = nil
+      watches.removeValueReleasingStorage(forKey: name)
       return
     }
     if let current = watches[name], current.pid == pid, current.watch.limits == wanted.limits,

@@ -45,7 +45,7 @@ struct DiskWriteMonitor: Sendable {
   }
 
   /// App `name`'s process ended: its watch goes with it.
-  mutating func forget(_ name: String) { watches[name] = nil }
+  mutating func forget(_ name: String) { watches.removeValueReleasingStorage(forKey: name) }
 
   /// The round at a tick: every running watched app's counter, and the next round at the finest cadence among them
   /// (none while no app is sampled, so an idle or suspended device costs nothing).

@@ -125,7 +125,8 @@ final class PolicyLoop {
             log.warning("policy refused \(event): \(error)")
           }
         } else {
-          queuedEvents.removeAll(keepingCapacity: true)
+          // The room of a burst (1,000 stops checked at once) is given back, not kept for the daemon's life.
+          queuedEvents.removeAll(keepingCapacity: queuedEvents.capacity <= 64)
           nextQueuedEvent = 0
           break
         }

@@ -59,7 +59,7 @@ final class StopWatcher {
 
   /// Stops watching app `name` (resumed, or gone).
   func forget(_ name: String) {
-    pending[name] = nil
+    pending.removeValueReleasingStorage(forKey: name)
     if pending.isEmpty { timer?.schedule(at: nil) }
   }
 
@@ -70,7 +70,7 @@ final class StopWatcher {
     // Checked in any order (a batch of a thousand is checked several times before all have stopped: no sort each
     // time); reported in name order.
     for entry in pending.values where isStopped(entry.app) { stopped.append((entry.app, loop.now())) }
-    for entry in stopped { pending[entry.app.name] = nil }
+    for entry in stopped { pending.removeValueReleasingStorage(forKey: entry.app.name) }
     arm()
     stopped.sort { $0.app.name < $1.app.name }
     if !stopped.isEmpty { inbox.post(.observed(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })) }

@@ -1,3 +1,5 @@
+import JetsamValues
+
 /// Jobs under way per subject (the stack captures of a process, the socket destructions of a launch), and who waits
 /// for all of a subject's to be done: what a kill waits for before its SIGKILL, or a resume before its SIGCONT.
 struct WorkUnderWay<Subject: Hashable> {
@@ -23,7 +25,7 @@ struct WorkUnderWay<Subject: Hashable> {
   mutating func finished(_ subject: Subject) -> [() -> Void] {
     jobs[subject]?.count -= 1
     guard let done = jobs[subject], done.count <= 0 else { return [] }
-    jobs[subject] = nil
+    jobs.removeValueReleasingStorage(forKey: subject)
     return done.waiters
   }
 }
