@@ -213,10 +213,18 @@ public final class DeviceCgroup: Sendable {
   }
 
   /// Moves every process in `directory` into `directory/supervisor` (the daemon and whatever else systemd started
-  /// in its cgroup), retrying for processes forked meanwhile.
+  /// in its cgroup), retrying for processes forked meanwhile and for processes on their way out.
+  ///
+  /// The kernel does not move an exiting process: writing its pid succeeds, and it stays listed until it is gone.
+  /// Twenty passes in a row took well under a millisecond, and a process exiting meanwhile (a test's helper, a
+  /// program systemd started beside the daemon) outlasted them. So the passes go on for up to
+  /// ``leafMoveBudget``, a millisecond apart after the first few. This runs once, as the device is set up, before
+  /// the event loop.
   private static func moveProcessesIntoLeaf(of directory: String) throws {
     let leaf = directory + "/" + supervisorName
-    for _ in 0..<20 {
+    let deadline = MonotonicClock.now().advanced(by: leafMoveBudget)
+    var passes = 0
+    while true {
       let pids = try readTextFile(directory + "/cgroup.procs").split(separator: "\n")
       if pids.isEmpty { return }
       if mkdir(leaf, 0o755) != 0 && errno != EEXIST { throw SystemError.current("mkdir \(leaf)") }
@@ -227,9 +235,16 @@ public final class DeviceCgroup: Sendable {
           if error.code != ESRCH { throw error }  // ESRCH: it exited meanwhile
         }
       }
+      passes += 1
+      guard MonotonicClock.now() < deadline else { break }
+      if passes >= 3 { usleep(1000) }
     }
-    throw CgroupError(.stillPopulated, "move the processes of \(directory) into \(leaf)")
+    throw CgroupError(
+      .stillPopulated, "move the processes of \(directory) into \(leaf) (tried for \(leafMoveBudget))")
   }
+
+  /// How long the processes in the daemon's cgroup may take to be moved into its leaf (exiting ones to be gone).
+  static let leafMoveBudget: Duration = .seconds(2)
 
   /// Enables memory, cpu and pids for the children of the cgroup2 directory `directory`.
   static func enableUnifiedControllers(in directory: String) throws {
