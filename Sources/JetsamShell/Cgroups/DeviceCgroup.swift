@@ -1,6 +1,7 @@
 import Glibc
 import JetsamCore
 import JetsamPlatform
+import JetsamValues
 
 /// The emulated device: the parent cgroup of all apps, placed next to the daemon's own cgroup in every hierarchy
 /// (`<own cgroup>/<name>`), so that the daemon itself stays outside it.
@@ -217,16 +218,15 @@ public final class DeviceCgroup: Sendable {
   ///
   /// The kernel does not move an exiting process: writing its pid succeeds, and it stays listed until it is gone.
   /// Twenty passes in a row took well under a millisecond, and a process exiting meanwhile (a test's helper, a
-  /// program systemd started beside the daemon) outlasted them. So the passes go on for up to
-  /// ``leafMoveBudget``, a millisecond apart after the first few. This runs once, as the device is set up, before
-  /// the event loop.
+  /// program systemd started beside the daemon) outlasted them. So after the first few passes, processes still
+  /// listed right after being moved are waited for through their pidfds until one is gone, for at most
+  /// ``leafMoveBudget`` in all. This runs once, as the device is set up, before the event loop exists.
   private static func moveProcessesIntoLeaf(of directory: String) throws {
     let leaf = directory + "/" + supervisorName
     let deadline = MonotonicClock.now().advanced(by: leafMoveBudget)
+    var pids = try readTextFile(directory + "/cgroup.procs").split(separator: "\n")
     var passes = 0
-    while true {
-      let pids = try readTextFile(directory + "/cgroup.procs").split(separator: "\n")
-      if pids.isEmpty { return }
+    while !pids.isEmpty {
       if mkdir(leaf, 0o755) != 0 && errno != EEXIST { throw SystemError.current("mkdir \(leaf)") }
       for pid in pids {
         do throws(SystemError) {
@@ -236,11 +236,28 @@ public final class DeviceCgroup: Sendable {
         }
       }
       passes += 1
-      guard MonotonicClock.now() < deadline else { break }
-      if passes >= 3 { usleep(1000) }
+      let left = try readTextFile(directory + "/cgroup.procs").split(separator: "\n")
+      if left.isEmpty { return }
+      guard MonotonicClock.now() < deadline else {
+        throw CgroupError(
+          .stillPopulated, "move the processes of \(directory) into \(leaf) (tried for \(leafMoveBudget))")
+      }
+      // Still listed though just moved: on its way out. A process new to the list was forked meanwhile, and the
+      // next pass moves it at once.
+      if passes >= 3, Set(left).isSubset(of: pids) { waitUntilOneEnds(left, until: deadline) }
+      pids = left
     }
-    throw CgroupError(
-      .stillPopulated, "move the processes of \(directory) into \(leaf) (tried for \(leafMoveBudget))")
+  }
+
+  /// Waits until one of `pids` has ended (its pidfd becomes readable) or `deadline` passes; returns at once when one
+  /// is gone already.
+  private static func waitUntilOneEnds(_ pids: [Substring], until deadline: Instant) {
+    let pidfds = pids.compactMap { Int32($0) }.compactMap { try? openPidfd(pid: $0) }
+    defer { for pidfd in pidfds { pidfd.close() } }
+    guard !pidfds.isEmpty, pidfds.count == pids.count else { return }
+    var entries = pidfds.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+    let milliseconds = max(0, deadline.duration(since: MonotonicClock.now()).nanoseconds / 1_000_000) + 1
+    _ = poll(&entries, nfds_t(entries.count), Int32(milliseconds))
   }
 
   /// How long the processes in the daemon's cgroup may take to be moved into its leaf (exiting ones to be gone).
