@@ -44,6 +44,10 @@ final class RecordQueue {
   /// reported (or ``inFlightGrace`` later). Ending it mid-write would leave the daemon to exit with part of a line in
   /// the log, and the record both there and among the leftovers.
   private var closing = false
+  /// A stop's wait has ended: what is still unwritten goes to the next start (the leftovers file, the state file), and
+  /// no write starts any more. A retry started now could be cut off by the exit, with part of its line in the log and
+  /// the record both there and among the leftovers.
+  private var closed = false
 
   init(
     loop: any LoopScheduling, sink: any RecordSink, log: Logger, reaper: any CgroupRemoval, inbox: any ResultInbox
@@ -97,9 +101,10 @@ final class RecordQueue {
   }
 
   /// Calls `then` once every record is durable, or after `grace` with the rest still ``unwritten`` (a stop: what is
-  /// left goes to the next start). Records that failed are tried again meanwhile, and sooner.
+  /// left goes to the next start). Records that failed are tried again meanwhile, and sooner. Once `then` is called,
+  /// no record is written any more: the daemon is about to exit.
   func whenWritten(within grace: Duration, then: @escaping () -> Void) {
-    guard !pending.isEmpty else { return then() }
+    guard !pending.isEmpty, !closed else { return then() }
     let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in self.graceEnded() }
     guard let deadline else { return then() }
     if let earlier = settled {
@@ -118,7 +123,7 @@ final class RecordQueue {
 
   /// Writes the records still waiting, oldest first, one at a time.
   private func writeNext() {
-    guard !inFlight, !closing, let next = pending.first else { return }
+    guard !inFlight, !closing, !closed, let next = pending.first else { return }
     inFlight = true
     sink.write(next.record) { [unowned self] result in
       self.inFlight = false
@@ -166,11 +171,14 @@ final class RecordQueue {
     settled?.deadline.schedule(at: loop.now().advanced(by: RecordQueue.inFlightGrace))
   }
 
-  /// Ends a stop's wait for the records: all written, or its time is up.
+  /// Ends a stop's wait for the records: all written, or its time is up. Nothing is written after it.
   private func endWait() {
     closing = false
     guard let settled else { return }
     self.settled = nil
+    closed = true
+    retry?.cancel()
+    retry = nil
     settled.deadline.cancel()
     settled.then()
   }
