@@ -5,8 +5,12 @@ public struct Binaries: Sendable {
   /// The directory holding them.
   public let directory: String
 
-  /// The binaries in `directory`.
-  public init(directory: String) { self.directory = directory }
+  /// The binaries in `directory`, made absolute: jetsamd is told the apps' paths, and runs them in directories of
+  /// their own.
+  public init(directory: String) {
+    self.directory =
+      directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+  }
 
   /// The binaries of the build that runs this code: see ``locate(override:)``.
   public static let current = locate()

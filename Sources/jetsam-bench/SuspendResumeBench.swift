@@ -97,6 +97,8 @@ final class SuspendResumeBench {
       }
     }
     names = launched
+    // Nothing to measure: say why, rather than fail later on an empty batch.
+    guard !names.isEmpty else { throw BenchError(launchFailure ?? "jetsamd launched no app") }
     var result = SuspendResumeResult(mode: mode, apps: names.count)
     result.launchTotal = MonotonicTime.seconds(since: launchStart) * 1000
     result.launchFailure = launchFailure

@@ -465,6 +465,46 @@ struct AppSupervisorTests {
     #expect(fixture.supervisor.records.unwritten.isEmpty)
   }
 
+  @Test("a suspension's readings wait for its stop to be seen (the answer goes first), 50 ms at most")
+  func readingsAfterTheStop() throws {
+    let fixture = try SupervisorFixture()
+    let pid = try fixture.launch("a")
+    fixture.cgroups.cgroup("a")?.memory = 4096
+    let ref = AppProcessRef(app: "a", pid: pid)
+    fixture.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.clearReports()
+    fixture.perform(.sampleSuspendedMemory([ref]))
+    #expect(fixture.reported.isEmpty, "a's processes still run: its stop is pending")
+    // Seen stopped at the next check; the reading comes in the turn after it.
+    for process in [pid, pid + 500] { fixture.signals.states[process] = "T" }
+    fixture.loop.advance(by: .milliseconds(1))
+    let memory = fixture.reported.compactMap { event -> [SuspendedMemorySample]? in
+      if case .suspendedMemorySampled(let samples, _) = event { samples } else { nil }
+    }
+    #expect(memory == [[SuspendedMemorySample(app: "a", pid: pid, bytes: 4096)]])
+    #expect(
+      fixture.reported.firstIndex { if case .suspendCompleted = $0 { true } else { false } } == 0,
+      "the stop is told first")
+
+    // No stop pending: the loop's next turn. A stop that never completes holds a reading 50 ms.
+    fixture.clearReports()
+    fixture.perform(.sampleDiskWrites([ref]))
+    #expect(fixture.reported.isEmpty)
+    fixture.loop.advance(by: .zero)
+    #expect(fixture.reported.count == 1)
+    fixture.perform(.resume(app: "a", pid: pid))
+    for process in [pid, pid + 500] { fixture.signals.states[process] = "D" }
+    fixture.perform(.suspend(app: "a", pid: pid))
+    fixture.supervisor.finishBatch()
+    fixture.clearReports()
+    fixture.perform(.sampleSuspendedMemory([ref]))
+    fixture.loop.advance(by: .milliseconds(49))
+    #expect(fixture.reported.isEmpty)
+    fixture.loop.advance(by: .milliseconds(1))
+    #expect(fixture.reported.count == 1)
+  }
+
   @Test("a stop waits for the records: until they are written, or its grace is over with the rest kept")
   func stopWaitsForRecords() throws {
     let fixture = try SupervisorFixture()

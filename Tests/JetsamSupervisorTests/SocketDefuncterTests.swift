@@ -25,6 +25,9 @@ struct SocketDefuncterTests {
     let launcher = FakeLauncher()
     let worker = FakeBackground()
     let defuncter: SocketDefuncter
+    /// Whether a stop is pending: the processes are listed once none is.
+    var stopsPending = false
+    lazy var afterStops = AfterStopChecks(loop: loop, isIdle: { [unowned self] in !self.stopsPending })
     var outcome = NetworkSocketDestruction.Outcome(sockets: [SocketDefuncterTests.socket])
 
     init(loop: FakeLoop = FakeLoop()) {
@@ -46,7 +49,10 @@ struct SocketDefuncterTests {
   func destroysThroughTheTool() {
     let fixture = Fixture()
     var outcomes: [NetworkSocketDestruction.Outcome] = []
-    fixture.defuncter.defunct(app: "a", pid: 10, processes: { [10, 11] }, then: { outcomes.append($0) })
+    fixture.defuncter.defunct(
+      app: "a", pid: 10, processes: { [10, 11] }, after: fixture.afterStops, then: { outcomes.append($0) })
+    #expect(fixture.worker.runs == 0, "listed in the loop's next turn, after the answers of this one")
+    fixture.loop.advance(by: .zero)
     // Whether they may hold a network socket is looked at first, off the loop.
     #expect(fixture.launcher.requests.isEmpty && fixture.defuncter.isDefuncting(app: "a", pid: 10))
     fixture.worker.finish()
@@ -67,9 +73,11 @@ struct SocketDefuncterTests {
     let fixture = Fixture()
     var outcomes: [NetworkSocketDestruction.Outcome] = []
     fixture.defuncter.defunct(
-      app: "a", pid: 10, processes: { throw SystemError(code: ENOENT, "open cgroup.procs") },
+      app: "a", pid: 10, processes: { throw SystemError(code: ENOENT, "open cgroup.procs") }, after: fixture.afterStops,
       then: { outcomes.append($0) })
-    fixture.defuncter.defunct(app: "a", pid: 10, processes: { [] }, then: { outcomes.append($0) })
+    fixture.defuncter.defunct(
+      app: "a", pid: 10, processes: { [] }, after: fixture.afterStops, then: { outcomes.append($0) })
+    fixture.loop.advance(by: .zero)
     #expect(fixture.launcher.requests.isEmpty && fixture.worker.runs == 0)
     #expect(outcomes.map(\.problem) == ["listing its processes: open cgroup.procs: No such file or directory", nil])
     #expect(outcomes.allSatisfy { $0.sockets.isEmpty })
@@ -79,7 +87,9 @@ struct SocketDefuncterTests {
   func noNetworkSocket() {
     let fixture = Fixture()
     var outcomes: [NetworkSocketDestruction.Outcome] = []
-    fixture.defuncter.defunct(app: "a", pid: 10, processes: { [Self.socketless] }, then: { outcomes.append($0) })
+    fixture.defuncter.defunct(
+      app: "a", pid: 10, processes: { [Self.socketless] }, after: fixture.afterStops, then: { outcomes.append($0) })
+    fixture.loop.advance(by: .zero)
     #expect(fixture.defuncter.isDefuncting(app: "a", pid: 10), "a resume waits for the look as well")
     fixture.worker.finish()
     #expect(fixture.launcher.requests.isEmpty && fixture.worker.runs == 1)
@@ -87,12 +97,43 @@ struct SocketDefuncterTests {
     #expect(!fixture.defuncter.isDefuncting(app: "a", pid: 10))
   }
 
+  @Test("while stops are pending the processes are listed later, at the latest after 50 ms; a resume waits meanwhile")
+  func listedOnceStopsAreSeen() {
+    let fixture = Fixture()
+    fixture.stopsPending = true
+    var listed = 0
+    var outcomes: [NetworkSocketDestruction.Outcome] = []
+    let list = { () -> [Int32] in
+      listed += 1
+      return [Self.socketless]
+    }
+    fixture.defuncter.defunct(app: "a", pid: 10, processes: list, after: fixture.afterStops) { outcomes.append($0) }
+    #expect(listed == 0 && fixture.defuncter.isDefuncting(app: "a", pid: 10), "a resume waits for it already")
+    fixture.stopsPending = false
+    fixture.afterStops.stopsSeen()
+    #expect(listed == 0, "in the loop's next turn, after what the check let out")
+    fixture.loop.advance(by: .zero)
+    #expect(listed == 1)
+    fixture.worker.finish()
+    #expect(outcomes == [NetworkSocketDestruction.Outcome()] && !fixture.defuncter.isDefuncting(app: "a", pid: 10))
+
+    // A stop that stays pending (a process in uninterruptible sleep) holds the listing 50 ms, no longer.
+    fixture.stopsPending = true
+    fixture.defuncter.defunct(app: "b", pid: 20, processes: list, after: fixture.afterStops) { outcomes.append($0) }
+    fixture.loop.advance(by: .milliseconds(49))
+    #expect(listed == 1)
+    fixture.loop.advance(by: .milliseconds(1))
+    #expect(listed == 2)
+  }
+
   @Test("a tool that cannot start is the problem reported, at once")
   func toolFails() {
     let fixture = Fixture()
     fixture.launcher.failSpawns = true
     var outcomes: [NetworkSocketDestruction.Outcome] = []
-    fixture.defuncter.defunct(app: "a", pid: 10, processes: { [10] }, then: { outcomes.append($0) })
+    fixture.defuncter.defunct(
+      app: "a", pid: 10, processes: { [10] }, after: fixture.afterStops, then: { outcomes.append($0) })
+    fixture.loop.advance(by: .zero)
     fixture.worker.finish()
     #expect(outcomes.count == 1 && outcomes[0].sockets.isEmpty)
     #expect(outcomes.first?.problem?.hasPrefix("jetsam-sockets could not start:") == true)
@@ -116,6 +157,8 @@ struct SocketDefunctActionTests {
       apps.supervisor.suspender.sockets = tool.defuncter
       pid = try apps.launch("a")
       apps.perform(.suspend(app: "a", pid: pid))
+      // Seen stopped at the batch's check: nothing waits for a stop (``AfterStopChecks``).
+      for process in [pid, pid + 500] { apps.signals.states[process] = "T" }
       apps.supervisor.finishBatch()
       apps.clearReports()
     }
@@ -135,6 +178,7 @@ struct SocketDefunctActionTests {
     let fixture = try Fixture()
     let (apps, pid) = (fixture.apps, fixture.pid)
     apps.perform(.defunctSockets(app: "a", pid: pid))
+    apps.loop.advance(by: .zero)
     fixture.finishTool()
     #expect(fixture.tool.launcher.requests.map { Array($0.arguments.suffix(2)) } == [["\(pid)", "\(pid + 500)"]])
     guard case .socketsDefuncted("a", pid, [SocketDefuncterTests.socket], nil, _)? = apps.reported.last else {
@@ -153,6 +197,7 @@ struct SocketDefunctActionTests {
     let fixture = try Fixture()
     let (apps, pid) = (fixture.apps, fixture.pid)
     apps.perform(.defunctSockets(app: "a", pid: pid))
+    apps.loop.advance(by: .zero)
     apps.perform(.resume(app: "a", pid: pid))
     #expect(fixture.resumes == 0, "the app stays stopped while its sockets are destroyed")
     apps.loop.advance(by: .seconds(1))
@@ -170,6 +215,7 @@ struct SocketDefunctActionTests {
     let fixture = try Fixture()
     let (apps, pid) = (fixture.apps, fixture.pid)
     apps.perform(.defunctSockets(app: "a", pid: pid))
+    apps.loop.advance(by: .zero)
     apps.perform(.resume(app: "a", pid: pid))
     apps.loop.advance(by: fixture.tool.defuncter.budget)
     #expect(fixture.resumes == 0)
@@ -185,6 +231,7 @@ struct SocketDefunctActionTests {
     let fixture = try Fixture()
     let (apps, pid) = (fixture.apps, fixture.pid)
     apps.perform(.defunctSockets(app: "a", pid: pid))
+    apps.loop.advance(by: .zero)
     apps.perform(.resume(app: "a", pid: pid))
     apps.perform(.suspend(app: "a", pid: pid))
     fixture.finishTool()

@@ -45,30 +45,34 @@ final class SocketDefuncter {
   }
 
   /// Destroys the network sockets of the processes `processes` lists (app `app`'s, launched as `pid`), then calls
-  /// `then` on the loop with what came of it (a failure to list them is its problem), and then whoever waits.
+  /// `then` on the loop with what came of it (a failure to list them is its problem), and then whoever waits. The
+  /// destruction counts as under way at once (``isDefuncting(app:pid:)``); the processes are listed through
+  /// `after` (once the stops under way are seen).
   func defunct(
-    app: String, pid: Int32, processes: () throws -> [Int32],
+    app: String, pid: Int32, processes: @escaping () throws -> [Int32], after: AfterStopChecks,
     then: @escaping (NetworkSocketDestruction.Outcome) -> Void
   ) {
-    let pids: [Int32]
-    do {
-      pids = try processes()
-    } catch {
-      return then(NetworkSocketDestruction.Outcome(problem: "listing its processes: \(error)"))
-    }
-    guard !pids.isEmpty else { return then(NetworkSocketDestruction.Outcome()) }
     let subject = Subject(app: app, pid: pid)
     inFlight.started(subject)
     let finish = { [weak self] (outcome: NetworkSocketDestruction.Outcome) in
       then(outcome)
       self?.finished(subject)
     }
-    worker.run(
-      { [mayHoldNetworkSockets] in mayHoldNetworkSockets(pids) },
-      then: { [weak self] may in
-        guard may else { return finish(NetworkSocketDestruction.Outcome()) }
-        self?.startTool(pids: pids, finish: finish)
-      })
+    after.run { [weak self] in
+      let pids: [Int32]
+      do {
+        pids = try processes()
+      } catch {
+        return finish(NetworkSocketDestruction.Outcome(problem: "listing its processes: \(error)"))
+      }
+      guard let self, !pids.isEmpty else { return finish(NetworkSocketDestruction.Outcome()) }
+      self.worker.run(
+        { [mayHoldNetworkSockets = self.mayHoldNetworkSockets] in mayHoldNetworkSockets(pids) },
+        then: { [weak self] may in
+          guard may else { return finish(NetworkSocketDestruction.Outcome()) }
+          self?.startTool(pids: pids, finish: finish)
+        })
+    }
   }
 
   private func startTool(pids: [Int32], finish: @escaping (NetworkSocketDestruction.Outcome) -> Void) {

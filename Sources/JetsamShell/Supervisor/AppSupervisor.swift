@@ -62,8 +62,8 @@ final class AppSupervisor {
   let records: RecordQueue
   /// Writes each app's band to its processes' oom_score_adj.
   private lazy var scores = OOMScoreWriter(
-    loop: loop, signals: seams.signals, isBusy: { [unowned self] in !self.suspender.isIdle },
-    processes: { [apps] name in apps[name] }, score: seams.oomScore)
+    signals: seams.signals, afterStops: suspender.afterStopChecks, processes: { [apps] name in apps[name] },
+    score: seams.oomScore)
   /// Suspends and resumes apps, and watches that they stop and stay stopped.
   let suspender: AppSuspender
   private let reaper: CgroupReaper
@@ -90,7 +90,8 @@ final class AppSupervisor {
     ends = AppEndWatcher(
       loop: seams.loop, launcher: seams.launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log, reaper: reaper, inbox: inbox)
-    diskWrites = DiskWriteSampler(loop: seams.loop, apps: apps, inbox: inbox)
+    diskWrites = DiskWriteSampler(
+      loop: seams.loop, apps: apps, inbox: inbox, afterStops: suspender.afterStopChecks)
     launches = AppLaunches(
       seams: seams, log: log, records: records, reaper: reaper, requests: requests, channels: channels, ends: ends,
       apps: apps, inbox: inbox)
@@ -256,12 +257,14 @@ final class AppSupervisor {
   }
 
   /// Reads each suspended app's memory (one `pread` of its cgroup's kept usage file, which never waits on the
-  /// app) and reports them in one `suspendedMemorySampled`.
+  /// app) and reports them in one `suspendedMemorySampled`, once the stops under way are seen (``AfterStopChecks``).
   func sampleSuspendedMemory(_ apps: [AppProcessRef]) {
-    let (samples, at) = readEach(apps) { ref, cgroup in
-      SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: try cgroup.memoryUsage())
+    suspender.afterStopChecks.run { [unowned self] in
+      let (samples, at) = self.readEach(apps) { ref, cgroup in
+        SuspendedMemorySample(app: ref.app, pid: ref.pid, bytes: try cgroup.memoryUsage())
+      }
+      self.report(.suspendedMemorySampled(samples, at: at))
     }
-    report(.suspendedMemorySampled(samples, at: at))
   }
 
   /// One reading of each app still running as the process named (an app whose counter cannot be read is left

@@ -28,8 +28,11 @@ final class AppSuspender {
   private var continuedCheckDue = false
   /// How soon that look comes: a burst of SIGCHLDs (1,000 apps stopping) costs one look per this, not one each.
   static let continuedCheckDelay: Duration = .milliseconds(50)
-  private lazy var stops = StopWatcher(
-    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) }, inbox: inbox)
+  private lazy var stops: StopWatcher = StopWatcher(
+    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) }, inbox: inbox, afterStops: afterStopChecks)
+  /// The work that waits for the stops under way to be seen (readings taken at a suspension).
+  private(set) lazy var afterStopChecks: AfterStopChecks = AfterStopChecks(
+    loop: loop, isIdle: { [unowned self] in self.stops.isIdle })
 
   init(
     loop: any LoopScheduling, signals: any SignalSender, log: Logger, mode: SuspendConfig.Mode, apps: RunningApps,
@@ -154,11 +157,15 @@ final class AppSuspender {
     return stopped
   }
 
-  /// Has the network sockets of the suspended app's processes destroyed, off the loop, and reports what was.
+  /// Has the network sockets of the suspended app's processes destroyed, off the loop, and reports what was. Its
+  /// processes are listed once the stops under way are seen (a resume meanwhile waits for the outcome all the same).
   func defunctSockets(of name: String, pid: Int32) {
-    guard let sockets, let app = apps.process(name, pid: pid) else { return }
+    guard let sockets, apps.process(name, pid: pid) != nil else { return }
     sockets.defunct(
-      app: name, pid: pid, processes: { try app.cgroup.processIDs() },
+      app: name, pid: pid,
+      // Looked up again when listed: by then the app may have ended, and its cgroup's files be closed.
+      processes: { [apps] in try apps.process(name, pid: pid)?.cgroup.processIDs() ?? [] },
+      after: afterStopChecks,
       then: { [weak self] outcome in
         guard let self else { return }
         self.inbox.post(

@@ -20,19 +20,26 @@ final class DiskWriteSampler {
   private let apps: RunningApps
   /// Where the readings go (the policy).
   private let inbox: any ResultInbox
+  /// The readings wait for the stops under way to be seen.
+  private let afterStops: AfterStopChecks
   /// A scan still under way: the next round's scans are left out rather than queued behind it (the policy takes
   /// the next reading as it comes; its window spans the gap).
   private var scanning = false
 
-  init(loop: any LoopScheduling, apps: RunningApps, inbox: any ResultInbox) {
+  init(loop: any LoopScheduling, apps: RunningApps, inbox: any ResultInbox, afterStops: AfterStopChecks) {
     self.loop = loop
     self.apps = apps
     self.inbox = inbox
+    self.afterStops = afterStops
   }
 
   /// Reads the apps' counters and reports them in one `diskWritesSampled` (an app whose counter could not be read is
-  /// left out).
+  /// left out), once the stops under way are seen (``AfterStopChecks``): a suspension asks for a reading of its app.
   func sample(_ refs: [AppProcessRef]) {
+    afterStops.run { [unowned self] in self.read(refs) }
+  }
+
+  private func read(_ refs: [AppProcessRef]) {
     let at = loop.now()
     var samples: [DiskWriteSample] = []
     var scans: [(ref: AppProcessRef, pids: [Int32])] = []

@@ -3,8 +3,8 @@ import JetsamCore
 /// Writes each app's band to its processes' `oom_score_adj` (the policy's mapping), so that the kernel's OOM
 /// killer, should it ever act before jetsam, agrees with jetsam's order.
 ///
-/// Applied right after the current events (the reply to a request goes out first): rewriting every process's score is
-/// the slowest part of a state change. Not while stops are being checked (``isBusy``): a thousand scores take
+/// Applied in a later loop turn (the reply to a request goes out first): rewriting every process's score is the
+/// slowest part of a state change. Not while stops are being checked (``AfterStopChecks``): a thousand scores take
 /// milliseconds, and a suspend is answered only once its apps are seen stopped. The scores are a backstop; they can
 /// wait a little.
 final class OOMScoreWriter {
@@ -12,22 +12,22 @@ final class OOMScoreWriter {
   /// wait ~10 ms.
   static let appsPerTurn = 64
 
-  private let loop: any LoopScheduling
   private let signals: any SignalSender
-  private let isBusy: () -> Bool
+  /// When the scores are written: once the stops under way are seen, in a later turn.
+  private let afterStops: AfterStopChecks
   private let processes: (String) -> AppProcess?
   private let score: (Band) -> Int32
   /// Apps whose band changed, waiting for their processes' scores to follow.
   private var pending: [String: Band] = [:]
-  private var timer: (any LoopSource)?
+  /// Whether a slice of writes waits in ``afterStops``.
+  private var scheduled = false
 
   init(
-    loop: any LoopScheduling, signals: any SignalSender, isBusy: @escaping () -> Bool,
-    processes: @escaping (String) -> AppProcess?, score: @escaping (Band) -> Int32
+    signals: any SignalSender, afterStops: AfterStopChecks, processes: @escaping (String) -> AppProcess?,
+    score: @escaping (Band) -> Int32
   ) {
-    self.loop = loop
     self.signals = signals
-    self.isBusy = isBusy
+    self.afterStops = afterStops
     self.processes = processes
     self.score = score
   }
@@ -35,25 +35,27 @@ final class OOMScoreWriter {
   /// App `name` is in `band` now: its processes' scores follow soon.
   func bandChanged(_ name: String, to band: Band) {
     pending[name] = band
-    if timer == nil { timer = try? loop.addTimer(at: nil) { [unowned self] in self.apply() } }
-    timer?.schedule(at: loop.now())
+    scheduleSlice()
   }
 
   /// App `name` ended: nothing of it is left to write.
   func forget(_ name: String) { pending[name] = nil }
 
+  private func scheduleSlice() {
+    guard !scheduled else { return }
+    scheduled = true
+    afterStops.run { [unowned self] in self.apply() }
+  }
+
   private func apply() {
-    guard !isBusy() else {
-      timer?.schedule(at: loop.now().advanced(by: .milliseconds(2)))
-      return
-    }
-    // A slice at a time, the rest on the next loop turn.
+    scheduled = false
+    // A slice at a time, the rest in a later turn.
     for (name, band) in Array(pending.prefix(OOMScoreWriter.appsPerTurn)) {
       pending[name] = nil
       guard let app = processes(name) else { continue }
       let score = score(band)
       for pid in (try? app.cgroup.processIDs()) ?? [] { try? signals.setOOMScoreAdj(score, of: pid) }
     }
-    if !pending.isEmpty { timer?.schedule(at: loop.now()) }
+    if !pending.isEmpty { scheduleSlice() }
   }
 }

@@ -30,6 +30,8 @@ final class StopWatcher {
   private let isStopped: Check
   /// Where the stops seen complete go (the policy).
   private let inbox: any ResultInbox
+  /// Told when no stop is pending any more.
+  private let afterStops: AfterStopChecks
   private var pending: [String: Pending] = [:]
   private var interval = StopWatcher.firstInterval
   private var timer: (any LoopSource)?
@@ -38,10 +40,12 @@ final class StopWatcher {
   ///   - isStopped: checks one app.
   ///   - inbox: told once per check of the apps whose processes are all stopped, each with the instant that was seen,
   ///     in one post.
-  init(loop: any LoopScheduling, isStopped: @escaping Check, inbox: any ResultInbox) {
+  ///   - afterStops: the work waiting for the stops to be seen, told when none is pending any more.
+  init(loop: any LoopScheduling, isStopped: @escaping Check, inbox: any ResultInbox, afterStops: AfterStopChecks) {
     self.loop = loop
     self.isStopped = isStopped
     self.inbox = inbox
+    self.afterStops = afterStops
   }
 
   /// Whether app `name` has a stop pending.
@@ -59,8 +63,11 @@ final class StopWatcher {
 
   /// Stops watching app `name` (resumed, or gone).
   func forget(_ name: String) {
+    guard pending[name] != nil else { return }
     pending.removeValueReleasingStorage(forKey: name)
-    if pending.isEmpty { timer?.schedule(at: nil) }
+    guard pending.isEmpty else { return }
+    timer?.schedule(at: nil)
+    afterStops.stopsSeen()
   }
 
   /// Checks every pending app now, reports the stopped ones, and arms the next check for the rest.
@@ -74,6 +81,7 @@ final class StopWatcher {
     arm()
     stopped.sort { $0.app.name < $1.app.name }
     if !stopped.isEmpty { inbox.post(.observed(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })) }
+    if pending.isEmpty { afterStops.stopsSeen() }
   }
 
   private func arm() {
