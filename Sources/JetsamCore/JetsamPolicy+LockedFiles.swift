@@ -1,12 +1,17 @@
 import JetsamValues
 
-/// Locked files at suspension (iOS's 0xdead10cc): an app about to be suspended, and again once it is, has its file
-/// locks looked at; what it holds decides, by its rule, whether it is killed, left running for now, or suspended.
+/// Locked files at suspension (iOS's 0xdead10cc): the locks a suspended app holds once its processes are seen
+/// stopped (they come with the report, ``PolicyEvent/suspendCompleted(app:locks:at:)``) decide, by its rule, whether
+/// it is killed, resumed to run for now, or left suspended. Under `defer` they are looked at before the stop as well,
+/// so that an app holding one keeps running rather than being stopped and continued.
+///
+/// `kill` (iOS's rule) needs no look before the stop: the app dies as a suspended app whichever look finds the lock,
+/// and the look once stopped also sees a lock taken in between. A suspension is then one event, not two round trips.
 extension JetsamPolicy {
-  /// Starts the check before a suspension, or nil when the app's rule ignores locks (or a check is already on its
+  /// Starts the check before a suspension, or nil when the app's rule is not `defer` (or a check is already on its
   /// way). The app has left the foreground when this returns; it is suspended once the check comes back clean.
   mutating func checkLocksBeforeSuspending(_ name: String, at: Instant) -> [PolicyAction]? {
-    guard lifecycle.apps[name]?.settings.lockedFiles.action != .ignore, let pid = lifecycle.apps[name]?.process?.pid
+    guard lifecycle.apps[name]?.settings.lockedFiles.action == .defer, let pid = lifecycle.apps[name]?.process?.pid
     else {
       return nil
     }
@@ -17,23 +22,22 @@ extension JetsamPolicy {
     return actions + [.inspectLocks(app: name, pid: pid, stage: .beforeStop)]
   }
 
-  /// The shell listed the app's locks.
+  /// The shell listed the app's locks: for a check of the lock machine's own at `stage`, or (nil) with the report
+  /// that its processes all stopped, which is judged as a check once stopped.
   mutating func locksInspected(
-    _ name: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant
+    _ name: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage?, at: Instant
   ) -> [PolicyAction] {
     // A check the app has moved on from (activated, killed, ended) decides nothing.
-    guard let app = lifecycle.apps[name], let process = app.process, process.pid == pid, process.lockCheck == stage,
-      process.requestedKill == nil
+    guard let app = lifecycle.apps[name], let process = app.process, process.pid == pid,
+      stage == nil || process.lockCheck == stage, process.requestedKill == nil
     else { return [] }
-    lifecycle.apps[name]?.process?.lockCheck = nil
+    if stage != nil { lifecycle.apps[name]?.process?.lockCheck = nil }
     let counted = app.settings.lockedFiles.counted(locks)
-    switch stage {
+    switch stage ?? .stopped {
     case .beforeStop:
       guard app.state == .background else { return [] }
       guard counted.isEmpty else { return heldAtSuspension(name, pid: pid, locks: counted, at: at) }
-      let actions = suspendNow(name, at: at, checkingLocks: false)
-      lifecycle.apps[name]?.process?.lockCheck = .stopped
-      return actions
+      return suspendNow(name, at: at, checkingLocks: false)
     case .stopped:
       guard app.state == .suspended, !counted.isEmpty else { return [] }
       return heldAtSuspension(name, pid: pid, locks: counted, at: at)

@@ -139,8 +139,11 @@ public struct JetsamPolicy: Sendable {
       return afterMoves(lifecycle.spawned(name, pid: pid, previous: exits.last(of: name), at: at), at: at)
     case .spawnFailed(let name, _, let at):
       return afterMoves(lifecycle.spawnFailed(name, at: at), at: at)
-    case .suspendCompleted(let name, let at):
-      return lifecycle.apps[name]?.suspendCompleted(at: at) ?? []
+    case .suspendCompleted(let name, let locks, let at):
+      let completed = lifecycle.apps[name]?.suspendCompleted(at: at) ?? []
+      // The locks seen with the stop go to the lock machine, as a look of its own once stopped would.
+      guard !locks.isEmpty, let pid = lifecycle.apps[name]?.process?.pid else { return completed }
+      return completed + locksInspected(name, pid: pid, locks: locks, stage: nil, at: at)
     case .locksInspected(let name, let pid, let locks, let stage, let at):
       return locksInspected(name, pid: pid, locks: locks, stage: stage, at: at)
     case .continuedWhileSuspended(let name, let pid, let at):

@@ -50,8 +50,10 @@ public enum PolicyEvent: Sendable, Equatable {
   case spawnFailed(app: String, message: String, at: Instant)
   /// What `inspectLocks` found: the file locks the app's processes hold (empty: none), at `stage`.
   case locksInspected(app: String, pid: Int32, locks: [HeldLock], stage: LockCheckStage, at: Instant)
-  /// The last process of a suspending app has stopped, at `at`: suspended time counts from here.
-  case suspendCompleted(app: String, at: Instant)
+  /// The last process of a suspending app has stopped, at `at`: suspended time counts from here. `locks` are the
+  /// file locks its processes hold as seen then (empty: none), so that a stop costs one event, not a lock check's
+  /// round trip as well.
+  case suspendCompleted(app: String, locks: [HeldLock] = [], at: Instant)
   /// What `defunctSockets` did: the sockets of the app's processes it destroyed (empty: none), and what kept it from
   /// destroying some or all of them (nil: nothing), at `at`.
   case socketsDefuncted(app: String, pid: Int32, sockets: [DefunctedSocket], problem: String?, at: Instant)
@@ -120,7 +122,7 @@ extension PolicyEvent {
       .signpostCountersRead(_, _, _, _, let at),
       .suspendedMemorySampled(_, let at),
       .crashReported(_, _, _, let at), .spawned(_, _, let at),
-      .spawnFailed(_, _, let at), .suspendCompleted(_, let at), .locksInspected(_, _, _, _, let at),
+      .spawnFailed(_, _, let at), .suspendCompleted(_, _, let at), .locksInspected(_, _, _, _, let at),
       .continuedWhileSuspended(_, _, let at), .socketsDefuncted(_, _, _, _, let at),
       .memorySampled(_, let at),
       .killSignalled(_, _, let at, _), .hookEnded(_, _, _, let at), .commandEnded(_, _, _, _, let at),

@@ -20,7 +20,7 @@ struct RunningProcess: Sendable {
   var sentTerminate = false
   /// When an unanswered SIGTERM escalates to SIGKILL.
   var terminateDeadline: Instant?
-  /// The lock check the app's suspension waits for (before its processes stop), or the one after they stopped.
+  /// The lock check the app waits for on its own: before its processes stop (`defer`), or after a suspend timeout.
   var lockCheck: LockCheckStage?
   /// When a pending suspension counts as incomplete (its processes have not all stopped by then).
   var suspendDeadline: Instant?

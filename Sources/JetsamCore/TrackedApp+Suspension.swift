@@ -14,24 +14,27 @@ extension TrackedApp {
   /// The suspend timeout ran out before every process stopped. The app stays suspended and counts as such from the
   /// request: it is in the idle band, first in line for jetsam, and a process that cannot stop (uninterruptible
   /// sleep) is not running the app's code either. It is marked incomplete (in `ps` and in its exit record) until
-  /// its processes are seen stopped.
+  /// its processes are seen stopped. Its locks are looked at now, unless its rule ignores them: an app whose
+  /// processes never stop must not keep a lock through its suspension unseen.
   mutating func suspendTimedOut() -> [PolicyAction] {
     process?.suspendDeadline = nil
     guard let pid = process?.pid else { return [] }
     process?.suspendIncomplete = true
-    return [.suspendIncomplete(app: name, pid: pid)]
+    guard settings.lockedFiles.action != .ignore, process?.lockCheck == nil else {
+      return [.suspendIncomplete(app: name, pid: pid)]
+    }
+    process?.lockCheck = .stopped
+    return [.suspendIncomplete(app: name, pid: pid), .inspectLocks(app: name, pid: pid, stage: .stopped)]
   }
 
   /// Its last process was seen stopped: suspended time counts from `at`, not from the request. Its sockets are
-  /// looked at, and its locks once more, now that nothing of it runs.
+  /// looked at. (The locks that came with the report go to the lock machine: ``JetsamPolicy/locksInspected``.)
   mutating func suspendCompleted(at: Instant) -> [PolicyAction] {
     guard state == .suspended else { return [] }
     bandEnteredAt = at
     process?.suspendDeadline = nil
     process?.suspendIncomplete = false
-    let defunct = defunctSocketsAtSuspension()
-    guard process?.lockCheck == .stopped, let pid = process?.pid else { return defunct }
-    return defunct + [.inspectLocks(app: name, pid: pid, stage: .stopped)]
+    return defunctSocketsAtSuspension()
   }
 
   /// Another process continued the suspended process `pid`: a suspended app does not run, so it is stopped again

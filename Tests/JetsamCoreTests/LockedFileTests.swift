@@ -3,7 +3,8 @@ import JetsamCore
 import JetsamValues
 import Testing
 
-/// Locked files at suspension: the check before the stop and once stopped, and what `kill`, `defer` and `ignore` do.
+/// Locked files at suspension: the locks seen with the stop, the check before it (`defer`) and at a suspend timeout, and
+/// what `kill`, `defer` and `ignore` do.
 @Suite("Locked files at suspension")
 struct LockedFileTests {
   static let database = HeldLock(path: "/srv/shared/app.db", type: "posix", access: "write", pid: 10)
@@ -25,15 +26,15 @@ struct LockedFileTests {
     policy.observe(.locksInspected(app: "a", pid: 10, locks: locks, stage: stage, at: at))
   }
 
-  @Test("kill: locks found before the stop kill the app as suspended, 0xdead10cc, with the locks in its record")
-  func killBeforeStop() throws {
+  @Test("kill: the app is suspended at once; locks seen with its stop kill it as suspended, 0xdead10cc")
+  func killOnceStopped() throws {
     var policy = try Self.policy(LockedFileRule(action: .kill))
-    let asked = try policy.handle(.suspend(app: "a", at: t(1)))
-    #expect(asked == [.inspectLocks(app: "a", pid: 10, stage: .beforeStop)])
-    #expect(policy.app(named: "a")?.state == .background, "not suspended before the check comes back")
-    let actions = Self.inspected(&policy, [Self.database], .beforeStop, at: t(1))
-    #expect(actions.killed == ["a"])
+    let suspended = try policy.handle(.suspend(app: "a", at: t(1)))
+    #expect(suspended.contains(.suspend(app: "a", pid: 10)), "no look before the stop under kill")
+    #expect(!suspended.contains { if case .inspectLocks = $0 { true } else { false } })
     #expect(policy.app(named: "a")?.state == .suspended)
+    let actions = policy.observe(.suspendCompleted(app: "a", locks: [Self.database], at: t(1, ms: 5)))
+    #expect(actions.killed == ["a"])
     let record = try #require(policy.exits("a", sigkill, at: t(2)).records.first)
     #expect(record.cause.reason == .suspendedWithLockedFile)
     #expect(record.cause.terminationReason == "RUNNINGBOARD 0xdead10cc")
@@ -41,16 +42,19 @@ struct LockedFileTests {
     #expect(record.evidence.lockedFiles == [Self.database])
   }
 
-  @Test("a clean check suspends; once stopped the locks are looked at again, and a lock taken meanwhile kills")
-  func checkedAgainOnceStopped() throws {
-    var policy = try Self.policy(LockedFileRule(action: .kill))
-    _ = try policy.handle(.suspend(app: "a", at: t(1)))
-    let suspended = Self.inspected(&policy, [], .beforeStop, at: t(1))
-    #expect(suspended.contains(.suspend(app: "a", pid: 10)))
-    #expect(policy.app(named: "a")?.state == .suspended)
-    let again = policy.observe(.suspendCompleted(app: "a", at: t(1, ms: 5)))
-    #expect(again == [.inspectLocks(app: "a", pid: 10, stage: .stopped)])
-    #expect(Self.inspected(&policy, [Self.database], .stopped, at: t(1, ms: 6)).killed == ["a"])
+  @Test("kill: a clean stop leaves the app suspended; one that never completes has its locks looked at on timeout")
+  func killAtSuspendTimeout() throws {
+    var clean = try Self.policy(LockedFileRule(action: .kill))
+    _ = try clean.handle(.suspend(app: "a", at: t(1)))
+    #expect(clean.observe(.suspendCompleted(app: "a", locks: [], at: t(1, ms: 5))).killed.isEmpty)
+    #expect(clean.app(named: "a")?.state == .suspended)
+
+    var stuck = try Self.policy(LockedFileRule(action: .kill))
+    _ = try stuck.handle(.suspend(app: "a", at: t(1)))
+    let timeout = try #require(stuck.nextDeadline)
+    let actions = stuck.observe(.tick(at: timeout))
+    #expect(actions.contains(.inspectLocks(app: "a", pid: 10, stage: .stopped)))
+    #expect(Self.inspected(&stuck, [Self.database], .stopped, at: timeout).killed == ["a"])
   }
 
   @Test("defer: the app keeps running in the background, and the suspension is tried again after the retry")
@@ -73,32 +77,38 @@ struct LockedFileTests {
   func deferredOnceStopped() throws {
     var policy = try Self.policy(LockedFileRule(action: .defer))
     _ = try policy.handle(.suspend(app: "a", at: t(1)))
-    _ = Self.inspected(&policy, [], .beforeStop, at: t(1))
-    _ = policy.observe(.suspendCompleted(app: "a", at: t(1)))
-    let actions = Self.inspected(&policy, [Self.database], .stopped, at: t(1))
+    #expect(Self.inspected(&policy, [], .beforeStop, at: t(1)).contains(.suspend(app: "a", pid: 10)))
+    let actions = policy.observe(.suspendCompleted(app: "a", locks: [Self.database], at: t(1)))
     #expect(actions.first == .resume(app: "a", pid: 10))
     #expect(policy.app(named: "a")?.state == .background)
     #expect(policy.nextDeadline == t(2))
   }
 
-  @Test("only locks at or below the rule's paths count; ignore suspends without looking")
+  @Test("only locks at or below the rule's paths count; ignore suspends without looking, and keeps what it sees")
   func pathsAndIgnore() throws {
     var policy = try Self.policy(LockedFileRule(action: .kill, paths: ["/srv/shared/"]))
     _ = try policy.handle(.suspend(app: "a", at: t(1)))
     let elsewhere = HeldLock(path: "/srv/shared-not/x.db", type: "flock", access: "write", pid: 10)
-    #expect(Self.inspected(&policy, [elsewhere], .beforeStop, at: t(1)).killed.isEmpty)
+    #expect(policy.observe(.suspendCompleted(app: "a", locks: [elsewhere], at: t(1))).killed.isEmpty)
     #expect(policy.app(named: "a")?.state == .suspended)
     var ignoring = try Self.policy(LockedFileRule(action: .ignore))
     #expect(try ignoring.handle(.suspend(app: "a", at: t(1))).contains(.suspend(app: "a", pid: 10)))
+    #expect(ignoring.observe(.suspendCompleted(app: "a", locks: [Self.database], at: t(1))).isEmpty)
+    #expect(ignoring.app(named: "a")?.state == .suspended)
   }
 
-  @Test("a check the app has moved on from decides nothing")
+  @Test("a check or a stop the app has moved on from decides nothing")
   func staleCheck() throws {
-    var policy = try Self.policy(LockedFileRule(action: .kill))
+    var policy = try Self.policy(LockedFileRule(action: .defer))
     _ = try policy.handle(.suspend(app: "a", at: t(1)))
     _ = try policy.handle(.activate(app: "a", at: t(1)))
     #expect(Self.inspected(&policy, [Self.database], .beforeStop, at: t(1)).isEmpty)
     #expect(policy.app(named: "a")?.state == .foregroundActive)
+    var killing = try Self.policy(LockedFileRule(action: .kill))
+    _ = try killing.handle(.suspend(app: "a", at: t(1)))
+    _ = try killing.handle(.activate(app: "a", at: t(1)))
+    #expect(killing.observe(.suspendCompleted(app: "a", locks: [Self.database], at: t(1))).isEmpty)
+    #expect(killing.app(named: "a")?.state == .foregroundActive)
   }
 
   @Test("a lockedFile kill in flight survives a restart in the state file")

@@ -24,7 +24,9 @@ struct AppEndWatcherTests {
 
     init() {
       let log = Logger(threshold: .error)
-      suspender = AppSuspender(loop: loop, signals: FakeSignals(), log: log, mode: .signal, apps: apps, inbox: inbox)
+      suspender = AppSuspender(
+        loop: loop, signals: FakeSignals(), log: log, mode: .signal, apps: apps, inbox: inbox,
+        locksHeld: { $0.map { _ in [] } })
       watcher = AppEndWatcher(loop: loop, launcher: launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
     }
 

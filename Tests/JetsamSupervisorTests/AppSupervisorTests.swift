@@ -160,7 +160,7 @@ struct AppSupervisorTests {
     fixture.signals.states = [pid: "T", pid + 500: "T"]
     let stoppedAt = fixture.loop.clock
     fixture.loop.advance(by: .milliseconds(1))
-    guard case .suspendCompleted("a", let at)? = fixture.reported.last else {
+    guard case .suspendCompleted("a", _, let at)? = fixture.reported.last else {
       Issue.record("no suspendCompleted: \(fixture.reported)")
       return
     }
@@ -179,7 +179,8 @@ struct AppSupervisorTests {
     fixture.signals.states = [other: "T", other + 500: "T", stuck: "D", stuck + 500: "T"]
     fixture.supervisor.finishBatch()
     #expect(fixture.reported.count == 1)
-    #expect(fixture.reported.first.map { if case .suspendCompleted("other", _) = $0 { true } else { false } } == true)
+    #expect(
+      fixture.reported.first.map { if case .suspendCompleted("other", _, _) = $0 { true } else { false } } == true)
     // Ten seconds of a process in D state: a bounded number of checks (backing off to 100 ms), no report.
     let before = fixture.loop.timerFirings
     fixture.loop.advance(by: .seconds(10))
@@ -190,7 +191,7 @@ struct AppSupervisorTests {
     // It wakes up and stops: reported at the next check.
     fixture.signals.states[stuck] = "T"
     fixture.loop.advance(by: .milliseconds(100))
-    #expect(fixture.reported.last.map { if case .suspendCompleted("stuck", _) = $0 { true } else { false } } == true)
+    #expect(fixture.reported.last.map { if case .suspendCompleted("stuck", _, _) = $0 { true } else { false } } == true)
   }
 
   @Test("freezer mode freezes the cgroup and completes when cgroup.events says frozen")
@@ -206,7 +207,7 @@ struct AppSupervisorTests {
     #expect(fixture.reported.isEmpty)
     cgroup.frozen = true
     fixture.loop.ready(cgroup.eventsDescriptor)
-    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
+    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _, _) = $0 { true } else { false } } == true)
     fixture.perform(.resume(app: "a", pid: pid))
     #expect(cgroup.calls.last == "thaw" || fixture.signals.count(.resume, to: pid) == 1)
     #expect(cgroup.calls.contains("thaw"))
@@ -240,7 +241,7 @@ struct AppSupervisorTests {
     #expect(fixture.signals.sent.isEmpty)
     fixture.signals.childStopped[pidfd.rawValue] = true
     fixture.loop.advance(by: .milliseconds(1))
-    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _) = $0 { true } else { false } } == true)
+    #expect(fixture.reported.last.map { if case .suspendCompleted("a", _, _) = $0 { true } else { false } } == true)
     fixture.perform(.resume(app: "a", pid: pid))
     #expect(fixture.signals.sentThroughPidfd.last == .resume)
     #expect(fixture.signals.sent.isEmpty, "no other process to continue")

@@ -16,10 +16,19 @@ struct AppSuspenderTests {
     let apps = RunningApps()
     let inbox = RecordingInbox()
     var reported: [PolicyEvent] { inbox.events }
+    /// The locks each app holds, as the stop watcher is told; and which apps it was asked about, check by check.
+    var locks: [String: [HeldLock]] = [:]
+    var locksAsked: [[String]] = []
 
     init(mode: SuspendConfig.Mode = .signal) {
+      weak var harness: Harness?
       suspender = AppSuspender(
-        loop: loop, signals: signals, log: Logger(threshold: .error), mode: mode, apps: apps, inbox: inbox)
+        loop: loop, signals: signals, log: Logger(threshold: .error), mode: mode, apps: apps, inbox: inbox,
+        locksHeld: { apps in
+          harness?.locksAsked.append(apps.map(\.name))
+          return apps.map { harness?.locks[$0.name] ?? [] }
+        })
+      harness = self
     }
 
     /// App `name` running as `pid` with `others` in its cgroup.
@@ -49,6 +58,25 @@ struct AppSuspenderTests {
     // Seen at the check after that, 400 µs later, and reported with that instant.
     #expect(harness.reported == [.suspendCompleted(app: "a", at: start.advanced(by: .microseconds(600)))])
     #expect(harness.suspender.isIdle)
+  }
+
+  @Test("a stop seen complete carries the locks its app holds then, asked once for every app the check saw stopped")
+  func stopCarriesLocks() {
+    let harness = Harness()
+    harness.run("a", pid: 10)
+    harness.run("b", pid: 20)
+    harness.run("c", pid: 30)
+    let lock = HeldLock(path: "/data/db", type: "posix", access: "write", pid: 20)
+    harness.locks = ["b": [lock]]
+    for (name, pid) in [("a", Int32(10)), ("b", 20), ("c", 30)] { harness.suspender.suspend(name, pid: pid) }
+    harness.signals.states = [10: "T", 20: "T"]
+    harness.suspender.checkNow()
+    #expect(harness.locksAsked == [["a", "b"]], "c is still running: its locks are not asked for yet")
+    let at = harness.loop.now()
+    #expect(
+      harness.reported == [
+        .suspendCompleted(app: "a", locks: [], at: at), .suspendCompleted(app: "b", locks: [lock], at: at),
+      ])
   }
 
   @Test("an app whose processes cannot be told to stop (it is ending) is not watched")

@@ -97,6 +97,21 @@ final class LockInspector {
     return found.sorted { ($0.path, $0.pid, $0.type, $0.access) < ($1.path, $1.pid, $1.type, $1.access) }
   }
 
+  /// The locks app `name`'s processes hold; they are listed (`processIDs`) only when a lock's holder may be one of
+  /// them (``mayHoldLocks(appNamed:)``), and none is held when they cannot be.
+  func locks(ofApp name: String, processIDs: () throws -> [pid_t]) -> [HeldLock] {
+    guard mayHoldLocks(appNamed: name) else { return [] }
+    let pids = (try? processIDs()) ?? []
+    return pids.isEmpty ? [] : locks(heldBy: pids)
+  }
+
+  /// The locks each of `apps` holds, from `/proc/locks` read afresh once for all of them rather than this turn's
+  /// reading: a stop seen complete is judged by what is held once it is, not by what was held before.
+  func locksNow(of apps: [(name: String, processIDs: () throws -> [pid_t])]) -> [[HeldLock]] {
+    forgetTurn()
+    return apps.map { locks(ofApp: $0.name, processIDs: $0.processIDs) }
+  }
+
   /// Forgets what was read this loop turn.
   func forgetTurn() {
     system = nil

@@ -70,7 +70,7 @@ final class AppSupervisor {
   /// Launches apps, and knows which launches are in flight.
   let launches: AppLaunches
   lazy var hooks = HookRunner(loop: loop, launcher: seams.launcher, signals: seams.signals, requests: requests)
-  private let locks = LockInspector()
+  private let locks: LockInspector
   /// Watches the running apps, learns how they ended and reports them once wholly gone.
   let ends: AppEndWatcher
   /// Reads how much apps have written, for the disk-write monitor.
@@ -85,8 +85,11 @@ final class AppSupervisor {
     requests = SpawnRequests(stateDirectory: stateDirectory)
     channels = AppChannels(loop: seams.loop, log: log, apps: apps, inbox: inbox, open: seams.openChannel)
     reaper = CgroupReaper(loop: seams.loop, log: log)
+    let locks = LockInspector()
+    self.locks = locks
     suspender = AppSuspender(
-      loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox)
+      loop: seams.loop, signals: seams.signals, log: log, mode: suspendMode, apps: apps, inbox: inbox,
+      locksHeld: { apps in locks.locksNow(of: apps.map { app in (app.name, { try app.cgroup.processIDs() }) }) })
     ends = AppEndWatcher(
       loop: seams.loop, launcher: seams.launcher, log: log, apps: apps, suspender: suspender, inbox: inbox)
     records = RecordQueue(loop: seams.loop, sink: seams.records, log: log, reaper: reaper, inbox: inbox)
@@ -240,9 +243,7 @@ final class AppSupervisor {
 
   /// Lists the file locks of every process of the app and reports them (none if it is gone).
   func inspectLocks(of name: String, pid: Int32, stage: LockCheckStage) {
-    // Only when a lock's holder may be one of the app's processes are they listed (a cgroup read per app).
-    let pids = locks.mayHoldLocks(appNamed: name) ? (try? process(name, pid: pid)?.cgroup.processIDs()) ?? [] : []
-    let held = pids.isEmpty ? [] : locks.locks(heldBy: pids)
+    let held = locks.locks(ofApp: name) { try process(name, pid: pid)?.cgroup.processIDs() ?? [] }
     report(.locksInspected(app: name, pid: pid, locks: held, stage: stage, at: loop.now()))
   }
 

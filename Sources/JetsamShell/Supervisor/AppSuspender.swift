@@ -28,16 +28,21 @@ final class AppSuspender {
   private var continuedCheckDue = false
   /// How soon that look comes: a burst of SIGCHLDs (1,000 apps stopping) costs one look per this, not one each.
   static let continuedCheckDelay: Duration = .milliseconds(50)
+  private let locksHeld: StopWatcher.LocksHeld
   private lazy var stops: StopWatcher = StopWatcher(
-    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) }, inbox: inbox, afterStops: afterStopChecks)
+    loop: loop, isStopped: { [unowned self] app in self.isStopped(app) }, locksHeld: locksHeld, inbox: inbox,
+    afterStops: afterStopChecks)
   /// The work that waits for the stops under way to be seen (readings taken at a suspension).
   private(set) lazy var afterStopChecks: AfterStopChecks = AfterStopChecks(
     loop: loop, isIdle: { [unowned self] in self.stops.isIdle })
 
+  /// - Parameter locksHeld: the file locks each app holds, asked once its processes are seen stopped (the report of
+  ///   the stop carries them).
   init(
     loop: any LoopScheduling, signals: any SignalSender, log: Logger, mode: SuspendConfig.Mode, apps: RunningApps,
-    inbox: any ResultInbox
+    inbox: any ResultInbox, locksHeld: @escaping StopWatcher.LocksHeld
   ) {
+    self.locksHeld = locksHeld
     self.loop = loop
     self.signals = signals
     self.log = log

@@ -3,7 +3,8 @@ import JetsamValues
 
 /// Sees suspended apps' processes stop, without waiting on the loop: checks run right after the actions that
 /// sent the stops, then on a loop timer that backs off, until every process of the app is stopped (each app is
-/// then reported `suspendCompleted` through the inbox, at the check that saw it), it is resumed, or it ends.
+/// then reported `suspendCompleted` through the inbox, at the check that saw it, with the file locks it holds),
+/// it is resumed, or it ends.
 ///
 /// It never gives up: whether an app whose processes do not stop in time still counts as suspended is the
 /// policy's decision (its suspend timeout). A process in uninterruptible sleep (reclaim, a slow disk, a v1
@@ -20,6 +21,9 @@ final class StopWatcher {
   /// How a check tells whether an app is stopped: true once every process is. In signal mode it also sends
   /// SIGSTOP again to any process that is still running (forked while the signals went out).
   typealias Check = (AppProcess) -> Bool
+  /// The file locks each of the apps holds (in their order): asked once per check for the apps it saw stopped, so
+  /// that the policy judges them with the stop rather than in a round trip of its own per app.
+  typealias LocksHeld = ([AppProcess]) -> [[HeldLock]]
 
   private struct Pending {
     let app: AppProcess
@@ -28,6 +32,7 @@ final class StopWatcher {
 
   private let loop: any LoopScheduling
   private let isStopped: Check
+  private let locksHeld: LocksHeld
   /// Where the stops seen complete go (the policy).
   private let inbox: any ResultInbox
   /// Told when no stop is pending any more.
@@ -38,12 +43,17 @@ final class StopWatcher {
 
   /// - Parameters:
   ///   - isStopped: checks one app.
+  ///   - locksHeld: the locks of the apps a check saw stopped.
   ///   - inbox: told once per check of the apps whose processes are all stopped, each with the instant that was seen,
   ///     in one post.
   ///   - afterStops: the work waiting for the stops to be seen, told when none is pending any more.
-  init(loop: any LoopScheduling, isStopped: @escaping Check, inbox: any ResultInbox, afterStops: AfterStopChecks) {
+  init(
+    loop: any LoopScheduling, isStopped: @escaping Check, locksHeld: @escaping LocksHeld, inbox: any ResultInbox,
+    afterStops: AfterStopChecks
+  ) {
     self.loop = loop
     self.isStopped = isStopped
+    self.locksHeld = locksHeld
     self.inbox = inbox
     self.afterStops = afterStops
   }
@@ -80,7 +90,11 @@ final class StopWatcher {
     for entry in stopped { pending.removeValueReleasingStorage(forKey: entry.app.name) }
     arm()
     stopped.sort { $0.app.name < $1.app.name }
-    if !stopped.isEmpty { inbox.post(.observed(stopped.map { .suspendCompleted(app: $0.app.name, at: $0.at) })) }
+    if !stopped.isEmpty {
+      let locks = locksHeld(stopped.map(\.app))
+      inbox.post(
+        .observed(zip(stopped, locks).map { .suspendCompleted(app: $0.app.name, locks: $1, at: $0.at) }))
+    }
     if pending.isEmpty { afterStops.stopsSeen() }
   }
 
