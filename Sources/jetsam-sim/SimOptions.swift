@@ -26,9 +26,10 @@ struct SimOptions {
     resident over time. The same model, apps, duration and seed give the same figures.
 
       --model NAME|FILE   a built-in model (see --list-models; default \(BuiltInModels.defaultName)) or a JSON5 model file
-      --apps N            apps in the population (default: the model's; at most 10000000). Each costs about 2.5 KB
-                          of memory (one ended once, a few KB more), so 10000000 need about 26 GB: a population
-                          this machine's free memory (or its cgroup's limit) cannot hold is refused at once, exit 64
+      --apps N            apps in the population (default: the model's; at most 10000000). Each costs about 1.5 KB
+                          of memory (one ended once, a few KB more); counting 2.5 KB each to be safe, 10000000 need
+                          about 26 GB: a population this machine's free memory (or its cgroup's limit) cannot hold
+                          is refused at once, exit 64
       --duration D        simulated time: a number with s, m, h or d (default 1d)
       --seed N            the seed of every random draw (default 1)
       --json              the report as JSON (figures only, no wall-clock time)

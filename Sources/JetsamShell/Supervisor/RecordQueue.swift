@@ -40,14 +40,19 @@ final class RecordQueue {
   private var backlogWaiting = false
   /// Who waits for every record to be written (a stop), and the timer that ends their wait.
   private var settled: (then: () -> Void, deadline: any LoopSource)?
-  /// A stop's grace ran out while a write was on its way: no new write starts, and the wait ends once that one has
-  /// reported (or ``inFlightGrace`` later). Ending it mid-write would leave the daemon to exit with part of a line in
+  /// Whether writes may start: a stop closes the queue, and a write cut off by the exit would leave part of a line in
   /// the log, and the record both there and among the leftovers.
-  private var closing = false
-  /// A stop's wait has ended: what is still unwritten goes to the next start (the leftovers file, the state file), and
-  /// no write starts any more. A retry started now could be cut off by the exit, with part of its line in the log and
-  /// the record both there and among the leftovers.
-  private var closed = false
+  private enum Writing {
+    /// Records are written as they come, and retried.
+    case open
+    /// A stop's grace ran out while a write was on its way: no new write starts, and the wait ends once that one has
+    /// reported (or ``inFlightGrace`` later).
+    case closing
+    /// A stop's wait has ended: what is still unwritten goes to the next start (the leftovers file, the state file),
+    /// and no write starts any more.
+    case closed
+  }
+  private var writing = Writing.open
 
   init(
     loop: any LoopScheduling, sink: any RecordSink, log: Logger, reaper: any CgroupRemoval, inbox: any ResultInbox
@@ -104,7 +109,7 @@ final class RecordQueue {
   /// left goes to the next start). Records that failed are tried again meanwhile, and sooner. Once `then` is called,
   /// no record is written any more: the daemon is about to exit.
   func whenWritten(within grace: Duration, then: @escaping () -> Void) {
-    guard !pending.isEmpty, !closed else { return then() }
+    guard !pending.isEmpty, writing != .closed else { return then() }
     let deadline = try? loop.addTimer(at: loop.now().advanced(by: grace)) { [unowned self] in self.graceEnded() }
     guard let deadline else { return then() }
     if let earlier = settled {
@@ -123,7 +128,7 @@ final class RecordQueue {
 
   /// Writes the records still waiting, oldest first, one at a time.
   private func writeNext() {
-    guard !inFlight, !closing, !closed, let next = pending.first else { return }
+    guard !inFlight, writing == .open, let next = pending.first else { return }
     inFlight = true
     sink.write(next.record) { [unowned self] result in
       self.inFlight = false
@@ -131,7 +136,7 @@ final class RecordQueue {
       case .success: self.recordWritten()
       case .failure(let error): self.recordFailed(error)
       }
-      if self.closing { self.endWait() }
+      if self.writing == .closing { self.endWait() }
     }
   }
 
@@ -166,17 +171,17 @@ final class RecordQueue {
   /// A stop's grace is over: its wait ends, once the write on its way (if any) has reported.
   private func graceEnded() {
     // Fired a second time, the write still on its way: a hung disk, and the wait ends all the same.
-    guard inFlight, !closing else { return endWait() }
-    closing = true
+    guard inFlight, writing == .open else { return endWait() }
+    writing = .closing
     settled?.deadline.schedule(at: loop.now().advanced(by: RecordQueue.inFlightGrace))
   }
 
   /// Ends a stop's wait for the records: all written, or its time is up. Nothing is written after it.
   private func endWait() {
-    closing = false
+    // Only a stop's wait closes the queue (and only its deadline starts closing it).
     guard let settled else { return }
     self.settled = nil
-    closed = true
+    writing = .closed
     retry?.cancel()
     retry = nil
     settled.deadline.cancel()
