@@ -1,7 +1,8 @@
 import JetsamValues
 
 /// The lifecycle's place in the policy: every move it makes is told to the monitors at once, and a suspension is
-/// composed of the lifecycle's move, the app's stop, the lock check before it and the readings that go with it.
+/// composed of the lifecycle's move, the app's stop, the `defer` rule's lock check before it and the readings that
+/// go with it.
 extension JetsamPolicy {
   /// Tells the monitors of every move among `actions` (the lifecycle's outcome), and returns them.
   ///
@@ -17,7 +18,8 @@ extension JetsamPolicy {
   }
 
   /// Suspends a foreground or background app, through the background; the suspend action follows the states.
-  /// Unless `checkingLocks` is false (or the app's rule ignores locks), its file locks are looked at first.
+  /// Under the `defer` rule its file locks are looked at first, unless `checkingLocks` is false (every rule has them
+  /// looked at once its processes are seen stopped).
   mutating func suspendNow(_ name: String, at: Instant, checkingLocks: Bool = true) -> [PolicyAction] {
     if checkingLocks, let check = checkLocksBeforeSuspending(name, at: at) { return check }
     var moves = lifecycle.apps[name]?.state.holdsForegroundSlot == true ? lifecycle.leaveForeground(name, at: at) : []
